@@ -1,0 +1,20 @@
+/* cmds: the subcommands of the llmb binary. Each is implemented by the
+ * module named beside it and dispatched from main.c's table. */
+#ifndef LLMB_CMDS_H
+#define LLMB_CMDS_H
+
+int cmd_gen(int argc, char **argv);     /* gen.c: recipes -> make fragments */
+int cmd_check(int argc, char **argv);   /* gen.c: validate recipes only */
+int cmd_explain(int argc, char **argv); /* plan.c: why each target is stale */
+int cmd_script(int argc, char **argv);  /* jobscript.c: print a stage's job script */
+int cmd_run(int argc, char **argv);     /* run.c: submit or reattach, wait, stamp */
+int cmd_status(int argc, char **argv);  /* run.c: state of every stage */
+int cmd_cancel(int argc, char **argv);  /* run.c: cancel the jobs of stages */
+int cmd_parse(int argc, char **argv);   /* parse.c: training logs -> results */
+int cmd_report(int argc, char **argv);  /* report.c: results -> tables */
+int cmd_flops(int argc, char **argv);   /* flops.c: model FLOPs of a workload */
+int cmd_metrics(int argc, char **argv); /* metrics.c: derived metrics from a step time */
+int cmd_calc(int argc, char **argv);    /* expr.c: evaluate an expression */
+int cmd_import(int argc, char **argv);  /* import.c: upstream metadata.yaml -> workload */
+
+#endif

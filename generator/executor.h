@@ -1,0 +1,77 @@
+/* executor: the contract between a stage runner (run.c) and the place its
+ * job runs. local.c runs a job script as a detached local process;
+ * slurm.c submits it with sbatch. Both learn job states in bulk (one query
+ * for many jobs) and both leave the same job record behind (run.c). */
+#ifndef LLMB_EXECUTOR_H
+#define LLMB_EXECUTOR_H
+
+#include <stddef.h>
+
+#include "util.h"
+
+enum jstate {
+	J_UNKNOWN,   /* not asked yet, or the scheduler does not say */
+	J_PENDING,
+	J_RUNNING,
+	J_COMPLETING,
+	J_COMPLETED,
+	J_FAILED,    /* exit_code says how */
+	J_TIMEOUT,
+	J_CANCELLED, /* reason says by whom when known */
+	J_NODE_FAIL,
+	J_OOM,       /* OUT_OF_MEMORY */
+	J_PREEMPTED,
+	J_REQUEUED,
+	J_BOOT_FAIL,
+	J_DEADLINE,
+	J_VANISHED,  /* no longer known to the scheduler nor its accounting */
+};
+const char *jstate_name(enum jstate s);
+enum jstate jstate_parse(const char *name); /* "CANCELLED by 0" -> J_CANCELLED */
+int jstate_terminal(enum jstate s);
+
+struct jobspec {
+	const char *stage;          /* stage id: train.tinygpt.cpu.tiny.fp32.2 */
+	const char *script;         /* job script path (bash) */
+	const char *log;            /* stdout and stderr of the job */
+	const char *workdir;
+	const char *job_name;
+	int nodes;                  /* >= 1 */
+	int ntasks_per_node;        /* >= 1 */
+	int gpus_per_node;          /* 0: no GPUs requested */
+	int cpu_only;               /* CPU partition instead of the GPU one */
+	int exclusive;
+	const char *time_limit;     /* HH:MM:SS, or NULL for the partition default */
+	const char *dependency;     /* "afterok:12:13" or NULL (ASYNC mode) */
+	const char *extra;          /* ADDITIONAL_SLURM_PARAMS, upstream k=v;flag form */
+	const char *const *env_pass;/* NULL-terminated names passed by name (HF_TOKEN) */
+};
+
+struct jobinfo {
+	char id[64];
+	enum jstate state;
+	int exit_code;              /* -1 unknown */
+	int signal;                 /* 0 none */
+	long elapsed;               /* seconds; -1 unknown */
+	char reason[160];           /* scheduler reason, who cancelled, ... */
+};
+
+struct executor {
+	const char *name;
+	/* Submit js; on success write the job id to id and return 0. On failure
+	 * return -1 with a message a person can act on appended to err. */
+	int (*submit)(const struct jobspec *js, char *id, size_t idlen, struct sb *err);
+	/* Fill state/exit_code/... of n jobs (id set by the caller) with as few
+	 * scheduler queries as possible; cache_dir holds state shared by every
+	 * llmb process of the install tree. Returns 0, or -1 when the scheduler
+	 * could not be asked at all (jobs left J_UNKNOWN). */
+	int (*query)(const char *cache_dir, struct jobinfo *jobs, int n);
+	/* Cancel one job; 0 when the request was accepted. */
+	int (*cancel)(const char *id, struct sb *err);
+};
+
+extern const struct executor local_executor;
+extern const struct executor slurm_executor;
+const struct executor *executor_find(const char *name);
+
+#endif

@@ -1,0 +1,11 @@
+/* expr.c: placeholder until the module lands. */
+#include <stdio.h>
+#include "cmds.h"
+int
+cmd_calc(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fprintf(stderr, "llmb: cmd_calc: not built yet\n");
+	return 2;
+}

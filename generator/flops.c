@@ -1,0 +1,11 @@
+/* flops.c: placeholder until the module lands. */
+#include <stdio.h>
+#include "cmds.h"
+int
+cmd_flops(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fprintf(stderr, "llmb: cmd_flops: not built yet\n");
+	return 2;
+}

@@ -1,0 +1,11 @@
+/* import.c: placeholder until the module lands. */
+#include <stdio.h>
+#include "cmds.h"
+int
+cmd_import(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fprintf(stderr, "llmb: cmd_import: not built yet\n");
+	return 2;
+}

@@ -1,0 +1,3 @@
+/* local.c: placeholder until the module lands. */
+#include "executor.h"
+const struct executor local_executor = {"local", NULL, NULL, NULL};

@@ -1,0 +1,11 @@
+/* parse.c: placeholder until the module lands. */
+#include <stdio.h>
+#include "cmds.h"
+int
+cmd_parse(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fprintf(stderr, "llmb: cmd_parse: not built yet\n");
+	return 2;
+}

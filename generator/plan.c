@@ -1,0 +1,11 @@
+/* plan.c: placeholder until the module lands. */
+#include <stdio.h>
+#include "cmds.h"
+int
+cmd_explain(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fprintf(stderr, "llmb: cmd_explain: not built yet\n");
+	return 2;
+}

@@ -1,0 +1,11 @@
+/* report.c: placeholder until the module lands. */
+#include <stdio.h>
+#include "cmds.h"
+int
+cmd_report(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fprintf(stderr, "llmb: cmd_report: not built yet\n");
+	return 2;
+}

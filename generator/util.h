@@ -1,0 +1,53 @@
+/* util: memory that dies on exhaustion, growable strings, whole-file I/O,
+ * atomic writes (tmp + rename), directory creation and SHA-256.
+ * Everything that marks progress on disk goes through write_file_atomic. */
+#ifndef LLMB_UTIL_H
+#define LLMB_UTIL_H
+
+#include <stddef.h>
+#include <stdarg.h>
+
+extern const char *progname;
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t m);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Growable NUL-terminated string. */
+struct sb {
+	char *buf;
+	size_t len, cap;
+};
+void sb_grow(struct sb *s, size_t extra);
+void sb_add(struct sb *s, const char *str);
+void sb_addn(struct sb *s, const char *str, size_t n);
+void sb_addc(struct sb *s, char c);
+void sb_addf(struct sb *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sb_vaddf(struct sb *s, const char *fmt, va_list ap);
+/* Append str as one POSIX shell word in single quotes. */
+void sb_add_shquote(struct sb *s, const char *str);
+void sb_reset(struct sb *s);
+char *sb_steal(struct sb *s);
+void sb_free(struct sb *s);
+
+/* Read a whole file; NULL with errno set on failure. *len may be NULL. */
+char *read_file(const char *path, size_t *len);
+/* Write via "<path>.tmp.<pid>" + fsync + rename. Returns 0 or -1 (errno). */
+int write_file_atomic(const char *path, const void *data, size_t len);
+/* Like write_file_atomic but leaves an identical file untouched (mtime kept).
+ * Returns 1 if written, 0 if unchanged, -1 on error. */
+int write_file_if_changed(const char *path, const void *data, size_t len);
+/* mkdir -p of the directory part of path (dir_of=1) or of path itself. */
+int mkdir_p(const char *path, int dir_of);
+int file_exists(const char *path);
+
+/* SHA-256 of data as 64 lowercase hex digits plus NUL. */
+void sha256_hex(const void *data, size_t len, char out[65]);
+
+#endif

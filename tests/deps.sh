@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# deps.sh: installs the Debian packages the build and the tests need when
+# they are missing and we are root; otherwise says what is missing.
+set -eu
+pkgs="gcc make pkg-config libyaml-dev libjansson-dev m4 python3-venv python3-torch
+shellcheck squashfs-tools git
+slurmctld slurmd slurm-client munge slurmdbd mariadb-server libpmix2"
+missing=
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" != 0 ] || [ -n "${LLMB_NO_INSTALL:-}" ]; then
+	echo "deps.sh: missing Debian packages:$missing (install them, or run as root)" >&2
+	exit 0
+fi
+echo "deps.sh: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+# Maintainer scripts must not start system daemons: the tests start their own.
+hadpolicy=1
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+	hadpolicy=0
+	printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d
+fi
+apt-get update -qq >/dev/null 2>&1 || echo "deps.sh: apt-get update had errors (continuing)" >&2
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null
+[ "$hadpolicy" = 1 ] || rm -f /usr/sbin/policy-rc.d

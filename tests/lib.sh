@@ -1,0 +1,51 @@
+# lib.sh: sourced by every tests/t-*.sh. Each test file gets its own trash
+# directory ($TRASH), counts its checks and reports them to tests/run.sh.
+# shellcheck shell=bash
+set -u
+TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP=$(cd "$TESTS_DIR/.." && pwd)
+LLMB=${LLMB:-$TOP/build/llmb}
+T_NAME=$(basename "$0" .sh)
+TRASH=${TRASH_ROOT:-$TOP/build/trash}/$T_NAME
+rm -rf "$TRASH" && mkdir -p "$TRASH"
+T_PASS=0
+T_FAIL=0
+# UPDATE_GOLDEN=1 rewrites golden files instead of comparing.
+UPDATE_GOLDEN=${UPDATE_GOLDEN:-0}
+
+t_pass() { T_PASS=$((T_PASS + 1)); echo "ok $((T_PASS + T_FAIL)) - $*"; }
+t_fail() { T_FAIL=$((T_FAIL + 1)); echo "not ok $((T_PASS + T_FAIL)) - $*"; }
+
+# t_ok DESC CMD...: CMD must exit 0.
+t_ok() {
+	local d=$1; shift
+	if "$@" >"$TRASH/.out" 2>&1; then t_pass "$d"; else t_fail "$d"; sed 's/^/# /' "$TRASH/.out" | tail -n 30; fi
+}
+# t_rc DESC RC CMD...: CMD must exit with status RC.
+t_rc() {
+	local d=$1 want=$2 rc=0; shift 2
+	"$@" >"$TRASH/.out" 2>&1 || rc=$?
+	if [ "$rc" = "$want" ]; then t_pass "$d"; else t_fail "$d (exit $rc, want $want)"; sed 's/^/# /' "$TRASH/.out" | tail -n 30; fi
+}
+# t_cmp DESC EXPECTED_FILE ACTUAL_FILE: files must be identical (golden files).
+t_cmp() {
+	local d=$1 exp=$2 act=$3
+	if [ "$UPDATE_GOLDEN" = 1 ]; then mkdir -p "$(dirname "$exp")"; cp "$act" "$exp"; fi
+	if diff -u "$exp" "$act" >"$TRASH/.diff" 2>&1; then t_pass "$d"; else t_fail "$d"; sed 's/^/# /' "$TRASH/.diff" | head -n 40; fi
+}
+# t_grep DESC PATTERN FILE: FILE must contain an extended-regex match.
+t_grep() {
+	local d=$1 pat=$2 f=$3
+	if grep -Eq -- "$pat" "$f"; then t_pass "$d"; else t_fail "$d: /$pat/ not in $f"; sed 's/^/# /' "$f" 2>/dev/null | tail -n 20; fi
+}
+t_nogrep() {
+	local d=$1 pat=$2 f=$3
+	if ! grep -Eq -- "$pat" "$f"; then t_pass "$d"; else t_fail "$d: /$pat/ found in $f"; grep -En -- "$pat" "$f" | head -n 5 | sed 's/^/# /'; fi
+}
+# t_skip_all REASON: the whole file cannot run here; counted as skipped, never as passed.
+t_skip_all() { echo "# SKIP $T_NAME: $*"; echo "0 0 1" >>"${T_RESULTS:-/dev/null}"; exit 0; }
+t_done() {
+	echo "# $T_NAME: $T_PASS passed, $T_FAIL failed"
+	echo "$T_PASS $T_FAIL 0" >>"${T_RESULTS:-/dev/null}"
+	[ "$T_FAIL" = 0 ]
+}
