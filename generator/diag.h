@@ -1,0 +1,15 @@
+/* diag: compiler-style diagnostics, "file:line:col: error: message", counted
+ * so a command can report every error of a file and then exit 2. */
+#ifndef LLMB_DIAG_H
+#define LLMB_DIAG_H
+
+extern int diag_errors;
+
+void diag_error(const char *file, int line, int col, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void diag_note(const char *file, int line, int col, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* The closest of cands (NULL-terminated) to word, or NULL when none is close. */
+const char *diag_suggest(const char *word, const char *const *cands);
+
+#endif

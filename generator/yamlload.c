@@ -1,0 +1,234 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "diag.h"
+#include "util.h"
+#include "yamlload.h"
+
+/* Node indexes of the document already converted, to find aliases: the
+ * document API resolves an alias into a second reference to the anchored
+ * node, so a node reached twice (or while still being converted, for
+ * "&a [*a]") came through an alias. */
+struct conv {
+	const char *file;
+	yaml_document_t *doc;
+	unsigned char *seen;    /* 0 new, 1 converting, 2 done */
+	int nodes;
+	int bad;
+};
+
+static struct ynode *convert(struct conv *c, int id, const yaml_mark_t *ref);
+static void ynode_free(struct ynode *y);
+
+static struct ynode *
+newnode(enum ykind k, const yaml_node_t *n)
+{
+	struct ynode *y = xcalloc(1, sizeof *y);
+	y->kind = k;
+	y->line = (int)n->start_mark.line + 1;
+	y->col = (int)n->start_mark.column + 1;
+	return y;
+}
+
+static void
+addkid(struct ynode *p, struct ynode *k)
+{
+	p->kids = xrealloc(p->kids, (p->nkids + 1) * sizeof *p->kids);
+	p->kids[p->nkids++] = k;
+}
+
+static struct ynode *
+convert_map(struct conv *c, yaml_node_t *n, struct ynode *y)
+{
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		yaml_node_t *kn = yaml_document_get_node(c->doc, p->key);
+		struct ynode *k = convert(c, p->key, &n->start_mark);
+		struct ynode *v = convert(c, p->value, kn ? &kn->start_mark : &n->start_mark);
+		if (!k || !v) {         /* an alias: already reported */
+			ynode_free(k);
+			ynode_free(v);
+			continue;
+		}
+		if (k->kind != Y_SCALAR) {
+			diag_error(c->file, k->line, k->col, "mapping keys must be plain strings");
+			c->bad = 1;
+		} else {
+			for (size_t i = 0; i + 1 < y->nkids; i += 2) {
+				if (y->kids[i] && y->kids[i]->kind == Y_SCALAR && !strcmp(y->kids[i]->str, k->str)) {
+					diag_error(c->file, k->line, k->col, "duplicate key '%s' (first at %d:%d)",
+						   k->str, y->kids[i]->line, y->kids[i]->col);
+					c->bad = 1;
+					break;
+				}
+			}
+		}
+		addkid(y, k);
+		addkid(y, v);
+	}
+	return y;
+}
+
+static struct ynode *
+convert(struct conv *c, int id, const yaml_mark_t *ref)
+{
+	yaml_node_t *n = yaml_document_get_node(c->doc, id);
+	if (!n || id < 1 || id > c->nodes)
+		return NULL;
+	if (c->seen[id]) {
+		diag_error(c->file, (int)ref->line + 1, (int)ref->column + 1,
+			   "aliases are not supported (the anchored node is at %d:%d)",
+			   (int)n->start_mark.line + 1, (int)n->start_mark.column + 1);
+		c->bad = 1;
+		return NULL;
+	}
+	c->seen[id] = 1;
+	struct ynode *y = NULL;
+	switch (n->type) {
+	case YAML_SCALAR_NODE:
+		y = newnode(Y_SCALAR, n);
+		y->str = xstrndup((const char *)n->data.scalar.value, n->data.scalar.length);
+		y->plain = n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+		if (strlen(y->str) != n->data.scalar.length) {
+			diag_error(c->file, y->line, y->col, "NUL character in a string");
+			c->bad = 1;
+		}
+		break;
+	case YAML_SEQUENCE_NODE:
+		y = newnode(Y_SEQ, n);
+		for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
+			struct ynode *k = convert(c, *it, &n->start_mark);
+			if (k)
+				addkid(y, k);
+		}
+		break;
+	case YAML_MAPPING_NODE:
+		y = convert_map(c, n, newnode(Y_MAP, n));
+		break;
+	default:
+		break;
+	}
+	c->seen[id] = 2;
+	return y;
+}
+
+static void
+ynode_free(struct ynode *y)
+{
+	if (!y)
+		return;
+	for (size_t i = 0; i < y->nkids; i++)
+		ynode_free(y->kids[i]);
+	free(y->kids);
+	free(y->str);
+	free(y);
+}
+
+void
+ydoc_free(struct ydoc *d)
+{
+	if (!d)
+		return;
+	ynode_free(d->root);
+	free(d->file);
+	free(d);
+}
+
+static void
+parser_error(const char *file, const yaml_parser_t *p)
+{
+	const yaml_mark_t *m = p->problem_mark.line || p->problem_mark.column ? &p->problem_mark : &p->context_mark;
+	if (p->context)
+		diag_error(file, (int)m->line + 1, (int)m->column + 1, "%s %s", p->problem ? p->problem : "syntax error", p->context);
+	else
+		diag_error(file, (int)m->line + 1, (int)m->column + 1, "%s", p->problem ? p->problem : "syntax error");
+}
+
+struct ydoc *
+yaml_load_file(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		diag_error(path, 0, 0, "cannot open: %s", strerror(errno));
+		return NULL;
+	}
+	yaml_parser_t p;
+	yaml_document_t doc;
+	struct ydoc *d = NULL;
+	yaml_parser_initialize(&p);
+	yaml_parser_set_input_file(&p, f);
+	if (!yaml_parser_load(&p, &doc)) {
+		parser_error(path, &p);
+		goto out;
+	}
+	yaml_node_t *root = yaml_document_get_root_node(&doc);
+	if (!root) {
+		diag_error(path, 1, 1, "empty file: a recipe needs one YAML document");
+		yaml_document_delete(&doc);
+		goto out;
+	}
+	struct conv c = {.file = path, .doc = &doc};
+	c.nodes = (int)(doc.nodes.top - doc.nodes.start);
+	c.seen = xcalloc((size_t)c.nodes + 1, 1);
+	d = xcalloc(1, sizeof *d);
+	d->file = xstrdup(path);
+	d->root = convert(&c, 1, &root->start_mark);
+	free(c.seen);
+	yaml_document_delete(&doc);
+	yaml_document_t next;
+	if (!yaml_parser_load(&p, &next)) {
+		parser_error(path, &p);
+		c.bad = 1;
+	} else {
+		yaml_node_t *r2 = yaml_document_get_root_node(&next);
+		if (r2) {
+			diag_error(path, (int)r2->start_mark.line + 1, (int)r2->start_mark.column + 1,
+				   "a second YAML document: a recipe file holds exactly one");
+			c.bad = 1;
+		}
+		yaml_document_delete(&next);
+	}
+	if (c.bad || !d->root) {
+		ydoc_free(d);
+		d = NULL;
+	}
+out:
+	yaml_parser_delete(&p);
+	fclose(f);
+	return d;
+}
+
+size_t
+ymap_len(const struct ynode *m)
+{
+	return m && m->kind == Y_MAP ? m->nkids / 2 : 0;
+}
+
+const struct ynode *
+ymap_key(const struct ynode *m, size_t i)
+{
+	return m->kids[2 * i];
+}
+
+const struct ynode *
+ymap_val(const struct ynode *m, size_t i)
+{
+	return m->kids[2 * i + 1];
+}
+
+const struct ynode *
+ymap_get(const struct ynode *m, const char *key)
+{
+	for (size_t i = 0; i < ymap_len(m); i++)
+		if (m->kids[2 * i] && m->kids[2 * i]->str && !strcmp(m->kids[2 * i]->str, key))
+			return m->kids[2 * i + 1];
+	return NULL;
+}
+
+const char *
+ykind_name(enum ykind k)
+{
+	return k == Y_SCALAR ? "a scalar" : k == Y_SEQ ? "a list" : "a mapping";
+}
