@@ -1,0 +1,880 @@
+/* logparse: one training log -> struct lp_result (see logparse.h).
+ *
+ * Speed comes from never looking at most of the file: a Wu-Manber scan over
+ * big blocks looks for the trigger strings of trig[] at once and only the
+ * lines that contain one are parsed, with memmem and a bounded number reader
+ * (the buffer is not NUL-terminated and may hold NUL bytes). Line numbers
+ * are only needed for the first error, so they are counted afterwards, by
+ * re-reading the file up to that error. */
+#define _GNU_SOURCE /* memmem, memrchr */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "logparse.h"
+#include "util.h"
+
+#define BUFSZ (1024 * 1024)
+#define ERR_MAX 240 /* bytes kept of the first error line */
+
+/* Lines worth parsing: a line is handed to on_line() when it contains one of
+ * these. Errors are the lines that explain a failed run. */
+enum trig_kind { T_STEP, T_CKPT, T_CANCEL, T_ERROR };
+static const struct trig {
+	const char *s;
+	enum trig_kind kind;
+} trig[] = {
+	{"train_step_timing in s:", T_STEP},
+	{"completed step:", T_STEP},
+	{"Step Time :", T_STEP},
+	{"elapsed time per iteration (ms):", T_STEP},
+	{"Global Checkpoint Save", T_CKPT},
+	{"Global Checkpoint Load", T_CKPT},
+	{"successfully saved checkpoint", T_CKPT},
+	{"save-checkpoint", T_CKPT},
+	{"load-checkpoint", T_CKPT},
+	{"CANCELLED AT", T_CANCEL},
+	{"Watchdog caught collective operation timeout", T_ERROR},
+	{"expecting 1 got 0", T_ERROR},
+	{"Traceback (most recent call last)", T_ERROR},
+	{"CUDA out of memory", T_ERROR},
+	{"Segmentation fault", T_ERROR},
+	{"Error: ", T_ERROR},
+	{" error: ", T_ERROR},
+};
+#define NTRIG (sizeof trig / sizeof *trig)
+
+/* Wu-Manber tables over 2-byte blocks of the first WM_M bytes of each
+ * trigger: shift[] says how far the scan may jump, head[]/next[] list the
+ * triggers whose prefix ends in a given block. */
+#define WM_M 7
+static unsigned char wm_shift[65536];
+static signed char wm_head[65536];
+static signed char wm_next[NTRIG];
+static int wm_ready;
+
+static unsigned
+blk(const unsigned char *p)
+{
+	return (unsigned)p[0] << 8 | p[1];
+}
+
+static void
+wm_init(void)
+{
+	memset(wm_shift, WM_M - 1, sizeof wm_shift);
+	memset(wm_head, -1, sizeof wm_head);
+	for (size_t i = 0; i < NTRIG; i++) {
+		const unsigned char *s = (const unsigned char *)trig[i].s;
+		for (int j = 1; j < WM_M; j++) {
+			unsigned h = blk(s + j - 1);
+			if (wm_shift[h] > WM_M - 1 - j)
+				wm_shift[h] = (unsigned char)(WM_M - 1 - j);
+		}
+		unsigned h = blk(s + WM_M - 2);
+		wm_next[i] = wm_head[h];
+		wm_head[h] = (signed char)i;
+	}
+	wm_ready = 1;
+}
+
+/* Offset of the first trigger in t[from, n), or n. */
+static size_t
+wm_find(const unsigned char *t, size_t n, size_t from)
+{
+	size_t pos = from + WM_M - 1;
+	while (pos < n) {
+		unsigned h = blk(t + pos - 1);
+		unsigned s = wm_shift[h];
+		if (s) {
+			pos += s;
+			continue;
+		}
+		size_t st = pos - (WM_M - 1);
+		for (int k = wm_head[h]; k >= 0; k = wm_next[k]) {
+			size_t len = strlen(trig[k].s);
+			if (st + len <= n && !memcmp(t + st, trig[k].s, len))
+				return st;
+		}
+		pos++;
+	}
+	return n;
+}
+
+struct ctx {
+	const struct lp_opts *o;
+	struct lp_result *r;
+	long den;             /* denominator of the first step line, -1 none */
+	double pending_tflops; /* mbridge: from the last Step Time line */
+	long pending_save;    /* megatron: iteration of the last saved checkpoint */
+	long cancel_iter;     /* last iteration seen at the TIME LIMIT line */
+	long long err_off;    /* byte offset of the first error line */
+	size_t nwin;          /* samples inside the window */
+	size_t cap;           /* allocated samples */
+	size_t other_format;  /* step lines of another format, ignored */
+};
+
+/* ---- bounded field readers ---------------------------------------------- */
+
+static const char *
+skip_sp(const char *p, const char *e)
+{
+	while (p < e && (*p == ' ' || *p == '\t'))
+		p++;
+	return p;
+}
+
+/* A number at p (after blanks): decimal, scientific, nan or inf. */
+static int
+num_at(const char *p, const char *e, double *v, const char **after)
+{
+	char tmp[64];
+	size_t n = 0;
+	p = skip_sp(p, e);
+	if (p < e && (*p == '+' || *p == '-'))
+		tmp[n++] = *p++;
+	static const char *const words[] = {"nan", "NaN", "NAN", "inf", "Inf", "INF"};
+	for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+		if (e - p >= 3 && !memcmp(p, words[i], 3)) {
+			*v = i < 3 ? NAN : (tmp[0] == '-' && n ? -INFINITY : INFINITY);
+			if (after)
+				*after = p + 3;
+			return 1;
+		}
+	}
+	size_t digits = 0;
+	while (p < e && n < sizeof tmp - 8 && (*p >= '0' && *p <= '9')) {
+		tmp[n++] = *p++;
+		digits++;
+	}
+	if (p < e && *p == '.') {
+		tmp[n++] = *p++;
+		while (p < e && n < sizeof tmp - 8 && *p >= '0' && *p <= '9') {
+			tmp[n++] = *p++;
+			digits++;
+		}
+	}
+	if (!digits)
+		return 0;
+	if (e - p >= 2 && (*p == 'e' || *p == 'E')) {
+		const char *q = p + 1;
+		if (q < e && (*q == '+' || *q == '-'))
+			q++;
+		if (q < e && *q >= '0' && *q <= '9') {
+			while (p < q)
+				tmp[n++] = *p++;
+			while (p < e && n < sizeof tmp - 1 && *p >= '0' && *p <= '9')
+				tmp[n++] = *p++;
+		}
+	}
+	tmp[n] = 0;
+	*v = strtod(tmp, NULL);
+	if (after)
+		*after = p;
+	return 1;
+}
+
+static int
+long_at(const char *p, const char *e, long *v, const char **after)
+{
+	p = skip_sp(p, e);
+	if (p >= e || *p < '0' || *p > '9')
+		return 0;
+	long x = 0;
+	for (; p < e && *p >= '0' && *p <= '9'; p++)
+		x = x < 100000000000L ? x * 10 + (*p - '0') : x;
+	*v = x;
+	if (after)
+		*after = p;
+	return 1;
+}
+
+static const char *
+find(const char *l, size_t n, const char *key)
+{
+	return memmem(l, n, key, strlen(key));
+}
+
+/* The number after key in the line, or NAN. */
+static double
+field(const char *l, size_t n, const char *key)
+{
+	const char *p = find(l, n, key);
+	double v;
+	if (p && num_at(p + strlen(key), l + n, &v, NULL))
+		return v;
+	return NAN;
+}
+
+/* "iteration <N>/<M>" with any blanks around the slash. */
+static int
+find_iter(const char *l, size_t n, long *it, long *den)
+{
+	const char *e = l + n, *p = l;
+	while ((p = memmem(p, (size_t)(e - p), "iteration", 9))) {
+		const char *q;
+		p += 9;
+		if (!long_at(p, e, it, &q))
+			continue;
+		q = skip_sp(q, e);
+		if (q < e && *q == '/' && long_at(q + 1, e, den, NULL))
+			return 1;
+	}
+	return 0;
+}
+
+/* The number glued before "TFLOP/s/GPU" or "MODEL_TFLOP/s/GPU". */
+static double
+mbridge_tflops(const char *l, size_t n)
+{
+	const char *p = find(l, n, "TFLOP/s/GPU");
+	if (!p)
+		return NAN;
+	if (p - l >= 6 && !memcmp(p - 6, "MODEL_", 6))
+		p -= 6;
+	const char *s = p;
+	while (s > l && strchr("0123456789.eE+-", s[-1]) && s[-1])
+		s--;
+	double v;
+	return num_at(s, p, &v, NULL) ? v : NAN;
+}
+
+/* ---- steps ---------------------------------------------------------------- */
+
+static int
+in_window(const struct ctx *c, long it)
+{
+	return it >= c->o->win_lo && it <= c->o->win_hi;
+}
+
+static void
+set_invalid(struct ctx *c, const char *reason, long it)
+{
+	if (!c->r->reason) {
+		c->r->reason = reason;
+		c->r->invalid_iter = it;
+	}
+}
+
+static void
+check_values(struct ctx *c, const struct lp_sample *s)
+{
+	if (!isfinite(s->time))
+		set_invalid(c, isnan(s->time) ? "step_time=nan" : "step_time=inf", s->iter);
+	if (isinf(s->tflops))
+		set_invalid(c, "tflops=inf", s->iter);
+	if (s->tflops == 0 && in_window(c, s->iter))
+		set_invalid(c, "tflops=0", s->iter);
+}
+
+/* Index of iteration it in the sorted samples, or where it would go. */
+static size_t
+sample_pos(const struct lp_result *r, long it)
+{
+	size_t lo = 0, hi = r->nsamples;
+	if (hi && r->samples[hi - 1].iter < it)
+		return hi;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->samples[mid].iter < it)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void
+insert_sample(struct ctx *c, const struct lp_sample *s)
+{
+	struct lp_result *r = c->r;
+	size_t i = sample_pos(r, s->iter);
+	if (i < r->nsamples && r->samples[i].iter == s->iter) {
+		r->duplicates++;
+		return;
+	}
+	int win = in_window(c, s->iter);
+	if (!win && r->nsamples - c->nwin >= LP_MAX_SAMPLES) {
+		r->dropped++;
+		return;
+	}
+	if (r->nsamples == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 64;
+		r->samples = xrealloc(r->samples, c->cap * sizeof *r->samples);
+	}
+	memmove(r->samples + i + 1, r->samples + i, (r->nsamples - i) * sizeof *s);
+	r->samples[i] = *s;
+	r->nsamples++;
+	c->nwin += win;
+}
+
+/* One step line of format f; den < 0 when the line has no denominator. */
+static void
+add_step(struct ctx *c, enum lp_format f, long den, const struct lp_sample *s, double mem)
+{
+	struct lp_result *r = c->r;
+	if (c->o->format != LP_AUTO && f != c->o->format)
+		return;
+	if (r->format == LP_AUTO)
+		r->format = f;
+	else if (f != r->format) {
+		c->other_format++;
+		return;
+	}
+	r->step_lines++;
+	if (den >= 0 && c->den < 0)
+		c->den = den;
+	if (!isnan(mem) && (isnan(r->peak_mem) || mem > r->peak_mem))
+		r->peak_mem = mem;
+	check_values(c, s);
+	if (s->iter > r->last_iter)
+		r->last_iter = s->iter;
+	insert_sample(c, s);
+}
+
+static void
+nan_check(struct ctx *c, const char *l, size_t n, const char *key, const char *reason_nan,
+	  const char *reason_inf, long it)
+{
+	double v = field(l, n, key);
+	if (isnan(v) && find(l, n, key)) {
+		/* absent numbers read as NAN too: look for the word itself */
+		const char *p = skip_sp(find(l, n, key) + strlen(key), l + n);
+		if (l + n - p >= 3 && (p[0] | 0x20) == 'n' && (p[1] | 0x20) == 'a' && (p[2] | 0x20) == 'n')
+			set_invalid(c, reason_nan, it);
+	} else if (isinf(v)) {
+		set_invalid(c, reason_inf, it);
+	}
+}
+
+static void
+nemo_step(struct ctx *c, const char *l, size_t n)
+{
+	struct lp_sample s = {0};
+	long den = -1;
+	if (!find_iter(l, n, &s.iter, &den)) {
+		const char *p = find(l, n, "global_step:");
+		if (!p || !long_at(p + 12, l + n, &s.iter, NULL))
+			return;
+		den = -1;
+	}
+	s.time = field(l, n, "train_step_timing in s:");
+	s.tflops = field(l, n, "TFLOPS_per_GPU:");
+	s.loss = field(l, n, "reduced_train_loss:");
+	s.grad = field(l, n, "grad_norm:");
+	double mem = field(l, n, "max_memory_reserved:");
+	if (isnan(mem))
+		mem = field(l, n, "peak_memory_usage:");
+	nan_check(c, l, n, "reduced_train_loss:", "loss=nan", "loss=inf", s.iter);
+	nan_check(c, l, n, "grad_norm:", "grad_norm=nan", "grad_norm=inf", s.iter);
+	add_step(c, LP_NEMO2, den, &s, mem);
+}
+
+static void
+maxtext_step(struct ctx *c, const char *l, size_t n)
+{
+	struct lp_sample s = {0};
+	const char *p = find(l, n, "completed step:");
+	if (!long_at(p + 15, l + n, &s.iter, NULL))
+		return;
+	s.time = field(l, n, "seconds:");
+	s.tflops = field(l, n, "TFLOP/s/device:");
+	s.loss = field(l, n, "loss:");
+	s.grad = NAN;
+	nan_check(c, l, n, "loss:", "loss=nan", "loss=inf", s.iter);
+	add_step(c, LP_MAXTEXT, -1, &s, NAN);
+}
+
+static void
+mbridge_step(struct ctx *c, const char *l, size_t n)
+{
+	struct lp_sample s = {0};
+	long den = -1;
+	if (!find_iter(l, n, &s.iter, &den))
+		return;
+	s.time = field(l, n, "elapsed time per iteration (ms):") / 1000;
+	s.tflops = c->pending_tflops;
+	c->pending_tflops = NAN;
+	s.loss = field(l, n, "lm loss:");
+	s.grad = field(l, n, "grad norm:");
+	nan_check(c, l, n, "lm loss:", "loss=nan", "loss=inf", s.iter);
+	nan_check(c, l, n, "grad norm:", "grad_norm=nan", "grad_norm=inf", s.iter);
+	add_step(c, LP_MBRIDGE, den, &s, NAN);
+}
+
+/* ---- other lines ---------------------------------------------------------- */
+
+static void
+add_ckpt(struct ctx *c, const char *kind, long it, double secs)
+{
+	struct lp_result *r = c->r;
+	if (isnan(secs) || r->nckpts >= LP_MAX_CHECKPOINTS)
+		return;
+	if (!r->ckpts)
+		r->ckpts = xmalloc(LP_MAX_CHECKPOINTS * sizeof *r->ckpts);
+	r->ckpts[r->nckpts++] = (struct lp_ckpt){kind, it, secs};
+}
+
+/* Megatron timers: "save-checkpoint ....: (min, max)" in ms; max is kept. */
+static double
+timer_max(const char *l, size_t n, const char *key)
+{
+	const char *p = find(l, n, key), *e = l + n;
+	double lo, hi;
+	if (!p || !(p = memchr(p, '(', (size_t)(e - p))))
+		return NAN;
+	if (!num_at(p + 1, e, &lo, &p) || p >= e || *p != ',' || !num_at(p + 1, e, &hi, NULL))
+		return NAN;
+	return hi / 1000;
+}
+
+static int
+ckpt_line(struct ctx *c, const char *l, size_t n)
+{
+	long it = -1;
+	const char *p;
+	if ((p = find(l, n, "Global Checkpoint Save"))) {
+		if ((p = find(l, n, "Iteration:")))
+			long_at(p + 10, l + n, &it, NULL);
+		add_ckpt(c, "save", it, field(l, n, "Save duration:"));
+	} else if (find(l, n, "Global Checkpoint Load")) {
+		add_ckpt(c, "load", -1, field(l, n, "Time spent in load_checkpoint:"));
+	} else if ((p = find(l, n, "successfully saved checkpoint"))) {
+		const char *q = find(l, n, "from iteration");
+		if (q && long_at(q + 14, l + n, &it, NULL))
+			c->pending_save = it;
+	} else if (find(l, n, "save-checkpoint")) {
+		add_ckpt(c, "save", c->pending_save, timer_max(l, n, "save-checkpoint"));
+		c->pending_save = -1;
+	} else if (find(l, n, "load-checkpoint")) {
+		add_ckpt(c, "load", -1, timer_max(l, n, "load-checkpoint"));
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+static void
+set_error(struct ctx *c, const char *l, size_t n, long long off)
+{
+	if (c->r->error)
+		return;
+	while (n && (l[n - 1] == '\r' || l[n - 1] == ' '))
+		n--;
+	if (n > ERR_MAX)
+		n = ERR_MAX;
+	char *s = xmalloc(n + 1);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)l[i];
+		s[i] = ch == '\t' ? ' ' : (ch < 0x20 || ch > 0x7e) ? '?' : (char)ch;
+	}
+	s[n] = 0;
+	c->r->error = s;
+	c->err_off = off;
+}
+
+static int
+any_trigger(const char *l, size_t n, enum trig_kind kind)
+{
+	for (size_t i = 0; i < NTRIG; i++)
+		if (trig[i].kind == kind && find(l, n, trig[i].s))
+			return 1;
+	return 0;
+}
+
+static void
+on_line(struct ctx *c, const char *l, size_t n, long long off)
+{
+	if (n > LP_MAX_LINE) {
+		c->r->long_lines++;
+		return;
+	}
+	int step = 0;
+	if (find(l, n, "train_step_timing in s:")) {
+		nemo_step(c, l, n);
+		step = 1;
+	} else if (find(l, n, "completed step:")) {
+		maxtext_step(c, l, n);
+		step = 1;
+	} else {
+		if (find(l, n, "Step Time :")) {
+			c->pending_tflops = mbridge_tflops(l, n);
+			step = 1;
+		}
+		if (find(l, n, "elapsed time per iteration (ms):")) {
+			mbridge_step(c, l, n);
+			step = 1;
+		}
+	}
+	if (step || ckpt_line(c, l, n))
+		return;
+	if (find(l, n, "CANCELLED AT")) {
+		if (find(l, n, "DUE TO TIME LIMIT") && !c->r->time_limit) {
+			c->r->time_limit = 1;
+			c->cancel_iter = c->r->last_iter;
+		}
+		set_error(c, l, n, off);
+	} else if (!c->r->error && any_trigger(l, n, T_ERROR)) {
+		set_error(c, l, n, off);
+	}
+}
+
+/* Every line of t[0, n) (which ends in '\n') holding a trigger. */
+static void
+scan(struct ctx *c, const char *t, size_t n, long long base)
+{
+	size_t pos = 0;
+	while (pos < n) {
+		size_t hit = wm_find((const unsigned char *)t, n, pos);
+		if (hit >= n)
+			return;
+		const char *ls = memrchr(t + pos, '\n', hit - pos);
+		ls = ls ? ls + 1 : t + pos;
+		const char *le = memchr(t + hit, '\n', n - hit);
+		if (!le)
+			le = t + n;
+		on_line(c, ls, (size_t)(le - ls), base + (ls - t));
+		pos = (size_t)(le - t) + 1;
+	}
+}
+
+/* ---- reading -------------------------------------------------------------- */
+
+/* Returns 0, or an errno value when read() failed. */
+static int
+read_log(struct ctx *c, int fd, char *buf)
+{
+	size_t have = 0;
+	long long base = 0; /* file offset of buf[0] */
+	int skipping = 0;
+	for (;;) {
+		ssize_t got = read(fd, buf + have, BUFSZ - have);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return errno;
+		if (got == 0) {
+			if (have && !skipping) {
+				buf[have] = '\n'; /* a last line without newline */
+				scan(c, buf, have + 1, base);
+			}
+			return 0;
+		}
+		have += (size_t)got;
+		size_t start = 0;
+		if (skipping) {
+			char *nl = memchr(buf, '\n', have);
+			if (!nl) {
+				base += (long long)have;
+				have = 0;
+				continue;
+			}
+			start = (size_t)(nl - buf) + 1;
+			skipping = 0;
+		}
+		char *last = memrchr(buf + start, '\n', have - start);
+		size_t done = last ? (size_t)(last - buf) + 1 : start;
+		if (last)
+			scan(c, buf + start, done - start, base + (long long)start);
+		size_t tail = have - done;
+		if (tail > LP_MAX_LINE) {
+			c->r->long_lines++;
+			skipping = 1;
+			base += (long long)have;
+			have = 0;
+			continue;
+		}
+		memmove(buf, buf + done, tail);
+		base += (long long)done;
+		have = tail;
+	}
+}
+
+/* 1-based line number of byte offset off. */
+static long
+line_of(int fd, char *buf, long long off)
+{
+	long line = 1;
+	long long pos = 0;
+	while (pos < off) {
+		size_t want = off - pos < BUFSZ ? (size_t)(off - pos) : BUFSZ;
+		ssize_t got = pread(fd, buf, want, (off_t)pos);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return 0;
+		for (const char *p = buf, *e = buf + got; (p = memchr(p, '\n', (size_t)(e - p))); p++)
+			line++;
+		pos += got;
+	}
+	return line;
+}
+
+/* ---- results -------------------------------------------------------------- */
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static void
+stats(struct lp_stats *st, double *v, size_t n)
+{
+	memset(st, 0, sizeof *st);
+	st->n = n;
+	if (!n)
+		return;
+	double sum = 0, ss = 0;
+	for (size_t i = 0; i < n; i++)
+		sum += v[i];
+	st->mean = sum / (double)n;
+	for (size_t i = 0; i < n; i++)
+		ss += (v[i] - st->mean) * (v[i] - st->mean);
+	st->std_population = sqrt(ss / (double)n);
+	st->std_sample = n > 1 ? sqrt(ss / (double)(n - 1)) : 0;
+	qsort(v, n, sizeof *v, cmp_double);
+	st->min = v[0];
+	st->max = v[n - 1];
+	st->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void
+window_stats(struct lp_result *r)
+{
+	double *t = xmalloc((r->nsamples + 1) * sizeof *t);
+	double *f = xmalloc((r->nsamples + 1) * sizeof *f);
+	size_t nt = 0, nf = 0;
+	for (size_t i = 0; i < r->nsamples; i++) {
+		const struct lp_sample *s = &r->samples[i];
+		if (s->iter < r->win_lo || s->iter > r->win_hi)
+			continue;
+		r->win_present++;
+		if (isfinite(s->time))
+			t[nt++] = s->time;
+		if (isfinite(s->tflops))
+			f[nf++] = s->tflops;
+	}
+	stats(&r->time, t, nt);
+	stats(&r->tflops, f, nf);
+	free(t);
+	free(f);
+}
+
+static void
+finish(struct ctx *c)
+{
+	struct lp_result *r = c->r;
+	const struct lp_opts *o = c->o;
+	if (c->other_format)
+		warn("%s: ignored %zu step lines not in %s format", r->path, c->other_format,
+		     lp_format_name(r->format));
+	if (r->long_lines)
+		warn("%s: skipped %zu lines longer than %d bytes", r->path, r->long_lines, LP_MAX_LINE);
+	if (r->dropped)
+		warn("%s: kept %d samples outside the window, dropped %zu", r->path, LP_MAX_SAMPLES,
+		     r->dropped);
+	r->index_base = o->indexing != LP_INDEX_DEFAULT ? (int)o->indexing
+		      : r->format == LP_MBRIDGE ? 1 : 0;
+	r->steps = o->steps > 0 ? o->steps : c->den >= 0 ? c->den + 1 - r->index_base : LP_DEFAULT_STEPS;
+	r->final_iter = r->steps - 1 + r->index_base;
+	window_stats(r);
+	if (!r->step_lines) {
+		r->status = LP_FAILED;
+		return;
+	}
+	size_t want = (size_t)(r->win_hi - r->win_lo + 1);
+	if (r->reason)
+		r->status = LP_INVALID;
+	else if (r->win_present < want || r->last_iter < r->final_iter)
+		r->status = LP_INCOMPLETE;
+	else
+		r->status = o->profiled ? LP_PROFILED : LP_SUCCESS;
+	if (r->time_limit && (r->status == LP_INCOMPLETE || c->cancel_iter >= r->final_iter))
+		r->note = "time_limit";
+}
+
+void
+lp_parse_file(const char *path, const struct lp_opts *o, struct lp_result *r)
+{
+	memset(r, 0, sizeof *r);
+	r->path = xstrdup(path);
+	r->format = LP_AUTO;
+	r->last_iter = -1;
+	r->invalid_iter = -1;
+	r->peak_mem = NAN;
+	r->win_lo = o->win_lo;
+	r->win_hi = o->win_hi;
+	struct ctx c = {o, r, -1, NAN, -1, -1, -1, 0, 0, 0};
+	if (!wm_ready)
+		wm_init();
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int err = fd < 0 ? errno : fstat(fd, &st) < 0 ? errno : !S_ISREG(st.st_mode) ? -1 : 0;
+	char *buf = NULL;
+	if (!err) {
+		buf = xmalloc(BUFSZ + 1);
+		err = read_log(&c, fd, buf);
+		if (!err && r->error)
+			r->error_line = line_of(fd, buf, c.err_off);
+	}
+	if (err) {
+		const char *why = err < 0 ? "not a regular file" : strerror(err);
+		warn("cannot read '%s': %s", path, why);
+		free(r->error);
+		r->error = xasprintf("cannot read: %s", why);
+		r->error_line = 0;
+	}
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	finish(&c);
+	if (err)
+		r->status = LP_FAILED;
+}
+
+void
+lp_result_free(struct lp_result *r)
+{
+	free(r->path);
+	free(r->error);
+	free(r->samples);
+	free(r->ckpts);
+	memset(r, 0, sizeof *r);
+}
+
+const struct lp_sample *
+lp_last(const struct lp_result *r)
+{
+	return r->nsamples ? &r->samples[r->nsamples - 1] : NULL;
+}
+
+static const char *const status_names[] = {
+	[LP_SUCCESS] = "success", [LP_INCOMPLETE] = "incomplete", [LP_FAILED] = "failed",
+	[LP_INVALID] = "invalid", [LP_PROFILED] = "profiled",
+};
+static const char *const format_names[] = {
+	[LP_AUTO] = "auto", [LP_NEMO2] = "nemo2", [LP_MAXTEXT] = "maxtext", [LP_MBRIDGE] = "mbridge",
+};
+
+const char *
+lp_status_name(enum lp_status s)
+{
+	return status_names[s];
+}
+
+const char *
+lp_format_name(enum lp_format f)
+{
+	return format_names[f];
+}
+
+int
+lp_format_parse(const char *s, enum lp_format *f)
+{
+	for (size_t i = 0; i < sizeof format_names / sizeof *format_names; i++) {
+		if (!strcmp(s, format_names[i])) {
+			*f = (enum lp_format)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* ---- JSON ----------------------------------------------------------------- */
+
+json_t *
+lp_json_str(const char *s)
+{
+	json_t *j = json_string(s);
+	if (j)
+		return j;
+	char *t = xstrdup(s);
+	for (char *p = t; *p; p++)
+		if ((unsigned char)*p >= 0x80 || (unsigned char)*p < 0x20)
+			*p = '?';
+	j = json_string(t);
+	free(t);
+	return j;
+}
+
+static json_t *
+jreal(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *
+jint(long v)
+{
+	return v >= 0 ? json_integer(v) : json_null();
+}
+
+static json_t *
+stats_json(const struct lp_stats *st, int sample_std)
+{
+	if (!st->n)
+		return json_null();
+	return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+			 "n", (json_int_t)st->n, "mean", jreal(st->mean),
+			 "std", jreal(sample_std ? st->std_sample : st->std_population),
+			 "std_sample", jreal(st->std_sample), "std_population", jreal(st->std_population),
+			 "min", jreal(st->min), "max", jreal(st->max), "median", jreal(st->median));
+}
+
+static json_t *
+sample_json(const struct lp_sample *s)
+{
+	if (!s)
+		return json_null();
+	return json_pack("{s:I, s:o, s:o, s:o, s:o}", "iteration", (json_int_t)s->iter,
+			 "step_time", jreal(s->time), "tflops_per_gpu", jreal(s->tflops),
+			 "loss", jreal(s->loss), "grad_norm", jreal(s->grad));
+}
+
+json_t *
+lp_result_json(const struct lp_result *r, int sample_std)
+{
+	json_t *samples = json_array(), *ckpts = json_array();
+	for (size_t i = 0; i < r->nsamples; i++)
+		json_array_append_new(samples, sample_json(&r->samples[i]));
+	for (size_t i = 0; i < r->nckpts; i++)
+		json_array_append_new(ckpts, json_pack("{s:s, s:o, s:o}", "kind", r->ckpts[i].kind,
+						       "iteration", jint(r->ckpts[i].iter),
+						       "seconds", jreal(r->ckpts[i].seconds)));
+	json_t *err = r->error ? json_pack("{s:o, s:o}", "line", jint(r->error_line ? r->error_line : -1),
+					   "text", lp_json_str(r->error))
+			       : json_null();
+	json_t *win = json_pack("{s:I, s:I, s:I, s:I}", "first", (json_int_t)r->win_lo,
+				"last", (json_int_t)r->win_hi, "present", (json_int_t)r->win_present,
+				"expected", (json_int_t)(r->win_hi - r->win_lo + 1));
+	json_t *j = json_pack("{s:i, s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:s, s:I, s:I, s:o}",
+			      "schema", 1, "file", lp_json_str(r->path),
+			      "format", r->format == LP_AUTO ? json_null() : json_string(lp_format_name(r->format)),
+			      "status", lp_status_name(r->status),
+			      "note", r->note ? json_string(r->note) : json_null(),
+			      "reason", r->reason ? json_string(r->reason) : json_null(),
+			      "invalid_iteration", jint(r->reason ? r->invalid_iter : -1),
+			      "first_error", err, "window", win,
+			      "indexing", r->index_base ? "one" : "zero",
+			      "steps", (json_int_t)r->steps, "final_iteration", (json_int_t)r->final_iter,
+			      "last_iteration", jint(r->last_iter));
+	json_object_update_new(j, json_pack("{s:b, s:b, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:I}",
+			      "final_reached", r->last_iter >= r->final_iter,
+			      "time_limit", r->time_limit, "std", sample_std ? "sample" : "population",
+			      "step_time", stats_json(&r->time, sample_std),
+			      "tflops_per_gpu", stats_json(&r->tflops, sample_std),
+			      "last_step", sample_json(lp_last(r)), "samples", samples, "checkpoints", ckpts,
+			      "peak_memory_bytes", isnan(r->peak_mem) ? json_null() : json_integer((json_int_t)r->peak_mem),
+			      "step_lines", (json_int_t)r->step_lines, "duplicate_lines", (json_int_t)r->duplicates,
+			      "skipped_long_lines", (json_int_t)r->long_lines,
+			      "dropped_samples", (json_int_t)r->dropped));
+	return j;
+}
