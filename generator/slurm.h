@@ -1,0 +1,32 @@
+/* slurm: the Slurm executor. Jobs go in with sbatch (an argv, never a
+ * shell), states come back from one squeue per poll interval shared by every
+ * waiting llmb process (a flock-protected cache in cache_dir), and scancel
+ * cancels. The helpers below let the planner check ADDITIONAL_SLURM_PARAMS
+ * and print the exact sbatch command without running it.
+ *
+ * Files in cache_dir: slurm.lock (flock), slurm.jobs (registry of active job
+ * ids), slurm.cache (last answer), queries.log (one line per scheduler
+ * query: "<epoch seconds> <tool> <number of ids>"). */
+#ifndef LLMB_SLURM_H
+#define LLMB_SLURM_H
+
+#include "executor.h"
+
+/* Parse ADDITIONAL_SLURM_PARAMS ("k=v;k2=v2;flag", whitespace-separated when
+ * there is no ';') into a NULL-terminated array of "--k=v" / "--flag".
+ * Returns the number of args and sets *argv (free with slurm_argv_free), or
+ * returns -1 with a message appended to err and *argv NULL. NULL or blank s
+ * gives 0 args. Keys llmb sets itself are rejected. */
+int slurm_params_parse(const char *s, char ***argv, struct sb *err);
+
+/* The sbatch command for js: argv[0] is "sbatch", the last element the
+ * script, NULL-terminated. Reads SBATCH_ACCOUNT, SBATCH_PARTITION and
+ * LLMB_CPU_PARTITION. NULL with a message in err when js is invalid. */
+char **slurm_sbatch_argv(const struct jobspec *js, struct sb *err);
+
+/* Append argv as one line of shell words (for plans and logs). */
+void slurm_argv_shell(struct sb *out, char *const *argv);
+
+void slurm_argv_free(char **argv);
+
+#endif
