@@ -6,7 +6,7 @@
 
 PY=/usr/bin/python3
 W=$TOP/workloads/tinygpt
-[ -x "$PY" ] && "$PY" -c 'import torch' >/dev/null 2>&1 || t_skip_all "$PY cannot import torch"
+if ! "$PY" -c 'import torch' >/dev/null 2>&1; then t_skip_all "$PY cannot import torch"; fi
 
 # Model FLOPs per sample for the defaults (seq 128, layers 2, hidden 128, vocab 256):
 # 72*s*L*h^2 + 12*s^2*L*h + 6*s*h*V
@@ -24,7 +24,7 @@ assert m["tokens"] == len(d) > 65536, m["tokens"]
 assert m["sha256"] == hashlib.sha256(d).hexdigest()
 assert m["sources"] and m["sources"] == sorted(m["sources"])
 ' "$DATA"
-t_nogrep "no temporary file left behind" . <(ls "$TRASH" | grep '\.tmp$')
+t_ok "no temporary file left behind" test ! -e "$DATA.tmp" -a ! -e "$DATA.json.tmp"
 t_rc "prepare_data refuses too little text" 1 "$PY" "$W/prepare_data.py" --out "$TRASH/small.bin" --min-bytes 999999999
 t_grep "too little text: clear message" 'need at least' "$TRASH/.out"
 t_rc "train rejects gbs not divisible by world*mbs" 1 "$PY" "$W/train.py" --data "$DATA" --model-flops "$FLOPS" --gbs 6
@@ -49,7 +49,7 @@ check_run() {
 	t_grep "$n: done line" '^llmb-tinygpt: done, loss [0-9.]+ -> [0-9.]+$' "$log"
 }
 
-ARGS=(--data "$DATA" --steps 50 --seq $S --layers $L --hidden $H --heads 4 --vocab $V
+ARGS=(--data "$DATA" --steps 50 --seq "$S" --layers "$L" --hidden "$H" --heads 4 --vocab "$V"
 	--mbs 4 --gbs 8 --lr 3e-3 --seed 1234 --model-flops "$FLOPS")
 
 # One rank: no distributed environment at all.
