@@ -1,11 +1,295 @@
-/* flops.c: placeholder until the module lands. */
+/* flops: model FLOPs per sample of a workload, and `llmb flops`. */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cmds.h"
+#include "diag.h"
+#include "expr.h"
+#include "flops.h"
+#include "util.h"
+
+static int
+names_has(const struct ynode *v, const char *name)
+{
+	const struct ynode *const *items, *one;
+	size_t n = ynames(v, &items, &one);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(items[i]->str, name))
+			return 1;
+	return 0;
+}
+
+static int
+ints_has(const struct ynode *v, long x)
+{
+	for (size_t i = 0; v && i < v->nkids; i++)
+		if (strtol(v->kids[i]->str, NULL, 10) == x)
+			return 1;
+	return 0;
+}
+
+const struct ynode *
+workload_config(const struct ynode *w, const char *gpu, const char *size, const char *dtype, long scale)
+{
+	const struct ynode *cs = ymap_get(w, "configs");
+	for (size_t i = 0; cs && i < cs->nkids; i++) {
+		const struct ynode *c = cs->kids[i];
+		if (gpu && *gpu && !names_has(ymap_get(c, "gpu"), gpu))
+			continue;
+		if (size && *size && !names_has(ymap_get(c, "size"), size))
+			continue;
+		if (dtype && *dtype && !names_has(ymap_get(c, "dtype"), dtype))
+			continue;
+		if (scale && !ints_has(ymap_get(c, "scales"), scale))
+			continue;
+		return c;
+	}
+	return NULL;
+}
+
+/* Where an expression error at offset off of scalar n is in the file: a
+ * quoted scalar's text starts one column after its quote. */
+static void
+expr_error(const char *file, const struct ynode *n, int off, const char *what, const char *msg)
+{
+	diag_error(file, n->line, n->col + off + !n->plain, "%s: %s", what, msg);
+}
+
+struct scope {
+	double scale, gpus_per_node, nodes;
+	const struct params *params;
+	const struct ynode *model;
+};
+
+static int
+lookup(void *ctx, const char *name, double *v)
+{
+	const struct scope *s = ctx;
+	if (s->params && !params_get(s->params, name, v))
+		return 0;
+	if (s->model) {
+		const struct ynode *n = ymap_get(s->model, name);
+		if (n) {
+			*v = strtod(n->str, NULL);
+			return 0;
+		}
+		return -1;
+	}
+	if (!strcmp(name, "scale"))
+		*v = s->scale;
+	else if (!strcmp(name, "gpus_per_node"))
+		*v = s->gpus_per_node;
+	else if (!strcmp(name, "nodes"))
+		*v = s->nodes;
+	else
+		return -1;
+	return 0;
+}
+
+static int
+eval_node(const char *file, const struct ynode *n, const char *what, struct scope *s, double *v)
+{
+	char err[160];
+	int off = 0;
+	if (!expr_eval(n->str, lookup, s, v, err, sizeof err, &off))
+		return 0;
+	expr_error(file, n, off, what, err);
+	return -1;
+}
+
+int
+config_params(const char *file, const struct ynode *config, long scale, long gpus_per_node, struct params *p)
+{
+	const struct ynode *ps = ymap_get(config, "params");
+	size_t n = ymap_len(ps);
+	struct scope s = {(double)scale, (double)gpus_per_node,
+		gpus_per_node ? (double)scale / (double)gpus_per_node : 0, NULL, NULL};
+	int rc = 0;
+	memset(p, 0, sizeof *p);
+	p->names = xcalloc(n + 1, sizeof *p->names);
+	p->vals = xcalloc(n + 1, sizeof *p->vals);
+	for (size_t i = 0; i < n; i++) {
+		const struct ynode *k = ymap_key(ps, i);
+		char *what = xasprintf("params.%s", k->str);
+		if (eval_node(file, ymap_val(ps, i), what, &s, &p->vals[p->n]))
+			rc = -1;
+		else
+			p->names[p->n++] = k->str;
+		free(what);
+	}
+	return rc;
+}
+
+void
+params_free(struct params *p)
+{
+	free(p->names);
+	free(p->vals);
+	memset(p, 0, sizeof *p);
+}
+
+int
+params_get(const struct params *p, const char *name, double *v)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		if (!strcmp(p->names[i], name)) {
+			*v = p->vals[i];
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int
+flops_eval(const char *file, const struct ynode *w, const char *size, const struct params *p, struct flops *out)
+{
+	static const char *const terms[] = {"attention", "mlp", "embedding", "factor"};
+	const struct ynode *f = ymap_get(w, "flops");
+	const struct ynode *model = ymap_get(ymap_get(w, "models"), size);
+	double v[4] = {0, 0, 0, 1};
+	int rc = 0;
+	if (!f) {
+		diag_error(file, w->line, w->col, "workload has no flops formula");
+		return -1;
+	}
+	if (!model) {
+		diag_error(file, ymap_get(w, "models")->line, ymap_get(w, "models")->col,
+			   "no models.%s: the dimensions of size '%s'", size, size);
+		return -1;
+	}
+	for (size_t i = 0; i < ymap_len(f); i++) {
+		const struct ynode *k = ymap_key(f, i);
+		size_t t = 0;
+		while (t < 4 && strcmp(terms[t], k->str))
+			t++;
+		if (t == 4) {
+			const char *sug = diag_suggest(k->str, terms);
+			diag_error(file, k->line, k->col, "unknown flops term '%s'%s%s%s (terms: attention, mlp, embedding, factor)",
+				   k->str, sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "");
+			rc = -1;
+			continue;
+		}
+		struct scope s = {0, 0, 0, p, model};
+		char *what = xasprintf("flops.%s", k->str);
+		if (eval_node(file, ymap_val(f, i), what, &s, &v[t]))
+			rc = -1;
+		free(what);
+	}
+	if (rc)
+		return -1;
+	out->attention = v[0];
+	out->mlp = v[1];
+	out->embedding = v[2];
+	out->factor = v[3];
+	out->total = (v[0] + v[1] + v[2]) * v[3];
+	return 0;
+}
+
+/* The params of the row for gpu/size at its first scale, and the gpu the
+ * row is for. */
+static int
+row_params(const struct recipes *r, const char *file, const struct ynode *w, const char *size,
+	   const char *gpu, struct params *p, const char **gpu_out)
+{
+	const struct ynode *c = workload_config(w, gpu, size, NULL, 0);
+	if (!c) {
+		diag_error(file, w->line, w->col, "no config row for size '%s'%s%s", size,
+			   gpu ? " on GPU type " : "", gpu ? gpu : "");
+		return -1;
+	}
+	const struct ynode *const *items, *one;
+	if (!gpu) {
+		ynames(ymap_get(c, "gpu"), &items, &one);
+		gpu = items[0]->str;
+	}
+	*gpu_out = gpu;
+	const struct ynode *scales = ymap_get(c, "scales");
+	long scale = scales && scales->nkids ? strtol(scales->kids[0]->str, NULL, 10) : 0;
+	return config_params(file, c, scale, yint(gpu_find(r, gpu), "gpus_per_node", 0), p);
+}
+
+int
+workload_model_flops(const struct recipes *r, const char *workload, const char *size,
+		     const char *gpu, double *total, double parts[3])
+{
+	struct ydoc *doc;
+	const struct ynode *w = workload_find(r, workload, &doc);
+	if (!w) {
+		diag_error(r->top, 0, 0, "no workload '%s'", workload);
+		return -1;
+	}
+	struct params p;
+	struct flops f;
+	const char *g;
+	int rc = row_params(r, doc->file, w, size, gpu, &p, &g);
+	if (!rc)
+		rc = flops_eval(doc->file, w, size, &p, &f);
+	params_free(&p);
+	if (rc)
+		return -1;
+	*total = f.total;
+	if (parts) {
+		parts[0] = f.attention * f.factor;
+		parts[1] = f.mlp * f.factor;
+		parts[2] = f.embedding * f.factor;
+	}
+	return 0;
+}
+
+static void
+print_term(const char *name, double v)
+{
+	printf("%-10s %14.6e  %.0f\n", name, v, v);
+}
+
 int
 cmd_flops(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "llmb: cmd_flops: not built yet\n");
-	return 2;
+	const char *top = ".", *args[3] = {NULL, NULL, NULL};
+	int na = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--top") && i + 1 < argc)
+			top = argv[++i];
+		else if (!strncmp(argv[i], "--top=", 6))
+			top = argv[i] + 6;
+		else if (argv[i][0] != '-' && na < 3)
+			args[na++] = argv[i];
+		else
+			na = 9;
+	}
+	if (na < 2 || na > 3) {
+		fprintf(stderr, "usage: llmb flops WORKLOAD SIZE [GPU_TYPE] [--top DIR]\n");
+		return 2;
+	}
+	struct recipes r;
+	int rc = 2;
+	if (recipes_load(&r, top)) {
+		recipes_free(&r);
+		return 2;
+	}
+	struct ydoc *doc;
+	const struct ynode *w = workload_find(&r, args[0], &doc);
+	struct params p = {0};
+	struct flops f;
+	const char *gpu = NULL;
+	if (!w)
+		fprintf(stderr, "%s: no workload '%s' in %s/workloads\n", progname, args[0], top);
+	else if (!row_params(&r, doc->file, w, args[1], args[2], &p, &gpu) &&
+		 !flops_eval(doc->file, w, args[1], &p, &f)) {
+		double seq;
+		printf("workload   %s\nsize       %s\ngpu        %s\n", args[0], args[1], gpu);
+		if (!params_get(&p, "seq", &seq))
+			printf("seq        %.0f\n", seq);
+		print_term("attention", f.attention);
+		print_term("mlp", f.mlp);
+		print_term("embedding", f.embedding);
+		printf("%-10s %14.6g\n", "factor", f.factor);
+		print_term("total", f.total);
+		rc = 0;
+	}
+	params_free(&p);
+	recipes_free(&r);
+	return rc;
 }
