@@ -674,10 +674,10 @@ finish(struct ctx *c)
 	struct lp_result *r = c->r;
 	const struct lp_opts *o = c->o;
 	if (c->other_format)
-		warn("%s: ignored %zu step lines not in %s format", r->path, c->other_format,
+		warn("%s: ignored %zu step line(s) not in %s format", r->path, c->other_format,
 		     lp_format_name(r->format));
 	if (r->long_lines)
-		warn("%s: skipped %zu lines longer than %d bytes", r->path, r->long_lines, LP_MAX_LINE);
+		warn("%s: skipped %zu line(s) longer than %d bytes", r->path, r->long_lines, LP_MAX_LINE);
 	if (r->dropped)
 		warn("%s: kept %d samples outside the window, dropped %zu", r->path, LP_MAX_SAMPLES,
 		     r->dropped);

@@ -266,12 +266,13 @@ base_of(const char *path)
 	return s ? s + 1 : path;
 }
 
+/* By basename, then by path: rows, and warnings, in a stable order. */
 static int
-cmp_result(const void *a, const void *b)
+cmp_path(const void *a, const void *b)
 {
-	const struct lp_result *x = a, *y = b;
-	int c = strcmp(base_of(x->path), base_of(y->path));
-	return c ? c : strcmp(x->path, y->path);
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	int c = strcmp(base_of(x), base_of(y));
+	return c ? c : strcmp(x, y);
 }
 
 /* ---- rows ----------------------------------------------------------------- */
@@ -537,11 +538,12 @@ report(struct paths *ps, const struct popts *p, int argc, char **argv)
 {
 	struct lp_result *rs = xcalloc(ps->n + 1, sizeof *rs);
 	struct counts c = {{0}, ps->n};
+	if (ps->n)
+		qsort(ps->v, ps->n, sizeof *ps->v, cmp_path);
 	for (size_t i = 0; i < ps->n; i++) {
 		lp_parse_file(ps->v[i], &p->lp, &rs[i]);
 		c.by[rs[i].status]++;
 	}
-	qsort(rs, ps->n, sizeof *rs, cmp_result);
 	int rc = 0;
 	if (p->result && write_result(&rs[0], p) < 0)
 		rc = 2;
