@@ -1,20 +1,49 @@
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "util.h"
 
 #include "diag.h"
 
 int diag_errors;
 
+/* The same message at the same place is said once: a recipe line shared by
+ * many runs is checked once per run. */
+static char **said;
+static size_t nsaid;
+
 static void
+free_said(void)
+{
+	for (size_t i = 0; i < nsaid; i++)
+		free(said[i]);
+	free(said);
+}
+
+static int
 vreport(const char *kind, const char *file, int line, int col, const char *fmt, va_list ap)
 {
+	struct sb s = {0};
 	if (line > 0)
-		fprintf(stderr, "%s:%d:%d: %s: ", file, line, col > 0 ? col : 1, kind);
+		sb_addf(&s, "%s:%d:%d: %s: ", file, line, col > 0 ? col : 1, kind);
 	else
-		fprintf(stderr, "%s: %s: ", file, kind);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+		sb_addf(&s, "%s: %s: ", file, kind);
+	sb_vaddf(&s, fmt, ap);
+	for (size_t i = 0; i < nsaid; i++) {
+		if (!strcmp(said[i], s.buf)) {
+			sb_free(&s);
+			return 0;
+		}
+	}
+	if (!nsaid)
+		atexit(free_said);
+	said = xrealloc(said, (nsaid + 1) * sizeof *said);
+	said[nsaid++] = xstrdup(s.buf);
+	fprintf(stderr, "%s\n", s.buf);
+	sb_free(&s);
+	return 1;
 }
 
 void
@@ -22,9 +51,8 @@ diag_error(const char *file, int line, int col, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vreport("error", file, line, col, fmt, ap);
+	diag_errors += vreport("error", file, line, col, fmt, ap);
 	va_end(ap);
-	diag_errors++;
 }
 
 void

@@ -1,11 +1,1195 @@
-/* plan.c: placeholder until the module lands. */
+#include <math.h>
 #include <stdio.h>
-#include "cmds.h"
-int
-cmd_explain(int argc, char **argv)
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "expr.h"
+#include "plan.h"
+#include "schema.h"
+
+const char *const knob_names[K_NKNOBS] = {
+	"WORKLOAD", "SIZE", "DTYPE", "GPU_TYPE", "SCALES",
+	"ENABLE_PROFILE", "PROFILE_START_STEP", "PROFILE_STOP_STEP",
+	"ENABLE_NCCLTRACE", "ENABLE_CHECKPOINT", "LOAD_CHECKPOINT_PATH",
+	"ADDITIONAL_SLURM_PARAMS", "TIME_LIMIT", "MAX_STEPS",
+};
+
+void
+sel_from_env(struct sel *s)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "llmb: cmd_explain: not built yet\n");
-	return 2;
+	for (int i = 0; i < K_NKNOBS; i++) {
+		const char *v = getenv(knob_names[i]);
+		s->v[i] = v && *v ? v : NULL;
+	}
+}
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static int
+in_words(const char *list, const char *w)
+{
+	if (!list)
+		return 1;
+	size_t l = strlen(w);
+	for (const char *p = list; *p;) {
+		p += strspn(p, " \t,");
+		size_t n = strcspn(p, " \t,");
+		if (n == l && !strncmp(p, w, l))
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
+static int
+names_have(const struct ynode *v, const char *name)
+{
+	const struct ynode *const *it, *one;
+	size_t n = ynames(v, &it, &one);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(it[i]->str, name))
+			return 1;
+	return 0;
+}
+
+static void
+fmt_num(char *buf, size_t len, double v)
+{
+	if (fabs(v) < 1e15 && v == floor(v))
+		snprintf(buf, len, "%.0f", v);
+	else
+		snprintf(buf, len, "%.10g", v);
+}
+
+/* Values known for one run: coordinates, model dimensions, parameters. */
+#define MAXVARS 96
+struct vars {
+	const char *name[MAXVARS];
+	double val[MAXVARS];
+	int n;
+};
+
+static void
+var_set(struct vars *vs, const char *name, double v)
+{
+	for (int i = 0; i < vs->n; i++) {
+		if (!strcmp(vs->name[i], name)) {
+			vs->val[i] = v;
+			return;
+		}
+	}
+	if (vs->n < MAXVARS) {
+		vs->name[vs->n] = name;
+		vs->val[vs->n++] = v;
+	}
+}
+
+static int
+var_lookup(void *ctx, const char *name, double *v)
+{
+	struct vars *vs = ctx;
+	for (int i = 0; i < vs->n; i++) {
+		if (!strcmp(vs->name[i], name)) {
+			*v = vs->val[i];
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int
+eval_node(const char *file, const struct ynode *n, struct vars *vs, double *out)
+{
+	char err[160];
+	int off = 0;
+	if (expr_eval(n->str, var_lookup, vs, out, err, sizeof err, &off)) {
+		diag_error(file, n->line, n->col + off + (n->plain ? 0 : 1), "%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* Path placeholders are resolved by `llmb run`, which knows the install tree. */
+static int
+is_path_placeholder(const char *name, size_t n)
+{
+	static const char *const names[] = {"install", "workload_dir", "venv_dir", "image_file",
+		"experiment_dir", "job_id", "state_dir", "recipe_dir", NULL};
+	for (const char *const *p = names; *p; p++)
+		if (strlen(*p) == n && !strncmp(*p, name, n))
+			return 1;
+	return n > 5 && !strncmp(name, "repo_", 5);
+}
+
+/* Expands {name} placeholders with run values into out. */
+static int
+expand_word(const char *file, const struct ynode *w, struct vars *vs, struct sb *out)
+{
+	const char *s = w->str;
+	while (*s) {
+		const char *o = strchr(s, '{');
+		if (!o) {
+			sb_add(out, s);
+			break;
+		}
+		sb_addn(out, s, (size_t)(o - s));
+		const char *c = strchr(o, '}');
+		size_t n = (size_t)(c - o - 1);
+		char name[64];
+		snprintf(name, sizeof name, "%.*s", (int)n, o + 1);
+		double v;
+		if (is_path_placeholder(o + 1, n)) {
+			sb_addn(out, o, n + 2);
+		} else if (!var_lookup(vs, name, &v)) {
+			char buf[64];
+			fmt_num(buf, sizeof buf, v);
+			sb_add(out, buf);
+		} else {
+			diag_error(file, w->line, w->col + (int)(o - w->str) + (w->plain ? 0 : 1),
+				   "unknown placeholder {%s}", name);
+			return -1;
+		}
+		s = c + 1;
+	}
+	return 0;
+}
+
+/* ---- instances ------------------------------------------------------------ */
+
+static struct inst *
+add_inst(struct plan *p, char *id, const struct ynode *stage, const struct ynode *wl)
+{
+	p->v = xrealloc(p->v, (p->n + 1) * sizeof *p->v);
+	struct inst *in = &p->v[p->n++];
+	memset(in, 0, sizeof *in);
+	in->id = id;
+	in->stage = stage;
+	in->kind = ystr(stage, "kind", "");
+	in->wl = wl;
+	in->workload = ystr(wl, "workload", "");
+	return in;
+}
+
+static void
+add_output(struct inst *in, char *path)
+{
+	in->outputs = xrealloc(in->outputs, (in->noutputs + 1) * sizeof *in->outputs);
+	in->outputs[in->noutputs++] = path;
+}
+
+static void
+add_serves(struct inst *in, const char *w)
+{
+	for (size_t i = 0; i < in->nserves; i++)
+		if (!strcmp(in->serves[i], w))
+			return;
+	in->serves = xrealloc(in->serves, (in->nserves + 1) * sizeof *in->serves);
+	in->serves[in->nserves++] = xstrdup(w);
+}
+
+struct inst *
+plan_find(struct plan *p, const char *id)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (!strcmp(p->v[i].id, id))
+			return &p->v[i];
+	return NULL;
+}
+
+/* Upstream image file name rule: "#" is "/", the last two path parts and
+ * the tag make "<parent>+<name>+<tag>"; a digest becomes sha256-<12 hex>. */
+static char *
+image_stem(const char *ref)
+{
+	char *r = xstrdup(ref), *tag = NULL;
+	for (char *c = r; *c; c++)
+		if (*c == '#')
+			*c = '/';
+	char *at = strchr(r, '@');
+	if (at) {
+		*at = 0;
+		const char *d = at + 1;
+		if (!strncmp(d, "sha256:", 7))
+			d += 7;
+		tag = xasprintf("sha256-%.12s", d);
+	} else {
+		char *slash = strrchr(r, '/'), *colon = strrchr(r, ':');
+		if (colon && (!slash || colon > slash)) {
+			*colon = 0;
+			tag = xstrdup(colon + 1);
+		} else {
+			tag = xstrdup("latest");
+		}
+	}
+	char *name = strrchr(r, '/');
+	char *parent = NULL;
+	if (name) {
+		*name++ = 0;
+		parent = strrchr(r, '/');
+		parent = parent ? parent + 1 : r;
+	} else {
+		name = r;
+	}
+	char *stem = parent ? xasprintf("%s+%s+%s", parent, name, tag) : xasprintf("%s+%s", name, tag);
+	free(tag);
+	free(r);
+	return stem;
+}
+
+/* One selected run of a workload. */
+struct run {
+	const struct ynode *row;
+	const char *gpu, *size, *dtype;
+	long scale;
+};
+
+struct wctx {
+	struct plan *p;
+	struct ydoc *doc;
+	const char *file;
+	const struct ynode *wl;
+	struct run *runs;
+	size_t nruns;
+};
+
+static const char *
+sel_v(const struct sel *s, enum knob k)
+{
+	return s->v[k];
+}
+
+static void
+list_names(struct sb *sb, const struct ynode *v)
+{
+	const struct ynode *const *it, *one;
+	size_t n = ynames(v, &it, &one);
+	for (size_t i = 0; i < n; i++) {
+		int dup = 0;
+		if (sb->len) {
+			/* avoid repeats across rows */
+			const char *q = sb->buf;
+			size_t l = strlen(it[i]->str);
+			while ((q = strstr(q, it[i]->str))) {
+				if ((q == sb->buf || q[-1] == ' ') && (q[l] == ',' || q[l] == 0))
+					dup = 1;
+				q += l;
+			}
+		}
+		if (!dup)
+			sb_addf(sb, "%s%s", sb->len ? ", " : "", it[i]->str);
+	}
+}
+
+/* Refuses a selection value that no config row of the workload offers,
+ * listing what is valid. */
+static int
+check_sel_value(struct wctx *w, const struct sel *s, enum knob k, const char *key, const char *gpu)
+{
+	const char *want = sel_v(s, k);
+	if (!want)
+		return 0;
+	const struct ynode *configs = ymap_get(w->wl, "configs");
+	struct sb valid = {0};
+	int bad = 0;
+	for (const char *p = want; *p;) {
+		p += strspn(p, " ,");
+		size_t n = strcspn(p, " ,");
+		if (!n)
+			break;
+		char *one = xstrndup(p, n);
+		int found = 0;
+		sb_reset(&valid);
+		for (size_t i = 0; i < configs->nkids; i++) {
+			const struct ynode *row = configs->kids[i];
+			if (gpu && !names_have(ymap_get(row, "gpu"), gpu))
+				continue;
+			found |= names_have(ymap_get(row, key), one);
+			list_names(&valid, ymap_get(row, key));
+		}
+		if (!found) {
+			fprintf(stderr, "llmb: error: %s=%s is not supported by workload %s%s%s; valid: %s\n",
+				knob_names[k], one, w->file, gpu ? " on " : "", gpu ? gpu : "", valid.buf ? valid.buf : "none");
+			diag_errors++;
+			bad = 1;
+		}
+		free(one);
+		p += n;
+	}
+	sb_free(&valid);
+	return bad;
+}
+
+static int
+select_runs(struct wctx *w, const struct sel *s, int all)
+{
+	const struct ynode *configs = ymap_get(w->wl, "configs");
+	const char *gpu_sel = all ? NULL : sel_v(s, K_GPU_TYPE);
+	if (!all) {
+		if (check_sel_value(w, s, K_GPU_TYPE, "gpu", NULL))
+			return -1;
+		if (!gpu_sel && sel_v(s, K_WORKLOAD)) {
+			struct sb gpus = {0};
+			for (size_t i = 0; i < configs->nkids; i++)
+				list_names(&gpus, ymap_get(configs->kids[i], "gpu"));
+			if (strchr(gpus.buf, ',')) {
+				fprintf(stderr, "llmb: error: GPU_TYPE is required for workload %s: one of %s\n",
+					ystr(w->wl, "workload", ""), gpus.buf);
+				diag_errors++;
+				sb_free(&gpus);
+				return -1;
+			}
+			sb_free(&gpus);
+		}
+		int bad = check_sel_value(w, s, K_SIZE, "size", gpu_sel) |
+			  check_sel_value(w, s, K_DTYPE, "dtype", gpu_sel);
+		if (bad)
+			return -1;
+	}
+	for (size_t i = 0; i < configs->nkids; i++) {
+		const struct ynode *row = configs->kids[i];
+		const struct ynode *const *g, *const *sz, *const *dt, *o1, *o2, *o3;
+		size_t ng = ynames(ymap_get(row, "gpu"), &g, &o1);
+		size_t ns = ynames(ymap_get(row, "size"), &sz, &o2);
+		size_t nd = ynames(ymap_get(row, "dtype"), &dt, &o3);
+		const struct ynode *scales = ymap_get(row, "scales");
+		for (size_t a = 0; a < ng; a++) {
+			if (!gpu_find(&w->p->rec, g[a]->str)) {
+				diag_error(w->file, g[a]->line, g[a]->col, "GPU type '%s' is not in gpus.yaml", g[a]->str);
+				continue;
+			}
+			for (size_t b = 0; b < ns; b++) {
+				if (!ymap_get(ymap_get(w->wl, "models"), sz[b]->str)) {
+					diag_error(w->file, sz[b]->line, sz[b]->col, "size '%s' has no entry in models", sz[b]->str);
+					continue;
+				}
+				for (size_t c = 0; c < nd; c++) {
+					for (size_t d = 0; d < scales->nkids; d++) {
+						long sc = strtol(scales->kids[d]->str, NULL, 10);
+						for (size_t j = 0; j < w->nruns; j++) {
+							struct run *r = &w->runs[j];
+							if (!strcmp(r->gpu, g[a]->str) && !strcmp(r->size, sz[b]->str) &&
+							    !strcmp(r->dtype, dt[c]->str) && r->scale == sc)
+								diag_error(w->file, scales->kids[d]->line, scales->kids[d]->col,
+									   "run %s %s %s x%ld is configured twice (first at %d:%d)",
+									   r->gpu, r->size, r->dtype, sc, r->row->line, r->row->col);
+						}
+						if (sc < 1)
+							diag_error(w->file, scales->kids[d]->line, scales->kids[d]->col, "a scale must be at least 1");
+						if (!all && (!in_words(gpu_sel, g[a]->str) || !in_words(sel_v(s, K_SIZE), sz[b]->str) ||
+							     !in_words(sel_v(s, K_DTYPE), dt[c]->str)))
+							continue;
+						w->runs = xrealloc(w->runs, (w->nruns + 1) * sizeof *w->runs);
+						w->runs[w->nruns++] = (struct run){row, g[a]->str, sz[b]->str, dt[c]->str, sc};
+					}
+				}
+			}
+		}
+	}
+	/* SCALES: each must be a configured scale of every selected combination. */
+	const char *scales_sel = all ? NULL : sel_v(s, K_SCALES);
+	if (scales_sel) {
+		for (const char *q = scales_sel; *q;) {
+			q += strspn(q, " ,");
+			size_t n = strcspn(q, " ,");
+			if (!n)
+				break;
+			char *end;
+			long sc = strtol(q, &end, 10);
+			int found = 0;
+			for (size_t j = 0; j < w->nruns; j++)
+				found |= w->runs[j].scale == sc;
+			if (end != q + n || !found) {
+				struct sb valid = {0};
+				for (size_t j = 0; j < w->nruns; j++)
+					if (!strstr(valid.buf ? valid.buf : "", xasprintf("%ld", w->runs[j].scale)))
+						sb_addf(&valid, "%s%ld", valid.len ? " " : "", w->runs[j].scale);
+				fprintf(stderr, "llmb: error: SCALES: %.*s is not a configured scale of %s for this selection; valid: %s\n",
+					(int)n, q, ystr(w->wl, "workload", ""), valid.buf ? valid.buf : "none");
+				sb_free(&valid);
+				diag_errors++;
+				return -1;
+			}
+			q += n;
+		}
+		size_t k = 0;
+		for (size_t j = 0; j < w->nruns; j++) {
+			char buf[32];
+			snprintf(buf, sizeof buf, "%ld", w->runs[j].scale);
+			if (in_words(scales_sel, buf))
+				w->runs[k++] = w->runs[j];
+		}
+		w->nruns = k;
+	}
+	return 0;
+}
+
+/* ---- the stage graph of a pipeline ---------------------------------------- */
+
+/* Topological order of the pipeline's stages; a cycle is an error that
+ * names every stage on it with its position. */
+static int
+stage_order(const char *file, const struct ynode *pl, const struct ynode **order)
+{
+	const struct ynode *stages = ymap_get(pl, "stages");
+	size_t n = stages->nkids;
+	int *mark = xcalloc(n, sizeof *mark), errs = 0;
+	size_t *stack = xcalloc(n + 1, sizeof *stack), no = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct ynode *const *it, *one;
+		size_t na = ynames(ymap_get(stages->kids[i], "after"), &it, &one);
+		for (size_t j = 0; j < na; j++) {
+			size_t k;
+			for (k = 0; k < n; k++)
+				if (!strcmp(ystr(stages->kids[k], "name", ""), it[j]->str))
+					break;
+			if (k == n) {
+				diag_error(file, it[j]->line, it[j]->col, "'after' names an unknown stage '%s'", it[j]->str);
+				errs++;
+			}
+		}
+		for (size_t k = 0; k < i; k++) {
+			if (!strcmp(ystr(stages->kids[k], "name", ""), ystr(stages->kids[i], "name", ""))) {
+				const struct ynode *nm = ymap_get(stages->kids[i], "name");
+				diag_error(file, nm->line, nm->col, "duplicate stage name '%s'", nm->str);
+				errs++;
+			}
+		}
+	}
+	if (errs)
+		goto out;
+	/* Depth-first search with an explicit path for the cycle message. */
+	for (size_t root = 0; root < n && !errs; root++) {
+		if (mark[root])
+			continue;
+		size_t depth = 0;
+		size_t *next = xcalloc(n, sizeof *next);
+		stack[depth++] = root;
+		mark[root] = 1;
+		while (depth && !errs) {
+			size_t cur = stack[depth - 1];
+			const struct ynode *const *it, *one;
+			size_t na = ynames(ymap_get(stages->kids[cur], "after"), &it, &one);
+			if (next[cur] < na) {
+				const char *dep = it[next[cur]++]->str;
+				size_t k;
+				for (k = 0; k < n; k++)
+					if (!strcmp(ystr(stages->kids[k], "name", ""), dep))
+						break;
+				if (mark[k] == 1) {
+					struct sb cyc = {0};
+					size_t from = 0;
+					while (stack[from] != k)
+						from++;
+					for (size_t q = from; q < depth; q++) {
+						const struct ynode *s = stages->kids[stack[q]];
+						sb_addf(&cyc, "%s (%d:%d) -> ", ystr(s, "name", ""), s->line, s->col);
+					}
+					sb_addf(&cyc, "%s", ystr(stages->kids[k], "name", ""));
+					diag_error(file, stages->kids[k]->line, stages->kids[k]->col,
+						   "stage dependency cycle: %s", cyc.buf);
+					sb_free(&cyc);
+					errs++;
+				} else if (!mark[k]) {
+					mark[k] = 1;
+					stack[depth++] = k;
+				}
+			} else {
+				mark[cur] = 2;
+				order[no++] = stages->kids[cur];
+				depth--;
+			}
+		}
+		free(next);
+	}
+out:
+	free(mark);
+	free(stack);
+	return errs ? -1 : (int)no;
+}
+
+/* ---- building instances per stage kind ------------------------------------- */
+
+static void
+cfg_line(struct inst *in, const char *key, const char *val)
+{
+	sb_addf(&in->cfg, "%s=%s\n", key, val);
+}
+
+static const char *
+time_limit_for(const struct wctx *w, const struct ynode *stage, const struct ynode *specific, const struct sel *s)
+{
+	if (s->v[K_TIME_LIMIT])
+		return s->v[K_TIME_LIMIT];
+	const char *t = specific ? ystr(specific, "time_limit", NULL) : NULL;
+	if (!t)
+		t = ystr(ymap_get(w->wl, "train"), "time_limit", NULL);
+	if (!t)
+		t = ystr(stage, "time_limit", NULL);
+	return t;
+}
+
+static void
+add_secrets(struct inst *in, const struct ynode *v)
+{
+	const struct ynode *const *it, *one;
+	size_t n = ynames(v, &it, &one);
+	for (size_t i = 0; i < n; i++)
+		cfg_line(in, "secret", it[i]->str);
+}
+
+static void
+add_env(struct wctx *w, struct inst *in, const struct ynode *env, struct vars *vs)
+{
+	for (size_t i = 0; i < ymap_len(env); i++) {
+		struct sb v = {0};
+		sb_addf(&v, "%s=", ymap_key(env, i)->str);
+		if (expand_word(w->file, ymap_val(env, i), vs, &v) == 0)
+			cfg_line(in, "env", v.buf);
+		sb_free(&v);
+	}
+}
+
+static void
+add_argv(struct wctx *w, struct inst *in, const struct ynode *cmd, struct vars *vs)
+{
+	for (size_t i = 0; i < cmd->nkids; i++) {
+		struct sb v = {0};
+		if (expand_word(w->file, cmd->kids[i], vs, &v) == 0)
+			cfg_line(in, "arg", v.buf ? v.buf : "");
+		sb_free(&v);
+	}
+}
+
+static void
+build_images(struct wctx *w, const struct ynode *stage)
+{
+	const struct ynode *images = ymap_get(w->wl, "images");
+	for (size_t i = 0; i < ymap_len(images); i++) {
+		const struct ynode *im = ymap_val(images, i);
+		const struct ynode *gpus = ymap_get(im, "gpus");
+		int used = !gpus;
+		for (size_t j = 0; j < w->nruns && !used; j++)
+			used = names_have(gpus, w->runs[j].gpu);
+		if (!used)
+			continue;
+		char *stem = image_stem(ystr(im, "ref", ""));
+		char *id = xasprintf("%s.%s", ystr(stage, "name", ""), stem);
+		struct inst *in = plan_find(w->p, id);
+		if (in) {
+			free(id);
+		} else {
+			in = add_inst(w->p, id, stage, w->wl);
+			in->gpus = gpus;
+			in->label = xasprintf("%s %s", ystr(stage, "name", ""), stem);
+			cfg_line(in, "ref", ystr(im, "ref", ""));
+			cfg_line(in, "file", stem);
+			add_output(in, xasprintf("images/%s.sqsh", stem));
+			in->plan = xasprintf("enroot import -o images/%s.sqsh docker://%s", stem, ystr(im, "ref", ""));
+		}
+		add_serves(in, w->wl ? ystr(w->wl, "workload", "") : "");
+		free(stem);
+	}
+}
+
+static void
+repo_line(struct inst *in, const struct ynode *repos, const char *key)
+{
+	const struct ynode *r = ymap_get(repos, key);
+	if (r) {
+		char *v = xasprintf("%s %s %s", key, ystr(r, "url", ""), ystr(r, "commit", ""));
+		cfg_line(in, "repo", v);
+		free(v);
+	}
+}
+
+static void
+build_venv(struct wctx *w, const struct ynode *stage)
+{
+	const struct ynode *venv = ymap_get(w->wl, "venv");
+	if (!venv)
+		return;
+	/* The dependency set decides the venv, as upstream groups them: the
+	 * same set in two workloads is one venv. */
+	struct inst tmp = {0};
+	const struct ynode *repos = ymap_get(w->wl, "repositories");
+	cfg_line(&tmp, "python", ystr(venv, "python", "python3"));
+	cfg_line(&tmp, "system_site_packages", ybool(venv, "system_site_packages", 0) ? "true" : "false");
+	const struct ynode *git = ymap_get(venv, "git");
+	for (size_t i = 0; git && i < git->nkids; i++) {
+		const char *key = ystr(git->kids[i], "repo", "");
+		if (!ymap_get(repos, key)) {
+			const struct ynode *k = ymap_get(git->kids[i], "repo");
+			diag_error(w->file, k->line, k->col, "repository '%s' is not in repositories", key);
+		}
+		repo_line(&tmp, repos, key);
+		char *v = xasprintf("%s %s %s", key, ystr(git->kids[i], "method", ""), ystr(git->kids[i], "path", "-"));
+		cfg_line(&tmp, "git", v);
+		free(v);
+	}
+	const struct ynode *pip = ymap_get(venv, "pip");
+	for (size_t i = 0; pip && i < pip->nkids; i++) {
+		const struct ynode *e = pip->kids[i];
+		if (e->kind == Y_SCALAR) {
+			cfg_line(&tmp, "pip", e->str);
+			continue;
+		}
+		const char *key = ystr(e, "repo", NULL);
+		if (key && !ymap_get(repos, key)) {
+			const struct ynode *k = ymap_get(e, "repo");
+			diag_error(w->file, k->line, k->col, "repository '%s' is not in repositories", key);
+		}
+		if (key)
+			repo_line(&tmp, repos, key);
+		char *v = xasprintf("%s %s %s %s", ystr(e, "package", ""), key ? key : "-",
+				    ystr(e, "install_target", "-"), ybool(e, "editable", 0) ? "editable" : "-");
+		cfg_line(&tmp, "pipdep", v);
+		free(v);
+	}
+	const struct ynode *pa = ymap_get(venv, "pip_args");
+	for (size_t i = 0; pa && i < pa->nkids; i++)
+		cfg_line(&tmp, "pip_arg", pa->kids[i]->str);
+	char h[65];
+	sha256_hex(tmp.cfg.buf, tmp.cfg.len, h);
+	char *id = xasprintf("%s.%.12s", ystr(stage, "name", ""), h);
+	struct inst *in = plan_find(w->p, id);
+	if (in) {
+		free(id);
+		sb_free(&tmp.cfg);
+	} else {
+		in = add_inst(w->p, id, stage, w->wl);
+		in->cfg = tmp.cfg;
+		char *dir = xasprintf("venvs/venv_%.12s", h);
+		cfg_line(in, "dir", dir);
+		add_output(in, xasprintf("%s/bin/python", dir));
+		in->label = xasprintf("%s venv_%.12s", ystr(stage, "name", ""), h);
+		in->plan = xasprintf("python venv %s (%s)", dir, ystr(venv, "python", "python3"));
+		free(dir);
+	}
+	add_serves(in, ystr(w->wl, "workload", ""));
+}
+
+static void
+build_data(struct wctx *w, const struct ynode *stage, struct vars *vs)
+{
+	const struct ynode *tasks = ymap_get(w->wl, "tasks");
+	const char *wname = ystr(w->wl, "workload", "");
+	for (size_t i = 0; tasks && i < tasks->nkids; i++) {
+		const struct ynode *t = tasks->kids[i];
+		char *id = xasprintf("%s.%s.%s", ystr(stage, "name", ""), wname, ystr(t, "name", ""));
+		if (plan_find(w->p, id)) {
+			const struct ynode *nm = ymap_get(t, "name");
+			diag_error(w->file, nm->line, nm->col, "duplicate task name '%s'", nm->str);
+			free(id);
+			continue;
+		}
+		struct inst *in = add_inst(w->p, id, stage, w->wl);
+		add_serves(in, wname);
+		in->label = xasprintf("%s %s %s", ystr(stage, "name", ""), wname, ystr(t, "name", ""));
+		cfg_line(in, "task", ystr(t, "name", ""));
+		cfg_line(in, "gpus", ybool(t, "gpus", 0) ? "true" : "false");
+		const char *img = ystr(t, "image", NULL);
+		if (img) {
+			const struct ynode *im = ymap_get(ymap_get(w->wl, "images"), img);
+			if (!im) {
+				const struct ynode *k = ymap_get(t, "image");
+				diag_error(w->file, k->line, k->col, "image '%s' is not in images", img);
+			} else {
+				char *stem = image_stem(ystr(im, "ref", ""));
+				cfg_line(in, "image", stem);
+				free(stem);
+			}
+		}
+		add_argv(w, in, ymap_get(t, "cmd"), vs);
+		add_env(w, in, ymap_get(t, "env"), vs);
+		add_secrets(in, ymap_get(w->wl, "secrets"));
+		add_secrets(in, ymap_get(t, "secrets"));
+		const char *tl = time_limit_for(w, stage, t, &w->p->sel);
+		if (tl)
+			cfg_line(in, "time_limit", tl);
+		if (ystr(t, "size_gb", NULL))
+			cfg_line(in, "size_gb", ystr(t, "size_gb", ""));
+		const struct ynode *pr = ymap_get(t, "proves");
+		for (size_t j = 0; j < pr->nkids; j++) {
+			cfg_line(in, "prove", pr->kids[j]->str);
+			add_output(in, xasprintf("workloads/%s/%s", wname, pr->kids[j]->str));
+		}
+		in->plan = xasprintf("task %s: %s%s", ystr(t, "name", ""), ybool(t, "gpus", 0) ? "GPU partition" : "CPU",
+				     ystr(t, "size_gb", NULL) ? xasprintf(", needs %s GB", ystr(t, "size_gb", "")) : "");
+	}
+}
+
+/* Binds the run's values: coordinates, gpus_per_node, nodes, the model
+ * dimensions of its size and its parameters (in order, each may use the
+ * ones before it). */
+static int
+bind_run(struct wctx *w, const struct run *r, struct vars *vs)
+{
+	const struct ynode *gpu = gpu_find(&w->p->rec, r->gpu);
+	double gpn = (double)yint(gpu, "gpus_per_node", 8);
+	vs->n = 0;
+	var_set(vs, "scale", (double)r->scale);
+	var_set(vs, "gpus_per_node", gpn);
+	var_set(vs, "nodes", ceil((double)r->scale / gpn));
+	const struct ynode *model = ymap_get(ymap_get(w->wl, "models"), r->size);
+	for (size_t i = 0; i < ymap_len(model); i++)
+		var_set(vs, ymap_key(model, i)->str, strtod(ymap_val(model, i)->str, NULL));
+	const struct ynode *params = ymap_get(r->row, "params");
+	int errs = 0;
+	for (size_t i = 0; i < ymap_len(params); i++) {
+		double v;
+		if (eval_node(w->file, ymap_val(params, i), vs, &v))
+			errs++;
+		else
+			var_set(vs, ymap_key(params, i)->str, v);
+	}
+	return errs ? -1 : 0;
+}
+
+/* Model FLOPs per sample: the sum of the flops: terms except "factor",
+ * times factor, evaluated with gbs = 1. */
+static int
+model_flops(struct wctx *w, struct vars *vs, double *out)
+{
+	const struct ynode *fl = ymap_get(w->wl, "flops");
+	if (!fl)
+		return 1;
+	double saved = 0, total = 0, factor = 1;
+	int had = !var_lookup(vs, "gbs", &saved);
+	var_set(vs, "gbs", 1);
+	int errs = 0;
+	for (size_t i = 0; i < ymap_len(fl); i++) {
+		double v;
+		if (eval_node(w->file, ymap_val(fl, i), vs, &v)) {
+			errs++;
+			continue;
+		}
+		if (!strcmp(ymap_key(fl, i)->str, "factor"))
+			factor = v;
+		else
+			total += v;
+	}
+	if (had)
+		var_set(vs, "gbs", saved);
+	*out = total * factor;
+	return errs ? -1 : 0;
+}
+
+static int
+knob_true(const char *v)
+{
+	return v && (!strcmp(v, "true") || !strcmp(v, "1") || !strcmp(v, "yes"));
+}
+
+static void
+build_runs(struct wctx *w, const struct ynode *stage, struct vars *vs)
+{
+	const char *kind = ystr(stage, "kind", ""), *sname = ystr(stage, "name", "");
+	const char *wname = ystr(w->wl, "workload", "");
+	const struct ynode *train = ymap_get(w->wl, "train"), *measure = ymap_get(w->wl, "measure");
+	const struct sel *s = &w->p->sel;
+	for (size_t j = 0; j < w->nruns; j++) {
+		const struct run *r = &w->runs[j];
+		int report = !strcmp(kind, "report");
+		char *id = report ? xasprintf("%s.%s.%s.%s.%s", sname, wname, r->gpu, r->size, r->dtype)
+				  : xasprintf("%s.%s.%s.%s.%s.%ld", sname, wname, r->gpu, r->size, r->dtype, r->scale);
+		if (plan_find(w->p, id)) {
+			free(id);
+			continue;
+		}
+		struct inst *in = add_inst(w->p, id, stage, w->wl);
+		add_serves(in, wname);
+		in->gpu = r->gpu;
+		in->size = r->size;
+		in->dtype = r->dtype;
+		in->scale = report ? 0 : r->scale;
+		char *run = xasprintf("%s_%s_%s_%ld", r->gpu, r->size, r->dtype, r->scale);
+		if (report) {
+			in->label = xasprintf("%s %s %s %s %s", sname, wname, r->gpu, r->size, r->dtype);
+			char *out = xasprintf("workloads/%s/reports/%s_%s_%s.json", wname, r->gpu, r->size, r->dtype);
+			add_output(in, out);
+			cfg_line(in, "report", out + strlen("workloads//reports/") + strlen(wname));
+			cfg_line(in, "tolerance_pct", ystr(measure, "tolerance_pct", "5"));
+			in->plan = xasprintf("report of %s %s %s %s", wname, r->gpu, r->size, r->dtype);
+			free(run);
+			continue;
+		}
+		in->label = xasprintf("%s %s %s %s %s x%ld", sname, wname, r->gpu, r->size, r->dtype, r->scale);
+		cfg_line(in, "run", run);
+		if (bind_run(w, r, vs)) {
+			free(run);
+			continue;
+		}
+		double steps = (double)yint(measure, "steps", 50);
+		int profile = s->v[K_ENABLE_PROFILE] ? knob_true(s->v[K_ENABLE_PROFILE])
+						     : ybool(ymap_get(w->wl, "knobs"), "profile_default", 0);
+		int nccl = knob_true(s->v[K_ENABLE_NCCLTRACE]);
+		if (s->v[K_MAX_STEPS])
+			steps = strtod(s->v[K_MAX_STEPS], NULL);
+		if (nccl)
+			steps = (double)yint(ymap_get(w->wl, "knobs"), "nccltrace_steps", 5);
+		if (s->v[K_LOAD_CHECKPOINT_PATH])
+			steps = 1;
+		var_set(vs, "steps", steps);
+		double mf;
+		int fr = model_flops(w, vs, &mf);
+		if (fr == 0)
+			var_set(vs, "model_flops", mf);
+		char buf[64];
+		if (!strcmp(kind, "train")) {
+			const struct ynode *gpu = gpu_find(&w->p->rec, r->gpu);
+			long gpn = yint(gpu, "gpus_per_node", 8);
+			long nodes = (r->scale + gpn - 1) / gpn;
+			long tpn = r->scale < gpn ? r->scale : gpn;
+			snprintf(buf, sizeof buf, "%ld", nodes);
+			cfg_line(in, "nodes", buf);
+			snprintf(buf, sizeof buf, "%ld", tpn);
+			cfg_line(in, "ntasks_per_node", buf);
+			snprintf(buf, sizeof buf, "%ld", ymap_get(gpu, "peak_tflops") ? gpn : 0L);
+			cfg_line(in, "gpus_per_node", buf);
+			const char *img = ystr(train, "image", NULL);
+			char *stem = NULL;
+			if (img) {
+				const struct ynode *im = ymap_get(ymap_get(w->wl, "images"), img);
+				if (!im) {
+					const struct ynode *k = ymap_get(train, "image");
+					diag_error(w->file, k->line, k->col, "image '%s' is not in images", img);
+				} else {
+					stem = image_stem(ystr(im, "ref", ""));
+					cfg_line(in, "image", stem);
+				}
+			}
+			const char *tl = time_limit_for(w, stage, r->row, s);
+			if (tl)
+				cfg_line(in, "time_limit", tl);
+			for (int k = K_ENABLE_PROFILE; k < K_NKNOBS; k++) {
+				if (s->v[k]) {
+					char *kv = xasprintf("%s=%s", knob_names[k], s->v[k]);
+					cfg_line(in, "knob", kv);
+					free(kv);
+				}
+			}
+			if (profile) {
+				const struct ynode *pk = ymap_get(ymap_get(w->wl, "knobs"), "profile");
+				char *kv = xasprintf("%s-%s", s->v[K_PROFILE_START_STEP] ? s->v[K_PROFILE_START_STEP] : ystr(pk, "start", "0"),
+						     s->v[K_PROFILE_STOP_STEP] ? s->v[K_PROFILE_STOP_STEP] : ystr(pk, "stop", "0"));
+				cfg_line(in, "profile", kv);
+				free(kv);
+			}
+			if (nccl)
+				cfg_line(in, "nccltrace", "true");
+			const struct ynode *params = ymap_get(r->row, "params");
+			struct sb pl = {0};
+			sb_addf(&pl, "nodes=%ld gpus/node=%ld tasks/node=%ld", nodes, gpn, tpn);
+			for (size_t i = 0; i < ymap_len(params); i++) {
+				double v = 0;
+				var_lookup(vs, ymap_key(params, i)->str, &v);
+				fmt_num(buf, sizeof buf, v);
+				char *kv = xasprintf("%s=%s", ymap_key(params, i)->str, buf);
+				cfg_line(in, "param", kv);
+				sb_addf(&pl, " %s", kv);
+				free(kv);
+			}
+			fmt_num(buf, sizeof buf, steps);
+			cfg_line(in, "steps", buf);
+			if (fr == 0) {
+				snprintf(buf, sizeof buf, "%.6e", mf);
+				cfg_line(in, "model_flops", buf);
+			}
+			add_argv(w, in, ymap_get(train, "cmd"), vs);
+			add_env(w, in, ymap_get(train, "env"), vs);
+			add_env(w, in, ymap_get(r->row, "env"), vs);
+			const struct ynode *mounts = ymap_get(train, "mounts");
+			for (size_t i = 0; mounts && i < mounts->nkids; i++) {
+				struct sb m = {0};
+				if (!expand_word(w->file, mounts->kids[i], vs, &m))
+					cfg_line(in, "mount", m.buf);
+				sb_free(&m);
+			}
+			add_secrets(in, ymap_get(w->wl, "secrets"));
+			add_secrets(in, ymap_get(train, "secrets"));
+			sb_addf(&pl, " steps=%s time=%s image=%s%s%s", buf, tl ? tl : "default", stem ? stem : "none",
+				profile ? " PROFILED" : "", nccl ? " NCCLTRACE" : "");
+			in->plan = sb_steal(&pl);
+			free(stem);
+			add_output(in, xasprintf("workloads/%s/experiments/%s/train.done", wname, run));
+		} else { /* parse */
+			const struct ynode *win = ymap_get(measure, "window");
+			if (win->nkids != 2)
+				diag_error(w->file, win->line, win->col, "window needs exactly two iterations, first and last");
+			else {
+				char *kv = xasprintf("%s-%s", win->kids[0]->str, win->kids[1]->str);
+				cfg_line(in, "window", kv);
+				free(kv);
+			}
+			cfg_line(in, "log_format", ystr(w->wl, "log_format", ""));
+			cfg_line(in, "indexing", ystr(measure, "indexing", "zero"));
+			cfg_line(in, "metric", ystr(measure, "metric", "mean"));
+			fmt_num(buf, sizeof buf, steps);
+			cfg_line(in, "steps", buf);
+			if (profile || nccl)
+				cfg_line(in, "profiled", "true");
+			add_output(in, xasprintf("workloads/%s/experiments/%s/result.json", wname, run));
+			in->plan = xasprintf("parse window %s", ystr(measure, "window", "") ? "" : "");
+		}
+		free(run);
+	}
+}
+
+static int
+check_knobs(const struct sel *s)
+{
+	int errs = 0;
+	static const enum knob bools[] = {K_ENABLE_PROFILE, K_ENABLE_NCCLTRACE, K_ENABLE_CHECKPOINT};
+	static const enum knob ints[] = {K_PROFILE_START_STEP, K_PROFILE_STOP_STEP, K_MAX_STEPS};
+	for (size_t i = 0; i < sizeof bools / sizeof *bools; i++) {
+		const char *v = s->v[bools[i]];
+		if (v && strcmp(v, "true") && strcmp(v, "false") && strcmp(v, "1") && strcmp(v, "0") &&
+		    strcmp(v, "yes") && strcmp(v, "no")) {
+			fprintf(stderr, "llmb: error: %s=%s: expected true or false\n", knob_names[bools[i]], v);
+			errs++;
+		}
+	}
+	for (size_t i = 0; i < sizeof ints / sizeof *ints; i++) {
+		const char *v = s->v[ints[i]];
+		if (v && (strspn(v, "0123456789") != strlen(v) || strlen(v) > 9)) {
+			fprintf(stderr, "llmb: error: %s=%s: expected a whole number\n", knob_names[ints[i]], v);
+			errs++;
+		}
+	}
+	static const struct ytype t_time = {T_TIME, 0, 0, 0};
+	(void)t_time;
+	const char *tl = s->v[K_TIME_LIMIT];
+	if (tl) {
+		struct ynode n = {.kind = Y_SCALAR, .str = (char *)tl};
+		int before = diag_errors;
+		if (schema_check("TIME_LIMIT", &n, &t_time)) {
+			diag_errors = before;
+			fprintf(stderr, "llmb: error: TIME_LIMIT=%s: expected [D-]HH:MM:SS\n", tl);
+			errs++;
+		}
+	}
+	const char *lp = s->v[K_LOAD_CHECKPOINT_PATH];
+	if (lp && strspn(lp, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/+-=") != strlen(lp)) {
+		fprintf(stderr, "llmb: error: LOAD_CHECKPOINT_PATH may hold only [A-Za-z0-9._/+=-]\n");
+		errs++;
+	}
+	const char *ap = s->v[K_ADDITIONAL_SLURM_PARAMS];
+	if (ap && !valid_str(ap)) {
+		fprintf(stderr, "llmb: error: ADDITIONAL_SLURM_PARAMS holds a control character\n");
+		errs++;
+	}
+	for (int k = K_WORKLOAD; k <= K_SCALES; k++) {
+		const char *v = s->v[k];
+		if (v && strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-, ") != strlen(v)) {
+			fprintf(stderr, "llmb: error: %s=%s: only names separated by spaces or commas\n", knob_names[k], v);
+			errs++;
+		}
+	}
+	if (knob_true(s->v[K_ENABLE_PROFILE]) && knob_true(s->v[K_ENABLE_NCCLTRACE])) {
+		fprintf(stderr, "llmb: error: ENABLE_PROFILE and ENABLE_NCCLTRACE exclude each other: a traced run is not profiled\n");
+		errs++;
+	}
+	diag_errors += errs;
+	return errs;
+}
+
+/* Dependencies: an instance depends on the instances of its "after"
+ * stages that serve its workload and agree on every run coordinate both
+ * have; an image restricted to GPU types only serves those. */
+static int
+matches(const struct inst *u, const struct inst *d)
+{
+	int serves = 0;
+	for (size_t i = 0; i < u->nserves; i++)
+		serves |= !strcmp(u->serves[i], d->workload);
+	if (!serves)
+		return 0;
+	if (u->gpus && d->gpu && !names_have(u->gpus, d->gpu))
+		return 0;
+	if (u->gpu && d->gpu && strcmp(u->gpu, d->gpu))
+		return 0;
+	if (u->size && d->size && strcmp(u->size, d->size))
+		return 0;
+	if (u->dtype && d->dtype && strcmp(u->dtype, d->dtype))
+		return 0;
+	return !(u->scale && d->scale && u->scale != d->scale);
+}
+
+static void
+link_and_hash(struct plan *p, size_t from)
+{
+	for (size_t i = from; i < p->n; i++) {
+		struct inst *d = &p->v[i];
+		const struct ynode *const *it, *one;
+		size_t na = ynames(ymap_get(d->stage, "after"), &it, &one);
+		struct sb head = {0};
+		sb_addf(&head, "# llmb stage configuration: generated, do not edit\nid=%s\nkind=%s\ntemplate=%s\nworkload=%s\nlabel=%s\n",
+			d->id, d->kind, ystr(d->stage, "template", d->kind), d->workload, d->label);
+		if (d->gpu)
+			sb_addf(&head, "gpu=%s\nsize=%s\ndtype=%s\n", d->gpu, d->size, d->dtype);
+		if (d->scale)
+			sb_addf(&head, "scale=%ld\n", d->scale);
+		const struct ynode *retry = ymap_get(d->stage, "retry");
+		if (retry) {
+			sb_addf(&head, "retry_count=%s\n", ystr(retry, "count", "0"));
+			const struct ynode *on = ymap_get(retry, "on");
+			for (size_t k = 0; k < on->nkids; k++)
+				sb_addf(&head, "retry_on=%s\n", on->kids[k]->str);
+		}
+		for (size_t a = 0; a < na; a++) {
+			for (size_t j = 0; j < i; j++) {
+				struct inst *u = &p->v[j];
+				if (strcmp(ystr(u->stage, "name", ""), it[a]->str) || !matches(u, d))
+					continue;
+				if (u->wl != d->wl && strcmp(d->kind, "report") && u->nserves > 1 && 0)
+					continue;
+				d->deps = xrealloc(d->deps, (d->ndeps + 1) * sizeof *d->deps);
+				d->deps[d->ndeps++] = j;
+				sb_addf(&head, "after=%s %s\n", u->id, u->hash);
+			}
+		}
+		for (size_t k = 0; k < d->noutputs; k++)
+			sb_addf(&head, "output=%s\n", d->outputs[k]);
+		sb_add(&head, d->cfg.buf ? d->cfg.buf : "");
+		sb_free(&d->cfg);
+		d->cfg = head;
+		sha256_hex(d->cfg.buf, d->cfg.len, d->hash);
+	}
+}
+
+static int
+cmp_wl(const void *a, const void *b)
+{
+	const struct ydoc *x = *(struct ydoc *const *)a, *y = *(struct ydoc *const *)b;
+	return strcmp(ystr(x->root, "workload", ""), ystr(y->root, "workload", ""));
+}
+
+int
+plan_build(struct plan *p, const char *top, const struct sel *s, int all)
+{
+	int before = diag_errors;
+	memset(p, 0, sizeof *p);
+	p->sel = *s;
+	if (recipes_load(&p->rec, top))
+		return diag_errors - before;
+	if (check_knobs(s))
+		return diag_errors - before;
+	qsort(p->rec.workloads, p->rec.nworkloads, sizeof *p->rec.workloads, cmp_wl);
+	const char *wsel = all ? NULL : s->v[K_WORKLOAD];
+	if (wsel) {
+		for (const char *q = wsel; *q;) {
+			q += strspn(q, " ,");
+			size_t n = strcspn(q, " ,");
+			if (!n)
+				break;
+			char *one = xstrndup(q, n);
+			if (!workload_find(&p->rec, one, NULL)) {
+				struct sb valid = {0};
+				for (size_t i = 0; i < p->rec.nworkloads; i++)
+					sb_addf(&valid, "%s%s", i ? ", " : "", ystr(p->rec.workloads[i]->root, "workload", ""));
+				fprintf(stderr, "llmb: error: WORKLOAD=%s is not a workload; valid: %s\n", one, valid.buf ? valid.buf : "none");
+				sb_free(&valid);
+				diag_errors++;
+			}
+			free(one);
+			q += n;
+		}
+		if (diag_errors > before)
+			return diag_errors - before;
+	}
+	struct vars vs = {0};
+	for (size_t wi = 0; wi < p->rec.nworkloads; wi++) {
+		struct wctx w = {.p = p, .doc = p->rec.workloads[wi], .wl = p->rec.workloads[wi]->root};
+		w.file = w.doc->file;
+		const char *wname = ystr(w.wl, "workload", "");
+		if (!in_words(wsel, wname))
+			continue;
+		struct ydoc *pdoc = NULL;
+		const struct ynode *pl = pipeline_find(&p->rec, ystr(w.wl, "pipeline", ""), &pdoc);
+		if (!pl) {
+			const struct ynode *k = ymap_get(w.wl, "pipeline");
+			diag_error(w.file, k->line, k->col, "no pipeline '%s' in pipelines/", k->str);
+			continue;
+		}
+		const struct ynode *order[64];
+		if (ymap_get(pl, "stages")->nkids > 64) {
+			diag_error(pdoc->file, pl->line, pl->col, "more than 64 stages");
+			continue;
+		}
+		int no = stage_order(pdoc->file, pl, order);
+		if (no < 0 || select_runs(&w, s, all) < 0) {
+			free(w.runs);
+			continue;
+		}
+		size_t from = p->n;
+		for (int k = 0; k < no; k++) {
+			const char *kind = ystr(order[k], "kind", "");
+			if (!strcmp(kind, "image"))
+				build_images(&w, order[k]);
+			else if (!strcmp(kind, "venv"))
+				build_venv(&w, order[k]);
+			else if (!strcmp(kind, "data"))
+				build_data(&w, order[k], &vs);
+			else
+				build_runs(&w, order[k], &vs);
+		}
+		(void)from;
+		free(w.runs);
+	}
+	/* Hash in creation order: every dependency has a lower index. Shared
+	 * instances (images, venvs) were created by their first workload. */
+	link_and_hash(p, 0);
+	return diag_errors - before;
+}
+
+void
+plan_free(struct plan *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		struct inst *in = &p->v[i];
+		free(in->id);
+		free(in->label);
+		free(in->plan);
+		sb_free(&in->cfg);
+		free(in->deps);
+		for (size_t k = 0; k < in->noutputs; k++)
+			free(in->outputs[k]);
+		free(in->outputs);
+		for (size_t k = 0; k < in->nserves; k++)
+			free(in->serves[k]);
+		free(in->serves);
+	}
+	free(p->v);
+	recipes_free(&p->rec);
+	memset(p, 0, sizeof *p);
+}
+
+const char *
+cfg_get(const char *cfg, const char *key, char *buf, size_t len)
+{
+	size_t kl = strlen(key);
+	for (const char *l = cfg; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		if (!strncmp(l, key, kl) && l[kl] == '=') {
+			size_t n = strcspn(l + kl + 1, "\n");
+			snprintf(buf, len, "%.*s", (int)n, l + kl + 1);
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+char **
+cfg_values(const char *cfg, const char *key, size_t *n)
+{
+	char **v = NULL;
+	size_t kl = strlen(key);
+	*n = 0;
+	for (const char *l = cfg; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		if (!strncmp(l, key, kl) && l[kl] == '=') {
+			v = xrealloc(v, (*n + 1) * sizeof *v);
+			v[(*n)++] = xstrndup(l + kl + 1, strcspn(l + kl + 1, "\n"));
+		}
+	}
+	return v;
 }
