@@ -1,0 +1,65 @@
+m4_divert(-1)
+# common.m4: the pieces every job script shares. llmb defines the LLMB_*
+# macros (values already shell-quoted) before this file is read; quotes
+# are [[ and ]] so that shell text passes through untouched.
+m4_changequote()m4_changequote([[, ]])m4_changecom()
+
+# The prelude: strict bash, the job's identity, the exit record written
+# atomically by a trap (the result survives accounting purges), and the
+# started marker that lets a new `llmb run` find a job whose submission
+# it did not see complete.
+m4_define([[LLMB_PRELUDE]], [[#!/bin/bash
+# llmb job script for stage LLMB_ID (LLMB_LABEL), from templates/LLMB_TEMPLATE.m4.
+# Generated, do not edit. Secrets are passed by name, never written here.
+set -euo pipefail
+export LLMB_STAGE=LLMB_QID
+export LLMB_INSTALL=LLMB_INSTALL_DIR
+export LLMB_JOB_ID="${SLURM_JOB_ID:-${LLMB_JOB_ID:-unknown}}"
+llmb_state=LLMB_STATE_DIR
+llmb_exit_record() {
+	local rc=$? tmp
+	tmp="$llmb_state/exit.$LLMB_JOB_ID.tmp.$$"
+	printf 'status=%s\nend=%s\njob=%s\n' "$rc" "$(date +%s)" "$LLMB_JOB_ID" >"$tmp" &&
+		mv -f "$tmp" "$llmb_state/exit.$LLMB_JOB_ID"
+}
+trap llmb_exit_record EXIT
+trap 'echo "llmb: job $LLMB_JOB_ID got SIGTERM" >&2; exit 143' TERM
+trap 'echo "llmb: job $LLMB_JOB_ID got SIGINT" >&2; exit 130' INT
+printf '%s\n' "$LLMB_JOB_ID" >"$llmb_state/started.LLMB_TOKEN.tmp.$$"
+mv -f "$llmb_state/started.LLMB_TOKEN.tmp.$$" "$llmb_state/started.LLMB_TOKEN"
+echo "llmb: job $LLMB_JOB_ID stage $LLMB_STAGE on $(hostname) at $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+LLMB_SECRETS
+LLMB_ENV
+]])
+
+# llmb_launch CMD...: runs CMD once per task. Under Slurm, srun starts the
+# tasks (in the container through pyxis when there is an image); the local
+# executor starts them itself with torchrun-style variables.
+m4_define([[LLMB_LAUNCHER]], [[llmb_ntasks=LLMB_NTASKS
+llmb_image=LLMB_IMAGE
+llmb_mounts=LLMB_MOUNTS
+llmb_launch() {
+	if [ -n "${SLURM_JOB_ID:-}" ]; then
+		local c=()
+		if [ -n "$llmb_image" ]; then
+			c+=("--container-image=$llmb_image" "--no-container-mount-home")
+			[ -z "$llmb_mounts" ] || c+=("--container-mounts=$llmb_mounts")
+		fi
+		srun --kill-on-bad-exit=1 "${c[@]}" "${@}"
+		return
+	fi
+	if [ -n "$llmb_image" ]; then
+		echo "llmb: stage needs container image $llmb_image: run it with EXECUTOR=slurm on a cluster with pyxis" >&2
+		return 2
+	fi
+	local pids=() i rc=0
+	export MASTER_ADDR=127.0.0.1 MASTER_PORT=$((20000 + $$ % 20000)) WORLD_SIZE=$llmb_ntasks
+	for ((i = 0; i < llmb_ntasks; i++)); do
+		RANK=$i LOCAL_RANK=$i "${@}" &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do wait "$i" || rc=$?; done
+	return "$rc"
+}
+]])
+m4_divert(0)m4_dnl

@@ -1,0 +1,15 @@
+m4_include(common.m4)m4_dnl
+LLMB_PRELUDE
+LLMB_LAUNCHER
+llmb_ntasks=1
+cd LLMB_WORKDIR
+LLMB_SPACE_CHECK
+llmb_launch LLMB_CMD
+# Done means every file that proves the task exists and is not empty.
+for f in LLMB_PROVES; do
+	if [ ! -s "$f" ]; then
+		echo "llmb: task finished but $f is missing or empty" >&2
+		exit 3
+	fi
+done
+echo "llmb: task complete"

@@ -1,0 +1,6 @@
+m4_include(common.m4)m4_dnl
+LLMB_PRELUDE
+LLMB_LAUNCHER
+cd LLMB_WORKDIR
+llmb_launch LLMB_CMD
+echo "llmb: training finished"
