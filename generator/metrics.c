@@ -110,7 +110,7 @@ print_json_num(const char *key, double v, int last)
 	if (isnan(v))
 		printf("  \"%s\": null%s\n", key, last ? "" : ",");
 	else
-		printf("  \"%s\": %.10g%s\n", key, v, last ? "" : ",");
+		printf("  \"%s\": %.17g%s\n", key, v, last ? "" : ",");
 }
 
 static void
