@@ -488,6 +488,7 @@ struct ent {
 	char state[24];       /* canonical jstate name */
 	int exit_code, signal;
 	long elapsed;
+	long seen;            /* cache: when the scheduler said so; registry: last asked */
 	char reason[160];
 };
 
@@ -613,7 +614,7 @@ struct cache {
 };
 
 struct reg {
-	struct table t;  /* id, and in elapsed the time a waiter last asked */
+	struct table t;  /* id and seen only */
 	char *text;      /* as read, to skip rewriting an unchanged file */
 };
 
@@ -653,7 +654,7 @@ reg_load(const char *path, struct reg *r)
 		char id[32];
 		long asked;
 		if (sscanf(line, "%31s %ld", id, &asked) == 2 && valid_job_id(id))
-			table_add(&r->t, id)->elapsed = asked;
+			table_add(&r->t, id)->seen = asked;
 	}
 	free(copy);
 }
@@ -664,7 +665,7 @@ reg_save(const char *path, struct reg *r)
 	struct sb s = {0};
 	for (size_t i = 0; i < r->t.n; i++)
 		if (r->t.e[i].id[0])
-			sb_addf(&s, "%s %ld\n", r->t.e[i].id, r->t.e[i].elapsed);
+			sb_addf(&s, "%s %ld\n", r->t.e[i].id, r->t.e[i].seen);
 	if (!r->text || strcmp(r->text, s.buf ? s.buf : "")) {
 		if (write_file_atomic(path, s.buf ? s.buf : "", s.len) < 0)
 			warn("cannot write '%s': %s", path, strerror(errno));
@@ -679,24 +680,25 @@ cache_load(const char *path, struct cache *c)
 	if (!text)
 		return;
 	line = strtok_r(text, "\n", &save);
-	if (line && sscanf(line, "llmb-slurm-cache 1 %lf %lf %d", &c->time, &c->interval, &c->ok) == 3)
+	if (line && sscanf(line, "llmb-slurm-cache 2 %lf %lf %d", &c->time, &c->interval, &c->ok) == 3)
 		c->valid = 1;
 	while (c->valid && (line = strtok_r(NULL, "\n", &save))) {
-		char *f[6], *p = line;
+		char *f[7], *p = line;
 		int n = 0;
 		f[n++] = p;
-		while (n < 6 && (p = strchr(p, '\t'))) {
+		while (n < 7 && (p = strchr(p, '\t'))) {
 			*p++ = 0;
 			f[n++] = p;
 		}
-		if (n != 6 || !valid_job_id(f[0]))
+		if (n != 7 || !valid_job_id(f[0]))
 			continue;
 		struct ent *e = table_add(&c->t, f[0]);
 		snprintf(e->state, sizeof e->state, "%s", f[1]);
 		e->exit_code = atoi(f[2]);
 		e->signal = atoi(f[3]);
 		e->elapsed = atol(f[4]);
-		set_reason(e, f[5]);
+		e->seen = atol(f[5]);
+		set_reason(e, f[6]);
 	}
 	free(text);
 }
@@ -705,11 +707,11 @@ static void
 cache_save(const char *path, const struct cache *c)
 {
 	struct sb s = {0};
-	sb_addf(&s, "llmb-slurm-cache 1 %.3f %.3f %d\n", c->time, c->interval, c->ok);
+	sb_addf(&s, "llmb-slurm-cache 2 %.3f %.3f %d\n", c->time, c->interval, c->ok);
 	for (size_t i = 0; i < c->t.n; i++) {
 		const struct ent *e = &c->t.e[i];
-		sb_addf(&s, "%s\t%s\t%d\t%d\t%ld\t%s\n", e->id, e->state, e->exit_code, e->signal,
-		    e->elapsed, e->reason);
+		sb_addf(&s, "%s\t%s\t%d\t%d\t%ld\t%ld\t%s\n", e->id, e->state, e->exit_code,
+		    e->signal, e->elapsed, e->seen, e->reason);
 	}
 	if (write_file_atomic(path, s.buf, s.len) < 0)
 		warn("cannot write '%s': %s", path, strerror(errno));
@@ -799,11 +801,10 @@ out:
 	return ret;
 }
 
+/* Did any job appear or change state? (Jobs that left are no change.) */
 static int
 table_changed(struct table *old, struct table *cur)
 {
-	if (old->n != cur->n)
-		return 1;
 	for (size_t i = 0; i < cur->n; i++) {
 		struct ent *o = table_find(old, cur->e[i].id);
 		if (!o || strcmp(o->state, cur->e[i].state))
@@ -834,16 +835,17 @@ query_locked(const struct paths *p, struct jobinfo *jobs, int n)
 	reg_load(p->jobs, &reg);
 	cache_load(p->cache, &c);
 	for (int i = 0; i < n; i++) {
-		if (!valid_job_id(jobs[i].id))
-			continue;
-		struct ent *e = table_find(&reg.t, jobs[i].id);
+		struct ent *e = valid_job_id(jobs[i].id) ? table_find(&c.t, jobs[i].id) : NULL;
+		if (!valid_job_id(jobs[i].id) || (e && jstate_terminal(jstate_parse(e->state))))
+			continue; /* the cache still holds its final state */
+		e = table_find(&reg.t, jobs[i].id);
 		if (!e) {
 			e = table_add(&reg.t, jobs[i].id);
 			added = 1;
 		}
 		/* coarse, so that a steady poll does not rewrite the registry */
-		if (now - e->elapsed > 60)
-			e->elapsed = (long)now;
+		if (now - e->seen > 60)
+			e->seen = (long)now;
 	}
 	double interval = c.valid && !added ? c.interval : base;
 	if (reg.t.n && (!c.valid || now - c.time >= interval || now < c.time)) {
@@ -857,6 +859,13 @@ query_locked(const struct paths *p, struct jobinfo *jobs, int n)
 			if (nc.interval < base)
 				nc.interval = base;
 		}
+		for (size_t i = 0; i < nc.t.n; i++)
+			nc.t.e[i].seen = (long)now;
+		/* Keep final states a while for callers that ask once more. */
+		for (size_t i = 0; i < c.t.n; i++)
+			if (jstate_terminal(jstate_parse(c.t.e[i].state)) && !table_find(&nc.t, c.t.e[i].id) &&
+			    now - c.t.e[i].seen < STALE_WAITER_SECONDS)
+				*table_add(&nc.t, c.t.e[i].id) = c.t.e[i];
 		cache_save(p->cache, &nc);
 		free(c.t.e);
 		c = nc;
@@ -866,11 +875,12 @@ query_locked(const struct paths *p, struct jobinfo *jobs, int n)
 	for (int i = 0; i < n; i++) {
 		struct ent *e = ret < 0 || !valid_job_id(jobs[i].id) ? NULL : table_find(&c.t, jobs[i].id);
 		fill_job(&jobs[i], e);
-		if (e && jstate_terminal(jobs[i].state))
-			table_find(&reg.t, jobs[i].id)->id[0] = 0; /* reported: forget it */
+		struct ent *r = e && jstate_terminal(jobs[i].state) ? table_find(&reg.t, jobs[i].id) : NULL;
+		if (r)
+			r->id[0] = 0; /* reported: forget it */
 	}
 	for (size_t i = 0; i < reg.t.n; i++)
-		if (now - reg.t.e[i].elapsed > STALE_WAITER_SECONDS)
+		if (now - reg.t.e[i].seen > STALE_WAITER_SECONDS)
 			reg.t.e[i].id[0] = 0;
 	reg_save(p->jobs, &reg);
 	free(reg.t.e);

@@ -73,6 +73,8 @@ t_grep "failing job FAILED exit 3" "^$fail FAILED exit=3 signal=0 .*reason=NonZe
 t_grep "cancelled job CANCELLED" "^$long CANCELLED " "$TRASH/wait"
 t_grep "the job's log is where sbatch was told" "^ok$" "$W/ok.log"
 t_ok "terminal jobs left the registry" test ! -s "$C/slurm.jobs"
+"$DRV" wait "$C" "$ok" >"$TRASH/again" 2>&1
+t_grep "asking again after the final report still answers" "^$ok COMPLETED exit=0" "$TRASH/again"
 t_grep "queries are logged" "^[0-9.]+ squeue [0-9]+$" "$C/queries.log"
 
 # A dependent of a failed job is never cancelled by Slurm here: llmb must.
