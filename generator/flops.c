@@ -220,7 +220,7 @@ workload_model_flops(const struct recipes *r, const char *workload, const char *
 		diag_error(r->top, 0, 0, "no workload '%s'", workload);
 		return -1;
 	}
-	struct params p;
+	struct params p = {0};
 	struct flops f;
 	const char *g;
 	int rc = row_params(r, doc->file, w, size, gpu, &p, &g);

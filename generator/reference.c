@@ -67,12 +67,12 @@ row_inputs(const struct recipes *r, const char *file, const struct ynode *w, con
 	}
 	const struct ynode *pk = ymap_get(ymap_get(g, "peak_tflops"), dtype);
 	*peak = pk ? strtod(pk->str, NULL) : 0;
-	if (config_params(file, c, scale, yint(g, "gpus_per_node", 0), &p))
-		return -1;
-	if (params_get(&p, "seq", seq) || params_get(&p, "gbs", gbs))
-		diag_error(file, c->line, c->col, "config row has no params seq and gbs");
-	else if (!flops_eval(file, w, size, &p, f))
-		rc = 0;
+	if (!config_params(file, c, scale, yint(g, "gpus_per_node", 0), &p)) {
+		if (params_get(&p, "seq", seq) || params_get(&p, "gbs", gbs))
+			diag_error(file, c->line, c->col, "config row has no params seq and gbs");
+		else if (!flops_eval(file, w, size, &p, f))
+			rc = 0;
+	}
 	params_free(&p);
 	return rc;
 }
