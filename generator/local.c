@@ -1,3 +1,135 @@
-/* local.c: placeholder until the module lands. */
+/* local: the local executor. A job is a detached bash process in its own
+ * session (Ctrl-C of make does not reach it), identified by "local-<pid>-<start
+ * time>" so a reused pid is never mistaken for the job. Its state comes from
+ * /proc while it runs and from its exit record afterwards. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "executor.h"
-const struct executor local_executor = {"local", NULL, NULL, NULL};
+#include "util.h"
+
+/* Field 22 of /proc/PID/stat: start time in clock ticks since boot. */
+static unsigned long long
+proc_start(long pid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+	char *s = read_file(path, NULL);
+	if (!s)
+		return 0;
+	unsigned long long v = 0;
+	char *p = strrchr(s, ')');
+	for (int field = 2; p && *p; p++) {
+		if (*p == ' ' && ++field == 22) {
+			v = strtoull(p + 1, NULL, 10);
+			break;
+		}
+	}
+	free(s);
+	return v;
+}
+
+static int
+local_submit(const struct jobspec *js, char *id, size_t idlen, struct sb *err)
+{
+	int sync[2];
+	if (pipe(sync) < 0) {
+		sb_addf(err, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		sb_addf(err, "fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		close(sync[1]);
+		char c;
+		/* Wait until the parent has recorded our id. */
+		while (read(sync[0], &c, 1) < 0 && errno == EINTR)
+			;
+		close(sync[0]);
+		setsid();
+		char *jid = xasprintf("local-%ld-%llu", (long)getpid(), proc_start(getpid()));
+		setenv("LLMB_JOB_ID", jid, 1);
+		char *log = xstrdup(js->log);
+		char *pct = strstr(log, "%j");
+		if (pct) {
+			*pct = 0;
+			char *l2 = xasprintf("%s%s%s", log, jid, pct + 2);
+			free(log);
+			log = l2;
+		}
+		mkdir_p(log, 1);
+		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		int nul = open("/dev/null", O_RDONLY);
+		if (fd < 0 || nul < 0)
+			_exit(126);
+		dup2(nul, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		if (js->workdir && chdir(js->workdir) < 0)
+			_exit(126);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execlp("bash", "bash", js->script, (char *)NULL);
+		_exit(127);
+	}
+	close(sync[0]);
+	snprintf(id, idlen, "local-%ld-%llu", (long)pid, proc_start(pid));
+	/* the caller records id before the job goes on: close releases it */
+	close(sync[1]);
+	return 0;
+}
+
+static int
+local_query(const char *cache_dir, struct jobinfo *jobs, int n)
+{
+	(void)cache_dir;
+	for (int i = 0; i < n; i++) {
+		long pid = 0;
+		unsigned long long start = 0;
+		if (sscanf(jobs[i].id, "local-%ld-%llu", &pid, &start) != 2) {
+			jobs[i].state = J_VANISHED;
+			continue;
+		}
+		/* Reap our own child if it ended, so it is not a zombie. */
+		int st;
+		pid_t r = waitpid((pid_t)pid, &st, WNOHANG);
+		if (r == 0 || (r < 0 && proc_start(pid) == start && start)) {
+			jobs[i].state = J_RUNNING;
+			continue;
+		}
+		/* Gone: the job's exit record (read by run.c) says how it ended. */
+		jobs[i].state = J_VANISHED;
+		jobs[i].exit_code = -1;
+	}
+	return 0;
+}
+
+static int
+local_cancel(const char *id, struct sb *err)
+{
+	long pid;
+	unsigned long long start;
+	if (sscanf(id, "local-%ld-%llu", &pid, &start) != 2 || proc_start(pid) != start) {
+		sb_addf(err, "job %s is not running", id);
+		return -1;
+	}
+	/* The job leads its own session: signal the whole process group. */
+	if (kill(-(pid_t)pid, SIGTERM) < 0 && kill((pid_t)pid, SIGTERM) < 0) {
+		sb_addf(err, "kill %ld: %s", pid, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+const struct executor local_executor = {"local", local_submit, local_query, local_cancel};

@@ -122,6 +122,21 @@ is_path_placeholder(const char *name, size_t n)
 	return n > 5 && !strncmp(name, "repo_", 5);
 }
 
+/* The run being expanded: its text coordinates are placeholders too. */
+static const char *cur_gpu, *cur_size, *cur_dtype;
+
+static const char *
+text_placeholder(const char *name)
+{
+	if (!strcmp(name, "gpu"))
+		return cur_gpu;
+	if (!strcmp(name, "size"))
+		return cur_size;
+	if (!strcmp(name, "dtype"))
+		return cur_dtype;
+	return NULL;
+}
+
 /* Expands {name} placeholders with run values into out. */
 static int
 expand_word(const char *file, const struct ynode *w, struct vars *vs, struct sb *out)
@@ -141,6 +156,8 @@ expand_word(const char *file, const struct ynode *w, struct vars *vs, struct sb 
 		double v;
 		if (is_path_placeholder(o + 1, n)) {
 			sb_addn(out, o, n + 2);
+		} else if (text_placeholder(name)) {
+			sb_add(out, text_placeholder(name));
 		} else if (!var_lookup(vs, name, &v)) {
 			char buf[64];
 			fmt_num(buf, sizeof buf, v);
@@ -401,9 +418,12 @@ select_runs(struct wctx *w, const struct sel *s, int all)
 				found |= w->runs[j].scale == sc;
 			if (end != q + n || !found) {
 				struct sb valid = {0};
-				for (size_t j = 0; j < w->nruns; j++)
-					if (!strstr(valid.buf ? valid.buf : "", xasprintf("%ld", w->runs[j].scale)))
-						sb_addf(&valid, "%s%ld", valid.len ? " " : "", w->runs[j].scale);
+				for (size_t j = 0; j < w->nruns; j++) {
+					char b[32];
+					snprintf(b, sizeof b, "%ld", w->runs[j].scale);
+					if (!in_words(valid.buf ? valid.buf : "", b) || !valid.len)
+						sb_addf(&valid, "%s%s", valid.len ? " " : "", b);
+				}
 				fprintf(stderr, "llmb: error: SCALES: %.*s is not a configured scale of %s for this selection; valid: %s\n",
 					(int)n, q, ystr(w->wl, "workload", ""), valid.buf ? valid.buf : "none");
 				sb_free(&valid);
@@ -714,8 +734,13 @@ build_data(struct wctx *w, const struct ynode *stage, struct vars *vs)
 			cfg_line(in, "prove", pr->kids[j]->str);
 			add_output(in, xasprintf("workloads/%s/%s", wname, pr->kids[j]->str));
 		}
-		in->plan = xasprintf("task %s: %s%s", ystr(t, "name", ""), ybool(t, "gpus", 0) ? "GPU partition" : "CPU",
-				     ystr(t, "size_gb", NULL) ? xasprintf(", needs %s GB", ystr(t, "size_gb", "")) : "");
+		{
+			struct sb pl = {0};
+			sb_addf(&pl, "task %s on the %s partition", ystr(t, "name", ""), ybool(t, "gpus", 0) ? "GPU" : "CPU");
+			if (ystr(t, "size_gb", NULL))
+				sb_addf(&pl, ", needs %s GB", ystr(t, "size_gb", ""));
+			in->plan = sb_steal(&pl);
+		}
 	}
 }
 
@@ -728,6 +753,9 @@ bind_run(struct wctx *w, const struct run *r, struct vars *vs)
 	const struct ynode *gpu = gpu_find(&w->p->rec, r->gpu);
 	double gpn = (double)yint(gpu, "gpus_per_node", 8);
 	vs->n = 0;
+	cur_gpu = r->gpu;
+	cur_size = r->size;
+	cur_dtype = r->dtype;
 	var_set(vs, "scale", (double)r->scale);
 	var_set(vs, "gpus_per_node", gpn);
 	var_set(vs, "nodes", ceil((double)r->scale / gpn));
@@ -831,7 +859,7 @@ build_runs(struct wctx *w, const struct ynode *stage, struct vars *vs)
 		if (s->v[K_LOAD_CHECKPOINT_PATH])
 			steps = 1;
 		var_set(vs, "steps", steps);
-		double mf;
+		double mf = 0;
 		int fr = model_flops(w, vs, &mf);
 		if (fr == 0)
 			var_set(vs, "model_flops", mf);
@@ -890,8 +918,9 @@ build_runs(struct wctx *w, const struct ynode *stage, struct vars *vs)
 				sb_addf(&pl, " %s", kv);
 				free(kv);
 			}
-			fmt_num(buf, sizeof buf, steps);
-			cfg_line(in, "steps", buf);
+			char stepbuf[32];
+			fmt_num(stepbuf, sizeof stepbuf, steps);
+			cfg_line(in, "steps", stepbuf);
 			if (fr == 0) {
 				snprintf(buf, sizeof buf, "%.6e", mf);
 				cfg_line(in, "model_flops", buf);
@@ -908,7 +937,7 @@ build_runs(struct wctx *w, const struct ynode *stage, struct vars *vs)
 			}
 			add_secrets(in, ymap_get(w->wl, "secrets"));
 			add_secrets(in, ymap_get(train, "secrets"));
-			sb_addf(&pl, " steps=%s time=%s image=%s%s%s", buf, tl ? tl : "default", stem ? stem : "none",
+			sb_addf(&pl, " steps=%s time=%s image=%s%s%s", stepbuf, tl ? tl : "default", stem ? stem : "none",
 				profile ? " PROFILED" : "", nccl ? " NCCLTRACE" : "");
 			in->plan = sb_steal(&pl);
 			free(stem);
@@ -930,7 +959,9 @@ build_runs(struct wctx *w, const struct ynode *stage, struct vars *vs)
 			if (profile || nccl)
 				cfg_line(in, "profiled", "true");
 			add_output(in, xasprintf("workloads/%s/experiments/%s/result.json", wname, run));
-			in->plan = xasprintf("parse window %s", ystr(measure, "window", "") ? "" : "");
+			in->plan = xasprintf("parse %s log, window %s-%s (%s-based)", ystr(w->wl, "log_format", ""),
+					     win->nkids == 2 ? win->kids[0]->str : "?", win->nkids == 2 ? win->kids[1]->str : "?",
+					     ystr(measure, "indexing", "zero"));
 		}
 		free(run);
 	}

@@ -1,27 +1,857 @@
-/* run.c: placeholder until the module lands. */
+/* run: one make target = one stage instance. `llmb run ID` submits the
+ * stage's job or reattaches to the one already submitted for the same
+ * configuration, waits, decides whether it finished (scheduler state, the
+ * job's exit record, and for training the log), and only then writes the
+ * stamp make looks at. The job record is written atomically under a lock
+ * before and right after submission, so a make killed at any instant and
+ * a new make never submit the same configuration twice.
+ *
+ * Install tree state, per stage:  state/jobs/<id>/{lock,record,job.<token>.sh,
+ * started.<token>,exit.<jobid>,<jobid>.out}  and the stamp state/done/<id>. */
+#define _XOPEN_SOURCE 700
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "cmds.h"
+#include "executor.h"
+#include "jobscript.h"
+#include "plan.h"
+#include "util.h"
+
+struct ctx {
+	char top[PATH_MAX], install[PATH_MAX];
+	const char *gen;
+	const struct executor *ex;
+	int async;
+	const char *progress;       /* "3/9" */
+	const char *id;
+	char *cfg;
+	char hash[65];
+	char label[256], kind[32];
+	char *state;                /* state/jobs/<id> */
+	int lockfd;
+};
+
+static volatile sig_atomic_t interrupted;
+
+static void
+on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+static const char *
+cget(struct ctx *c, const char *key, char *buf, size_t len)
+{
+	return cfg_get(c->cfg, key, buf, len);
+}
+
+/* ---- the job record ------------------------------------------------------ */
+
+struct record {
+	char cfg[65], token[40], job[64], log[PATH_MAX], executor[16], state[24];
+	int attempt;
+	long submitted;
+};
+
+static int
+record_read(struct ctx *c, struct record *r)
+{
+	memset(r, 0, sizeof *r);
+	char *path = xasprintf("%s/record", c->state);
+	char *s = read_file(path, NULL);
+	free(path);
+	if (!s)
+		return -1;
+	char buf[PATH_MAX];
+	snprintf(r->cfg, sizeof r->cfg, "%.*s", (int)sizeof r->cfg - 1, cfg_get(s, "cfg", buf, sizeof buf) ? buf : "");
+	snprintf(r->token, sizeof r->token, "%.*s", (int)sizeof r->token - 1, cfg_get(s, "token", buf, sizeof buf) ? buf : "");
+	snprintf(r->job, sizeof r->job, "%.*s", (int)sizeof r->job - 1, cfg_get(s, "job", buf, sizeof buf) ? buf : "");
+	snprintf(r->log, sizeof r->log, "%.*s", (int)sizeof r->log - 1, cfg_get(s, "log", buf, sizeof buf) ? buf : "");
+	snprintf(r->executor, sizeof r->executor, "%.*s", (int)sizeof r->executor - 1, cfg_get(s, "executor", buf, sizeof buf) ? buf : "");
+	snprintf(r->state, sizeof r->state, "%.*s", (int)sizeof r->state - 1, cfg_get(s, "state", buf, sizeof buf) ? buf : "");
+	r->attempt = cfg_get(s, "attempt", buf, sizeof buf) ? atoi(buf) : 0;
+	r->submitted = cfg_get(s, "submitted", buf, sizeof buf) ? atol(buf) : 0;
+	free(s);
+	return 0;
+}
+
+static void
+record_write(struct ctx *c, const struct record *r)
+{
+	struct sb s = {0};
+	sb_addf(&s, "cfg=%s\ntoken=%s\njob=%s\nlog=%s\nexecutor=%s\nstate=%s\nattempt=%d\nsubmitted=%ld\n",
+		r->cfg, r->token, r->job, r->log, r->executor, r->state, r->attempt, r->submitted);
+	char *path = xasprintf("%s/record", c->state);
+	if (write_file_atomic(path, s.buf, s.len) < 0)
+		die("cannot write job record %s: %s", path, strerror(errno));
+	free(path);
+	sb_free(&s);
+}
+
+static void
+lock_stage(struct ctx *c)
+{
+	char *path = xasprintf("%s/lock", c->state);
+	c->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (c->lockfd < 0)
+		die("cannot open lock %s: %s", path, strerror(errno));
+	while (flock(c->lockfd, LOCK_EX) < 0)
+		if (errno != EINTR)
+			die("flock %s: %s", path, strerror(errno));
+	free(path);
+}
+
+static void
+unlock_stage(struct ctx *c)
+{
+	if (c->lockfd >= 0)
+		close(c->lockfd);
+	c->lockfd = -1;
+}
+
+/* ---- outcomes ---------------------------------------------------------------- */
+
+static char *
+log_path(const char *pattern, const char *job)
+{
+	const char *p = strstr(pattern, "%j");
+	if (!p)
+		return xstrdup(pattern);
+	return xasprintf("%.*s%s%s", (int)(p - pattern), pattern, job, p + 2);
+}
+
+static void
+print_tail(const char *path, int lines)
+{
+	size_t len;
+	char *s = read_file(path, &len);
+	if (!s) {
+		fprintf(stderr, "    (no log at %s)\n", path);
+		return;
+	}
+	size_t i = len;
+	int n = 0;
+	while (i > 0 && n <= lines)
+		if (s[--i] == '\n' && i + 1 < len)
+			n++;
+	if (n > lines)
+		i++;
+	fprintf(stderr, "    last lines of %s:\n", path);
+	for (char *line = s + i; *line;) {
+		size_t l = strcspn(line, "\n");
+		fprintf(stderr, "    | %.*s\n", (int)(l > 200 ? 200 : l), line);
+		line += l + (line[l] == '\n');
+	}
+	free(s);
+}
+
+/* Exit status from the job's own record, or -1 when there is none. */
+static int
+exit_status(struct ctx *c, const char *job)
+{
+	char *path = xasprintf("%s/exit.%s", c->state, job);
+	char *s = read_file(path, NULL), buf[32];
+	free(path);
+	int st = s && cfg_get(s, "status", buf, sizeof buf) ? atoi(buf) : -1;
+	free(s);
+	return st;
+}
+
+/* The log shows the final iteration of the run: "iteration N/N" with the
+ * recipe's last index (NeMo counts from zero). */
+static int
+log_reached_final(struct ctx *c, const char *log)
+{
+	char buf[32];
+	long steps = cget(c, "steps", buf, sizeof buf) ? atol(buf) : 50;
+	char *needle = xasprintf("iteration %ld/%ld", steps - 1, steps - 1);
+	char *needle1 = xasprintf("iteration %8ld/%8ld", steps, steps);
+	char *needle2 = xasprintf("completed step: %ld,", steps - 1);
+	char *s = read_file(log, NULL);
+	int hit = s && (strstr(s, needle) || strstr(s, needle1) || strstr(s, needle2));
+	free(s);
+	free(needle);
+	free(needle1);
+	free(needle2);
+	return hit;
+}
+
+static int
+outputs_ok(struct ctx *c, struct sb *why)
+{
+	size_t n;
+	char **outs = cfg_values(c->cfg, "output", &n);
+	int ok = 1;
+	for (size_t i = 0; i < n; i++) {
+		char *p = xasprintf("%s/%s", c->install, outs[i]);
+		struct stat st;
+		/* train.done is written by llmb itself below */
+		if (!strstr(outs[i], "/train.done") && (stat(p, &st) < 0 || (S_ISREG(st.st_mode) && st.st_size == 0))) {
+			if (ok)
+				sb_addf(why, "missing or empty output %s", p);
+			ok = 0;
+		}
+		free(p);
+		free(outs[i]);
+	}
+	free(outs);
+	return ok;
+}
+
+static void
+write_stamp(struct ctx *c, const char *job, const char *note)
+{
+	struct sb s = {0};
+	sb_addf(&s, "cfg=%s\njob=%s\ntime=%ld\n", c->hash, job ? job : "", (long)time(NULL));
+	if (note)
+		sb_addf(&s, "note=%s\n", note);
+	char *path = xasprintf("%s/state/done/%s", c->install, c->id);
+	if (write_file_atomic(path, s.buf, s.len) < 0)
+		die("cannot write stamp %s: %s", path, strerror(errno));
+	free(path);
+	sb_free(&s);
+}
+
+/* Writes the run's record next to its log for parse and report. */
+static void
+write_train_done(struct ctx *c, const struct record *r, const char *log, const char *note)
+{
+	char run[256], w[128], img[256];
+	cget(c, "run", run, sizeof run);
+	cget(c, "workload", w, sizeof w);
+	struct sb s = {0};
+	sb_addf(&s, "job=%s\nlog=%s\ncfg=%s\nimage=%s\nexecutor=%s\n", r->job, log, c->hash,
+		cget(c, "image", img, sizeof img) ? img : "none", r->executor);
+	if (note)
+		sb_addf(&s, "note=%s\n", note);
+	char *path = xasprintf("%s/workloads/%s/experiments/%s/train.done", c->install, w, run);
+	if (write_file_atomic(path, s.buf, s.len) < 0)
+		die("cannot write %s: %s", path, strerror(errno));
+	free(path);
+	sb_free(&s);
+}
+
+static const char *
+fmt_elapsed(long s, char *buf, size_t len)
+{
+	if (s < 0)
+		snprintf(buf, len, "?");
+	else
+		snprintf(buf, len, "%02ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+	return buf;
+}
+
+/* ---- submit, wait, decide ------------------------------------------------------ */
+
+static void
+new_token(char out[40])
+{
+	unsigned char b[8] = {0};
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || read(fd, b, sizeof b) != (ssize_t)sizeof b) {
+		unsigned long long t = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 32);
+		memcpy(b, &t, sizeof b);
+	}
+	if (fd >= 0)
+		close(fd);
+	for (int i = 0; i < 8; i++)
+		snprintf(out + 2 * i, 3, "%02x", b[i]);
+}
+
+/* afterok:<ids> of upstream jobs that have not finished (ASYNC mode). */
+static char *
+upstream_dependency(struct ctx *c)
+{
+	size_t n;
+	char **after = cfg_values(c->cfg, "after", &n);
+	struct sb dep = {0};
+	for (size_t i = 0; i < n; i++) {
+		char *id = xstrndup(after[i], strcspn(after[i], " "));
+		char *stamp = xasprintf("%s/state/done/%s", c->install, id);
+		char *rec = xasprintf("%s/state/jobs/%s/record", c->install, id);
+		char *s = file_exists(stamp) ? NULL : read_file(rec, NULL);
+		char buf[64];
+		if (s && cfg_get(s, "job", buf, sizeof buf) && *buf)
+			sb_addf(&dep, "%s%s", dep.len ? ":" : "afterok:", buf);
+		free(s);
+		free(rec);
+		free(stamp);
+		free(id);
+		free(after[i]);
+	}
+	free(after);
+	return dep.len ? sb_steal(&dep) : NULL;
+}
+
+static int
+submit(struct ctx *c, struct record *r, int attempt)
+{
+	char token[40];
+	new_token(token);
+	struct jobctx jc = {c->top, c->gen, c->install, c->cfg, token, c->state};
+	struct sb script = {0}, err = {0};
+	if (jobscript_render(&jc, &script, &err)) {
+		fprintf(stderr, "llmb run: error: %s: %s\n", c->id, err.buf);
+		return -1;
+	}
+	char *spath = xasprintf("%s/job.%s.sh", c->state, token);
+	if (write_file_atomic(spath, script.buf, script.len) < 0)
+		die("cannot write %s: %s", spath, strerror(errno));
+	char run[256], w[128], buf[64];
+	char *logpat;
+	if (cget(c, "run", run, sizeof run) && !strcmp(c->kind, "train")) {
+		cget(c, "workload", w, sizeof w);
+		char *dir = xasprintf("%s/workloads/%s/experiments/%s", c->install, w, run);
+		mkdir_p(dir, 0);
+		logpat = xasprintf("%s/log-%s_%s_%%j.out", dir, w, run);
+		free(dir);
+	} else {
+		logpat = xasprintf("%s/%%j.out", c->state);
+	}
+	/* Recorded before sbatch: a crash from here on leaves a token that
+	 * identifies the job (its name and its started marker). */
+	memset(r, 0, sizeof *r);
+	memcpy(r->cfg, c->hash, sizeof r->cfg);
+	snprintf(r->token, sizeof r->token, "%s", token);
+	snprintf(r->log, sizeof r->log, "%s", logpat);
+	snprintf(r->executor, sizeof r->executor, "%s", c->ex->name);
+	snprintf(r->state, sizeof r->state, "submitting");
+	r->attempt = attempt;
+	r->submitted = (long)time(NULL);
+	record_write(c, r);
+	char *jobname = xasprintf("llmb.%s.%s", c->id, token);
+	size_t nsec;
+	char **secrets = cfg_values(c->cfg, "secret", &nsec);
+	secrets = xrealloc(secrets, (nsec + 1) * sizeof *secrets);
+	secrets[nsec] = NULL;
+	char nodes[16] = "1", tpn[16] = "1", gpn[16] = "0", tl[32], gpus[8];
+	cget(c, "nodes", nodes, sizeof nodes);
+	cget(c, "ntasks_per_node", tpn, sizeof tpn);
+	cget(c, "gpus_per_node", gpn, sizeof gpn);
+	const char *env_gpn = getenv("SBATCH_GPUS_PER_NODE");
+	char *dep = c->async ? upstream_dependency(c) : NULL;
+	char wd[PATH_MAX];
+	snprintf(wd, sizeof wd, "%s", c->install);
+	int cpu_only = strcmp(c->kind, "train") && !(cget(c, "gpus", gpus, sizeof gpus) && !strcmp(gpus, "true"));
+	struct jobspec js = {
+		.stage = c->id, .script = spath, .log = logpat, .workdir = wd, .job_name = jobname,
+		.nodes = atoi(nodes), .ntasks_per_node = atoi(tpn),
+		.gpus_per_node = cpu_only ? 0 : (env_gpn && *env_gpn ? atoi(env_gpn) : atoi(gpn)),
+		.cpu_only = cpu_only, .exclusive = !strcmp(c->kind, "train") && atoi(gpn) > 0,
+		.time_limit = cget(c, "time_limit", tl, sizeof tl), .dependency = dep,
+		.extra = !strcmp(c->kind, "train") ? getenv("ADDITIONAL_SLURM_PARAMS") : NULL,
+		.env_pass = (const char *const *)secrets,
+	};
+	char id[64];
+	int rc = c->ex->submit(&js, id, sizeof id, &err);
+	if (rc == 0) {
+		snprintf(r->job, sizeof r->job, "%s", id);
+		snprintf(r->state, sizeof r->state, "submitted");
+		record_write(c, r);
+		char *lp = log_path(logpat, id);
+		printf("[%s] %s: submitted job %s (%s), log %s%s%s\n", c->progress, c->label, id, c->ex->name, lp,
+		       dep ? ", after " : "", dep ? dep + 8 : "");
+		free(lp);
+	} else {
+		snprintf(r->state, sizeof r->state, "submit-failed");
+		record_write(c, r);
+		fprintf(stderr, "llmb run: error: %s: submission failed: %s\n", c->id, err.buf ? err.buf : "");
+	}
+	(void)buf;
+	for (size_t i = 0; i < nsec; i++)
+		free(secrets[i]);
+	free(secrets);
+	free(dep);
+	free(jobname);
+	free(logpat);
+	free(spath);
+	sb_free(&script);
+	sb_free(&err);
+	fflush(stdout);
+	return rc;
+}
+
+/* A record that says "submitting" without a job id: the submitting process
+ * died around sbatch. The job, if it exists, is found through the marker
+ * its script writes when it starts, or through its unique name. */
+static void
+recover_submission(struct ctx *c, struct record *r)
+{
+	char *marker = xasprintf("%s/started.%s", c->state, r->token);
+	char *s = read_file(marker, NULL);
+	free(marker);
+	if (s) {
+		snprintf(r->job, sizeof r->job, "%.*s", (int)strcspn(s, "\n"), s);
+		free(s);
+	} else if (!strcmp(r->executor, "slurm")) {
+		char *name = xasprintf("llmb.%s.%s", c->id, r->token);
+		char *cmd = xasprintf("squeue -h -t all -o %%i -n '%s' 2>/dev/null", name);
+		FILE *f = popen(cmd, "r");
+		char buf[64] = "";
+		if (f && fgets(buf, sizeof buf, f))
+			snprintf(r->job, sizeof r->job, "%.*s", (int)strcspn(buf, "\n"), buf);
+		if (f)
+			pclose(f);
+		free(cmd);
+		free(name);
+	}
+	if (*r->job) {
+		snprintf(r->state, sizeof r->state, "submitted");
+		record_write(c, r);
+		printf("[%s] %s: found job %s of an interrupted submission\n", c->progress, c->label, r->job);
+	}
+}
+
+static int
+in_retry_list(struct ctx *c, enum jstate s)
+{
+	size_t n;
+	char **on = cfg_values(c->cfg, "retry_on", &n);
+	int hit = 0;
+	for (size_t i = 0; i < n; i++) {
+		hit |= jstate_parse(on[i]) == s;
+		free(on[i]);
+	}
+	free(on);
+	return hit;
+}
+
+enum outcome { O_DONE, O_FAILED, O_RETRY, O_WAITING };
+
+/* Decides from the three signals: scheduler state, exit record, log. */
+static enum outcome
+decide(struct ctx *c, struct record *r, struct jobinfo *ji)
+{
+	char *log = log_path(r->log, r->job);
+	int st = exit_status(c, r->job);
+	enum jstate s = ji->state;
+	const char *note = NULL;
+	int ok = 0;
+	if (s == J_VANISHED)
+		s = st == 0 ? J_COMPLETED : st > 0 ? J_FAILED : J_VANISHED;
+	if (s == J_COMPLETED)
+		ok = st == 0 || (st < 0 && ji->exit_code == 0);
+	if (!strcmp(c->kind, "train") && !ok && (s == J_TIMEOUT || s == J_CANCELLED || s == J_COMPLETED) &&
+	    log_reached_final(c, log)) {
+		ok = 1;
+		note = s == J_TIMEOUT ? "completed, then killed at the time limit" : "completed, then cancelled";
+	}
+	struct sb why = {0};
+	if (ok && !outputs_ok(c, &why))
+		ok = 0;
+	if (ok) {
+		if (!strcmp(c->kind, "train"))
+			write_train_done(c, r, log, note);
+		write_stamp(c, r->job, note);
+		snprintf(r->state, sizeof r->state, "done");
+		record_write(c, r);
+		printf("[%s] %s: done (job %s%s%s)\n", c->progress, c->label, r->job, note ? ", " : "", note ? note : "");
+		free(log);
+		sb_free(&why);
+		return O_DONE;
+	}
+	char el[32], buf[16];
+	fprintf(stderr, "llmb: [%s] %s FAILED\n    job %s (%s), state %s%s%s, exit code %s, elapsed %s\n    log %s\n",
+		c->progress, c->label, r->job, r->executor, jstate_name(s), *ji->reason ? " " : "", ji->reason,
+		st >= 0 ? (snprintf(buf, sizeof buf, "%d", st), buf) : ji->exit_code >= 0 ? (snprintf(buf, sizeof buf, "%d", ji->exit_code), buf) : "unknown",
+		fmt_elapsed(ji->elapsed, el, sizeof el), log);
+	if (why.len)
+		fprintf(stderr, "    %s\n", why.buf);
+	print_tail(log, 10);
+	snprintf(r->state, sizeof r->state, "failed");
+	record_write(c, r);
+	sb_free(&why);
+	free(log);
+	cget(c, "retry_count", buf, sizeof buf);
+	if (in_retry_list(c, s) && r->attempt <= atoi(buf)) {
+		fprintf(stderr, "    retrying: %s allows %s more attempt(s)\n", jstate_name(s), buf);
+		return O_RETRY;
+	}
+	return O_FAILED;
+}
+
+static long
+poll_seconds(struct ctx *c)
+{
+	const char *e = getenv("LLMB_POLL_SECONDS");
+	if (e && atol(e) > 0)
+		return atol(e);
+	return strcmp(c->ex->name, "local") ? 10 : 1;
+}
+
+static enum outcome
+wait_job(struct ctx *c, struct record *r)
+{
+	enum jstate last = (enum jstate)-1;
+	char *cache = xasprintf("%s/state/executor", c->install);
+	mkdir_p(cache, 0);
+	for (;;) {
+		struct jobinfo ji;
+		memset(&ji, 0, sizeof ji);
+		snprintf(ji.id, sizeof ji.id, "%s", r->job);
+		ji.exit_code = -1;
+		ji.elapsed = -1;
+		c->ex->query(cache, &ji, 1);
+		if (ji.state == J_PENDING && strstr(ji.reason, "DependencyNeverSatisfied")) {
+			struct sb err = {0};
+			c->ex->cancel(r->job, &err);
+			fprintf(stderr, "llmb: [%s] %s: job %s can never start (an upstream job failed): cancelled\n",
+				c->progress, c->label, r->job);
+			sb_free(&err);
+			snprintf(r->state, sizeof r->state, "failed");
+			record_write(c, r);
+			free(cache);
+			return O_FAILED;
+		}
+		if (jstate_terminal(ji.state)) {
+			free(cache);
+			return decide(c, r, &ji);
+		}
+		if (ji.state != last) {
+			char el[32];
+			char *log = log_path(r->log, r->job);
+			long e = ji.elapsed >= 0 ? ji.elapsed : (long)time(NULL) - r->submitted;
+			printf("[%s] %s: %s %s, job %s, log %s\n", c->progress, c->label, jstate_name(ji.state),
+			       fmt_elapsed(e, el, sizeof el), r->job, log);
+			fflush(stdout);
+			free(log);
+			last = ji.state;
+		}
+		if (c->async) {
+			free(cache);
+			return O_WAITING;
+		}
+		for (long t = poll_seconds(c) * 10; t > 0 && !interrupted; t--)
+			nanosleep(&(struct timespec){0, 100000000}, NULL);
+		if (interrupted) {
+			fprintf(stderr, "llmb: interrupted: job %s (%s) keeps running; run the same make command again to "
+				"reattach, or `make cancel` with the same variables to cancel it\n", r->job, c->label);
+			free(cache);
+			exit(130);
+		}
+	}
+}
+
+static int
+run_job(struct ctx *c)
+{
+	c->state = xasprintf("%s/state/jobs/%s", c->install, c->id);
+	mkdir_p(c->state, 0);
+	lock_stage(c);
+	struct record r;
+	int have = record_read(c, &r) == 0 && !strcmp(r.cfg, c->hash);
+	if (have && !strcmp(r.executor, "") )
+		have = 0;
+	if (have) {
+		const struct executor *rex = executor_find(r.executor);
+		if (rex)
+			c->ex = rex; /* a job is watched by the executor that ran it */
+		if (!*r.job && *r.token)
+			recover_submission(c, &r);
+	}
+	int attempt = have ? r.attempt : 0;
+	enum outcome o;
+	if (have && *r.job && strcmp(r.state, "failed") && strcmp(r.state, "submit-failed")) {
+		printf("[%s] %s: attached to job %s\n", c->progress, c->label, r.job);
+		unlock_stage(c);
+		o = wait_job(c, &r);
+	} else {
+		if (have && !strcmp(r.state, "failed"))
+			printf("[%s] %s: previous job %s failed; submitting again\n", c->progress, c->label, r.job);
+		if (submit(c, &r, attempt + 1)) {
+			unlock_stage(c);
+			return 1;
+		}
+		unlock_stage(c);
+		o = wait_job(c, &r);
+	}
+	while (o == O_RETRY) {
+		lock_stage(c);
+		if (submit(c, &r, r.attempt + 1)) {
+			unlock_stage(c);
+			return 1;
+		}
+		unlock_stage(c);
+		o = wait_job(c, &r);
+	}
+	return o == O_FAILED ? 1 : 0;
+}
+
+/* ---- in-process stages: parse and report ------------------------------------ */
+
+static int
+run_parse(struct ctx *c)
+{
+	char w[128], run[256], win[64], fmt[32], steps[32];
+	cget(c, "workload", w, sizeof w);
+	cget(c, "run", run, sizeof run);
+	char *dir = xasprintf("%s/workloads/%s/experiments/%s", c->install, w, run);
+	char *done = xasprintf("%s/train.done", dir);
+	char *td = read_file(done, NULL), logb[PATH_MAX];
+	if (!td || !cfg_get(td, "log", logb, sizeof logb)) {
+		if (c->async) {
+			printf("[%s] %s: waiting for the training job\n", c->progress, c->label);
+			free(td); free(done); free(dir);
+			return 0;
+		}
+		fprintf(stderr, "llmb run: error: %s: no finished training run in %s\n", c->id, dir);
+		free(td); free(done); free(dir);
+		return 1;
+	}
+	char *res = xasprintf("--result=%s/result.json", dir);
+	char *wopt = xasprintf("--window=%s", cget(c, "window", win, sizeof win) ? win : "35-44");
+	char *fopt = xasprintf("--log-format=%s", cget(c, "log_format", fmt, sizeof fmt) ? fmt : "auto");
+	char *sopt = xasprintf("--steps=%s", cget(c, "steps", steps, sizeof steps) ? steps : "50");
+	char *argv[] = {"parse", "--format=table", wopt, fopt, sopt, res, logb, NULL};
+	int rc = cmd_parse(7, argv);
+	if (rc == 0)
+		write_stamp(c, NULL, NULL);
+	else
+		fprintf(stderr, "llmb: [%s] %s: the run did not succeed; see %s\n", c->progress, c->label, logb);
+	free(res); free(wopt); free(fopt); free(sopt); free(td); free(done); free(dir);
+	return rc ? 1 : 0;
+}
+
+static int
+run_report(struct ctx *c)
+{
+	char w[128], g[64], s[64], d[64], tol[32], rep[256];
+	cget(c, "workload", w, sizeof w);
+	cget(c, "gpu", g, sizeof g);
+	cget(c, "size", s, sizeof s);
+	cget(c, "dtype", d, sizeof d);
+	cget(c, "report", rep, sizeof rep);
+	char *out = xasprintf("%s/workloads/%s/reports/%s", c->install, w, rep);
+	char *outopt = xasprintf("--out=%s", out);
+	char *topopt = xasprintf("--top=%s", c->top);
+	char *tolopt = xasprintf("--tolerance=%s", cget(c, "tolerance_pct", tol, sizeof tol) ? tol : "5");
+	char *expdir = xasprintf("%s/workloads/%s/experiments", c->install, w);
+	char *argv[] = {"report", topopt, tolopt, outopt, "--workload", w, "--gpu", g, "--size", s, "--dtype", d, expdir, NULL};
+	mkdir_p(out, 1);
+	int rc = cmd_report(13, argv);
+	if (rc == 0)
+		write_stamp(c, NULL, NULL);
+	free(out); free(outopt); free(topopt); free(tolopt); free(expdir);
+	return rc ? 1 : 0;
+}
+
+/* ---- commands ------------------------------------------------------------------ */
+
+static const struct executor *
+default_executor(void)
+{
+	const char *e = getenv("EXECUTOR");
+	if (e && *e) {
+		const struct executor *ex = executor_find(e);
+		if (!ex)
+			die("EXECUTOR=%s: expected local or slurm", e);
+		return ex;
+	}
+	/* slurm when a controller answers */
+	pid_t pid = fork();
+	if (pid == 0) {
+		int nul = open("/dev/null", O_WRONLY);
+		dup2(nul, 1);
+		dup2(nul, 2);
+		execlp("scontrol", "scontrol", "ping", (char *)NULL);
+		_exit(127);
+	}
+	int st = 1;
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	return pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? &slurm_executor : &local_executor;
+}
+
+static void
+common_paths(struct ctx *c, const char *top, const char *install)
+{
+	if (!realpath(top, c->top))
+		die("%s: %s", top, strerror(errno));
+	mkdir_p(install, 0);
+	if (!realpath(install, c->install))
+		die("%s: %s", install, strerror(errno));
+}
+
 int
 cmd_run(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "llmb: cmd_run: not built yet\n");
-	return 2;
+	struct ctx c = {.gen = "build/gen", .lockfd = -1};
+	const char *top = ".", *install = getenv("LLMB_INSTALL") ? getenv("LLMB_INSTALL") : "install";
+	int i = 1;
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "--async"))
+			c.async = 1;
+		else if (i + 1 < argc && !strcmp(argv[i], "--top"))
+			top = argv[++i];
+		else if (i + 1 < argc && !strcmp(argv[i], "--gen"))
+			c.gen = argv[++i];
+		else if (i + 1 < argc && !strcmp(argv[i], "--install"))
+			install = argv[++i];
+		else
+			break;
+	}
+	if (argc - i == 1) {
+		c.progress = "-";
+		c.id = argv[i];
+	} else if (argc - i == 2) {
+		c.progress = argv[i];
+		c.id = argv[i + 1];
+	} else {
+		fprintf(stderr, "usage: llmb run [--top DIR] [--gen DIR] [--install DIR] [--async] [K/N] STAGE-ID\n");
+		return 2;
+	}
+	if (getenv("ASYNC") && *getenv("ASYNC") && strcmp(getenv("ASYNC"), "0"))
+		c.async = 1;
+	common_paths(&c, top, install);
+	char *path = xasprintf("%s/cfg/%s", c.gen, c.id);
+	size_t len;
+	c.cfg = read_file(path, &len);
+	if (!c.cfg)
+		die("no configuration %s: %s", path, strerror(errno));
+	free(path);
+	sha256_hex(c.cfg, len, c.hash);
+	cget(&c, "kind", c.kind, sizeof c.kind);
+	cget(&c, "label", c.label, sizeof c.label);
+	struct sigaction sa = {0};
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	int rc;
+	/* An identical configuration whose outputs exist was done before the
+	 * generated files were lost: refresh the stamp, run nothing. */
+	char *stamp = xasprintf("%s/state/done/%s", c.install, c.id);
+	char *old = read_file(stamp, NULL), buf[80];
+	struct sb why = {0};
+	if (old && cfg_get(old, "cfg", buf, sizeof buf) && !strcmp(buf, c.hash) && outputs_ok(&c, &why) &&
+	    !getenv("LLMB_FORCE")) {
+		utimensat(AT_FDCWD, stamp, NULL, 0);
+		rc = 0;
+	} else if (!strcmp(c.kind, "parse")) {
+		rc = run_parse(&c);
+	} else if (!strcmp(c.kind, "report")) {
+		rc = run_report(&c);
+	} else {
+		c.ex = default_executor();
+		rc = run_job(&c);
+	}
+	sb_free(&why);
+	free(old);
+	free(stamp);
+	free(c.cfg);
+	free(c.state);
+	return rc;
 }
+
+/* llmb status: one line per selected stage: done, stale, running, failed. */
 int
 cmd_status(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "llmb: cmd_status: not built yet\n");
-	return 2;
+	const char *top = ".", *install = getenv("LLMB_INSTALL") ? getenv("LLMB_INSTALL") : "install";
+	for (int i = 1; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--top"))
+			top = argv[i + 1];
+		else if (!strcmp(argv[i], "--install"))
+			install = argv[i + 1];
+	}
+	struct sel s;
+	sel_from_env(&s);
+	struct plan p;
+	if (plan_build(&p, top, &s, 0)) {
+		plan_free(&p);
+		return 2;
+	}
+	int counts[4] = {0};
+	static const char *const names[] = {"done", "stale", "running", "failed"};
+	for (size_t i = 0; i < p.n; i++) {
+		struct inst *in = &p.v[i];
+		char *stamp = xasprintf("%s/state/done/%s", install, in->id);
+		char *rec = xasprintf("%s/state/jobs/%s/record", install, in->id);
+		char *st = read_file(stamp, NULL), *rs = read_file(rec, NULL), b1[80], b2[64], b3[PATH_MAX], b4[32];
+		int k = 1;
+		struct sb line = {0};
+		if (st && cfg_get(st, "cfg", b1, sizeof b1) && !strcmp(b1, in->hash)) {
+			k = 0;
+			sb_addf(&line, "done%s%s", cfg_get(st, "job", b2, sizeof b2) && *b2 ? ", job " : "", *b2 ? b2 : "");
+		} else if (rs && cfg_get(rs, "cfg", b1, sizeof b1) && !strcmp(b1, in->hash) && cfg_get(rs, "state", b4, sizeof b4)) {
+			cfg_get(rs, "job", b2, sizeof b2);
+			char *log = cfg_get(rs, "log", b3, sizeof b3) ? log_path(b3, b2) : xstrdup("?");
+			if (!strcmp(b4, "failed") || !strcmp(b4, "submit-failed")) {
+				k = 3;
+				sb_addf(&line, "failed, job %s, log %s", b2, log);
+			} else if (strcmp(b4, "done")) {
+				k = 2;
+				sb_addf(&line, "submitted/running, job %s, log %s", b2, log);
+			} else {
+				sb_addf(&line, "stale: output changed since job %s", b2);
+			}
+			free(log);
+		} else {
+			sb_add(&line, st ? "stale: configuration changed" : "stale: never run");
+		}
+		counts[k]++;
+		printf("%-52s %s\n", in->id, line.buf);
+		sb_free(&line);
+		free(st);
+		free(rs);
+		free(stamp);
+		free(rec);
+	}
+	printf("%d done, %d stale, %d running, %d failed\n", counts[0], counts[1], counts[2], counts[3]);
+	(void)names;
+	plan_free(&p);
+	return 0;
 }
+
+/* llmb cancel: cancels the unfinished jobs of the selected stages. */
 int
 cmd_cancel(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "llmb: cmd_cancel: not built yet\n");
-	return 2;
+	const char *top = ".", *install = getenv("LLMB_INSTALL") ? getenv("LLMB_INSTALL") : "install";
+	for (int i = 1; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--top"))
+			top = argv[i + 1];
+		else if (!strcmp(argv[i], "--install"))
+			install = argv[i + 1];
+	}
+	struct sel s;
+	sel_from_env(&s);
+	struct plan p;
+	if (plan_build(&p, top, &s, 0)) {
+		plan_free(&p);
+		return 2;
+	}
+	int n = 0, rc = 0;
+	for (size_t i = 0; i < p.n; i++) {
+		char *rec = xasprintf("%s/state/jobs/%s/record", install, p.v[i].id);
+		char *rs = read_file(rec, NULL), job[64], ex[16], st[32];
+		if (rs && cfg_get(rs, "job", job, sizeof job) && *job && cfg_get(rs, "executor", ex, sizeof ex) &&
+		    cfg_get(rs, "state", st, sizeof st) && !strcmp(st, "submitted") && executor_find(ex)) {
+			struct sb err = {0};
+			if (executor_find(ex)->cancel(job, &err) == 0) {
+				printf("cancelled job %s (%s)\n", job, p.v[i].id);
+				n++;
+			} else {
+				fprintf(stderr, "llmb cancel: %s: %s\n", p.v[i].id, err.buf);
+				rc = 1;
+			}
+			sb_free(&err);
+		}
+		free(rs);
+		free(rec);
+	}
+	printf("%d job(s) cancelled\n", n);
+	plan_free(&p);
+	return rc;
 }

@@ -146,7 +146,7 @@ valid_sha(const char *s)
 static int
 valid_expr(const char *s)
 {
-	return *s && all_chars(s, " ._+-*/^()");
+	return *s && all_chars(s, " ._+-*/^(),");
 }
 
 static int check(const char *file, const struct ynode *n, const struct ytype *t);
