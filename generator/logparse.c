@@ -20,11 +20,13 @@
 #include "logparse.h"
 #include "util.h"
 
-#define BUFSZ (1024 * 1024)
+#define BUFSZ (256 * 1024)
 #define ERR_MAX 240 /* bytes kept of the first error line */
 
 /* Lines worth parsing: a line is handed to on_line() when it contains one of
- * these. Errors are the lines that explain a failed run. */
+ * these. All are at least WM_M bytes long, which is what makes the scan
+ * fast; the short, generic error words ("Error", "error:") are looked for
+ * in a second pass, only in logs that did not succeed. */
 enum trig_kind { T_STEP, T_CKPT, T_CANCEL, T_ERROR };
 static const struct trig {
 	const char *s;
@@ -32,79 +34,148 @@ static const struct trig {
 } trig[] = {
 	{"train_step_timing in s:", T_STEP},
 	{"completed step:", T_STEP},
-	{"Step Time :", T_STEP},
+	{"GPU utilization:", T_STEP}, /* mbridge "Step Time : ..." */
 	{"elapsed time per iteration (ms):", T_STEP},
 	{"Global Checkpoint Save", T_CKPT},
 	{"Global Checkpoint Load", T_CKPT},
 	{"successfully saved checkpoint", T_CKPT},
 	{"save-checkpoint", T_CKPT},
 	{"load-checkpoint", T_CKPT},
-	{"CANCELLED AT", T_CANCEL},
+	{"CANCELLED AT 2", T_CANCEL},
 	{"Watchdog caught collective operation timeout", T_ERROR},
 	{"expecting 1 got 0", T_ERROR},
 	{"Traceback (most recent call last)", T_ERROR},
 	{"CUDA out of memory", T_ERROR},
 	{"Segmentation fault", T_ERROR},
-	{"Error: ", T_ERROR},
-	{" error: ", T_ERROR},
 };
 #define NTRIG (sizeof trig / sizeof *trig)
+static const char *const generic_errors[] = {"Error", "error:", "ERROR"};
 
-/* Wu-Manber tables over 2-byte blocks of the first WM_M bytes of each
- * trigger: shift[] says how far the scan may jump, head[]/next[] list the
- * triggers whose prefix ends in a given block. */
-#define WM_M 7
-static unsigned char wm_shift[65536];
-static signed char wm_head[65536];
+/* Wu-Manber tables over hashed 3-byte blocks of the first WM_M bytes of
+ * each trigger: shift[] says how far the scan may jump, head[]/next[] list
+ * the triggers whose prefix ends in a given block. */
+#define WM_M 14
+#define WM_BITS 14
+static unsigned char wm_shift[1 << WM_BITS];
+static signed char wm_head[1 << WM_BITS];
 static signed char wm_next[NTRIG];
+static size_t trig_len[NTRIG];
 static int wm_ready;
 
 static unsigned
 blk(const unsigned char *p)
 {
-	return (unsigned)p[0] << 8 | p[1];
+	return ((unsigned)p[0] << 7 ^ (unsigned)p[1] << 4 ^ p[2]) & ((1u << WM_BITS) - 1);
 }
 
 static void
 wm_init(void)
 {
-	memset(wm_shift, WM_M - 1, sizeof wm_shift);
+	memset(wm_shift, WM_M - 2, sizeof wm_shift);
 	memset(wm_head, -1, sizeof wm_head);
 	for (size_t i = 0; i < NTRIG; i++) {
 		const unsigned char *s = (const unsigned char *)trig[i].s;
-		for (int j = 1; j < WM_M; j++) {
-			unsigned h = blk(s + j - 1);
+		trig_len[i] = strlen(trig[i].s);
+		for (int j = 2; j < WM_M; j++) {
+			unsigned h = blk(s + j - 2);
 			if (wm_shift[h] > WM_M - 1 - j)
 				wm_shift[h] = (unsigned char)(WM_M - 1 - j);
 		}
-		unsigned h = blk(s + WM_M - 2);
+		unsigned h = blk(s + WM_M - 3);
 		wm_next[i] = wm_head[h];
 		wm_head[h] = (signed char)i;
 	}
 	wm_ready = 1;
 }
 
-/* Offset of the first trigger in t[from, n), or n. */
-static size_t
-wm_find(const unsigned char *t, size_t n, size_t from)
+/* Does a trigger start at t[st] (its prefix ends in block h)? */
+static int
+wm_verify(const unsigned char *t, size_t n, size_t st, unsigned h)
 {
-	size_t pos = from + WM_M - 1;
-	while (pos < n) {
-		unsigned h = blk(t + pos - 1);
+	for (int k = wm_head[h]; k >= 0; k = wm_next[k]) {
+		size_t len = trig_len[k];
+		if (st + len <= n && !memcmp(t + st, trig[k].s, len))
+			return 1;
+	}
+	return 0;
+}
+
+/* Offset of the first trigger starting in t[from, to), or n; the scan may
+ * look at bytes up to n. */
+static size_t
+wm_find1(const unsigned char *t, size_t n, size_t from, size_t to)
+{
+	size_t pos = from + WM_M - 1, lim = to + WM_M - 1 < n ? to + WM_M - 1 : n;
+	while (pos < lim) {
+		unsigned h = blk(t + pos - 2);
 		unsigned s = wm_shift[h];
 		if (s) {
 			pos += s;
-			continue;
+		} else {
+			if (wm_verify(t, n, pos - (WM_M - 1), h))
+				return pos - (WM_M - 1);
+			pos++;
 		}
-		size_t st = pos - (WM_M - 1);
-		for (int k = wm_head[h]; k >= 0; k = wm_next[k]) {
-			size_t len = strlen(trig[k].s);
-			if (st + len <= n && !memcmp(t + st, trig[k].s, len))
-				return st;
-		}
-		pos++;
 	}
 	return n;
+}
+
+/* Offset of the first trigger in t[from, n), or n. Each step of a
+ * Wu-Manber scan waits for the table load of the step before, so big
+ * regions are cut in WM_K slices scanned in lockstep: independent chains
+ * the CPU overlaps. The first slice with a hit that follows only slices
+ * without one has the first trigger. */
+#define WM_K 8
+static size_t
+wm_find(const unsigned char *t, size_t n, size_t from)
+{
+	if (n - from < 65536)
+		return wm_find1(t, n, from, n);
+	size_t pos[WM_K], lim[WM_K], hit[WM_K], slice = (n - from) / WM_K;
+	for (int k = 0; k < WM_K; k++) {
+		size_t to = k == WM_K - 1 ? n : from + (size_t)(k + 1) * slice;
+		pos[k] = from + (size_t)k * slice + WM_M - 1;
+		lim[k] = to + WM_M - 1 < n ? to + WM_M - 1 : n;
+		hit[k] = n;
+	}
+	int first = 0;
+	for (;;) {
+		for (int k = 0; k < WM_K; k++) {
+			if (pos[k] >= lim[k])
+				continue;
+			unsigned h = blk(t + pos[k] - 2);
+			unsigned s = wm_shift[h];
+			if (s) {
+				pos[k] += s;
+			} else if (wm_verify(t, n, pos[k] - (WM_M - 1), h)) {
+				hit[k] = pos[k] - (WM_M - 1);
+				pos[k] = lim[k];
+			} else {
+				pos[k]++;
+			}
+		}
+		while (first < WM_K && pos[first] >= lim[first]) {
+			if (hit[first] < n)
+				return hit[first];
+			first++;
+		}
+		if (first == WM_K)
+			return n;
+	}
+}
+
+/* Offset of the first generic error word in t[from, n), or n. */
+static size_t
+generic_find(const unsigned char *t, size_t n, size_t from)
+{
+	size_t best = n;
+	for (size_t i = 0; i < sizeof generic_errors / sizeof *generic_errors; i++) {
+		const char *g = generic_errors[i];
+		const unsigned char *p = memmem(t + from, best - from, g, strlen(g));
+		if (p)
+			best = (size_t)(p - t);
+	}
+	return best;
 }
 
 struct ctx {
@@ -118,6 +189,8 @@ struct ctx {
 	size_t nwin;          /* samples inside the window */
 	size_t cap;           /* allocated samples */
 	size_t other_format;  /* step lines of another format, ignored */
+	int generic;          /* second pass: generic error words only */
+	int stop;             /* second pass: found one */
 };
 
 /* ---- bounded field readers ---------------------------------------------- */
@@ -148,14 +221,25 @@ num_at(const char *p, const char *e, double *v, const char **after)
 			return 1;
 		}
 	}
+	/* Fast path (Clinger): an integer mantissa below 2^53 times an exact
+	 * power of ten is correctly rounded; anything else goes to strtod. */
+	static const double pow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+		1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+	uint64_t mant = 0;
+	int exp10 = 0, exact = 1;
 	size_t digits = 0;
 	while (p < e && n < sizeof tmp - 8 && (*p >= '0' && *p <= '9')) {
+		exact &= mant < (1ULL << 49);
+		mant = mant * 10 + (uint64_t)(*p - '0');
 		tmp[n++] = *p++;
 		digits++;
 	}
 	if (p < e && *p == '.') {
 		tmp[n++] = *p++;
 		while (p < e && n < sizeof tmp - 8 && *p >= '0' && *p <= '9') {
+			exact &= mant < (1ULL << 49);
+			mant = mant * 10 + (uint64_t)(*p - '0');
+			exp10--;
 			tmp[n++] = *p++;
 			digits++;
 		}
@@ -164,17 +248,28 @@ num_at(const char *p, const char *e, double *v, const char **after)
 		return 0;
 	if (e - p >= 2 && (*p == 'e' || *p == 'E')) {
 		const char *q = p + 1;
+		int neg = q < e && *q == '-', x = 0;
 		if (q < e && (*q == '+' || *q == '-'))
 			q++;
 		if (q < e && *q >= '0' && *q <= '9') {
 			while (p < q)
 				tmp[n++] = *p++;
-			while (p < e && n < sizeof tmp - 1 && *p >= '0' && *p <= '9')
+			while (p < e && n < sizeof tmp - 1 && *p >= '0' && *p <= '9') {
+				x = x < 10000 ? x * 10 + (*p - '0') : x;
 				tmp[n++] = *p++;
+			}
+			exp10 += neg ? -x : x;
 		}
 	}
 	tmp[n] = 0;
-	*v = strtod(tmp, NULL);
+	if (exact && exp10 >= -22 && exp10 <= 22) {
+		double m = (double)mant;
+		*v = exp10 < 0 ? m / pow10[-exp10] : m * pow10[exp10];
+		if (tmp[0] == '-')
+			*v = -*v;
+	} else {
+		*v = strtod(tmp, NULL);
+	}
 	if (after)
 		*after = p;
 	return 1;
@@ -338,73 +433,136 @@ add_step(struct ctx *c, enum lp_format f, long den, const struct lp_sample *s, d
 	insert_sample(c, s);
 }
 
+/* Step-line fields: "key: value" pieces between separators. A key matches
+ * when the text before the last colon of a piece ends with it. */
+enum fid { F_STEP, F_TIME, F_TIME_MS, F_TFLOPS, F_LOSS, F_GRAD, F_MEM_NEW, F_MEM_OLD, NF };
+struct key {
+	const char *k;
+	enum fid id;
+};
+static const struct key nemo_keys[] = {
+	{"train_step_timing in s", F_TIME},
+	{"TFLOPS_per_GPU", F_TFLOPS},
+	{"reduced_train_loss", F_LOSS},
+	{"grad_norm", F_GRAD},
+	{"max_memory_reserved", F_MEM_NEW},
+	{"peak_memory_usage", F_MEM_OLD},
+	{"global_step", F_STEP},
+	{NULL, NF},
+};
+static const struct key maxtext_keys[] = {
+	{"completed step", F_STEP},
+	{"seconds", F_TIME},
+	{"TFLOP/s/device", F_TFLOPS},
+	{"loss", F_LOSS},
+	{NULL, NF},
+};
+static const struct key mbridge_keys[] = {
+	{"elapsed time per iteration (ms)", F_TIME_MS},
+	{"throughput per GPU (TFLOP/s/GPU)", F_TFLOPS}, /* Megatron-LM */
+	{"lm loss", F_LOSS},
+	{"grad norm", F_GRAD},
+	{"grad_norm", F_GRAD},
+	{NULL, NF},
+};
+
+/* v[id] = the value of each key found, NAN otherwise; has[id] says found. */
 static void
-nan_check(struct ctx *c, const char *l, size_t n, const char *key, const char *reason_nan,
-	  const char *reason_inf, long it)
+kv_fields(const char *l, size_t n, char sep, const struct key *keys, double v[NF], int has[NF])
 {
-	double v = field(l, n, key);
-	if (isnan(v) && find(l, n, key)) {
-		/* absent numbers read as NAN too: look for the word itself */
-		const char *p = skip_sp(find(l, n, key) + strlen(key), l + n);
-		if (l + n - p >= 3 && (p[0] | 0x20) == 'n' && (p[1] | 0x20) == 'a' && (p[2] | 0x20) == 'n')
-			set_invalid(c, reason_nan, it);
-	} else if (isinf(v)) {
-		set_invalid(c, reason_inf, it);
+	const char *e = l + n;
+	for (int i = 0; i < NF; i++) {
+		v[i] = NAN;
+		has[i] = 0;
 	}
+	for (const char *p = l; p < e;) {
+		const char *q = memchr(p, sep, (size_t)(e - p));
+		if (!q)
+			q = e;
+		const char *colon = q;
+		while (colon > p && *--colon != ':')
+			;
+		const char *ke = colon;
+		while (ke > p && ke[-1] == ' ')
+			ke--;
+		for (const struct key *k = keys; *colon == ':' && k->k; k++) {
+			size_t kl = strlen(k->k);
+			if ((size_t)(ke - p) >= kl && !memcmp(ke - kl, k->k, kl) &&
+			    (ke - kl == p || ke[-(long)kl - 1] == ' ')) {
+				has[k->id] = num_at(colon + 1, q, &v[k->id], NULL);
+				break;
+			}
+		}
+		p = q + 1;
+	}
+}
+
+/* NaN or infinite loss / grad norm make the run invalid. */
+static void
+check_health(struct ctx *c, const double v[NF], const int has[NF], long it)
+{
+	if (has[F_LOSS] && !isfinite(v[F_LOSS]))
+		set_invalid(c, isnan(v[F_LOSS]) ? "loss=nan" : "loss=inf", it);
+	if (has[F_GRAD] && !isfinite(v[F_GRAD]))
+		set_invalid(c, isnan(v[F_GRAD]) ? "grad_norm=nan" : "grad_norm=inf", it);
 }
 
 static void
 nemo_step(struct ctx *c, const char *l, size_t n)
 {
-	struct lp_sample s = {0};
+	double v[NF];
+	int has[NF];
 	long den = -1;
+	struct lp_sample s = {0};
+	kv_fields(l, n, '|', nemo_keys, v, has);
 	if (!find_iter(l, n, &s.iter, &den)) {
-		const char *p = find(l, n, "global_step:");
-		if (!p || !long_at(p + 12, l + n, &s.iter, NULL))
+		if (!has[F_STEP] || !(v[F_STEP] >= 0))
 			return;
+		s.iter = (long)v[F_STEP];
 		den = -1;
 	}
-	s.time = field(l, n, "train_step_timing in s:");
-	s.tflops = field(l, n, "TFLOPS_per_GPU:");
-	s.loss = field(l, n, "reduced_train_loss:");
-	s.grad = field(l, n, "grad_norm:");
-	double mem = field(l, n, "max_memory_reserved:");
-	if (isnan(mem))
-		mem = field(l, n, "peak_memory_usage:");
-	nan_check(c, l, n, "reduced_train_loss:", "loss=nan", "loss=inf", s.iter);
-	nan_check(c, l, n, "grad_norm:", "grad_norm=nan", "grad_norm=inf", s.iter);
-	add_step(c, LP_NEMO2, den, &s, mem);
+	s.time = v[F_TIME];
+	s.tflops = v[F_TFLOPS];
+	s.loss = v[F_LOSS];
+	s.grad = v[F_GRAD];
+	check_health(c, v, has, s.iter);
+	add_step(c, LP_NEMO2, den, &s, has[F_MEM_NEW] ? v[F_MEM_NEW] : v[F_MEM_OLD]);
 }
 
 static void
 maxtext_step(struct ctx *c, const char *l, size_t n)
 {
+	double v[NF];
+	int has[NF];
 	struct lp_sample s = {0};
-	const char *p = find(l, n, "completed step:");
-	if (!long_at(p + 15, l + n, &s.iter, NULL))
+	kv_fields(l, n, ',', maxtext_keys, v, has);
+	if (!has[F_STEP] || !(v[F_STEP] >= 0))
 		return;
-	s.time = field(l, n, "seconds:");
-	s.tflops = field(l, n, "TFLOP/s/device:");
-	s.loss = field(l, n, "loss:");
+	s.iter = (long)v[F_STEP];
+	s.time = v[F_TIME];
+	s.tflops = v[F_TFLOPS];
+	s.loss = v[F_LOSS];
 	s.grad = NAN;
-	nan_check(c, l, n, "loss:", "loss=nan", "loss=inf", s.iter);
+	check_health(c, v, has, s.iter);
 	add_step(c, LP_MAXTEXT, -1, &s, NAN);
 }
 
 static void
 mbridge_step(struct ctx *c, const char *l, size_t n)
 {
-	struct lp_sample s = {0};
+	double v[NF];
+	int has[NF];
 	long den = -1;
+	struct lp_sample s = {0};
 	if (!find_iter(l, n, &s.iter, &den))
 		return;
-	s.time = field(l, n, "elapsed time per iteration (ms):") / 1000;
-	s.tflops = c->pending_tflops;
+	kv_fields(l, n, '|', mbridge_keys, v, has);
+	s.time = v[F_TIME_MS] / 1000;
+	s.tflops = isnan(c->pending_tflops) ? v[F_TFLOPS] : c->pending_tflops;
 	c->pending_tflops = NAN;
-	s.loss = field(l, n, "lm loss:");
-	s.grad = field(l, n, "grad norm:");
-	nan_check(c, l, n, "lm loss:", "loss=nan", "loss=inf", s.iter);
-	nan_check(c, l, n, "grad norm:", "grad_norm=nan", "grad_norm=inf", s.iter);
+	s.loss = v[F_LOSS];
+	s.grad = v[F_GRAD];
+	check_health(c, v, has, s.iter);
 	add_step(c, LP_MBRIDGE, den, &s, NAN);
 }
 
@@ -463,8 +621,9 @@ ckpt_line(struct ctx *c, const char *l, size_t n)
 static void
 set_error(struct ctx *c, const char *l, size_t n, long long off)
 {
-	if (c->r->error)
+	if (c->r->error && off >= c->err_off)
 		return;
+	free(c->r->error);
 	while (n && (l[n - 1] == '\r' || l[n - 1] == ' '))
 		n--;
 	if (n > ERR_MAX)
@@ -503,7 +662,7 @@ on_line(struct ctx *c, const char *l, size_t n, long long off)
 		maxtext_step(c, l, n);
 		step = 1;
 	} else {
-		if (find(l, n, "Step Time :")) {
+		if (find(l, n, "GPU utilization:")) {
 			c->pending_tflops = mbridge_tflops(l, n);
 			step = 1;
 		}
@@ -514,13 +673,13 @@ on_line(struct ctx *c, const char *l, size_t n, long long off)
 	}
 	if (step || ckpt_line(c, l, n))
 		return;
-	if (find(l, n, "CANCELLED AT")) {
+	if (find(l, n, "CANCELLED AT 2")) {
 		if (find(l, n, "DUE TO TIME LIMIT") && !c->r->time_limit) {
 			c->r->time_limit = 1;
 			c->cancel_iter = c->r->last_iter;
 		}
 		set_error(c, l, n, off);
-	} else if (!c->r->error && any_trigger(l, n, T_ERROR)) {
+	} else if (any_trigger(l, n, T_ERROR)) {
 		set_error(c, l, n, off);
 	}
 }
@@ -530,8 +689,9 @@ static void
 scan(struct ctx *c, const char *t, size_t n, long long base)
 {
 	size_t pos = 0;
-	while (pos < n) {
-		size_t hit = wm_find((const unsigned char *)t, n, pos);
+	while (pos < n && !c->stop) {
+		const unsigned char *u = (const unsigned char *)t;
+		size_t hit = c->generic ? generic_find(u, n, pos) : wm_find(u, n, pos);
 		if (hit >= n)
 			return;
 		const char *ls = memrchr(t + pos, '\n', hit - pos);
@@ -539,7 +699,12 @@ scan(struct ctx *c, const char *t, size_t n, long long base)
 		const char *le = memchr(t + hit, '\n', n - hit);
 		if (!le)
 			le = t + n;
-		on_line(c, ls, (size_t)(le - ls), base + (ls - t));
+		if (c->generic) {
+			set_error(c, ls, (size_t)(le - ls), base + (ls - t));
+			c->stop = 1;
+		} else {
+			on_line(c, ls, (size_t)(le - ls), base + (ls - t));
+		}
 		pos = (size_t)(le - t) + 1;
 	}
 }
@@ -559,6 +724,8 @@ read_log(struct ctx *c, int fd, char *buf)
 			continue;
 		if (got < 0)
 			return errno;
+		if (c->stop || (c->generic && c->r->error && base > c->err_off))
+			return 0;
 		if (got == 0) {
 			if (have && !skipping) {
 				buf[have] = '\n'; /* a last line without newline */
@@ -584,7 +751,7 @@ read_log(struct ctx *c, int fd, char *buf)
 			scan(c, buf + start, done - start, base + (long long)start);
 		size_t tail = have - done;
 		if (tail > LP_MAX_LINE) {
-			c->r->long_lines++;
+			c->r->long_lines += !c->generic;
 			skipping = 1;
 			base += (long long)have;
 			have = 0;
@@ -712,19 +879,24 @@ lp_parse_file(const char *path, const struct lp_opts *o, struct lp_result *r)
 	r->peak_mem = NAN;
 	r->win_lo = o->win_lo;
 	r->win_hi = o->win_hi;
-	struct ctx c = {o, r, -1, NAN, -1, -1, -1, 0, 0, 0};
+	struct ctx c = {.o = o, .r = r, .den = -1, .pending_tflops = NAN, .pending_save = -1,
+			.cancel_iter = -1, .err_off = -1};
 	if (!wm_ready)
 		wm_init();
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	int err = fd < 0 ? errno : fstat(fd, &st) < 0 ? errno : !S_ISREG(st.st_mode) ? -1 : 0;
-	char *buf = NULL;
-	if (!err) {
-		buf = xmalloc(BUFSZ + 1);
+	static char buf[BUFSZ + 1]; /* one log at a time */
+	if (!err)
 		err = read_log(&c, fd, buf);
-		if (!err && r->error)
-			r->error_line = line_of(fd, buf, c.err_off);
+	finish(&c);
+	if (!err && r->status != LP_SUCCESS && r->status != LP_PROFILED) {
+		c.generic = 1;
+		if (lseek(fd, 0, SEEK_SET) == 0)
+			err = read_log(&c, fd, buf);
 	}
+	if (!err && r->error)
+		r->error_line = line_of(fd, buf, c.err_off);
 	if (err) {
 		const char *why = err < 0 ? "not a regular file" : strerror(err);
 		warn("cannot read '%s': %s", path, why);
@@ -732,10 +904,8 @@ lp_parse_file(const char *path, const struct lp_opts *o, struct lp_result *r)
 		r->error = xasprintf("cannot read: %s", why);
 		r->error_line = 0;
 	}
-	free(buf);
 	if (fd >= 0)
 		close(fd);
-	finish(&c);
 	if (err)
 		r->status = LP_FAILED;
 }
