@@ -1,11 +1,13 @@
 /* logparse: one training log -> struct lp_result (see logparse.h).
  *
- * Speed comes from never looking at most of the file: a Wu-Manber scan over
- * big blocks looks for the trigger strings of trig[] at once and only the
- * lines that contain one are parsed, with memmem and a bounded number reader
- * (the buffer is not NUL-terminated and may hold NUL bytes). Line numbers
- * are only needed for the first error, so they are counted afterwards, by
- * re-reading the file up to that error. */
+ * Speed comes from never looking at most of the file. A Wu-Manber scan over
+ * big blocks looks for all the trigger strings of trig[] at once, and only
+ * the lines that hold one are parsed (table-driven "key: value" fields, a
+ * bounded number reader: the buffer is not NUL-terminated and may hold NUL
+ * bytes). Short generic error words would slow that scan down, so they are
+ * looked for in a second pass, only in logs that did not succeed. Line
+ * numbers are needed only for the first error: they are counted at the end
+ * by re-reading the file up to it. */
 #define _GNU_SOURCE /* memmem, memrchr */
 #include <errno.h>
 #include <fcntl.h>

@@ -88,11 +88,18 @@ nemo exp/a/log-acct.time_limit_early_1010_0.out 0 30 49 -v tail="$TL"
 nemo exp/a/log-acct.prefix_1011_0.out 0 49 49 -v prefix='mbs_128gbs/0 '
 printf 'model config loaded\nexperiment started\nTraceback (most recent call last):\n  File "x.py", line 1\nRuntimeError: CUDA out of memory.\n' \
 	>exp/a/log-acct.early_fail_1012_0.out
+# generic error words are found in a second pass, before later specific ones
+printf 'model ready\nValueError: bad config key\nTraceback (most recent call last):\n' \
+	>exp/a/log-acct.generic_error_1013_0.out
+printf 'srun: error: nid001: task 3: Exited with exit code 1\n' >exp/a/log-acct.srun_error_1014_0.out
 mbridge exp/b/log-mbridge_2001_0.out 50 50
 mbridge exp/b/log-mbridge_glued_2002_0.out 50 50 -v glue=1 -v spelling=TFLOP/s/GPU
 mbridge exp/b/log-mbridge_nan_2003_0.out 50 50 -v nan_at=36
 maxtext exp/b/deep/log-maxtext_llama2_70b_64_3001.out 49
 cp "$TESTS_DIR"/parse/logs/*.out exp/c/
+# MaxText lines behind a logger prefix and a launcher prefix
+sed 's/^/I0412 12:00:00.123456 140 train.py:500] /; $s/^I[^]]*] /0: /' \
+	"$TESTS_DIR"/parse/logs/maxtext-last.out >exp/c/maxtext-prefixed_4006.out
 # binary garbage with NULs around a complete run
 { garbage 20000 7; echo; nemo - 0 49 49; garbage 20000 11; } >exp/c/garbage_4001_0.out
 # a 1 MB line holding a step-like field, inside a complete run
@@ -145,6 +152,10 @@ result nemo-ckpt --window=0-0 exp/c/nemo-ckpt-load.out
 result maxtext-last --window=49-49 exp/c/maxtext-last.out
 result maxtext-steps --steps=50 exp/b/deep
 result failed exp/c/nccl-watchdog.out
+result generic-error exp/a/log-acct.generic_error_1013_0.out
+result duplicates "${E}_1006_1.out"
+result unreadable exp/c/dangling_4004_0.out
+result maxtext-prefixed --window=48-49 exp/c/maxtext-prefixed_4006.out
 result profiled --profiled "${E}_1004_0.out"
 result forced-format --log-format=maxtext "${E}_1001_0.out"
 result one-indexed --indexing=one --steps=49 "${E}_1001_0.out"
