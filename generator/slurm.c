@@ -17,7 +17,7 @@
 #include "slurm.h"
 
 #define STALE_WAITER_SECONDS 600 /* a registered job nobody asked about */
-#define MAX_POLL_SECONDS 60.0    /* back-off ceiling while nothing changes */
+#define MAX_POLL_SECONDS 60.0    /* back-off (x1.5) ceiling while nothing changes */
 
 /* ---- argv arrays ----------------------------------------------------------- */
 
@@ -756,8 +756,8 @@ refresh(const struct paths *p, struct table *reg, struct table *got)
 	rc = run_capture(sq, &out, &errs);
 	/* One unknown id alone is an error for squeue; in a list it is not. */
 	if (rc != 0 && !(errs.buf && strstr(errs.buf, "Invalid job id"))) {
-		if (errs.len)
-			warn("squeue: %.*s", (int)strcspn(errs.buf, "\n"), errs.buf);
+		warn("job status query failed (squeue exit %d): %.*s", rc,
+		    errs.buf ? (int)strcspn(errs.buf, "\n") : 0, errs.buf ? errs.buf : "");
 		ret = -1;
 		goto out;
 	}
@@ -855,7 +855,7 @@ query_locked(const struct paths *p, struct jobinfo *jobs, int n)
 			nc.interval = base;
 		} else {
 			nc.interval = added || table_changed(&c.t, &nc.t) ? base
-			    : (interval * 2 < cap ? interval * 2 : cap);
+			    : (interval * 1.5 < cap ? interval * 1.5 : cap);
 			if (nc.interval < base)
 				nc.interval = base;
 		}
