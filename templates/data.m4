@@ -2,8 +2,10 @@ m4_include(common.m4)m4_dnl
 LLMB_PRELUDE
 LLMB_LAUNCHER
 llmb_ntasks=1
+mkdir -p LLMB_WORKDIR
 cd LLMB_WORKDIR
 LLMB_SPACE_CHECK
+for f in LLMB_PROVES; do mkdir -p "$(dirname "$f")"; done
 llmb_launch LLMB_CMD
 # Done means every file that proves the task exists and is not empty.
 for f in LLMB_PROVES; do
