@@ -523,6 +523,10 @@ nemo_step(struct ctx *c, const char *l, size_t n)
 		s.iter = (long)v[F_STEP];
 		den = -1;
 	}
+	if (!has[F_TIME]) {
+		c->r->malformed++;
+		return;
+	}
 	s.time = v[F_TIME];
 	s.tflops = v[F_TFLOPS];
 	s.loss = v[F_LOSS];
@@ -541,6 +545,10 @@ maxtext_step(struct ctx *c, const char *l, size_t n)
 	if (!has[F_STEP] || !(v[F_STEP] >= 0))
 		return;
 	s.iter = (long)v[F_STEP];
+	if (!has[F_TIME]) {
+		c->r->malformed++;
+		return;
+	}
 	s.time = v[F_TIME];
 	s.tflops = v[F_TFLOPS];
 	s.loss = v[F_LOSS];
@@ -559,6 +567,10 @@ mbridge_step(struct ctx *c, const char *l, size_t n)
 	if (!find_iter(l, n, &s.iter, &den))
 		return;
 	kv_fields(l, n, '|', mbridge_keys, v, has);
+	if (!has[F_TIME_MS]) {
+		c->r->malformed++;
+		return;
+	}
 	s.time = v[F_TIME_MS] / 1000;
 	s.tflops = isnan(c->pending_tflops) ? v[F_TFLOPS] : c->pending_tflops;
 	c->pending_tflops = NAN;
@@ -845,6 +857,8 @@ finish(struct ctx *c)
 	if (c->other_format)
 		warn("%s: ignored %zu step line(s) not in %s format", r->path, c->other_format,
 		     lp_format_name(r->format));
+	if (r->malformed)
+		warn("%s: ignored %zu step line(s) without a step time", r->path, r->malformed);
 	if (r->long_lines)
 		warn("%s: skipped %zu line(s) longer than %d bytes", r->path, r->long_lines, LP_MAX_LINE);
 	if (r->dropped)
@@ -1038,7 +1052,7 @@ lp_result_json(const struct lp_result *r, int sample_std)
 			      "indexing", r->index_base ? "one" : "zero",
 			      "steps", (json_int_t)r->steps, "final_iteration", (json_int_t)r->final_iter,
 			      "last_iteration", jint(r->last_iter));
-	json_object_update_new(j, json_pack("{s:b, s:b, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:I}",
+	json_object_update_new(j, json_pack("{s:b, s:b, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:I, s:I}",
 			      "final_reached", r->last_iter >= r->final_iter,
 			      "time_limit", r->time_limit, "std", sample_std ? "sample" : "population",
 			      "step_time", stats_json(&r->time, sample_std),
@@ -1047,6 +1061,7 @@ lp_result_json(const struct lp_result *r, int sample_std)
 			      "peak_memory_bytes", isnan(r->peak_mem) ? json_null() : json_integer((json_int_t)r->peak_mem),
 			      "step_lines", (json_int_t)r->step_lines, "duplicate_lines", (json_int_t)r->duplicates,
 			      "skipped_long_lines", (json_int_t)r->long_lines,
+			      "malformed_lines", (json_int_t)r->malformed,
 			      "dropped_samples", (json_int_t)r->dropped));
 	return j;
 }

@@ -68,7 +68,7 @@ struct lp_result {
 	long steps, final_iter;  /* expected steps and final iteration */
 	long last_iter;          /* highest iteration seen, -1 when none */
 	int time_limit;          /* a TIME LIMIT cancellation was logged */
-	size_t step_lines, duplicates, long_lines, dropped;
+	size_t step_lines, duplicates, long_lines, dropped, malformed;
 	double peak_mem;         /* bytes; NAN when not logged */
 	struct lp_stats time, tflops; /* over the window; tflops.n may be 0 */
 	struct lp_sample *samples;    /* sorted by iteration, unique */

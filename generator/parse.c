@@ -39,7 +39,10 @@
  *   checkpoints        [{"kind": "save"|"load", "iteration": int|null,
  *                        "seconds": number}...]
  *   peak_memory_bytes  integer | null
- *   step_lines, duplicate_lines, skipped_long_lines, dropped_samples
+ *   step_lines, duplicate_lines, skipped_long_lines, dropped_samples,
+ *   malformed_lines    counts: step lines read, repeated iterations, lines
+ *                      over 64 KiB skipped, samples over the cap, step
+ *                      lines without a step time (e.g. cut short)
  */
 #define _DEFAULT_SOURCE /* DT_DIR */
 #include <dirent.h>

@@ -109,6 +109,9 @@ sed 's/^/I0412 12:00:00.123456 140 train.py:500] /; $s/^I[^]]*] /0: /' \
 # truncated in the middle of the last line
 nemo exp/c/truncated.tmp 0 49 49
 head -c -120 exp/c/truncated.tmp >exp/c/truncated_4003_0.out && rm exp/c/truncated.tmp
+# ... and right after the step-time key
+{ nemo - 0 48 49; printf 'Training epoch 0, iteration 49/49 | reduced_train_loss: 11.96 | train_step_timing in s: '; } \
+	>exp/c/truncated_value_4007_0.out
 ln -s nowhere exp/c/dangling_4004_0.out
 mkfifo exp/c/fifo_4005_0.out
 # skipped by name
