@@ -17,11 +17,11 @@ W=$(mktemp -d "${TMPDIR:-/tmp}/llmb-bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 
 now() { date +%s.%N; }
-# best wall seconds of 3 runs of a command. Output goes to a file: GNU grep
+# best wall seconds of 5 runs of a command. Output goes to a file: GNU grep
 # stops at the first match when its output is /dev/null.
 best() {
 	local b=999999 s e t
-	for _ in 1 2 3; do
+	for _ in 1 2 3 4 5; do
 		s=$(now)
 		"$@" >"$W/out" 2>&1 || true
 		e=$(now)

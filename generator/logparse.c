@@ -43,7 +43,7 @@ static const struct trig {
 	{"successfully saved checkpoint", T_CKPT},
 	{"save-checkpoint", T_CKPT},
 	{"load-checkpoint", T_CKPT},
-	{"CANCELLED AT 2", T_CANCEL},
+	{"CANCELLED AT 20", T_CANCEL},
 	{"Watchdog caught collective operation timeout", T_ERROR},
 	{"expecting 1 got 0", T_ERROR},
 	{"Traceback (most recent call last)", T_ERROR},
@@ -56,7 +56,7 @@ static const char *const generic_errors[] = {"Error", "error:", "ERROR"};
 /* Wu-Manber tables over hashed 3-byte blocks of the first WM_M bytes of
  * each trigger: shift[] says how far the scan may jump, head[]/next[] list
  * the triggers whose prefix ends in a given block. */
-#define WM_M 14
+#define WM_M 15
 #define WM_BITS 14
 static unsigned char wm_shift[1 << WM_BITS];
 static signed char wm_head[1 << WM_BITS];
@@ -687,7 +687,7 @@ on_line(struct ctx *c, const char *l, size_t n, long long off)
 	}
 	if (step || ckpt_line(c, l, n))
 		return;
-	if (find(l, n, "CANCELLED AT 2")) {
+	if (find(l, n, "CANCELLED AT 20")) {
 		if (find(l, n, "DUE TO TIME LIMIT") && !c->r->time_limit) {
 			c->r->time_limit = 1;
 			c->cancel_iter = c->r->last_iter;
