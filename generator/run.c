@@ -562,13 +562,17 @@ run_job(struct ctx *c)
 	}
 	int attempt = have ? r.attempt : 0;
 	enum outcome o;
-	if (have && *r.job && strcmp(r.state, "failed") && strcmp(r.state, "submit-failed")) {
+	/* Only a job still owed a verdict is attached to; a finished one
+	 * ("done" or "failed") is history, and make asked for a new run. */
+	if (have && *r.job && !strcmp(r.state, "submitted")) {
 		printf("[%s] %s: attached to job %s\n", c->progress, c->label, r.job);
 		unlock_stage(c);
 		o = wait_job(c, &r);
 	} else {
 		if (have && !strcmp(r.state, "failed"))
 			printf("[%s] %s: previous job %s failed; submitting again\n", c->progress, c->label, r.job);
+		if (!have || strcmp(r.state, "failed"))
+			attempt = 0;
 		if (submit(c, &r, attempt + 1)) {
 			unlock_stage(c);
 			return 1;
@@ -644,6 +648,28 @@ run_report(struct ctx *c)
 		write_stamp(c, NULL, NULL);
 	free(out); free(outopt); free(topopt); free(tolopt); free(expdir);
 	return rc ? 1 : 0;
+}
+
+/* The stamp is newer than every upstream stamp: no upstream stage ran since. */
+static int
+newer_than_upstream(struct ctx *c, const char *stamp)
+{
+	struct stat me, up;
+	if (stat(stamp, &me) < 0)
+		return 0;
+	size_t n;
+	char **after = cfg_values(c->cfg, "after", &n);
+	int ok = 1;
+	for (size_t i = 0; i < n; i++) {
+		char *p = xasprintf("%s/state/done/%.*s", c->install, (int)strcspn(after[i], " "), after[i]);
+		if (stat(p, &up) == 0 && (up.st_mtim.tv_sec > me.st_mtim.tv_sec ||
+		    (up.st_mtim.tv_sec == me.st_mtim.tv_sec && up.st_mtim.tv_nsec > me.st_mtim.tv_nsec)))
+			ok = 0;
+		free(p);
+		free(after[i]);
+	}
+	free(after);
+	return ok;
 }
 
 /* ---- commands ------------------------------------------------------------------ */
@@ -735,6 +761,7 @@ cmd_run(int argc, char **argv)
 	char *old = read_file(stamp, NULL), buf[80];
 	struct sb why = {0};
 	if (old && cfg_get(old, "cfg", buf, sizeof buf) && !strcmp(buf, c.hash) && outputs_ok(&c, &why) &&
+	    newer_than_upstream(&c, stamp) &&
 	    !getenv("LLMB_FORCE")) {
 		utimensat(AT_FDCWD, stamp, NULL, 0);
 		rc = 0;

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The pipeline with real make, real stamps and the local executor, on a fast
+# shell-only workload: staleness follows meaning, make -n writes nothing,
+# a killed make reattaches instead of resubmitting.
+. "$(dirname "$0")/lib.sh"
+command -v mksquashfs >/dev/null || t_skip_all "mksquashfs (squashfs-tools) is not installed"
+T=$TRASH/top
+mkdir -p "$T/workloads" "$T/pipelines"
+for f in GNUmakefile generator templates tests; do ln -s "$TOP/$f" "$T/$f"; done
+cp "$TOP/pipelines/benchmark.yaml" "$T/pipelines/"
+mkdir -p "$T/workloads/quick"
+cp "$TOP/workloads/gpus.yaml" "$TESTS_DIR/pipeline/quick.yaml" "$T/workloads/"
+cp "$TESTS_DIR/pipeline/train.sh" "$T/workloads/quick/"
+I=$TRASH/inst
+export PATH=$TESTS_DIR/bin:$PATH
+m() { make -C "$T" B="$TOP/build" LLMB_GEN="$TRASH/gen" LLMB_INSTALL="$I" EXECUTOR=local WORKLOAD=quick "$@"; }
+count() { cat "$I/count.$1" 2>/dev/null | wc -l; }
+
+t_ok "first make report runs every stage" m report
+t_grep "report lists scale 2" '^2 ' "$I/workloads/quick/reports/cpu_tiny_fp32.json.txt"
+t_ok "one image import, one data task, two trainings" test "$(count image) $(count data) $(count train)" = "1 1 2"
+t_ok "the image is a real squashfs" sh -c "head -c 4 '$I/images/nvidia+quick+1.0.sqsh' | grep -q hsqs"
+
+m report >"$TRASH/noop.out" 2>&1
+t_ok "a second make runs nothing" test "$(count image) $(count data) $(count train)" = "1 1 2"
+t_nogrep "a second make submits nothing" 'submitted' "$TRASH/noop.out"
+
+sed -i '1i # a new comment' "$T/workloads/quick.yaml"
+m report >/dev/null 2>&1
+t_ok "editing a comment re-runs nothing" test "$(count image) $(count data) $(count train)" = "1 1 2"
+
+(cd "$I" && find . -type f | sort | xargs -r md5sum) >"$TRASH/before"
+sed -i 's/quick:1.0/quick:1.1/' "$T/workloads/quick.yaml"
+m -n report >"$TRASH/plan.out" 2>&1
+(cd "$I" && find . -type f | sort | xargs -r md5sum) >"$TRASH/after"
+t_cmp "make -n writes nothing under LLMB_INSTALL" "$TRASH/before" "$TRASH/after"
+t_grep "make -n shows the job that would be submitted" 'train quick cpu tiny fp32 x2: nodes=1 gpus/node=2 tasks/node=2' "$TRASH/plan.out"
+m report >/dev/null 2>&1
+t_ok "a new image tag re-imports and re-runs everything downstream" test "$(count image) $(count data) $(count train)" = "2 2 4"
+
+sed -i 's/scales: \[1, 2\]/scales: [1, 2, 4]/' "$T/workloads/quick.yaml"
+m report >/dev/null 2>&1
+t_ok "adding a scale runs only the new training" test "$(count image) $(count data) $(count train)" = "2 2 5"
+
+rm "$I/workloads/quick/data/tokens.bin"
+m plan >"$TRASH/explain.out" 2>&1
+t_grep "plan says why: the output is missing" 'data.quick.tokens +output workloads/quick/data/tokens.bin is missing' "$TRASH/explain.out"
+m report >/dev/null 2>&1
+t_ok "a deleted output re-runs its stage and its dependents only" test "$(count image) $(count data) $(count train)" = "2 3 8"
+
+# A make killed with SIGKILL while it waits leaves the job running; the
+# next make attaches to it instead of submitting it again.
+sed -i 's/seq: 8,/seq: 16,/' "$T/workloads/quick.yaml"
+QUICK_TRAIN_SLEEP=4 m train SCALES=1 >"$TRASH/killed.out" 2>&1 &
+mk=$!
+for _ in $(seq 50); do grep -q 'train quick.*submitted job' "$TRASH/killed.out" && break; sleep 0.2; done
+pkill -KILL -P "$mk" 2>/dev/null; kill -KILL "$mk" 2>/dev/null; wait "$mk" 2>/dev/null
+QUICK_TRAIN_SLEEP=0 m train SCALES=1 >"$TRASH/reattach.out" 2>&1
+t_grep "the new make attached to the running job" 'attached to job' "$TRASH/reattach.out"
+t_ok "the killed run was submitted exactly once" test "$(count train)" = 9
+
+m status >"$TRASH/status.out" 2>&1
+t_grep "status lists done stages with their jobs" '^train.quick.cpu.tiny.fp32.1 +done, job local-' "$TRASH/status.out"
+
+# Impossible requests are refused with what is valid.
+t_rc "an unknown size is refused" 2 m -n report SIZE=huge
+m -n report SIZE=huge >"$TRASH/bad.out" 2>&1
+t_grep "the refusal lists the valid sizes" 'SIZE=huge is not supported .*valid: tiny' "$TRASH/bad.out"
+t_done
