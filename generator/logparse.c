@@ -440,32 +440,34 @@ add_step(struct ctx *c, enum lp_format f, long den, const struct lp_sample *s, d
 enum fid { F_STEP, F_TIME, F_TIME_MS, F_TFLOPS, F_LOSS, F_GRAD, F_MEM_NEW, F_MEM_OLD, NF };
 struct key {
 	const char *k;
+	size_t len;
 	enum fid id;
 };
+#define KEY(s, id) {s, sizeof s - 1, id}
 static const struct key nemo_keys[] = {
-	{"train_step_timing in s", F_TIME},
-	{"TFLOPS_per_GPU", F_TFLOPS},
-	{"reduced_train_loss", F_LOSS},
-	{"grad_norm", F_GRAD},
-	{"max_memory_reserved", F_MEM_NEW},
-	{"peak_memory_usage", F_MEM_OLD},
-	{"global_step", F_STEP},
-	{NULL, NF},
+	KEY("train_step_timing in s", F_TIME),
+	KEY("TFLOPS_per_GPU", F_TFLOPS),
+	KEY("reduced_train_loss", F_LOSS),
+	KEY("grad_norm", F_GRAD),
+	KEY("max_memory_reserved", F_MEM_NEW),
+	KEY("peak_memory_usage", F_MEM_OLD),
+	KEY("global_step", F_STEP),
+	{NULL, 0, NF},
 };
 static const struct key maxtext_keys[] = {
-	{"completed step", F_STEP},
-	{"seconds", F_TIME},
-	{"TFLOP/s/device", F_TFLOPS},
-	{"loss", F_LOSS},
-	{NULL, NF},
+	KEY("completed step", F_STEP),
+	KEY("seconds", F_TIME),
+	KEY("TFLOP/s/device", F_TFLOPS),
+	KEY("loss", F_LOSS),
+	{NULL, 0, NF},
 };
 static const struct key mbridge_keys[] = {
-	{"elapsed time per iteration (ms)", F_TIME_MS},
-	{"throughput per GPU (TFLOP/s/GPU)", F_TFLOPS}, /* Megatron-LM */
-	{"lm loss", F_LOSS},
-	{"grad norm", F_GRAD},
-	{"grad_norm", F_GRAD},
-	{NULL, NF},
+	KEY("elapsed time per iteration (ms)", F_TIME_MS),
+	KEY("throughput per GPU (TFLOP/s/GPU)", F_TFLOPS), /* Megatron-LM */
+	KEY("lm loss", F_LOSS),
+	KEY("grad norm", F_GRAD),
+	KEY("grad_norm", F_GRAD),
+	{NULL, 0, NF},
 };
 
 /* v[id] = the value of each key found, NAN otherwise; has[id] says found. */
@@ -488,8 +490,8 @@ kv_fields(const char *l, size_t n, char sep, const struct key *keys, double v[NF
 		while (ke > p && ke[-1] == ' ')
 			ke--;
 		for (const struct key *k = keys; *colon == ':' && k->k; k++) {
-			size_t kl = strlen(k->k);
-			if ((size_t)(ke - p) >= kl && !memcmp(ke - kl, k->k, kl) &&
+			size_t kl = k->len;
+			if ((size_t)(ke - p) >= kl && ke[-1] == k->k[kl - 1] && !memcmp(ke - kl, k->k, kl) &&
 			    (ke - kl == p || ke[-(long)kl - 1] == ' ')) {
 				has[k->id] = num_at(colon + 1, q, &v[k->id], NULL);
 				break;
