@@ -3,8 +3,11 @@
 # line "N passed, N failed, N skipped" and exits non-zero on any failure.
 set -u
 cd "$(dirname "$0")/.." || exit 2
-export T_RESULTS=$PWD/build/trash/results
-mkdir -p build/trash && : >"$T_RESULTS"
+mkdir -p build/trash
+# One results file per run: two runs at once must not mix their counts.
+T_RESULTS=$(mktemp "$PWD/build/trash/results.XXXXXX")
+export T_RESULTS
+trap 'rm -f "$T_RESULTS"' EXIT
 if [ $# -gt 0 ]; then
 	files=()
 	for n in "$@"; do files+=("tests/t-${n#t-}"); done
