@@ -98,6 +98,35 @@ write_rules(struct plan *p, struct sb *mk, const char *vars)
 				sb_addf(mk, " $(LLMB_STATE)/done/%s", p->v[i].id);
 		sb_add(mk, "\n");
 	}
+	/* Secrets are checked by name before anything runs, also under make -n
+	 * (make expands a recipe before printing it); their values stay in
+	 * the environment. */
+	char **names = NULL;
+	size_t nnames = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		size_t n;
+		char **v = cfg_values(p->v[i].cfg.buf, "secret", &n);
+		for (size_t k = 0; k < n; k++) {
+			size_t j = 0;
+			while (j < nnames && strcmp(names[j], v[k]))
+				j++;
+			if (j == nnames) {
+				names = xrealloc(names, (nnames + 1) * sizeof *names);
+				names[nnames++] = v[k];
+			} else {
+				free(v[k]);
+			}
+		}
+		free(v);
+	}
+	for (size_t j = 0; j < nnames; j++) {
+		sb_addf(mk, "llmb-setup llmb-train llmb-parse llmb-report: llmb-secret-%s\n.PHONY: llmb-secret-%s\n"
+			"llmb-secret-%s:\n\t$(if $(%s),,$(error %s is not set: the selected workloads pass it to their jobs "
+			"by name. Export it (for Hugging Face a token with access to the gated models) and run again))\n",
+			names[j], names[j], names[j], names[j], names[j]);
+		free(names[j]);
+	}
+	free(names);
 	sb_add(mk, "LLMB_REPORT_IDS :=");
 	for (size_t i = 0; i < p->n; i++)
 		if (!strcmp(p->v[i].kind, "report"))
