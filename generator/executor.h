@@ -33,7 +33,7 @@ int jstate_terminal(enum jstate s);
 struct jobspec {
 	const char *stage;          /* stage id: train.tinygpt.cpu.tiny.fp32.2 */
 	const char *script;         /* job script path (bash) */
-	const char *log;            /* stdout and stderr of the job */
+	const char *log;            /* stdout and stderr; "%j" stands for the job id */
 	const char *workdir;
 	const char *job_name;
 	int nodes;                  /* >= 1 */

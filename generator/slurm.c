@@ -219,10 +219,13 @@ jobspec_check(const struct jobspec *js, struct sb *err)
 	    check_str("log path", js->log, 1, err) || check_str("workdir", js->workdir, 1, err) ||
 	    check_str("time limit", js->time_limit, 0, err) || check_str("dependency", js->dependency, 0, err))
 		return -1;
-	/* sbatch expands %j, %x, ... in -o/-e; llmb's paths are literal. */
-	if (strchr(js->log, '%')) {
-		sb_addf(err, "slurm: log path '%s' contains '%%', which sbatch would expand", js->log);
-		return -1;
+	/* sbatch expands %j, %x, ... in -o/-e. %j (the job id) is part of the
+	 * executor contract; any other % would be expanded by surprise. */
+	for (const char *p = strchr(js->log, '%'); p; p = strchr(p + 2, '%')) {
+		if (p[1] != 'j') {
+			sb_addf(err, "slurm: log path '%s' contains '%%%c', which sbatch would expand", js->log, p[1]);
+			return -1;
+		}
 	}
 	if (js->nodes < 1 || js->ntasks_per_node < 1 || js->gpus_per_node < 0) {
 		sb_addf(err, "slurm: invalid shape: %d node(s), %d task(s) per node, %d GPU(s) per node",

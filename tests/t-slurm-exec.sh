@@ -44,7 +44,8 @@ t_rc "dashes are refused" 1 "$DRV" params '--mem=1'
 t_rc "control characters are refused" 1 "$DRV" params "comment=$(printf 'a\033b');x=1"
 t_rc "empty values are refused" 1 "$DRV" params 'mem='
 t_ok "exact options that prefix reserved ones pass (gpus, ntasks)" "$DRV" params 'gpus=8 ntasks=2'
-t_rc "'%' in a log path is refused" 1 "$DRV" argv j s 'log%j' w
+t_rc "'%x' in a log path is refused" 1 "$DRV" argv j s 'log%x' w
+t_ok "'%j' (the job id) in a log path is the contract" "$DRV" argv j s 'log-%j.out' w
 
 if ! slurm_need_packages; then
 	echo "# skipping the cluster part: $SLURM_SKIP_REASON"
