@@ -7,6 +7,7 @@
 #include "expr.h"
 #include "plan.h"
 #include "schema.h"
+#include "slurm.h"
 
 const char *const knob_names[K_NKNOBS] = {
 	"WORKLOAD", "SIZE", "DTYPE", "GPU_TYPE", "SCALES",
@@ -476,17 +477,16 @@ stage_order(const char *file, const struct ynode *pl, const struct ynode **order
 			}
 		}
 	}
-	if (errs)
-		goto out;
 	/* Depth-first search with an explicit path for the cycle message. */
-	for (size_t root = 0; root < n && !errs; root++) {
+	int cyc = 0;
+	for (size_t root = 0; root < n && !cyc; root++) {
 		if (mark[root])
 			continue;
 		size_t depth = 0;
 		size_t *next = xcalloc(n, sizeof *next);
 		stack[depth++] = root;
 		mark[root] = 1;
-		while (depth && !errs) {
+		while (depth && !cyc) {
 			size_t cur = stack[depth - 1];
 			const struct ynode *const *it, *one;
 			size_t na = ynames(ymap_get(stages->kids[cur], "after"), &it, &one);
@@ -496,20 +496,22 @@ stage_order(const char *file, const struct ynode *pl, const struct ynode **order
 				for (k = 0; k < n; k++)
 					if (!strcmp(ystr(stages->kids[k], "name", ""), dep))
 						break;
+				if (k == n)
+					continue; /* unknown: reported above */
 				if (mark[k] == 1) {
-					struct sb cyc = {0};
+					struct sb path = {0};
 					size_t from = 0;
 					while (stack[from] != k)
 						from++;
 					for (size_t q = from; q < depth; q++) {
 						const struct ynode *s = stages->kids[stack[q]];
-						sb_addf(&cyc, "%s (%d:%d) -> ", ystr(s, "name", ""), s->line, s->col);
+						sb_addf(&path, "%s (%d:%d) -> ", ystr(s, "name", ""), s->line, s->col);
 					}
-					sb_addf(&cyc, "%s", ystr(stages->kids[k], "name", ""));
+					sb_addf(&path, "%s", ystr(stages->kids[k], "name", ""));
 					diag_error(file, stages->kids[k]->line, stages->kids[k]->col,
-						   "stage dependency cycle: %s", cyc.buf);
-					sb_free(&cyc);
-					errs++;
+						   "stage dependency cycle: %s", path.buf);
+					sb_free(&path);
+					cyc = 1;
 				} else if (!mark[k]) {
 					mark[k] = 1;
 					stack[depth++] = k;
@@ -522,10 +524,9 @@ stage_order(const char *file, const struct ynode *pl, const struct ynode **order
 		}
 		free(next);
 	}
-out:
 	free(mark);
 	free(stack);
-	return errs ? -1 : (int)no;
+	return errs || cyc ? -1 : (int)no;
 }
 
 /* ---- building instances per stage kind ------------------------------------- */
@@ -809,9 +810,87 @@ knob_true(const char *v)
 	return v && (!strcmp(v, "true") || !strcmp(v, "1") || !strcmp(v, "yes"));
 }
 
+/* Workloads whose knobs have key (and, for a scalar, the value "true"),
+ * for messages that say where a knob is valid. */
+static char *
+knob_workloads(const struct plan *p, const char *key)
+{
+	struct sb sb = {0};
+	for (size_t i = 0; i < p->rec.nworkloads; i++) {
+		const struct ynode *wl = p->rec.workloads[i]->root;
+		const struct ynode *v = ymap_get(ymap_get(wl, "knobs"), key);
+		if (v && (v->kind != Y_SCALAR || strcmp(v->str, "false")))
+			sb_addf(&sb, "%s%s", sb.len ? ", " : "", ystr(wl, "workload", ""));
+	}
+	return sb.buf ? sb_steal(&sb) : xstrdup("none");
+}
+
+static void
+knob_refuse(struct wctx *w, const char *key, const char *what)
+{
+	char *valid = knob_workloads(w->p, key);
+	fprintf(stderr, "llmb: error: %s is not supported by workload %s (its recipe has no knobs.%s); supported by: %s\n",
+		what, ystr(w->wl, "workload", ""), key, valid);
+	free(valid);
+	diag_errors++;
+}
+
+/* The knobs against what the workload's recipe supports; the generic
+ * checks (syntax, exclusions) are check_knobs'. Errors are counted; -1
+ * when the workload's runs must not be planned. */
+static int
+check_wl_knobs(struct wctx *w)
+{
+	const struct sel *s = &w->p->sel;
+	const struct ynode *knobs = ymap_get(w->wl, "knobs"), *measure = ymap_get(w->wl, "measure");
+	const char *wname = ystr(w->wl, "workload", "");
+	int before = diag_errors, pdef = ybool(knobs, "profile_default", 0);
+	int profile = s->v[K_ENABLE_PROFILE] ? knob_true(s->v[K_ENABLE_PROFILE]) : pdef;
+	if (knob_true(s->v[K_ENABLE_NCCLTRACE]) && !ymap_get(knobs, "nccltrace_steps"))
+		knob_refuse(w, "nccltrace_steps", "ENABLE_NCCLTRACE=true");
+	if (knob_true(s->v[K_ENABLE_CHECKPOINT]) && !ybool(knobs, "checkpoint", 0))
+		knob_refuse(w, "checkpoint", "ENABLE_CHECKPOINT=true");
+	if (s->v[K_LOAD_CHECKPOINT_PATH] && !ybool(knobs, "checkpoint", 0))
+		knob_refuse(w, "checkpoint", "LOAD_CHECKPOINT_PATH");
+	if (profile && !ymap_get(knobs, "profile"))
+		knob_refuse(w, "profile", "ENABLE_PROFILE=true");
+	if (pdef && s->v[K_ENABLE_PROFILE] && !profile) {
+		fprintf(stderr, "llmb: error: ENABLE_PROFILE=%s: workload %s always profiles (its recipe says profile_default: true); leave ENABLE_PROFILE unset\n",
+			s->v[K_ENABLE_PROFILE], wname);
+		diag_errors++;
+	}
+	if (pdef && (s->v[K_PROFILE_START_STEP] || s->v[K_PROFILE_STOP_STEP])) {
+		fprintf(stderr, "llmb: error: PROFILE_START_STEP and PROFILE_STOP_STEP cannot change the profiling of workload %s (always on, steps %s-%s)\n",
+			wname, ystr(ymap_get(knobs, "profile"), "start", "?"), ystr(ymap_get(knobs, "profile"), "stop", "?"));
+		diag_errors++;
+	} else if (!profile && (s->v[K_PROFILE_START_STEP] || s->v[K_PROFILE_STOP_STEP])) {
+		fprintf(stderr, "llmb: error: PROFILE_START_STEP/PROFILE_STOP_STEP are set but profiling is off: add ENABLE_PROFILE=true\n");
+		diag_errors++;
+	}
+	const char *ms = s->v[K_MAX_STEPS];
+	if (ms && (knob_true(s->v[K_ENABLE_NCCLTRACE]) || s->v[K_LOAD_CHECKPOINT_PATH])) {
+		fprintf(stderr, "llmb: error: MAX_STEPS=%s cannot be combined with %s, which sets the steps itself\n", ms,
+			s->v[K_LOAD_CHECKPOINT_PATH] ? "LOAD_CHECKPOINT_PATH (one step after the load)" : "ENABLE_NCCLTRACE=true (the first steps only)");
+		diag_errors++;
+	} else if (ms) {
+		/* A run shorter than the measurement window can never be measured. */
+		const struct ynode *win = ymap_get(measure, "window");
+		long last = win && win->nkids == 2 ? strtol(win->kids[1]->str, NULL, 10) : 0;
+		long need = last + (strcmp(ystr(measure, "indexing", "zero"), "one") ? 1 : 0);
+		if (strtol(ms, NULL, 10) < need) {
+			fprintf(stderr, "llmb: error: MAX_STEPS=%s ends before the measurement window of workload %s (iterations %s-%s, %s-based): at least %ld\n",
+				ms, wname, win->kids[0]->str, win->kids[1]->str, ystr(measure, "indexing", "zero"), need);
+			diag_errors++;
+		}
+	}
+	return diag_errors > before ? -1 : 0;
+}
+
 static void
 build_runs(struct wctx *w, const struct ynode *stage, struct vars *vs)
 {
+	if (!strcmp(ystr(stage, "kind", ""), "train") && w->nruns && check_wl_knobs(w))
+		return;
 	const char *kind = ystr(stage, "kind", ""), *sname = ystr(stage, "name", "");
 	const char *wname = ystr(w->wl, "workload", "");
 	const struct ynode *train = ymap_get(w->wl, "train"), *measure = ymap_get(w->wl, "measure");
@@ -859,6 +938,20 @@ build_runs(struct wctx *w, const struct ynode *stage, struct vars *vs)
 		if (s->v[K_LOAD_CHECKPOINT_PATH])
 			steps = 1;
 		var_set(vs, "steps", steps);
+		/* Knobs as placeholders, for commands that pass them on. */
+		const struct ynode *pk = ymap_get(ymap_get(w->wl, "knobs"), "profile");
+		const char *pstart = s->v[K_PROFILE_START_STEP] ? s->v[K_PROFILE_START_STEP] : ystr(pk, "start", "0");
+		const char *pstop = s->v[K_PROFILE_STOP_STEP] ? s->v[K_PROFILE_STOP_STEP] : ystr(pk, "stop", "0");
+		var_set(vs, "profile", profile);
+		var_set(vs, "profile_start", strtod(pstart, NULL));
+		var_set(vs, "profile_stop", strtod(pstop, NULL));
+		var_set(vs, "nccltrace", nccl);
+		var_set(vs, "checkpoint", knob_true(s->v[K_ENABLE_CHECKPOINT]));
+		/* Not comparable with the published numbers: traced runs, one-step
+		 * loads, and profiling the workload does not do by default (the
+		 * published numbers of an always-profiled workload are profiled). */
+		int marked = nccl || s->v[K_LOAD_CHECKPOINT_PATH] ||
+			     (profile && !ybool(ymap_get(w->wl, "knobs"), "profile_default", 0));
 		double mf = 0;
 		int fr = model_flops(w, vs, &mf);
 		if (fr == 0)
@@ -898,9 +991,7 @@ build_runs(struct wctx *w, const struct ynode *stage, struct vars *vs)
 				}
 			}
 			if (profile) {
-				const struct ynode *pk = ymap_get(ymap_get(w->wl, "knobs"), "profile");
-				char *kv = xasprintf("%s-%s", s->v[K_PROFILE_START_STEP] ? s->v[K_PROFILE_START_STEP] : ystr(pk, "start", "0"),
-						     s->v[K_PROFILE_STOP_STEP] ? s->v[K_PROFILE_STOP_STEP] : ystr(pk, "stop", "0"));
+				char *kv = xasprintf("%s-%s", pstart, pstop);
 				cfg_line(in, "profile", kv);
 				free(kv);
 			}
@@ -937,8 +1028,15 @@ build_runs(struct wctx *w, const struct ynode *stage, struct vars *vs)
 			}
 			add_secrets(in, ymap_get(w->wl, "secrets"));
 			add_secrets(in, ymap_get(train, "secrets"));
-			sb_addf(&pl, " steps=%s time=%s image=%s%s%s", stepbuf, tl ? tl : "default", stem ? stem : "none",
-				profile ? " PROFILED" : "", nccl ? " NCCLTRACE" : "");
+			sb_addf(&pl, " steps=%s time=%s image=%s", stepbuf, tl ? tl : "default", stem ? stem : "none");
+			if (profile)
+				sb_addf(&pl, " PROFILED(steps %s-%s)", pstart, pstop);
+			if (nccl)
+				sb_add(&pl, " NCCLTRACE");
+			if (s->v[K_LOAD_CHECKPOINT_PATH])
+				sb_add(&pl, " LOAD-CHECKPOINT");
+			if (marked)
+				sb_add(&pl, " (not compared with the reference)");
 			in->plan = sb_steal(&pl);
 			free(stem);
 			add_output(in, xasprintf("workloads/%s/experiments/%s/train.done", wname, run));
@@ -956,7 +1054,7 @@ build_runs(struct wctx *w, const struct ynode *stage, struct vars *vs)
 			cfg_line(in, "metric", ystr(measure, "metric", "mean"));
 			fmt_num(buf, sizeof buf, steps);
 			cfg_line(in, "steps", buf);
-			if (profile || nccl)
+			if (marked)
 				cfg_line(in, "profiled", "true");
 			add_output(in, xasprintf("workloads/%s/experiments/%s/result.json", wname, run));
 			in->plan = xasprintf("parse %s log, window %s-%s (%s-based)", ystr(w->wl, "log_format", ""),
@@ -1006,9 +1104,17 @@ check_knobs(const struct sel *s)
 		errs++;
 	}
 	const char *ap = s->v[K_ADDITIONAL_SLURM_PARAMS];
-	if (ap && !valid_str(ap)) {
-		fprintf(stderr, "llmb: error: ADDITIONAL_SLURM_PARAMS holds a control character\n");
-		errs++;
+	if (ap) {
+		/* The Slurm executor's own parser: what passes here is what sbatch gets. */
+		char **argv = NULL;
+		struct sb err = {0};
+		if (slurm_params_parse(ap, &argv, &err) < 0) {
+			fprintf(stderr, "llmb: error: %s; the form is 'key=value;flag' (';' between parameters, or spaces when no value holds one)\n",
+				err.buf ? err.buf : "ADDITIONAL_SLURM_PARAMS is invalid");
+			errs++;
+		}
+		slurm_argv_free(argv);
+		sb_free(&err);
 	}
 	for (int k = K_WORKLOAD; k <= K_SCALES; k++) {
 		const char *v = s->v[k];
@@ -1017,8 +1123,18 @@ check_knobs(const struct sel *s)
 			errs++;
 		}
 	}
+	if (s->v[K_MAX_STEPS] && !errs && strtol(s->v[K_MAX_STEPS], NULL, 10) < 1) {
+		fprintf(stderr, "llmb: error: MAX_STEPS=%s: a run needs at least one step\n", s->v[K_MAX_STEPS]);
+		errs++;
+	}
+	if (s->v[K_PROFILE_START_STEP] && s->v[K_PROFILE_STOP_STEP] && !errs &&
+	    strtol(s->v[K_PROFILE_START_STEP], NULL, 10) >= strtol(s->v[K_PROFILE_STOP_STEP], NULL, 10)) {
+		fprintf(stderr, "llmb: error: PROFILE_START_STEP=%s must be below PROFILE_STOP_STEP=%s\n",
+			s->v[K_PROFILE_START_STEP], s->v[K_PROFILE_STOP_STEP]);
+		errs++;
+	}
 	if (knob_true(s->v[K_ENABLE_PROFILE]) && knob_true(s->v[K_ENABLE_NCCLTRACE])) {
-		fprintf(stderr, "llmb: error: ENABLE_PROFILE and ENABLE_NCCLTRACE exclude each other: a traced run is not profiled\n");
+		fprintf(stderr, "llmb: error: ENABLE_PROFILE=true and ENABLE_NCCLTRACE=true exclude each other (as upstream): set one of them\n");
 		errs++;
 	}
 	diag_errors += errs;

@@ -262,7 +262,7 @@ load_checked(struct recipes *r, const char *path, const struct ytype *t, const c
 	struct ydoc *d = yaml_load_file(path);
 	if (!d)
 		return NULL;
-	if (schema_check(path, d->root, t)) {
+	if (schema_check(path, d->root, t) || d->errors) {
 		ydoc_free(d);
 		return NULL;
 	}
@@ -285,7 +285,10 @@ recipes_load(struct recipes *r, const char *top)
 	int before = diag_errors;
 	memset(r, 0, sizeof *r);
 	r->top = top;
-	char *wdir = xasprintf("%s/workloads", top), *pdir = xasprintf("%s/pipelines", top);
+	/* Paths in diagnostics read "workloads/x.yaml", not "./workloads/x.yaml". */
+	int here = !strcmp(top, ".");
+	char *wdir = here ? xstrdup("workloads") : xasprintf("%s/workloads", top);
+	char *pdir = here ? xstrdup("pipelines") : xasprintf("%s/pipelines", top);
 	size_t nw, np;
 	char **wf = list_yaml(wdir, &nw), **pf = list_yaml(pdir, &np);
 	for (size_t i = 0; i < np; i++) {

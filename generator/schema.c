@@ -235,8 +235,15 @@ check_scalar(const char *file, const struct ynode *n, const struct ytype *t)
 		break;
 	}
 	if (!ok) {
-		if ((t->kind == T_INT || t->kind == T_NUM || t->kind == T_BOOL) || strlen(n->str) > 40)
+		const unsigned char *cc = (const unsigned char *)n->str;
+		while (*cc && *cc >= 0x20 && *cc != 0x7f)
+			cc++;
+		if (*cc)
+			diag_error(file, n->line, n->col, "control character 0x%02x in a value: expected %s", *cc, what);
+		else if (strlen(n->str) > 40)
 			diag_error(file, n->line, n->col, "expected %s", what);
+		else if (t->kind == T_INT || t->kind == T_NUM || t->kind == T_BOOL)
+			diag_error(file, n->line, n->col, "expected %s, found '%s'", what, n->str);
 		else
 			diag_error(file, n->line, n->col, "'%s' is not %s", n->str, what);
 	}

@@ -190,7 +190,10 @@ yaml_load_file(const char *path)
 		}
 		yaml_document_delete(&next);
 	}
-	if (c.bad || !d->root) {
+	/* Structural errors (duplicate keys, aliases) still leave a tree, so
+	 * the schema can report the file's other errors in the same run. */
+	d->errors = c.bad;
+	if (!d->root) {
 		ydoc_free(d);
 		d = NULL;
 	}

@@ -22,9 +22,12 @@ struct ynode {
 struct ydoc {
 	char *file;             /* as given, for diagnostics */
 	struct ynode *root;
+	int errors;             /* already reported; the tree is usable for more checks */
 };
 
-/* Loads path; on any error prints diagnostics (diag.h) and returns NULL. */
+/* Loads path, printing diagnostics (diag.h). NULL when there is no tree
+ * (syntax error, empty file); otherwise d->errors says whether the tree
+ * broke a rule (duplicate key, alias) and must not be used beyond checks. */
 struct ydoc *yaml_load_file(const char *path);
 void ydoc_free(struct ydoc *d);
 

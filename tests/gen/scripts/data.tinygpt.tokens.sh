@@ -1,0 +1,69 @@
+#!/bin/bash
+# llmb job script for stage data.tinygpt.tokens (data tinygpt tokens), from templates/data.m4.
+# Generated, do not edit. Secrets are passed by name, never written here.
+set -euo pipefail
+export LLMB_STAGE='data.tinygpt.tokens'
+export LLMB_INSTALL='/llmb-install'
+export LLMB_JOB_ID="${SLURM_JOB_ID:-${LLMB_JOB_ID:-unknown}}"
+llmb_state='/llmb-install/state/jobs/data.tinygpt.tokens'
+llmb_exit_record() {
+	local rc=$? tmp
+	tmp="$llmb_state/exit.$LLMB_JOB_ID.tmp.$$"
+	printf 'status=%s\nend=%s\njob=%s\n' "$rc" "$(date +%s)" "$LLMB_JOB_ID" >"$tmp" &&
+		mv -f "$tmp" "$llmb_state/exit.$LLMB_JOB_ID"
+}
+trap llmb_exit_record EXIT
+trap 'echo "llmb: job $LLMB_JOB_ID got SIGTERM" >&2; exit 143' TERM
+trap 'echo "llmb: job $LLMB_JOB_ID got SIGINT" >&2; exit 130' INT
+printf '%s\n' "$LLMB_JOB_ID" >"$llmb_state/started.TOKEN.tmp.$$"
+mv -f "$llmb_state/started.TOKEN.tmp.$$" "$llmb_state/started.TOKEN"
+echo "llmb: job $LLMB_JOB_ID stage $LLMB_STAGE on $(hostname) at $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+
+
+
+llmb_ntasks=1
+llmb_image=''
+llmb_mounts=''
+llmb_launch() {
+	if [ -n "${SLURM_JOB_ID:-}" ]; then
+		local c=()
+		if [ -n "$llmb_image" ]; then
+			c+=("--container-image=$llmb_image" "--no-container-mount-home")
+			[ -z "$llmb_mounts" ] || c+=("--container-mounts=$llmb_mounts")
+		fi
+		srun --kill-on-bad-exit=1 "${c[@]}" "${@}"
+		return
+	fi
+	if [ -n "$llmb_image" ]; then
+		echo "llmb: stage needs container image $llmb_image: run it with EXECUTOR=slurm on a cluster with pyxis" >&2
+		return 2
+	fi
+	local pids=() i rc=0
+	export MASTER_ADDR=127.0.0.1 MASTER_PORT=$((20000 + $$ % 20000)) WORLD_SIZE=$llmb_ntasks
+	for ((i = 0; i < llmb_ntasks; i++)); do
+		RANK=$i LOCAL_RANK=$i "${@}" &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do wait "$i" || rc=$?; done
+	return "$rc"
+}
+
+llmb_ntasks=1
+mkdir -p '/llmb-install/workloads/tinygpt'
+cd '/llmb-install/workloads/tinygpt'
+llmb_need_kb=$(awk -v g='0.01' 'BEGIN { printf "%d", g * 1024 * 1024 }')
+llmb_free_kb=$(df -Pk . | awk 'NR == 2 { print  }')
+if [ "$llmb_free_kb" -lt "$llmb_need_kb" ]; then
+	echo "llmb: not enough space in $PWD: $llmb_free_kb KiB free, the task needs $llmb_need_kb KiB" >&2
+	exit 4
+fi
+for f in 'data/tokens.bin' 'data/tokens.bin.json'; do mkdir -p "$(dirname "$f")"; done
+llmb_launch '/llmb-install/venvs/venv_597beddc2aa1/bin/python' '@TOP@/workloads/tinygpt/prepare_data.py' '--out' '/llmb-install/workloads/tinygpt/data/tokens.bin'
+# Done means every file that proves the task exists and is not empty.
+for f in 'data/tokens.bin' 'data/tokens.bin.json'; do
+	if [ ! -s "$f" ]; then
+		echo "llmb: task finished but $f is missing or empty" >&2
+		exit 3
+	fi
+done
+echo "llmb: task complete"

@@ -1,0 +1,54 @@
+#!/bin/bash
+# llmb job script for stage train.tinygpt.cpu.tiny.fp32.1 (train tinygpt cpu tiny fp32 x1), from templates/train.m4.
+# Generated, do not edit. Secrets are passed by name, never written here.
+set -euo pipefail
+export LLMB_STAGE='train.tinygpt.cpu.tiny.fp32.1'
+export LLMB_INSTALL='/llmb-install'
+export LLMB_JOB_ID="${SLURM_JOB_ID:-${LLMB_JOB_ID:-unknown}}"
+llmb_state='/llmb-install/state/jobs/train.tinygpt.cpu.tiny.fp32.1'
+llmb_exit_record() {
+	local rc=$? tmp
+	tmp="$llmb_state/exit.$LLMB_JOB_ID.tmp.$$"
+	printf 'status=%s\nend=%s\njob=%s\n' "$rc" "$(date +%s)" "$LLMB_JOB_ID" >"$tmp" &&
+		mv -f "$tmp" "$llmb_state/exit.$LLMB_JOB_ID"
+}
+trap llmb_exit_record EXIT
+trap 'echo "llmb: job $LLMB_JOB_ID got SIGTERM" >&2; exit 143' TERM
+trap 'echo "llmb: job $LLMB_JOB_ID got SIGINT" >&2; exit 130' INT
+printf '%s\n' "$LLMB_JOB_ID" >"$llmb_state/started.TOKEN.tmp.$$"
+mv -f "$llmb_state/started.TOKEN.tmp.$$" "$llmb_state/started.TOKEN"
+echo "llmb: job $LLMB_JOB_ID stage $LLMB_STAGE on $(hostname) at $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+
+
+
+llmb_ntasks=1
+llmb_image=''
+llmb_mounts=''
+llmb_launch() {
+	if [ -n "${SLURM_JOB_ID:-}" ]; then
+		local c=()
+		if [ -n "$llmb_image" ]; then
+			c+=("--container-image=$llmb_image" "--no-container-mount-home")
+			[ -z "$llmb_mounts" ] || c+=("--container-mounts=$llmb_mounts")
+		fi
+		srun --kill-on-bad-exit=1 "${c[@]}" "${@}"
+		return
+	fi
+	if [ -n "$llmb_image" ]; then
+		echo "llmb: stage needs container image $llmb_image: run it with EXECUTOR=slurm on a cluster with pyxis" >&2
+		return 2
+	fi
+	local pids=() i rc=0
+	export MASTER_ADDR=127.0.0.1 MASTER_PORT=$((20000 + $$ % 20000)) WORLD_SIZE=$llmb_ntasks
+	for ((i = 0; i < llmb_ntasks; i++)); do
+		RANK=$i LOCAL_RANK=$i "${@}" &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do wait "$i" || rc=$?; done
+	return "$rc"
+}
+
+mkdir -p '/llmb-install/workloads/tinygpt/experiments/cpu_tiny_fp32_1'
+cd '/llmb-install/workloads/tinygpt/experiments/cpu_tiny_fp32_1'
+llmb_launch '/llmb-install/venvs/venv_597beddc2aa1/bin/python' '@TOP@/workloads/tinygpt/train.py' '--data' '/llmb-install/workloads/tinygpt/data/tokens.bin' '--steps' '50' '--seq' '128' '--layers' '2' '--hidden' '128' '--heads' '4' '--vocab' '256' '--mbs' '4' '--gbs' '8' '--model-flops' '377487360'
+echo "llmb: training finished"

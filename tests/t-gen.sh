@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The generator against golden files: bad recipes -> exact diagnostics and
+# exit status 2; the demo recipes -> make rules, stage configurations and
+# job scripts (which must also pass bash -n and shellcheck).
+. "$(dirname "$0")/lib.sh"
+G=$TESTS_DIR/gen
+
+# Each case directory holds recipe files; gpus.yaml and the benchmark
+# pipeline come from the project unless the case has its own.
+for c in "$G"/*/; do
+	c=${c%/}; name=$(basename "$c")
+	[ -d "$c/workloads" ] || continue
+	d=$TRASH/case-$name
+	mkdir -p "$d/workloads" "$d/pipelines"
+	cp "$TOP/workloads/gpus.yaml" "$d/workloads/"
+	cp "$TOP/pipelines/benchmark.yaml" "$d/pipelines/"
+	cp -r "$c"/. "$d"/
+	rc=0
+	(cd "$d" && "$LLMB" check --top .) >"$TRASH/$name.out" 2>"$TRASH/$name.err" || rc=$?
+	t_ok "$name: exit status 2" test "$rc" = 2
+	t_cmp "$name: diagnostics" "$c.err" "$TRASH/$name.err"
+done
+
+# Every diagnostic is file:line:col: error: ...
+cat "$G"/*.err >"$TRASH/all.err"
+grep -Ev '^(workloads|pipelines)/[a-z]+\.yaml:[0-9]+:[0-9]+: error: ' "$TRASH/all.err" >"$TRASH/odd.err"
+t_ok "every recipe diagnostic is file:line:col: error: message" test ! -s "$TRASH/odd.err"
+
+t_ok "the project's own recipes are valid" "$LLMB" check --top "$TOP"
+
+# The demo's generated rules and configurations are deterministic.
+(cd "$TOP" && env -u WORKLOAD -u LLMB_GEN_VARS WORKLOAD=tinygpt "$LLMB" gen --top . --gen "$TRASH/gen") 2>"$TRASH/gen.err"
+t_cmp "tinygpt: make rules" "$G/tinygpt.rules.mk" "$TRASH/gen/rules.mk"
+t_cmp "tinygpt: train configuration" "$G/tinygpt.train.cfg" "$TRASH/gen/cfg/train.tinygpt.cpu.tiny.fp32.2"
+before=$(stat -c %Y.%y "$TRASH/gen/cfg/train.tinygpt.cpu.tiny.fp32.2")
+sleep 1
+(cd "$TOP" && WORKLOAD=tinygpt "$LLMB" gen --top . --gen "$TRASH/gen")
+t_ok "an unchanged configuration is not rewritten" test "$before" = "$(stat -c %Y.%y "$TRASH/gen/cfg/train.tinygpt.cpu.tiny.fp32.2")"
+
+# Job scripts: golden, syntax, shellcheck. Paths are normalized.
+for id in $(sed -n 's/^\t@$(LLMB_RUN) [0-9]*\/[0-9]* //p' "$TRASH/gen/rules.mk"); do
+	case $id in parse.* | report.*) continue ;; esac
+	"$LLMB" script --top "$TOP" --gen "$TRASH/gen" --install /llmb-install "$id" >"$TRASH/$id.sh"
+	t_ok "$id: bash -n" bash -n "$TRASH/$id.sh"
+	if command -v shellcheck >/dev/null; then
+		t_ok "$id: shellcheck" shellcheck "$TRASH/$id.sh"
+	fi
+	sed "s|$TOP|@TOP@|g" "$TRASH/$id.sh" >"$TRASH/$id.norm"
+	t_cmp "$id: job script" "$G/scripts/$id.sh" "$TRASH/$id.norm"
+done
+t_done
