@@ -1,0 +1,62 @@
+#!/bin/bash
+# llmb job script for stage train.llama3-lora.gb200.70b.bf16.8 (train llama3-lora gb200 70b bf16 x8), from templates/train.m4.
+# Generated, do not edit. Secrets are passed by name, never written here.
+set -euo pipefail
+export LLMB_STAGE='train.llama3-lora.gb200.70b.bf16.8'
+export LLMB_INSTALL='TRASH/inst'
+export LLMB_JOB_ID="${SLURM_JOB_ID:-${LLMB_JOB_ID:-unknown}}"
+llmb_state='TRASH/inst/state/jobs/train.llama3-lora.gb200.70b.bf16.8'
+llmb_exit_record() {
+	local rc=$? tmp
+	tmp="$llmb_state/exit.$LLMB_JOB_ID.tmp.$$"
+	printf 'status=%s\nend=%s\njob=%s\n' "$rc" "$(date +%s)" "$LLMB_JOB_ID" >"$tmp" &&
+		mv -f "$tmp" "$llmb_state/exit.$LLMB_JOB_ID"
+}
+trap llmb_exit_record EXIT
+trap 'echo "llmb: job $LLMB_JOB_ID got SIGTERM" >&2; exit 143' TERM
+trap 'echo "llmb: job $LLMB_JOB_ID got SIGINT" >&2; exit 130' INT
+printf '%s\n' "$LLMB_JOB_ID" >"$llmb_state/started.TOKEN.tmp.$$"
+mv -f "$llmb_state/started.TOKEN.tmp.$$" "$llmb_state/started.TOKEN"
+echo "llmb: job $LLMB_JOB_ID stage $LLMB_STAGE on $(hostname) at $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+: "${HF_TOKEN:?HF_TOKEN must be set in the environment (it is passed by name)}"
+export HF_TOKEN
+: "${HF_TOKEN:?HF_TOKEN must be set in the environment (it is passed by name)}"
+export HF_TOKEN
+
+export PYTHONPATH='TRASH/inst/venvs/venv_6be6b5f0b2be/src/nemo'
+export HF_HOME='TRASH/inst/workloads/llama3-lora/checkpoint_and_dataset'
+export NEMO_HOME='TRASH/inst/workloads/llama3-lora/checkpoint_and_dataset'
+export NEMORUN_HOME='TRASH/inst/workloads/llama3-lora'
+export OPENBLAS_NUM_THREADS='1'
+
+llmb_ntasks=4
+llmb_image='TRASH/inst/images/nvidia+nemo+25.09.00.sqsh'
+llmb_mounts=''
+llmb_launch() {
+	if [ -n "${SLURM_JOB_ID:-}" ]; then
+		local c=()
+		if [ -n "$llmb_image" ]; then
+			c+=("--container-image=$llmb_image" "--no-container-mount-home")
+			[ -z "$llmb_mounts" ] || c+=("--container-mounts=$llmb_mounts")
+		fi
+		srun --kill-on-bad-exit=1 "${c[@]}" "${@}"
+		return
+	fi
+	if [ -n "$llmb_image" ]; then
+		echo "llmb: stage needs container image $llmb_image: run it with EXECUTOR=slurm on a cluster with pyxis" >&2
+		return 2
+	fi
+	local pids=() i rc=0
+	export MASTER_ADDR=127.0.0.1 MASTER_PORT=$((20000 + $$ % 20000)) WORLD_SIZE=$llmb_ntasks
+	for ((i = 0; i < llmb_ntasks; i++)); do
+		RANK=$i LOCAL_RANK=$i "${@}" &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do wait "$i" || rc=$?; done
+	return "$rc"
+}
+
+mkdir -p 'TRASH/inst/workloads/llama3-lora/experiments/gb200_70b_bf16_8'
+cd 'TRASH/inst/workloads/llama3-lora/experiments/gb200_70b_bf16_8'
+llmb_launch 'TRASH/inst/venvs/venv_6be6b5f0b2be/bin/python3' '-m' 'scripts.performance.llm.finetune_llama3_70b' '--gpu' 'gb200' '--num_gpus' '8' '--container_image' 'TRASH/inst/images/nvidia+nemo+25.09.00.sqsh' '--compute_dtype' 'bf16' '-fr' 'cs' '--gpus_per_node' '4' '--max_steps' '50' '--finetuning' 'lora' '--skip_dataset_download' '--skip_import_checkpoint' '-tp' '1' '-pp' '4' '-cp' '1' '-vp' '20' '-gb' '64' '-mb' '1' '--cuda_graphs' '1' '--num_layers' '80' '--hidden_size' '8192' 'slurm' '--log_dir' 'TRASH/inst/workloads/llama3-lora/experiments/gb200_70b_bf16_8'
+echo "llmb: training finished"

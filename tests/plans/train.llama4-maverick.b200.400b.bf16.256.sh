@@ -1,0 +1,62 @@
+#!/bin/bash
+# llmb job script for stage train.llama4-maverick.b200.400b.bf16.256 (train llama4-maverick b200 400b bf16 x256), from templates/train.m4.
+# Generated, do not edit. Secrets are passed by name, never written here.
+set -euo pipefail
+export LLMB_STAGE='train.llama4-maverick.b200.400b.bf16.256'
+export LLMB_INSTALL='TRASH/inst'
+export LLMB_JOB_ID="${SLURM_JOB_ID:-${LLMB_JOB_ID:-unknown}}"
+llmb_state='TRASH/inst/state/jobs/train.llama4-maverick.b200.400b.bf16.256'
+llmb_exit_record() {
+	local rc=$? tmp
+	tmp="$llmb_state/exit.$LLMB_JOB_ID.tmp.$$"
+	printf 'status=%s\nend=%s\njob=%s\n' "$rc" "$(date +%s)" "$LLMB_JOB_ID" >"$tmp" &&
+		mv -f "$tmp" "$llmb_state/exit.$LLMB_JOB_ID"
+}
+trap llmb_exit_record EXIT
+trap 'echo "llmb: job $LLMB_JOB_ID got SIGTERM" >&2; exit 143' TERM
+trap 'echo "llmb: job $LLMB_JOB_ID got SIGINT" >&2; exit 130' INT
+printf '%s\n' "$LLMB_JOB_ID" >"$llmb_state/started.TOKEN.tmp.$$"
+mv -f "$llmb_state/started.TOKEN.tmp.$$" "$llmb_state/started.TOKEN"
+echo "llmb: job $LLMB_JOB_ID stage $LLMB_STAGE on $(hostname) at $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+: "${HF_TOKEN:?HF_TOKEN must be set in the environment (it is passed by name)}"
+export HF_TOKEN
+: "${HF_TOKEN:?HF_TOKEN must be set in the environment (it is passed by name)}"
+export HF_TOKEN
+
+export PYTHONPATH='TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo'
+export HF_HOME='TRASH/inst/workloads/llama4-maverick/checkpoint_and_dataset'
+export NEMO_HOME='TRASH/inst/workloads/llama4-maverick/checkpoint_and_dataset'
+export NEMORUN_HOME='TRASH/inst/workloads/llama4-maverick'
+export OPENBLAS_NUM_THREADS='1'
+
+llmb_ntasks=8
+llmb_image='TRASH/inst/images/nvidia+nemo+25.04.01.sqsh'
+llmb_mounts=''
+llmb_launch() {
+	if [ -n "${SLURM_JOB_ID:-}" ]; then
+		local c=()
+		if [ -n "$llmb_image" ]; then
+			c+=("--container-image=$llmb_image" "--no-container-mount-home")
+			[ -z "$llmb_mounts" ] || c+=("--container-mounts=$llmb_mounts")
+		fi
+		srun --kill-on-bad-exit=1 "${c[@]}" "${@}"
+		return
+	fi
+	if [ -n "$llmb_image" ]; then
+		echo "llmb: stage needs container image $llmb_image: run it with EXECUTOR=slurm on a cluster with pyxis" >&2
+		return 2
+	fi
+	local pids=() i rc=0
+	export MASTER_ADDR=127.0.0.1 MASTER_PORT=$((20000 + $$ % 20000)) WORLD_SIZE=$llmb_ntasks
+	for ((i = 0; i < llmb_ntasks; i++)); do
+		RANK=$i LOCAL_RANK=$i "${@}" &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do wait "$i" || rc=$?; done
+	return "$rc"
+}
+
+mkdir -p 'TRASH/inst/workloads/llama4-maverick/experiments/b200_400b_bf16_256'
+cd 'TRASH/inst/workloads/llama4-maverick/experiments/b200_400b_bf16_256'
+llmb_launch 'TRASH/inst/venvs/venv_8fa6c6b8f2a2/bin/python3' '-m' 'scripts.performance.llm.finetune_llama4_e128' '-cm' 'TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo:/opt/NeMo' '--gpu' 'b200' '--num_gpus' '256' '--container_image' 'TRASH/inst/images/nvidia+nemo+25.04.01.sqsh' '--compute_dtype' 'bf16' '--gpus_per_node' '8' '--max_steps' '50' '--finetuning' 'sft' '--skip_dataset_download' '--skip_import_checkpoint' '-tp' '8' '-pp' '1' '-cp' '1' '-ep' '32' '-vp' '1' '-et' '8' '-gb' '32' '-mb' '1' '--cuda_graphs' 'true' '--num_layers' '48' '--hidden_size' '5120' 'slurm' '--log_dir' 'TRASH/inst/workloads/llama4-maverick/experiments/b200_400b_bf16_256'
+echo "llmb: training finished"

@@ -1,0 +1,56 @@
+#!/bin/bash
+# llmb job script for stage train.maxtext-llama2.h100.70b.fp8.512 (train maxtext-llama2 h100 70b fp8 x512), from templates/train.m4.
+# Generated, do not edit. Secrets are passed by name, never written here.
+set -euo pipefail
+export LLMB_STAGE='train.maxtext-llama2.h100.70b.fp8.512'
+export LLMB_INSTALL='TRASH/inst'
+export LLMB_JOB_ID="${SLURM_JOB_ID:-${LLMB_JOB_ID:-unknown}}"
+llmb_state='TRASH/inst/state/jobs/train.maxtext-llama2.h100.70b.fp8.512'
+llmb_exit_record() {
+	local rc=$? tmp
+	tmp="$llmb_state/exit.$LLMB_JOB_ID.tmp.$$"
+	printf 'status=%s\nend=%s\njob=%s\n' "$rc" "$(date +%s)" "$LLMB_JOB_ID" >"$tmp" &&
+		mv -f "$tmp" "$llmb_state/exit.$LLMB_JOB_ID"
+}
+trap llmb_exit_record EXIT
+trap 'echo "llmb: job $LLMB_JOB_ID got SIGTERM" >&2; exit 143' TERM
+trap 'echo "llmb: job $LLMB_JOB_ID got SIGINT" >&2; exit 130' INT
+printf '%s\n' "$LLMB_JOB_ID" >"$llmb_state/started.TOKEN.tmp.$$"
+mv -f "$llmb_state/started.TOKEN.tmp.$$" "$llmb_state/started.TOKEN"
+echo "llmb: job $LLMB_JOB_ID stage $LLMB_STAGE on $(hostname) at $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+
+export QUANTIZATION=''
+export XLA_PYTHON_CLIENT_MEM_FRACTION='0.90'
+export QUANTIZATION='fp8'
+
+llmb_ntasks=8
+llmb_image='TRASH/inst/images/nvidia+jax+maxtext-2024-12-09.sqsh'
+llmb_mounts=''
+llmb_launch() {
+	if [ -n "${SLURM_JOB_ID:-}" ]; then
+		local c=()
+		if [ -n "$llmb_image" ]; then
+			c+=("--container-image=$llmb_image" "--no-container-mount-home")
+			[ -z "$llmb_mounts" ] || c+=("--container-mounts=$llmb_mounts")
+		fi
+		srun --kill-on-bad-exit=1 "${c[@]}" "${@}"
+		return
+	fi
+	if [ -n "$llmb_image" ]; then
+		echo "llmb: stage needs container image $llmb_image: run it with EXECUTOR=slurm on a cluster with pyxis" >&2
+		return 2
+	fi
+	local pids=() i rc=0
+	export MASTER_ADDR=127.0.0.1 MASTER_PORT=$((20000 + $$ % 20000)) WORLD_SIZE=$llmb_ntasks
+	for ((i = 0; i < llmb_ntasks; i++)); do
+		RANK=$i LOCAL_RANK=$i "${@}" &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do wait "$i" || rc=$?; done
+	return "$rc"
+}
+
+mkdir -p 'TRASH/inst/workloads/maxtext-llama2/experiments/h100_70b_fp8_512'
+cd 'TRASH/inst/workloads/maxtext-llama2/experiments/h100_70b_fp8_512'
+llmb_launch 'bash' '-c' 'python3 -u /opt/maxtext/MaxText/train.py /opt/maxtext/MaxText/configs/base.yml model_name=llama2-70b run_name=llmb-llama2-70b-fp8-512 base_output_directory=TRASH/inst/workloads/maxtext-llama2/experiments/h100_70b_fp8_512 hardware=gpu dataset_type=synthetic steps=50 max_target_length=4096 per_device_batch_size=2 ici_fsdp_parallelism=8 dcn_fsdp_parallelism=16 dcn_data_parallelism=4 enable_checkpointing=false attention=cudnn_flash_te remat_policy=save_qkv_proj scan_layers=false logits_dot_in_fp32=false quantization=$QUANTIZATION'
+echo "llmb: training finished"

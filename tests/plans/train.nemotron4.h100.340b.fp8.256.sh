@@ -1,0 +1,56 @@
+#!/bin/bash
+# llmb job script for stage train.nemotron4.h100.340b.fp8.256 (train nemotron4 h100 340b fp8 x256), from templates/train.m4.
+# Generated, do not edit. Secrets are passed by name, never written here.
+set -euo pipefail
+export LLMB_STAGE='train.nemotron4.h100.340b.fp8.256'
+export LLMB_INSTALL='TRASH/inst'
+export LLMB_JOB_ID="${SLURM_JOB_ID:-${LLMB_JOB_ID:-unknown}}"
+llmb_state='TRASH/inst/state/jobs/train.nemotron4.h100.340b.fp8.256'
+llmb_exit_record() {
+	local rc=$? tmp
+	tmp="$llmb_state/exit.$LLMB_JOB_ID.tmp.$$"
+	printf 'status=%s\nend=%s\njob=%s\n' "$rc" "$(date +%s)" "$LLMB_JOB_ID" >"$tmp" &&
+		mv -f "$tmp" "$llmb_state/exit.$LLMB_JOB_ID"
+}
+trap llmb_exit_record EXIT
+trap 'echo "llmb: job $LLMB_JOB_ID got SIGTERM" >&2; exit 143' TERM
+trap 'echo "llmb: job $LLMB_JOB_ID got SIGINT" >&2; exit 130' INT
+printf '%s\n' "$LLMB_JOB_ID" >"$llmb_state/started.TOKEN.tmp.$$"
+mv -f "$llmb_state/started.TOKEN.tmp.$$" "$llmb_state/started.TOKEN"
+echo "llmb: job $LLMB_JOB_ID stage $LLMB_STAGE on $(hostname) at $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+
+export PYTHONPATH='TRASH/inst/venvs/venv_0772b291d829/src/nemo'
+export NEMORUN_HOME='TRASH/inst/workloads/nemotron4'
+export OPENBLAS_NUM_THREADS='1'
+
+llmb_ntasks=8
+llmb_image='TRASH/inst/images/nvidia+nemo+25.07.01.sqsh'
+llmb_mounts=''
+llmb_launch() {
+	if [ -n "${SLURM_JOB_ID:-}" ]; then
+		local c=()
+		if [ -n "$llmb_image" ]; then
+			c+=("--container-image=$llmb_image" "--no-container-mount-home")
+			[ -z "$llmb_mounts" ] || c+=("--container-mounts=$llmb_mounts")
+		fi
+		srun --kill-on-bad-exit=1 "${c[@]}" "${@}"
+		return
+	fi
+	if [ -n "$llmb_image" ]; then
+		echo "llmb: stage needs container image $llmb_image: run it with EXECUTOR=slurm on a cluster with pyxis" >&2
+		return 2
+	fi
+	local pids=() i rc=0
+	export MASTER_ADDR=127.0.0.1 MASTER_PORT=$((20000 + $$ % 20000)) WORLD_SIZE=$llmb_ntasks
+	for ((i = 0; i < llmb_ntasks; i++)); do
+		RANK=$i LOCAL_RANK=$i "${@}" &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do wait "$i" || rc=$?; done
+	return "$rc"
+}
+
+mkdir -p 'TRASH/inst/workloads/nemotron4/experiments/h100_340b_fp8_256'
+cd 'TRASH/inst/workloads/nemotron4/experiments/h100_340b_fp8_256'
+llmb_launch 'TRASH/inst/venvs/venv_0772b291d829/bin/python3' '-m' 'scripts.performance.llm.pretrain_nemotron4_340b' '--gpu' 'h100' '--container_image' 'TRASH/inst/images/nvidia+nemo+25.07.01.sqsh' '--compute_dtype' 'fp8' '--num_gpus' '256' '--gpus_per_node' '8' '--max_steps' '50' '-tp' '8' '-pp' '8' '-cp' '1' '-gb' '64' '-mb' '1' '--num_layers' '96' '--hidden_size' '18432' '-ep' '1' '-vp' '12' '--checkpoint_save=False' 'slurm' '--log_dir' 'TRASH/inst/workloads/nemotron4/experiments/h100_340b_fp8_256'
+echo "llmb: training finished"

@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# Plans: `make -n report` for every workload, GPU type, size and dtype the
+# recipes support, compared with golden plan lines (tests/plans/*.plan);
+# golden job scripts of one training run per workload, checked by bash -n
+# and shellcheck; no secret value in any generated file; the run knobs in
+# the stage configurations; impossible requests refused with what is valid
+# (tests/plans/err/*.err).
+. "$(dirname "$0")/lib.sh"
+G=$TRASH/gen
+I=$TRASH/inst
+P=$TESTS_DIR/plans
+for v in WORKLOAD SIZE DTYPE GPU_TYPE SCALES ENABLE_PROFILE PROFILE_START_STEP PROFILE_STOP_STEP \
+	ENABLE_NCCLTRACE ENABLE_CHECKPOINT LOAD_CHECKPOINT_PATH ADDITIONAL_SLURM_PARAMS TIME_LIMIT MAX_STEPS \
+	ASYNC LLMB_GEN_VARS; do
+	unset "$v"
+done
+export HF_TOKEN=hf_SECRETVALUE
+m() { make -C "$TOP" LLMB_GEN="$G" LLMB_INSTALL="$I" EXECUTOR=slurm "$@"; }
+# The plan lines of make -n, without the quoting and with the trash normalized.
+plan_lines() { sed -n "s/^: '\\(.*\\)'\$/\\1/p" "$1" | sed "s|$TRASH|TRASH|g"; }
+
+# Every combination the seeds list: workload gpu size dtype.
+combos='nemotron4 h100 15b bf16
+nemotron4 h100 15b fp8
+nemotron4 h100 340b bf16
+nemotron4 h100 340b fp8
+llama4-maverick b200 400b bf16
+llama4-maverick b200 400b fp8
+llama4-maverick h100 400b bf16
+llama4-maverick h100 400b fp8
+llama3-lora gb200 70b bf16
+llama3-lora gb200 70b fp8
+llama3-lora b200 70b bf16
+llama3-lora b200 70b fp8
+llama3-lora h100 70b bf16
+llama3-lora h100 70b fp8
+maxtext-llama2 h100 70b bf16
+maxtext-llama2 h100 70b fp8
+maxtext-llama2 a100 70b bf16
+grok1 gb200 314b bf16
+grok1 gb200 314b fp8
+grok1 h100 314b bf16
+grok1 h100 314b fp8'
+# One training run per workload gets a golden job script.
+scripts='train.nemotron4.h100.340b.fp8.256
+train.llama4-maverick.b200.400b.bf16.256
+train.llama3-lora.gb200.70b.bf16.8
+train.maxtext-llama2.h100.70b.fp8.512
+train.grok1.h100.314b.bf16.512'
+
+while read -r w g s d; do
+	name=$w.$g.$s.$d
+	if m -n report WORKLOAD="$w" GPU_TYPE="$g" SIZE="$s" DTYPE="$d" >"$TRASH/$name.out" 2>&1; then
+		plan_lines "$TRASH/$name.out" >"$TRASH/$name.plan"
+		t_cmp "plan $w $g $s $d" "$P/$name.plan" "$TRASH/$name.plan"
+	else
+		t_fail "plan $w $g $s $d: make -n failed"
+		sed 's/^/# /' "$TRASH/$name.out" | tail -n 10
+		continue
+	fi
+	for id in $scripts; do
+		case $id in train."$w"."$g"."$s"."$d".*) ;; *) continue ;; esac
+		if "$LLMB" script --top "$TOP" --gen "$G" --install "$I" "$id" >"$TRASH/$id.raw" 2>"$TRASH/$id.err"; then
+			sed "s|$TRASH|TRASH|g" "$TRASH/$id.raw" >"$TRASH/$id.sh"
+			t_cmp "job script $id" "$P/$id.sh" "$TRASH/$id.sh"
+			t_ok "job script $id: bash -n" bash -n "$TRASH/$id.raw"
+			# SC2016: MaxText's "bash -c '... $QUANTIZATION'" is meant for the inner shell.
+			t_ok "job script $id: shellcheck" shellcheck -s bash -e SC2016 "$TRASH/$id.raw"
+			cat "$TRASH/$id.raw" >>"$TRASH/all-scripts"
+		else
+			t_fail "job script $id"
+			sed 's/^/# /' "$TRASH/$id.err" | tail -n 5
+		fi
+	done
+done <<EOF
+$combos
+EOF
+
+# The plan of a single scale holds exactly the jobs of that scale.
+m -n report WORKLOAD=grok1 GPU_TYPE=gb200 SIZE=314b DTYPE=fp8 SCALES=256 >"$TRASH/one.out" 2>&1
+t_ok "SCALES=256 plans one training" test "$(grep -c "^: '.*train grok1" "$TRASH/one.out")" = 1
+
+# ---- the run knobs land in the stage configuration --------------------------
+cfg() { cat "$G/cfg/$1"; }
+m -n report WORKLOAD=grok1 GPU_TYPE=gb200 SIZE=314b DTYPE=bf16 SCALES=128 ENABLE_PROFILE=true >"$TRASH/k.out" 2>&1
+cfg train.grok1.gb200.314b.bf16.128 >"$TRASH/k.train"
+cfg parse.grok1.gb200.314b.bf16.128 >"$TRASH/k.parse"
+t_grep "ENABLE_PROFILE is a knob of the training configuration" '^knob=ENABLE_PROFILE=true$' "$TRASH/k.train"
+t_grep "profiling steps are the workload's defaults (45-50)" '^profile=45-50$' "$TRASH/k.train"
+t_grep "the parse stage marks a profiled run" '^profiled=true$' "$TRASH/k.parse"
+t_grep "the plan says the run is not compared" 'PROFILED\(steps 45-50\) \(not compared with the reference\)' "$TRASH/k.out"
+
+m -n report WORKLOAD=grok1 GPU_TYPE=gb200 SIZE=314b DTYPE=bf16 SCALES=128 ENABLE_PROFILE=true \
+	PROFILE_START_STEP=10 PROFILE_STOP_STEP=12 >/dev/null 2>&1
+t_grep "PROFILE_START_STEP/PROFILE_STOP_STEP override the defaults" '^profile=10-12$' "$G/cfg/train.grok1.gb200.314b.bf16.128"
+
+m -n report WORKLOAD=grok1 GPU_TYPE=gb200 SIZE=314b DTYPE=bf16 SCALES=128 ENABLE_NCCLTRACE=true >/dev/null 2>&1
+t_grep "an NCCL trace is marked in the training configuration" '^nccltrace=true$' "$G/cfg/train.grok1.gb200.314b.bf16.128"
+t_grep "an NCCL trace runs the first 5 steps" '^steps=5$' "$G/cfg/train.grok1.gb200.314b.bf16.128"
+t_grep "a traced run is marked for the parse stage" '^profiled=true$' "$G/cfg/parse.grok1.gb200.314b.bf16.128"
+
+m -n report WORKLOAD=grok1 GPU_TYPE=gb200 SIZE=314b DTYPE=bf16 SCALES=128 >/dev/null 2>&1
+t_nogrep "an ordinary run is not marked" '^profiled=' "$G/cfg/parse.grok1.gb200.314b.bf16.128"
+t_nogrep "an ordinary run has no knob lines" '^knob=' "$G/cfg/train.grok1.gb200.314b.bf16.128"
+
+m -n report WORKLOAD=maxtext-llama2 GPU_TYPE=h100 SIZE=70b DTYPE=bf16 SCALES=64 >/dev/null 2>&1
+t_grep "MaxText always profiles (steps 10-15)" '^profile=10-15$' "$G/cfg/train.maxtext-llama2.h100.70b.bf16.64"
+t_nogrep "...and its published numbers are profiled too: compared" '^profiled=' "$G/cfg/parse.maxtext-llama2.h100.70b.bf16.64"
+
+m -n report WORKLOAD=nemotron4 GPU_TYPE=h100 SIZE=15b DTYPE=bf16 SCALES=16 MAX_STEPS=60 TIME_LIMIT=01:30:00 \
+	ENABLE_CHECKPOINT=true ADDITIONAL_SLURM_PARAMS='reservation=r1;nodelist=n[1-2],n7' >/dev/null 2>&1
+cfg train.nemotron4.h100.15b.bf16.16 >"$TRASH/n.train"
+t_grep "MAX_STEPS sets the steps" '^steps=60$' "$TRASH/n.train"
+t_grep "TIME_LIMIT sets the time limit" '^time_limit=01:30:00$' "$TRASH/n.train"
+t_grep "ENABLE_CHECKPOINT is a knob" '^knob=ENABLE_CHECKPOINT=true$' "$TRASH/n.train"
+t_grep "ADDITIONAL_SLURM_PARAMS is a knob" '^knob=ADDITIONAL_SLURM_PARAMS=reservation=r1;nodelist=n\[1-2\],n7$' "$TRASH/n.train"
+t_grep "MAX_STEPS reaches the parse stage" '^steps=60$' "$G/cfg/parse.nemotron4.h100.15b.bf16.16"
+
+m -n report WORKLOAD=nemotron4 GPU_TYPE=h100 SIZE=15b DTYPE=bf16 SCALES=16 LOAD_CHECKPOINT_PATH=ckpt/a=1 >/dev/null 2>&1
+t_grep "LOAD_CHECKPOINT_PATH runs one step" '^steps=1$' "$G/cfg/train.nemotron4.h100.15b.bf16.16"
+t_grep "a one-step load is not compared" '^profiled=true$' "$G/cfg/parse.nemotron4.h100.15b.bf16.16"
+
+# ---- no secret value in anything generated ------------------------------------
+t_nogrep "no secret value in the generated job scripts" 'hf_SECRETVALUE' "$TRASH/all-scripts"
+if grep -rl hf_SECRETVALUE "$G" "$I" >"$TRASH/leaks" 2>/dev/null; then
+	t_fail "no secret value under GEN and INSTALL"; sed 's/^/# /' "$TRASH/leaks"
+else
+	t_pass "no secret value under GEN and INSTALL"
+fi
+t_ok "make -n wrote nothing under LLMB_INSTALL" test ! -e "$I"
+
+# ---- impossible requests ----------------------------------------------------------
+# name|variables: make -n must fail before anything runs, and its llmb/make
+# error lines must be the golden ones.
+refusals='unknown-gpu|WORKLOAD=nemotron4 GPU_TYPE=b300
+gpu-required|WORKLOAD=llama3-lora
+unknown-size|WORKLOAD=nemotron4 GPU_TYPE=h100 SIZE=70b
+unknown-dtype|WORKLOAD=grok1 GPU_TYPE=gb200 DTYPE=nvfp4
+unknown-scale|WORKLOAD=nemotron4 GPU_TYPE=h100 SIZE=340b SCALES=128
+scale-not-number|WORKLOAD=grok1 GPU_TYPE=h100 SCALES=512x
+unknown-workload|WORKLOAD=llama5
+fp8-on-a100|WORKLOAD=maxtext-llama2 GPU_TYPE=a100 DTYPE=fp8
+profile-and-nccltrace|WORKLOAD=grok1 GPU_TYPE=h100 ENABLE_PROFILE=true ENABLE_NCCLTRACE=true
+nccltrace-unsupported|WORKLOAD=llama3-lora GPU_TYPE=h100 ENABLE_NCCLTRACE=true
+checkpoint-unsupported|WORKLOAD=grok1 GPU_TYPE=h100 ENABLE_CHECKPOINT=true
+maxtext-profile-off|WORKLOAD=maxtext-llama2 GPU_TYPE=h100 ENABLE_PROFILE=false
+profile-steps-without-profile|WORKLOAD=grok1 GPU_TYPE=h100 PROFILE_START_STEP=5
+profile-steps-order|WORKLOAD=grok1 GPU_TYPE=h100 ENABLE_PROFILE=true PROFILE_START_STEP=50 PROFILE_STOP_STEP=45
+bad-bool|WORKLOAD=grok1 GPU_TYPE=h100 ENABLE_PROFILE=on
+bad-time-limit|WORKLOAD=grok1 GPU_TYPE=h100 TIME_LIMIT=90m
+bad-time-limit-minutes|WORKLOAD=grok1 GPU_TYPE=h100 TIME_LIMIT=00:61:00
+bad-max-steps|WORKLOAD=grok1 GPU_TYPE=h100 MAX_STEPS=fifty
+zero-max-steps|WORKLOAD=grok1 GPU_TYPE=h100 MAX_STEPS=0
+max-steps-before-window|WORKLOAD=nemotron4 GPU_TYPE=h100 MAX_STEPS=20
+max-steps-with-load|WORKLOAD=nemotron4 GPU_TYPE=h100 MAX_STEPS=60 LOAD_CHECKPOINT_PATH=ckpt
+slurm-reserved|WORKLOAD=grok1 GPU_TYPE=h100 ADDITIONAL_SLURM_PARAMS=time=01:00:00
+slurm-abbrev|WORKLOAD=grok1 GPU_TYPE=h100 ADDITIONAL_SLURM_PARAMS=part=gpu2
+slurm-dashes|WORKLOAD=grok1 GPU_TYPE=h100 ADDITIONAL_SLURM_PARAMS=--reservation=r1
+slurm-empty-value|WORKLOAD=grok1 GPU_TYPE=h100 ADDITIONAL_SLURM_PARAMS=reservation=;exclude=n1
+bad-checkpoint-path|WORKLOAD=nemotron4 GPU_TYPE=h100 LOAD_CHECKPOINT_PATH=ckpt;rm'
+while IFS='|' read -r name vars; do
+	rc=0
+	# shellcheck disable=SC2086 # vars is a list of NAME=VALUE words
+	env -u HF_TOKEN HF_TOKEN=hf_SECRETVALUE make -C "$TOP" LLMB_GEN="$G" LLMB_INSTALL="$I" EXECUTOR=slurm \
+		-n report $vars >"$TRASH/$name.out" 2>&1 || rc=$?
+	if [ "$rc" = 0 ]; then
+		t_fail "refused: $name (make -n exit 0)"
+		continue
+	fi
+	grep -E 'error' "$TRASH/$name.out" | grep -v '^make.*Error [0-9]' | sed "s|$TRASH|TRASH|g; s|$TOP/||g" >"$TRASH/$name.err"
+	t_cmp "refused: $name" "$P/err/$name.err" "$TRASH/$name.err"
+	t_nogrep "refused before anything runs: $name" '^build/llmb run|llmb run ' "$TRASH/$name.out"
+done <<EOF
+$refusals
+EOF
+
+# A workload that passes HF_TOKEN to its jobs is refused without it, by name.
+for w in llama4-maverick llama3-lora grok1; do
+	rc=0
+	env -u HF_TOKEN make -C "$TOP" LLMB_GEN="$G" LLMB_INSTALL="$I" EXECUTOR=slurm -n report WORKLOAD=$w GPU_TYPE=h100 \
+		>"$TRASH/nohf.out" 2>&1 || rc=$?
+	t_ok "$w without HF_TOKEN is refused" test "$rc" != 0
+	t_grep "$w without HF_TOKEN: the message names it" 'HF_TOKEN is not set' "$TRASH/nohf.out"
+	# Known problem (gen.c): make reaches the secret check only after the
+	# stages listed before it, so make -n prints their commands first.
+	grep -q 'llmb run ' "$TRASH/nohf.out" && echo "# known problem: $w without HF_TOKEN: make lists stages before the secret check"
+done
+rc=0
+env -u HF_TOKEN make -C "$TOP" LLMB_GEN="$G" LLMB_INSTALL="$I" EXECUTOR=slurm -n report WORKLOAD=nemotron4 GPU_TYPE=h100 \
+	SIZE=15b DTYPE=bf16 SCALES=16 >"$TRASH/nohf.out" 2>&1 || rc=$?
+t_ok "nemotron4 (synthetic data, no gated files) needs no HF_TOKEN" test "$rc" = 0
+t_done
