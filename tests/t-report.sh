@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# t-report: `llmb report` from real result files (written by `llmb parse
+# --result` on generated NeMo logs) in every format against golden files in
+# tests/report/expect: a run matching a published Nemotron4 row, repeats, a
+# slower run stopped at the time limit, a profiled run, a failed run and an
+# unparsed one. Then the HTML page in headless Chromium, when installed.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+export LC_ALL=C
+G=$TESTS_DIR/report/expect
+E=$TRASH/experiments
+cd "$TRASH" || exit 1
+
+# nemo_log STEP_TIME [TAIL]: 50 NeMo 2 step lines, iterations 0-49: a slow
+# first step, warm-up, then STEP_TIME +- 0.01 alternating (mean STEP_TIME
+# over iterations 40-49); TAIL is printed last.
+nemo_log() {
+	awk -v t="$1" -v tail="${2:-}" 'BEGIN {
+		for (i = 0; i < 50; i++) {
+			s = i == 0 ? 3 * t : i < 5 ? t + 0.2 : t + (i % 2 ? 0.01 : -0.01)
+			printf "Training epoch 0, iteration %d/49 | lr: 6.897e-06 | global_batch_size: 64 | global_step: %d | reduced_train_loss: 11.96 | train_step_timing in s: %.4f | TFLOPS_per_GPU: 650.0 | consumed_samples: %d\n", i, i, s, (i + 1) * 64
+		}
+		if (tail != "") print tail
+	}'
+}
+
+# run NAME JOB STEP_TIME [parse options] [-- NOTE]: a run directory with a
+# log, its parsed result.json and train.done.
+run() {
+	local name=$1 job=$2 t=$3 note=
+	shift 3
+	local opts=()
+	while [ $# -gt 0 ]; do
+		if [ "$1" = -- ]; then note=$2; break; fi
+		opts+=("$1"); shift
+	done
+	mkdir -p "$E/$name"
+	(cd "$E/$name" && nemo_log "$t" "${TAIL:-}" >log.out &&
+		"$LLMB" parse --window=40-49 --steps=50 "${opts[@]}" --result=result.json log.out >/dev/null)
+	done_file "$name" "$job" "$note"
+}
+done_file() {
+	local run=${1%%/*}
+	{
+		echo "job=$2"
+		echo "log=/scratch/llmb/workloads/nemotron4/experiments/$1/log-nemotron4_${run}_$2.out"
+		echo "cfg=$(printf %s "$1" | sha256sum | cut -c1-64)"
+		echo "image=nvidia+nemo+25.07.01.sqsh"
+		echo "executor=slurm"
+		[ -z "$3" ] || echo "note=$3"
+	} >"$E/$1/train.done"
+}
+
+run h100_15b_bf16_16 1001 2.66
+run h100_15b_bf16_32 1002 2.50
+run h100_15b_bf16_32/repeat-1 1003 2.52
+run h100_15b_bf16_32/repeat-2 1004 2.54
+TAIL="slurmstepd: error: *** JOB 1005 ON node-1 CANCELLED AT 2025-08-01T10:00:00 DUE TO TIME LIMIT ***" \
+	run h100_15b_bf16_64 1005 2.90 -- "completed, then killed at the time limit"
+run h100_15b_bf16_128 1006 2.80 --profiled
+mkdir -p "$E/h100_15b_bf16_256"
+printf '%s\n' 'Training epoch 0, iteration 0/49 | reduced_train_loss: 11.96 | train_step_timing in s: 8.1 | consumed_samples: 1024' \
+	'Traceback (most recent call last):' 'torch.OutOfMemoryError: CUDA out of memory.' >"$E/h100_15b_bf16_256/log.out"
+(cd "$E/h100_15b_bf16_256" && "$LLMB" parse --window=40-49 --steps=50 --result=result.json log.out >/dev/null)
+done_file h100_15b_bf16_256 1007 ""
+mkdir -p "$E/h100_15b_bf16_512" "$E/h100_15b_fp8_16" "$E/h100_15b_bf16_x"
+done_file h100_15b_bf16_512 1008 ""
+cp "$E/h100_15b_bf16_16/result.json" "$E/h100_15b_fp8_16/"   # another dtype: not in this report
+cp "$E/h100_15b_bf16_16/result.json" "$E/h100_15b_bf16_x/"     # not a scale: ignored
+
+rep() { "$LLMB" report --top="$TOP" --workload nemotron4 --gpu h100 --size 15b --dtype bf16 "$@"; }
+for f in text md csv json html; do
+	rep --format=$f "$E" >"$TRASH/out.$f" 2>"$TRASH/err.$f"
+	t_cmp "report --format=$f" "$G/nemotron4.$f" "$TRASH/out.$f"
+done
+
+# The published row reproduces: 2.66 s at 16 GPUs is within tolerance, and
+# MFU is the published 66.07% within 0.1 pp.
+py() { python3 -c "import json,sys; m=json.load(open('$TRASH/out.json')); $1"; }
+t_ok "16 GPUs: the step time is within tolerance of the published 2.66 s" \
+	py "c=m['columns'][0]['metrics']; sys.exit(not (c['step_time']['verdict']=='within tolerance' and c['step_time']['reference']==2.66))"
+t_ok "16 GPUs: MFU is the published 66.07% within 0.1 pp" \
+	py "c=m['columns'][0]['metrics']['mfu_pct']; sys.exit(not abs(c['value']-c['reference'])<=0.1)"
+t_ok "32 GPUs: three repeats, mean of means 2.52 +- 0.02, faster" \
+	py "k=m['columns'][1]; s=k['metrics']['step_time']; sys.exit(not (k['runs']==3 and abs(s['value']-2.52)<1e-9 and abs(s['std']-0.02)<1e-9 and s['min']==2.5 and s['max']==2.54 and s['verdict']=='faster'))"
+t_ok "64 GPUs: slower, included with the time-limit note" \
+	py "k=m['columns'][2]; r=[r for r in m['runs'] if r['scale']==64][0]; sys.exit(not (k['metrics']['step_time']['verdict']=='slower' and r['note']=='completed, then killed at the time limit'))"
+t_ok "128 GPUs: profiled, marked and never compared" \
+	py "k=m['columns'][3]; sys.exit(not (k['profiled'] and k['comparison']=='profiled: not compared' and all(c['reference'] is None and c['verdict'] is None for c in k['metrics'].values())))"
+t_ok "the failed and the unparsed runs are excluded with why" \
+	py "x={e['scale']:e['reason'] for e in m['excluded']}; sys.exit(not (': line 2: Traceback' in x[256] and x[512].startswith('no result.json')))"
+t_ok "unknown numbers are null in JSON" py "sys.exit(m['columns'][0]['metrics']['tflops_per_gpu']['reference'] is not None)"
+
+# The report stage: --out writes all five formats, each as printed.
+mkdir -p "$TRASH/inst/workloads/nemotron4/reports"
+O=$TRASH/inst/workloads/nemotron4/reports/h100_15b_bf16.json
+t_ok "--out writes the report" rep --tolerance=5 --out="$O" "$E"
+for f in text md csv json html; do
+	case $f in json) p=$O ;; text) p=$O.txt ;; *) p=$O.$f ;; esac
+	t_cmp "--out writes the $f format" "$TRASH/out.$f" "$p"
+done
+"$LLMB" report --show --install "$TRASH/inst" report.nemotron4.h100.15b.bf16 >"$TRASH/show.out" 2>&1
+t_grep "--show prints the written text report" '^step time \(s\) ' "$TRASH/show.out"
+"$LLMB" report --show --format=md --install "$TRASH/inst" report.nemotron4.h100.15b.bf16 >"$TRASH/show.md" 2>&1
+t_cmp "--show --format=md prints the Markdown report" "$TRASH/out.md" "$TRASH/show.md"
+
+# Repeats given as several experiments directories aggregate the same way.
+mkdir -p "$TRASH/e2/h100_15b_bf16_16"
+cp "$E/h100_15b_bf16_32/repeat-1/result.json" "$TRASH/e2/h100_15b_bf16_16/"
+rep --format=json "$E" "$TRASH/e2" >"$TRASH/two.json"
+t_ok "a second experiments directory adds a repeat" python3 -c "import json,sys; k=json.load(open('$TRASH/two.json'))['columns'][0]; sys.exit(not (k['runs']==2 and abs(k['metrics']['step_time']['value']-2.59)<1e-9))"
+
+rep --format=text "$TRASH/none" >"$TRASH/none.txt" 2>&1
+t_cmp "no runs yet" "$G/empty.text" "$TRASH/none.txt"
+t_rc "an unknown format is refused" 2 rep --format=pdf "$E"
+t_rc "an unknown workload is refused" 2 "$LLMB" report --top="$TOP" --workload nosuch --gpu h100 --size 15b --dtype bf16 "$E"
+t_rc "a missing report is an error" 2 "$LLMB" report --show --install "$TRASH/inst" report.nemotron4.h100.340b.bf16
+
+# Every string in the HTML is escaped.
+mkdir -p "$TRASH/esc/h100_15b_bf16_16"
+cp "$E/h100_15b_bf16_16/result.json" "$TRASH/esc/h100_15b_bf16_16/"
+printf 'job=<script>alert(1)</script>\nlog=/tmp/a&b"c.out\nnote=x<y\n' >"$TRASH/esc/h100_15b_bf16_16/train.done"
+rep --format=html "$TRASH/esc" >"$TRASH/esc.html"
+t_nogrep "HTML escapes strings from run records" '<script>|a&b|x<y' "$TRASH/esc.html"
+t_grep "HTML shows the escaped job" '&lt;script&gt;alert\(1\)&lt;/script&gt;' "$TRASH/esc.html"
+t_nogrep "the HTML page loads nothing from elsewhere" '(src|href)=|@import|url\(' "$TRASH/out.html"
+
+# The HTML page in a real browser: the DOM has the table and both charts,
+# and a screenshot is not blank.
+if ! command -v chromium >/dev/null; then
+	echo "# SKIP chromium is not installed: the HTML rendering checks did not run"
+	echo "0 0 1" >>"${T_RESULTS:-/dev/null}"
+else
+	chrome() {
+		timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+			--disable-background-networking --disable-component-update --disable-sync \
+			--user-data-dir="$(mktemp -d "$TRASH/chrome.XXXXXX")" "$@" 2>>"$TRASH/chromium.err"
+	}
+	chrome --dump-dom "file://$TRASH/out.html" >"$TRASH/dom.html"
+	t_grep "Chromium: the DOM has the metrics table" '<table id="metrics">' "$TRASH/dom.html"
+	t_grep "Chromium: the DOM has the step time chart" '<svg id="step-chart"' "$TRASH/dom.html"
+	t_grep "Chromium: the DOM has the tokens/s chart" '<svg id="tokens-chart"' "$TRASH/dom.html"
+	(cd "$TRASH" && chrome --screenshot="$TRASH/report.png" --window-size=1280,1600 "file://$TRASH/out.html" >/dev/null)
+	t_ok "Chromium: the screenshot is a PNG of some size" \
+		sh -c "head -c 8 '$TRASH/report.png' | grep -q PNG && [ \$(stat -c %s '$TRASH/report.png') -gt 20000 ]"
+fi
+t_done
