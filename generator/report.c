@@ -820,7 +820,7 @@ static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd"
 static const char html_css[] =
 	"body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222;max-width:1200px}\n"
 	"table{border-collapse:collapse;margin:1em 0}th,td{border:1px solid #ccc;padding:4px 8px;vertical-align:top}\n"
-	"th{background:#f3f3f3}td.n{text-align:right;white-space:nowrap}td.l{font-family:monospace;font-size:12px}\n"
+	"th{background:#f3f3f3}td.n{text-align:right;white-space:nowrap}td.l{font-family:monospace;font-size:12px;word-break:break-all}\n"
 	".ref{color:#666;font-size:12px}.within{color:#1a7f37}.faster{color:#0550ae;font-weight:bold}\n"
 	".slower{color:#cf222e;font-weight:bold}.prof{background:#fff8e1}svg{border:1px solid #ddd;margin:0.5em 1em 0.5em 0}\n"
 	"svg text{font:11px sans-serif}\n";
@@ -902,12 +902,25 @@ fy(const struct frame *f, double v)
 }
 
 static void
+tick(struct sb *o, double v)
+{
+	if (fabs(v) >= 1e6)
+		sb_addf(o, "%.3gM", v / 1e6);
+	else if (fabs(v) >= 1e4)
+		sb_addf(o, "%.3gk", v / 1e3);
+	else
+		sb_addf(o, "%.4g", v);
+}
+
+static void
 y_axis(struct sb *o, const struct frame *f, const char *label)
 {
 	for (int t = 0; t <= 4; t++) {
 		double v = f->lo + (f->hi - f->lo) * t / 4, y = fy(f, v);
 		sb_addf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>", f->x0, y, f->x1, y);
-		sb_addf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.4g</text>\n", f->x0 - 4, y + 4, v);
+		sb_addf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", f->x0 - 4, y + 4);
+		tick(o, v);
+		sb_add(o, "</text>\n");
 	}
 	sb_addf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>", f->x0, f->y0, f->x0, f->y1);
 	sb_addf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>", f->x0, f->y1, f->x1, f->y1);
@@ -926,11 +939,19 @@ sample_range(const json_t *runs, double *lo, double *hi, double *imin, double *i
 	*lo = *imin = INFINITY;
 	*hi = *imax = -INFINITY;
 	json_array_foreach(runs, i, r) json_array_foreach(json_object_get(r, "samples"), j, s) {
-		double it = json_number_value(json_array_get(s, 0)), t = json_number_value(json_array_get(s, 1));
-		*lo = fmin(*lo, t), *hi = fmax(*hi, t);
+		double it = json_number_value(json_array_get(s, 0));
 		*imin = fmin(*imin, it), *imax = fmax(*imax, it);
 		any = 1;
 	}
+	/* The y range leaves out the first tenth (warm-up); slower steps are clipped. */
+	json_array_foreach(runs, i, r) json_array_foreach(json_object_get(r, "samples"), j, s) {
+		double it = json_number_value(json_array_get(s, 0)), t = json_number_value(json_array_get(s, 1));
+		if (it >= *imin + (*imax - *imin) / 10)
+			*lo = fmin(*lo, t), *hi = fmax(*hi, t);
+	}
+	if (!isfinite(*lo))
+		*lo = *hi = 0;
+	*lo -= 0.05 * (*hi - *lo), *hi += 0.05 * (*hi - *lo);
 	if (*hi - *lo < 1e-9 * fabs(*hi) + 1e-12)
 		*lo -= 0.05 * fabs(*lo) + 1e-3, *hi += 0.05 * fabs(*hi) + 1e-3;
 	if (*imax <= *imin)
@@ -958,7 +979,7 @@ step_chart(struct sb *o, const json_t *m)
 	if (!sample_range(runs, &lo, &hi, &imin, &imax))
 		return;
 	f.lo = lo, f.hi = hi;
-	sb_add(o, "<svg id=\"step-chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"760\" height=\"300\" role=\"img\">\n");
+	sb_add(o, "<svg id=\"step-chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"880\" height=\"300\" role=\"img\">\n");
 	y_axis(o, &f, "step time (s) per iteration");
 	sb_addf(o, "<text x=\"%.1f\" y=\"290\" text-anchor=\"middle\">iteration %.0f..%.0f</text>\n", (f.x0 + f.x1) / 2, imin, imax);
 	json_array_foreach(runs, i, r) {
@@ -966,7 +987,8 @@ step_chart(struct sb *o, const json_t *m)
 		sb_addf(o, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", color);
 		json_array_foreach(json_object_get(r, "samples"), j, s) {
 			double it = json_number_value(json_array_get(s, 0)), t = json_number_value(json_array_get(s, 1));
-			sb_addf(o, "%s%.1f,%.1f", j ? " " : "", f.x0 + (it - imin) / (imax - imin) * (f.x1 - f.x0), fy(&f, t));
+			sb_addf(o, "%s%.1f,%.1f", j ? " " : "", f.x0 + (it - imin) / (imax - imin) * (f.x1 - f.x0),
+				fy(&f, fmin(fmax(t, f.lo), f.hi)));
 		}
 		sb_add(o, "\"/>\n");
 		char *lab = xasprintf("%lld GPUs: %s", (long long)num(r, "scale"), str(r, "name"));
@@ -1001,7 +1023,7 @@ tokens_chart(struct sb *o, const json_t *m)
 		return;
 	f.hi *= 1.1;
 	double slot = (f.x1 - f.x0) / (double)n;
-	sb_add(o, "<svg id=\"tokens-chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"760\" height=\"300\" role=\"img\">\n");
+	sb_add(o, "<svg id=\"tokens-chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"880\" height=\"300\" role=\"img\">\n");
 	y_axis(o, &f, "tokens/s per scale");
 	json_array_foreach(cols, i, k) {
 		const json_t *c = json_object_get(json_object_get(k, "metrics"), "tokens_per_s");

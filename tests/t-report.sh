@@ -36,7 +36,7 @@ run() {
 	done
 	mkdir -p "$E/$name"
 	(cd "$E/$name" && nemo_log "$t" "${TAIL:-}" >log.out &&
-		"$LLMB" parse --window=40-49 --steps=50 "${opts[@]}" --result=result.json log.out >/dev/null)
+		"$LLMB" parse --window=40-49 --steps=50 "${opts[@]}" --result=result.json log.out >/dev/null 2>&1)
 	done_file "$name" "$job" "$note"
 }
 done_file() {
@@ -61,7 +61,7 @@ run h100_15b_bf16_128 1006 2.80 --profiled
 mkdir -p "$E/h100_15b_bf16_256"
 printf '%s\n' 'Training epoch 0, iteration 0/49 | reduced_train_loss: 11.96 | train_step_timing in s: 8.1 | consumed_samples: 1024' \
 	'Traceback (most recent call last):' 'torch.OutOfMemoryError: CUDA out of memory.' >"$E/h100_15b_bf16_256/log.out"
-(cd "$E/h100_15b_bf16_256" && "$LLMB" parse --window=40-49 --steps=50 --result=result.json log.out >/dev/null)
+(cd "$E/h100_15b_bf16_256" && "$LLMB" parse --window=40-49 --steps=50 --result=result.json log.out >/dev/null 2>&1)
 done_file h100_15b_bf16_256 1007 ""
 mkdir -p "$E/h100_15b_bf16_512" "$E/h100_15b_fp8_16" "$E/h100_15b_bf16_x"
 done_file h100_15b_bf16_512 1008 ""
@@ -69,10 +69,13 @@ cp "$E/h100_15b_bf16_16/result.json" "$E/h100_15b_fp8_16/"   # another dtype: no
 cp "$E/h100_15b_bf16_16/result.json" "$E/h100_15b_bf16_x/"     # not a scale: ignored
 
 rep() { "$LLMB" report --top="$TOP" --workload nemotron4 --gpu h100 --size 15b --dtype bf16 "$@"; }
+bad=
 for f in text md csv json html; do
-	rep --format=$f "$E" >"$TRASH/out.$f" 2>"$TRASH/err.$f"
+	rep --format=$f "$E" >"$TRASH/out.$f" 2>"$TRASH/err.$f" || bad="$bad $f"
+	[ ! -s "$TRASH/err.$f" ] || bad="$bad $f(stderr)"
 	t_cmp "report --format=$f" "$G/nemotron4.$f" "$TRASH/out.$f"
 done
+t_ok "every format exits 0 with nothing on stderr${bad:+ (not:$bad)}" test -z "$bad"
 
 # The published row reproduces: 2.66 s at 16 GPUs is within tolerance, and
 # MFU is the published 66.07% within 0.1 pp.
