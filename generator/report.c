@@ -1143,7 +1143,8 @@ build(struct ctx *c, char **dirs, int ndirs, const char *out, const struct forma
 		for (int i = 0; i < ndirs; i++)
 			scan_dir(&rs, dirs[i], prefix);
 		free(prefix);
-		qsort(rs.v, rs.n, sizeof *rs.v, cmp_run);
+		if (rs.n)
+			qsort(rs.v, rs.n, sizeof *rs.v, cmp_run);
 		json_t *m = build_model(c, &rs);
 		if (out) {
 			rc = write_all(m, out);
