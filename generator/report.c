@@ -634,11 +634,20 @@ grid_text(struct sb *o, const struct grid *g)
 	free(w);
 }
 
+static void esc(struct sb *o, const char *s);
+
 static void
 title(struct sb *o, const json_t *m, const char *pre, const char *post)
 {
-	sb_addf(o, "%sllmb report: %s %s %s on %s%s\n", pre, str(m, "workload"), str(m, "size"), str(m, "dtype"),
-		str(m, "gpu"), post);
+	struct sb t = {0};
+	sb_addf(&t, "llmb report: %s %s %s on %s", str(m, "workload"), str(m, "size"), str(m, "dtype"), str(m, "gpu"));
+	sb_add(o, pre);
+	if (*pre == '<')
+		esc(o, t.buf);
+	else
+		sb_add(o, t.buf);
+	sb_addf(o, "%s\n", post);
+	sb_free(&t);
 }
 
 static void
@@ -1046,10 +1055,10 @@ render_html(struct sb *o, const json_t *m)
 {
 	static const char *const sect[] = {"runs", "excluded"};
 	struct grid g;
-	sb_add(o, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>");
-	title(o, m, "", "");
-	sb_addf(o, "</title>\n<style>\n%s</style></head>\n<body>\n<h1>", html_css);
-	title(o, m, "", "</h1>");
+	sb_add(o, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n");
+	title(o, m, "<title>", "</title>");
+	sb_addf(o, "<style>\n%s</style></head>\n<body>\n", html_css);
+	title(o, m, "<h1>", "</h1>");
 	sb_addf(o, "<p>Tolerance %.1f%%. Step time: mean of the runs' means &plusmn; std. Beside each value: the "
 		"published reference and the difference.</p>\n", num(m, "tolerance_pct"));
 	if (!json_array_size(json_object_get(m, "columns")))
