@@ -9,6 +9,7 @@
  * Install tree state, per stage:  state/jobs/<id>/{lock,record,job.<token>.sh,
  * started.<token>,exit.<jobid>,<jobid>.out}  and the stamp state/done/<id>. */
 #define _XOPEN_SOURCE 700
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -26,6 +27,7 @@
 #include "executor.h"
 #include "jobscript.h"
 #include "plan.h"
+#include "slurm.h"
 #include "util.h"
 
 struct ctx {
@@ -40,6 +42,7 @@ struct ctx {
 	char label[256], kind[32];
 	char *state;                /* state/jobs/<id> */
 	int lockfd;
+	long start;                 /* when this process started */
 };
 
 static volatile sig_atomic_t interrupted;
@@ -59,27 +62,36 @@ cget(struct ctx *c, const char *key, char *buf, size_t len)
 /* ---- the job record ------------------------------------------------------ */
 
 struct record {
-	char cfg[65], token[40], job[64], log[PATH_MAX], executor[16], state[24];
+	char cfg[65], token[40], job[64], log[PATH_MAX], executor[16], state[24], after[256];
 	int attempt;
 	long submitted;
 };
 
+static void
+field(char *dst, size_t len, const char *s, const char *key)
+{
+	char buf[PATH_MAX];
+	snprintf(dst, len, "%.*s", (int)len - 1, cfg_get(s, key, buf, sizeof buf) ? buf : "");
+}
+
+/* The record of the stage whose state directory is dir. */
 static int
-record_read(struct ctx *c, struct record *r)
+record_read_dir(const char *dir, struct record *r)
 {
 	memset(r, 0, sizeof *r);
-	char *path = xasprintf("%s/record", c->state);
+	char *path = xasprintf("%s/record", dir);
 	char *s = read_file(path, NULL);
 	free(path);
 	if (!s)
 		return -1;
-	char buf[PATH_MAX];
-	snprintf(r->cfg, sizeof r->cfg, "%.*s", (int)sizeof r->cfg - 1, cfg_get(s, "cfg", buf, sizeof buf) ? buf : "");
-	snprintf(r->token, sizeof r->token, "%.*s", (int)sizeof r->token - 1, cfg_get(s, "token", buf, sizeof buf) ? buf : "");
-	snprintf(r->job, sizeof r->job, "%.*s", (int)sizeof r->job - 1, cfg_get(s, "job", buf, sizeof buf) ? buf : "");
-	snprintf(r->log, sizeof r->log, "%.*s", (int)sizeof r->log - 1, cfg_get(s, "log", buf, sizeof buf) ? buf : "");
-	snprintf(r->executor, sizeof r->executor, "%.*s", (int)sizeof r->executor - 1, cfg_get(s, "executor", buf, sizeof buf) ? buf : "");
-	snprintf(r->state, sizeof r->state, "%.*s", (int)sizeof r->state - 1, cfg_get(s, "state", buf, sizeof buf) ? buf : "");
+	char buf[32];
+	field(r->cfg, sizeof r->cfg, s, "cfg");
+	field(r->token, sizeof r->token, s, "token");
+	field(r->job, sizeof r->job, s, "job");
+	field(r->log, sizeof r->log, s, "log");
+	field(r->executor, sizeof r->executor, s, "executor");
+	field(r->state, sizeof r->state, s, "state");
+	field(r->after, sizeof r->after, s, "after");
 	r->attempt = cfg_get(s, "attempt", buf, sizeof buf) ? atoi(buf) : 0;
 	r->submitted = cfg_get(s, "submitted", buf, sizeof buf) ? atol(buf) : 0;
 	free(s);
@@ -87,29 +99,51 @@ record_read(struct ctx *c, struct record *r)
 }
 
 static void
-record_write(struct ctx *c, const struct record *r)
+record_write_dir(const char *dir, const struct record *r)
 {
 	struct sb s = {0};
 	sb_addf(&s, "cfg=%s\ntoken=%s\njob=%s\nlog=%s\nexecutor=%s\nstate=%s\nattempt=%d\nsubmitted=%ld\n",
 		r->cfg, r->token, r->job, r->log, r->executor, r->state, r->attempt, r->submitted);
-	char *path = xasprintf("%s/record", c->state);
+	if (*r->after)
+		sb_addf(&s, "after=%s\n", r->after);
+	char *path = xasprintf("%s/record", dir);
 	if (write_file_atomic(path, s.buf, s.len) < 0)
 		die("cannot write job record %s: %s", path, strerror(errno));
 	free(path);
 	sb_free(&s);
 }
 
-static void
-lock_stage(struct ctx *c)
+static int
+record_read(struct ctx *c, struct record *r)
 {
-	char *path = xasprintf("%s/lock", c->state);
-	c->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (c->lockfd < 0)
+	return record_read_dir(c->state, r);
+}
+
+static void
+record_write(struct ctx *c, const struct record *r)
+{
+	record_write_dir(c->state, r);
+}
+
+/* An exclusive flock on dir/lock; returns the descriptor to close. */
+static int
+lock_dir(const char *dir)
+{
+	char *path = xasprintf("%s/lock", dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
 		die("cannot open lock %s: %s", path, strerror(errno));
-	while (flock(c->lockfd, LOCK_EX) < 0)
+	while (flock(fd, LOCK_EX) < 0)
 		if (errno != EINTR)
 			die("flock %s: %s", path, strerror(errno));
 	free(path);
+	return fd;
+}
+
+static void
+lock_stage(struct ctx *c)
+{
+	c->lockfd = lock_dir(c->state);
 }
 
 static void
@@ -118,6 +152,22 @@ unlock_stage(struct ctx *c)
 	if (c->lockfd >= 0)
 		close(c->lockfd);
 	c->lockfd = -1;
+}
+
+/* Sets the state of r's job under the stage lock, unless the record has
+ * moved on to another job meanwhile (another make resubmitted): a verdict
+ * about an old job never overwrites the record of a new one. */
+static int
+record_set_state(struct ctx *c, struct record *r, const char *state)
+{
+	struct record cur;
+	lock_stage(c);
+	int same = record_read(c, &cur) == 0 && !strcmp(cur.job, r->job) && !strcmp(cur.token, r->token);
+	snprintf(r->state, sizeof r->state, "%s", state);
+	if (same)
+		record_write(c, r);
+	unlock_stage(c);
+	return same ? 0 : -1;
 }
 
 /* ---- outcomes ---------------------------------------------------------------- */
@@ -355,8 +405,13 @@ submit(struct ctx *c, struct record *r, int attempt)
 	};
 	char id[64];
 	int rc = c->ex->submit(&js, id, sizeof id, &err);
+	/* Test hook: die like a SIGKILL between sbatch and the record update,
+	 * so tests can prove the next run finds the job by its name. */
+	if (rc == 0 && getenv("LLMB_TEST_DIE_AFTER_SUBMIT") && *getenv("LLMB_TEST_DIE_AFTER_SUBMIT"))
+		_exit(137);
 	if (rc == 0) {
 		snprintf(r->job, sizeof r->job, "%s", id);
+		snprintf(r->after, sizeof r->after, "%s", dep ? dep + 8 : "");
 		snprintf(r->state, sizeof r->state, "submitted");
 		record_write(c, r);
 		char *lp = log_path(logpat, id);
@@ -384,8 +439,10 @@ submit(struct ctx *c, struct record *r, int attempt)
 
 /* A record that says "submitting" without a job id: the submitting process
  * died around sbatch. The job, if it exists, is found through the marker
- * its script writes when it starts, or through its unique name. */
-static void
+ * its script writes when it starts, or through its unique name. Returns -1
+ * when that cannot be known (Slurm did not answer): then nothing may be
+ * submitted, or the job could run twice. */
+static int
 recover_submission(struct ctx *c, struct record *r)
 {
 	char *marker = xasprintf("%s/started.%s", c->state, r->token);
@@ -396,21 +453,21 @@ recover_submission(struct ctx *c, struct record *r)
 		free(s);
 	} else if (!strcmp(r->executor, "slurm")) {
 		char *name = xasprintf("llmb.%s.%s", c->id, r->token);
-		char *cmd = xasprintf("squeue -h -t all -o %%i -n '%s' 2>/dev/null", name);
-		FILE *f = popen(cmd, "r");
-		char buf[64] = "";
-		if (f && fgets(buf, sizeof buf, f))
-			snprintf(r->job, sizeof r->job, "%.*s", (int)strcspn(buf, "\n"), buf);
-		if (f)
-			pclose(f);
-		free(cmd);
+		int found = slurm_find_job(name, r->job, sizeof r->job);
 		free(name);
+		if (found < 0) {
+			fprintf(stderr, "llmb: [%s] %s: a submission was interrupted and Slurm cannot be asked whether "
+				"it went through; not submitting again (run make again when squeue works)\n",
+				c->progress, c->label);
+			return -1;
+		}
 	}
 	if (*r->job) {
 		snprintf(r->state, sizeof r->state, "submitted");
 		record_write(c, r);
 		printf("[%s] %s: found job %s of an interrupted submission\n", c->progress, c->label, r->job);
 	}
+	return 0;
 }
 
 static int
@@ -428,6 +485,76 @@ in_retry_list(struct ctx *c, enum jstate s)
 }
 
 enum outcome { O_DONE, O_FAILED, O_RETRY, O_WAITING };
+
+static int
+has_id(const char *list, const char *id)
+{
+	size_t n = strlen(id);
+	for (const char *p = list; *p; p += strcspn(p, ":"), p += *p == ':')
+		if (!strncmp(p, id, n) && (p[n] == ':' || !p[n]))
+			return 1;
+	return 0;
+}
+
+/* Cancels the unfinished jobs that wait (afterok) on a job that will never
+ * succeed, and theirs in turn: Slurm would leave them PENDING
+ * (DependencyNeverSatisfied) forever. Their records say failed, so the next
+ * make submits them again. */
+static void
+cancel_dependents(struct ctx *c, const char *job, int depth)
+{
+	char *dir = xasprintf("%s/state/jobs", c->install);
+	DIR *d = depth < 64 ? opendir(dir) : NULL;
+	for (struct dirent *e; d && (e = readdir(d));) {
+		if (e->d_name[0] == '.')
+			continue;
+		char *sdir = xasprintf("%s/%s", dir, e->d_name);
+		struct record r;
+		if (record_read_dir(sdir, &r) == 0 && !strcmp(r.state, "submitted") && has_id(r.after, job)) {
+			int fd = lock_dir(sdir);
+			struct record cur;
+			const struct executor *ex = executor_find(r.executor);
+			if (record_read_dir(sdir, &cur) == 0 && !strcmp(cur.job, r.job) && !strcmp(cur.state, "submitted") && ex) {
+				struct sb err = {0};
+				if (ex->cancel(cur.job, &err) == 0) {
+					snprintf(cur.state, sizeof cur.state, "failed");
+					record_write_dir(sdir, &cur);
+					fprintf(stderr, "llmb: cancelled job %s (%s): it waited for job %s, which failed\n",
+						cur.job, e->d_name, job);
+				} else {
+					fprintf(stderr, "llmb: could not cancel dependent job %s (%s): %s\n", cur.job,
+						e->d_name, err.buf ? err.buf : "");
+				}
+				sb_free(&err);
+			}
+			close(fd);
+			cancel_dependents(c, r.job, depth + 1);
+		}
+		free(sdir);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+}
+
+/* What a person can do about a job that ended in state s. */
+static const char *
+hint(enum jstate s)
+{
+	switch (s) {
+	case J_FAILED: return "the job's command failed; see the log";
+	case J_TIMEOUT: return "the job ran into its time limit before training finished: raise TIME_LIMIT or lower MAX_STEPS";
+	case J_CANCELLED: return "the job was cancelled; run make again to submit it again";
+	case J_NODE_FAIL: return "a node of the job failed; run make again (the stage's retry policy may do so itself)";
+	case J_OOM: return "the job ran out of memory; ask for more with ADDITIONAL_SLURM_PARAMS=mem=...";
+	case J_PREEMPTED: return "the job was preempted and not requeued; run make again";
+	case J_BOOT_FAIL: return "a node of the job failed to boot; run make again";
+	case J_DEADLINE: return "the job missed its deadline";
+	case J_VANISHED: return "the scheduler no longer knows the job and it left no exit record";
+	case J_COMPLETED: return "the job completed but its outputs are not all there";
+	default: return "";
+	}
+}
 
 /* Decides from the three signals: scheduler state, exit record, log. */
 static enum outcome
@@ -454,25 +581,26 @@ decide(struct ctx *c, struct record *r, struct jobinfo *ji)
 		if (!strcmp(c->kind, "train"))
 			write_train_done(c, r, log, note);
 		write_stamp(c, r->job, note);
-		snprintf(r->state, sizeof r->state, "done");
-		record_write(c, r);
+		record_set_state(c, r, "done");
 		printf("[%s] %s: done (job %s%s%s)\n", c->progress, c->label, r->job, note ? ", " : "", note ? note : "");
+		fflush(stdout);
 		free(log);
 		sb_free(&why);
 		return O_DONE;
 	}
 	char el[32], buf[16];
-	fprintf(stderr, "llmb: [%s] %s FAILED\n    job %s (%s), state %s%s%s, exit code %s, elapsed %s\n    log %s\n",
-		c->progress, c->label, r->job, r->executor, jstate_name(s), *ji->reason ? " " : "", ji->reason,
+	fprintf(stderr, "llmb: [%s] %s FAILED\n    job %s (%s), state %s%s%s, exit code %s, elapsed %s\n    %s\n    log %s\n",
+		c->progress, c->label, r->job, r->executor, jstate_name(s), *ji->reason ? ", " : "", ji->reason,
 		st >= 0 ? (snprintf(buf, sizeof buf, "%d", st), buf) : ji->exit_code >= 0 ? (snprintf(buf, sizeof buf, "%d", ji->exit_code), buf) : "unknown",
-		fmt_elapsed(ji->elapsed, el, sizeof el), log);
+		fmt_elapsed(ji->elapsed, el, sizeof el), hint(s), log);
 	if (why.len)
 		fprintf(stderr, "    %s\n", why.buf);
 	print_tail(log, 10);
-	snprintf(r->state, sizeof r->state, "failed");
-	record_write(c, r);
+	int mine = record_set_state(c, r, "failed") == 0;
 	sb_free(&why);
 	free(log);
+	if (mine)
+		cancel_dependents(c, r->job, 0);
 	cget(c, "retry_count", buf, sizeof buf);
 	if (in_retry_list(c, s) && r->attempt <= atoi(buf)) {
 		fprintf(stderr, "    retrying: %s allows %s more attempt(s)\n", jstate_name(s), buf);
@@ -490,11 +618,23 @@ poll_seconds(struct ctx *c)
 	return strcmp(c->ex->name, "local") ? 10 : 1;
 }
 
+static long
+env_long(const char *name, long dflt)
+{
+	const char *e = getenv(name);
+	return e && *e ? atol(e) : dflt;
+}
+
 static enum outcome
 wait_job(struct ctx *c, struct record *r)
 {
 	enum jstate last = (enum jstate)-1;
 	char *cache = xasprintf("%s/state/executor", c->install);
+	/* Requeues are Slurm's business, but bounded: a job preempted or
+	 * requeued over and over, or held preempted, fails the stage. */
+	long max_requeues = env_long("LLMB_MAX_REQUEUES", 3), preempt_wait = env_long("LLMB_PREEMPT_WAIT", 600);
+	int requeues = 0;
+	long preempted_since = 0, unknown_since = 0;
 	mkdir_p(cache, 0);
 	for (;;) {
 		struct jobinfo ji;
@@ -503,31 +643,54 @@ wait_job(struct ctx *c, struct record *r)
 		ji.exit_code = -1;
 		ji.elapsed = -1;
 		c->ex->query(cache, &ji, 1);
+		long now = (long)time(NULL);
 		if (ji.state == J_PENDING && strstr(ji.reason, "DependencyNeverSatisfied")) {
 			struct sb err = {0};
 			c->ex->cancel(r->job, &err);
-			fprintf(stderr, "llmb: [%s] %s: job %s can never start (an upstream job failed): cancelled\n",
-				c->progress, c->label, r->job);
+			fprintf(stderr, "llmb: [%s] %s: job %s can never start (an upstream job failed): cancelled\n"
+				"    run make again once the upstream stage succeeds\n", c->progress, c->label, r->job);
 			sb_free(&err);
-			snprintf(r->state, sizeof r->state, "failed");
-			record_write(c, r);
+			if (record_set_state(c, r, "failed") == 0)
+				cancel_dependents(c, r->job, 0);
 			free(cache);
 			return O_FAILED;
+		}
+		if ((ji.state == J_REQUEUED || ji.state == J_PREEMPTED) && ji.state != last)
+			requeues++;
+		preempted_since = ji.state == J_PREEMPTED ? (preempted_since ? preempted_since : now) : 0;
+		if (requeues > max_requeues || (preempted_since && now - preempted_since > preempt_wait)) {
+			struct sb err = {0};
+			c->ex->cancel(r->job, &err);
+			sb_free(&err);
+			fprintf(stderr, "llmb: [%s] %s: job %s was preempted or requeued %d time(s)%s: cancelled\n",
+				c->progress, c->label, r->job, requeues,
+				preempted_since ? " and stays preempted" : "");
+			ji.state = J_PREEMPTED;
+			free(cache);
+			return decide(c, r, &ji);
 		}
 		if (jstate_terminal(ji.state)) {
 			free(cache);
 			return decide(c, r, &ji);
 		}
+		unknown_since = ji.state == J_UNKNOWN ? (unknown_since ? unknown_since : now) : 0;
 		if (ji.state != last) {
 			char el[32];
 			char *log = log_path(r->log, r->job);
-			long e = ji.elapsed >= 0 ? ji.elapsed : (long)time(NULL) - r->submitted;
-			printf("[%s] %s: %s %s, job %s, log %s\n", c->progress, c->label, jstate_name(ji.state),
-			       fmt_elapsed(e, el, sizeof el), r->job, log);
+			long e = ji.elapsed >= 0 ? ji.elapsed : now - r->submitted;
+			if (ji.state == J_UNKNOWN)
+				printf("[%s] %s: submitted, not yet reported by the scheduler, job %s, log %s\n",
+				       c->progress, c->label, r->job, log);
+			else
+				printf("[%s] %s: %s %s%s%s, job %s, log %s\n", c->progress, c->label, jstate_name(ji.state),
+				       fmt_elapsed(e, el, sizeof el), *ji.reason ? ", " : "", ji.reason, r->job, log);
 			fflush(stdout);
 			free(log);
 			last = ji.state;
 		}
+		if (unknown_since && now - unknown_since == 300)
+			fprintf(stderr, "llmb: [%s] %s: no answer about job %s for 5 minutes; still waiting\n",
+				c->progress, c->label, r->job);
 		if (c->async) {
 			free(cache);
 			return O_WAITING;
@@ -543,56 +706,112 @@ wait_job(struct ctx *c, struct record *r)
 	}
 }
 
+/* The stamp says this configuration is done, and it was written after this
+ * process started: another make finished the stage meanwhile. */
+static int
+done_meanwhile(struct ctx *c)
+{
+	char *stamp = xasprintf("%s/state/done/%s", c->install, c->id);
+	char *s = read_file(stamp, NULL), buf[80];
+	struct stat st;
+	struct sb why = {0};
+	int done = s && cfg_get(s, "cfg", buf, sizeof buf) && !strcmp(buf, c->hash) && stat(stamp, &st) == 0 &&
+		st.st_mtime >= c->start && outputs_ok(c, &why);
+	sb_free(&why);
+	free(s);
+	free(stamp);
+	return done;
+}
+
+/* Under the stage lock: attach to the job owed a verdict, or submit. The
+ * lock makes two llmb processes for one stage (two makes at once) agree on
+ * one job. failed_job: the job this process just saw fail with a retry
+ * allowed ("" for the first round). Returns 1 when there is nothing to wait
+ * for (done meanwhile), -1 on failure. */
+static int
+attach_or_submit(struct ctx *c, struct record *r, const char *failed_job)
+{
+	lock_stage(c);
+	int have = record_read(c, r) == 0 && !strcmp(r->cfg, c->hash) && *r->executor;
+	if (have) {
+		const struct executor *rex = executor_find(r->executor);
+		if (rex)
+			c->ex = rex; /* a job is watched by the executor that ran it */
+		if (!*r->job && *r->token && recover_submission(c, r) < 0) {
+			unlock_stage(c);
+			return -1;
+		}
+	}
+	int ret = 0;
+	/* Only a job still owed a verdict is attached to; a finished one
+	 * ("done" or "failed") is history, and make asked for a new run. */
+	if (have && *r->job && !strcmp(r->state, "submitted")) {
+		printf("[%s] %s: attached to job %s\n", c->progress, c->label, r->job);
+	} else if (have && !strcmp(r->state, "done") && done_meanwhile(c)) {
+		printf("[%s] %s: done by another make meanwhile (job %s)\n", c->progress, c->label, r->job);
+		ret = 1;
+	} else if (*failed_job && have && strcmp(r->job, failed_job)) {
+		/* another make already retried */
+		printf("[%s] %s: attached to job %s\n", c->progress, c->label, r->job);
+	} else {
+		int attempt = 0;
+		if (*failed_job)
+			attempt = r->attempt;
+		else if (have && !strcmp(r->state, "failed"))
+			printf("[%s] %s: previous job %s failed; submitting again\n", c->progress, c->label, r->job);
+		ret = submit(c, r, attempt + 1) ? -1 : 0;
+	}
+	unlock_stage(c);
+	fflush(stdout);
+	return ret;
+}
+
 static int
 run_job(struct ctx *c)
 {
 	c->state = xasprintf("%s/state/jobs/%s", c->install, c->id);
 	mkdir_p(c->state, 0);
-	lock_stage(c);
 	struct record r;
-	int have = record_read(c, &r) == 0 && !strcmp(r.cfg, c->hash);
-	if (have && !strcmp(r.executor, "") )
-		have = 0;
-	if (have) {
-		const struct executor *rex = executor_find(r.executor);
-		if (rex)
-			c->ex = rex; /* a job is watched by the executor that ran it */
-		if (!*r.job && *r.token)
-			recover_submission(c, &r);
+	char failed[64] = "";
+	for (;;) {
+		int rc = attach_or_submit(c, &r, failed);
+		if (rc)
+			return rc < 0;
+		/* async: a job just submitted is reported by the summary */
+		if (c->async && !strcmp(r.state, "submitted") && r.submitted >= c->start)
+			return 0;
+		enum outcome o = wait_job(c, &r);
+		if (o != O_RETRY)
+			return o == O_FAILED;
+		snprintf(failed, sizeof failed, "%s", r.job);
 	}
-	int attempt = have ? r.attempt : 0;
-	enum outcome o;
-	/* Only a job still owed a verdict is attached to; a finished one
-	 * ("done" or "failed") is history, and make asked for a new run. */
-	if (have && *r.job && !strcmp(r.state, "submitted")) {
-		printf("[%s] %s: attached to job %s\n", c->progress, c->label, r.job);
-		unlock_stage(c);
-		o = wait_job(c, &r);
-	} else {
-		if (have && !strcmp(r.state, "failed"))
-			printf("[%s] %s: previous job %s failed; submitting again\n", c->progress, c->label, r.job);
-		if (!have || strcmp(r.state, "failed"))
-			attempt = 0;
-		if (submit(c, &r, attempt + 1)) {
-			unlock_stage(c);
-			return 1;
-		}
-		unlock_stage(c);
-		o = wait_job(c, &r);
-	}
-	while (o == O_RETRY) {
-		lock_stage(c);
-		if (submit(c, &r, r.attempt + 1)) {
-			unlock_stage(c);
-			return 1;
-		}
-		unlock_stage(c);
-		o = wait_job(c, &r);
-	}
-	return o == O_FAILED ? 1 : 0;
 }
 
 /* ---- in-process stages: parse and report ------------------------------------ */
+
+/* ASYNC: every upstream stage has its stamp for the configuration this one
+ * was generated from; otherwise say so and let a later make do the work. */
+static int
+upstream_ready(struct ctx *c)
+{
+	size_t n;
+	char **after = cfg_values(c->cfg, "after", &n);
+	int ok = 1;
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strcspn(after[i], " ");
+		char *stamp = xasprintf("%s/state/done/%.*s", c->install, (int)l, after[i]);
+		char *s = ok ? read_file(stamp, NULL) : NULL, buf[80];
+		if (ok && !(s && cfg_get(s, "cfg", buf, sizeof buf) && after[i][l] && !strcmp(buf, after[i] + l + 1))) {
+			printf("[%s] %s: waiting for %.*s\n", c->progress, c->label, (int)l, after[i]);
+			ok = 0;
+		}
+		free(s);
+		free(stamp);
+		free(after[i]);
+	}
+	free(after);
+	return ok;
+}
 
 static int
 run_parse(struct ctx *c)
@@ -600,6 +819,8 @@ run_parse(struct ctx *c)
 	char w[128], run[256], win[64], fmt[32], steps[32];
 	cget(c, "workload", w, sizeof w);
 	cget(c, "run", run, sizeof run);
+	if (c->async && !upstream_ready(c))
+		return 0;
 	char *dir = xasprintf("%s/workloads/%s/experiments/%s", c->install, w, run);
 	char *done = xasprintf("%s/train.done", dir);
 	char *td = read_file(done, NULL), logb[PATH_MAX];
@@ -636,6 +857,8 @@ run_report(struct ctx *c)
 	cget(c, "size", s, sizeof s);
 	cget(c, "dtype", d, sizeof d);
 	cget(c, "report", rep, sizeof rep);
+	if (c->async && !upstream_ready(c))
+		return 0;
 	char *out = xasprintf("%s/workloads/%s/reports/%s", c->install, w, rep);
 	char *outopt = xasprintf("--out=%s", out);
 	char *topopt = xasprintf("--top=%s", c->top);
@@ -712,7 +935,7 @@ common_paths(struct ctx *c, const char *top, const char *install)
 int
 cmd_run(int argc, char **argv)
 {
-	struct ctx c = {.gen = "build/gen", .lockfd = -1};
+	struct ctx c = {.gen = "build/gen", .lockfd = -1, .start = (long)time(NULL)};
 	const char *top = ".", *install = getenv("LLMB_INSTALL") ? getenv("LLMB_INSTALL") : "install";
 	int i = 1;
 	for (; i < argc && argv[i][0] == '-'; i++) {
@@ -781,7 +1004,10 @@ cmd_run(int argc, char **argv)
 	return rc;
 }
 
-/* llmb status: one line per selected stage: done, stale, running, failed. */
+/* llmb status: one line per selected stage (done, stale, submitted,
+ * pending, running, finished, failed) and a closing summary. Jobs still
+ * owed a verdict are asked about in one scheduler query per executor. A job
+ * counts as "submitted" when this make submitted it (LLMB_RUN_START). */
 int
 cmd_status(int argc, char **argv)
 {
@@ -799,44 +1025,89 @@ cmd_status(int argc, char **argv)
 		plan_free(&p);
 		return 2;
 	}
-	int counts[4] = {0};
-	static const char *const names[] = {"done", "stale", "running", "failed"};
+	enum { K_DONE, K_STALE, K_SUBMITTED, K_PENDING, K_RUNNING, K_FINISHED, K_FAILED, K_N };
+	static const char *const names[K_N] = {"done", "stale", "submitted now", "pending", "running",
+		"finished (run make to collect)", "failed"};
+	int counts[K_N] = {0};
+	long since = env_long("LLMB_RUN_START", -1);
+	struct record *recs = xcalloc(p.n ? p.n : 1, sizeof *recs);
+	struct jobinfo *ji = xcalloc(p.n ? p.n : 1, sizeof *ji);
+	int *kind = xcalloc(p.n ? p.n : 1, sizeof *kind);
+	char *cache = xasprintf("%s/state/executor", install);
+	/* the jobs owed a verdict, one bulk query per executor */
+	for (int e = 0; e < 2; e++) {
+		const struct executor *ex = e ? &slurm_executor : &local_executor;
+		size_t n = 0;
+		for (size_t i = 0; i < p.n; i++) {
+			char *dir = xasprintf("%s/state/jobs/%s", install, p.v[i].id);
+			if (e == 0)
+				record_read_dir(dir, &recs[i]);
+			free(dir);
+			struct record *r = &recs[i];
+			if (!strcmp(r->cfg, p.v[i].hash) && !strcmp(r->state, "submitted") && *r->job &&
+			    !strcmp(r->executor, ex->name)) {
+				snprintf(ji[n].id, sizeof ji[n].id, "%s", r->job);
+				n++;
+			}
+		}
+		if (n && access(install, W_OK) == 0)
+			ex->query(cache, ji, (int)n);
+		for (size_t i = 0, k = 0; i < p.n && k < n; i++) {
+			struct record *r = &recs[i];
+			if (strcmp(r->cfg, p.v[i].hash) || strcmp(r->state, "submitted") || !*r->job ||
+			    strcmp(r->executor, ex->name))
+				continue;
+			enum jstate st = ji[k++].state;
+			kind[i] = st == J_PENDING ? K_PENDING : st == J_RUNNING || st == J_COMPLETING ? K_RUNNING
+				: jstate_terminal(st) ? K_FINISHED : K_PENDING;
+			if (kind[i] == K_PENDING && since >= 0 && r->submitted >= since)
+				kind[i] = K_SUBMITTED;
+		}
+	}
 	for (size_t i = 0; i < p.n; i++) {
 		struct inst *in = &p.v[i];
+		struct record *r = &recs[i];
 		char *stamp = xasprintf("%s/state/done/%s", install, in->id);
-		char *rec = xasprintf("%s/state/jobs/%s/record", install, in->id);
-		char *st = read_file(stamp, NULL), *rs = read_file(rec, NULL), b1[80], b2[64], b3[PATH_MAX], b4[32];
-		int k = 1;
+		char *st = read_file(stamp, NULL), b1[80], b2[64];
+		int k = K_STALE;
 		struct sb line = {0};
+		char *log = *r->log ? log_path(r->log, r->job) : xstrdup("?");
 		if (st && cfg_get(st, "cfg", b1, sizeof b1) && !strcmp(b1, in->hash)) {
-			k = 0;
+			k = K_DONE;
 			sb_addf(&line, "done%s%s", cfg_get(st, "job", b2, sizeof b2) && *b2 ? ", job " : "", *b2 ? b2 : "");
-		} else if (rs && cfg_get(rs, "cfg", b1, sizeof b1) && !strcmp(b1, in->hash) && cfg_get(rs, "state", b4, sizeof b4)) {
-			cfg_get(rs, "job", b2, sizeof b2);
-			char *log = cfg_get(rs, "log", b3, sizeof b3) ? log_path(b3, b2) : xstrdup("?");
-			if (!strcmp(b4, "failed") || !strcmp(b4, "submit-failed")) {
-				k = 3;
-				sb_addf(&line, "failed, job %s, log %s", b2, log);
-			} else if (strcmp(b4, "done")) {
-				k = 2;
-				sb_addf(&line, "submitted/running, job %s, log %s", b2, log);
+		} else if (!strcmp(r->cfg, in->hash) && *r->state) {
+			if (!strcmp(r->state, "failed") || !strcmp(r->state, "submit-failed")) {
+				k = K_FAILED;
+				sb_addf(&line, "failed, job %s, log %s", r->job, log);
+			} else if (!strcmp(r->state, "submitted")) {
+				k = kind[i];
+				sb_addf(&line, "%s, job %s, log %s", names[k], r->job, log);
+			} else if (!strcmp(r->state, "submitting")) {
+				k = K_PENDING;
+				sb_add(&line, "submission interrupted; the next make finds or submits the job");
 			} else {
-				sb_addf(&line, "stale: output changed since job %s", b2);
+				sb_addf(&line, "stale: output changed since job %s", r->job);
 			}
-			free(log);
 		} else {
 			sb_add(&line, st ? "stale: configuration changed" : "stale: never run");
 		}
+		free(log);
 		counts[k]++;
 		printf("%-52s %s\n", in->id, line.buf);
 		sb_free(&line);
 		free(st);
-		free(rs);
 		free(stamp);
-		free(rec);
 	}
-	printf("%d done, %d stale, %d running, %d failed\n", counts[0], counts[1], counts[2], counts[3]);
-	(void)names;
+	struct sb sum = {0};
+	for (int k = 0; k < K_N; k++)
+		if (counts[k] || k == K_DONE || k == K_FAILED || k == K_RUNNING || k == K_PENDING || (k == K_SUBMITTED && since >= 0))
+			sb_addf(&sum, "%s%d %s", sum.len ? ", " : "", counts[k], names[k]);
+	printf("%s\n", sum.buf);
+	sb_free(&sum);
+	free(cache);
+	free(kind);
+	free(ji);
+	free(recs);
 	plan_free(&p);
 	return 0;
 }

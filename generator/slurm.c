@@ -927,4 +927,32 @@ out:
 	return ret;
 }
 
+int
+slurm_find_job(const char *name, char *id, size_t idlen)
+{
+	struct sb out = {0}, errs = {0};
+	char *sq[] = {"squeue", "-h", "-t", "all", "-n", (char *)name, "-o", "%i", NULL};
+	char *sa[] = {"sacct", "-n", "-X", "-P", "-S", "now-7days", "--name", (char *)name, "-o", "JobID", NULL};
+	int ret = -1;
+	if (run_capture(sq, &out, &errs) != 0)
+		goto out;
+	if (!out.len) {
+		/* purged after MinJobAge: accounting, when the cluster has it */
+		sb_reset(&errs);
+		ret = run_capture(sa, &out, &errs) == 0 ? 0 : errs.buf && strstr(errs.buf, "disabled") ? 0 : -1;
+		if (!out.len)
+			goto out;
+	}
+	size_t n = strcspn(out.buf, "\n");
+	char *got = xstrndup(out.buf, n);
+	ret = valid_job_id(got) && n < idlen ? 1 : -1;
+	if (ret == 1)
+		memcpy(id, got, n + 1);
+	free(got);
+out:
+	sb_free(&out);
+	sb_free(&errs);
+	return ret;
+}
+
 const struct executor slurm_executor = {"slurm", slurm_submit, slurm_query, slurm_cancel};

@@ -29,4 +29,9 @@ void slurm_argv_shell(struct sb *out, char *const *argv);
 
 void slurm_argv_free(char **argv);
 
+/* The id of the job named name (llmb's names are unique), still in the
+ * queue or in accounting: 1 found (id set), 0 Slurm knows no such job,
+ * -1 Slurm could not be asked. */
+int slurm_find_job(const char *name, char *id, size_t idlen);
+
 #endif
