@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cmds.h"
 #include "diag.h"
@@ -119,8 +120,11 @@ write_rules(struct plan *p, struct sb *mk, const char *vars)
 		}
 		free(v);
 	}
+	int have_secrets = nnames > 0;
+	if (have_secrets)
+		sb_add(mk, ".PHONY: llmb-secrets\n");
 	for (size_t j = 0; j < nnames; j++) {
-		sb_addf(mk, "llmb-setup llmb-train llmb-parse llmb-report: llmb-secret-%s\n.PHONY: llmb-secret-%s\n"
+		sb_addf(mk, "llmb-secrets: llmb-secret-%s\n.PHONY: llmb-secret-%s\n"
 			"llmb-secret-%s:\n\t$(if $(%s),,$(error %s is not set: the selected workloads pass it to their jobs "
 			"by name. Export it (for Hugging Face a token with access to the gated models) and run again))\n",
 			names[j], names[j], names[j], names[j], names[j]);
@@ -134,6 +138,8 @@ write_rules(struct plan *p, struct sb *mk, const char *vars)
 	sb_add(mk, "\n\n");
 	for (size_t i = 0; i < p->n; i++) {
 		struct inst *in = &p->v[i];
+		if (have_secrets)
+			sb_addf(mk, "$(LLMB_STATE)/done/%s: | llmb-secrets\n", in->id);
 		sb_addf(mk, "$(LLMB_STATE)/done/%s: $(LLMB_GEN)/cfg/%s", in->id, in->id);
 		for (size_t d = 0; d < in->ndeps; d++)
 			sb_addf(mk, " $(LLMB_STATE)/done/%s", p->v[in->deps[d]].id);
@@ -152,6 +158,87 @@ write_rules(struct plan *p, struct sb *mk, const char *vars)
 	}
 }
 
+/* The manifest (cfg/.manifest, "id hash" per line) says which configuration
+ * files are current, so an unchanged plan costs no file reads. Files about
+ * to change leave the manifest first: a crash halfway never leaves a stale
+ * file that the manifest vouches for. */
+static int
+write_manifest(const char *path, struct plan *p, const unsigned char *keep)
+{
+	struct sb m = {0};
+	for (size_t i = 0; i < p->n; i++)
+		if (!keep || keep[i])
+			sb_addf(&m, "%s %s\n", p->v[i].id, p->v[i].hash);
+	int rc = write_file_if_changed(path, m.buf ? m.buf : "", m.len);
+	sb_free(&m);
+	return rc < 0 ? -1 : 0;
+}
+
+/* Written in place: the manifest, not a rename, guards against a crash
+ * halfway. An identical file is left alone so its mtime stays. */
+static int
+write_config(const char *path, const char *data, size_t len)
+{
+	size_t olen;
+	char *old = read_file(path, &olen);
+	int same = old && olen == len && !memcmp(old, data, len);
+	free(old);
+	if (same)
+		return 0;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 && errno == ENOENT && mkdir_p(path, 1) == 0)
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	ssize_t w = write(fd, data, len);
+	int rc = close(fd);
+	return w == (ssize_t)len && rc == 0 ? 1 : -1;
+}
+
+static int
+write_configs(struct plan *p, const char *gen)
+{
+	char *mpath = xasprintf("%s/cfg/.manifest", gen);
+	char *old = read_file(mpath, NULL);
+	struct pindex have = {0};
+	for (char *l = old; l && *l;) {
+		size_t n = strcspn(l, "\n");
+		char *line = xstrndup(l, n);
+		index_add(&have, line, 0);
+		free(line);
+		l += n + (l[n] == '\n');
+	}
+	unsigned char *same = xcalloc(p->n + 1, 1);
+	int changed = 0, rc = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		char *key = xasprintf("%s %s", p->v[i].id, p->v[i].hash);
+		same[i] = index_get(&have, key) >= 0;
+		changed += !same[i];
+		free(key);
+	}
+	if (changed && write_manifest(mpath, p, same) < 0)
+		rc = -1;
+	for (size_t i = 0; i < p->n && rc == 0; i++) {
+		if (same[i])
+			continue;
+		char *path = xasprintf("%s/cfg/%s", gen, p->v[i].id);
+		if (write_config(path, p->v[i].cfg.buf, p->v[i].cfg.len) < 0) {
+			fprintf(stderr, "llmb gen: error: cannot write %s: %s\n", path, strerror(errno));
+			rc = -1;
+		}
+		free(path);
+	}
+	if (rc == 0 && changed && write_manifest(mpath, p, NULL) < 0)
+		rc = -1;
+	if (rc < 0 && errno)
+		fprintf(stderr, "llmb gen: error: cannot write %s: %s\n", mpath, strerror(errno));
+	index_free(&have);
+	free(same);
+	free(old);
+	free(mpath);
+	return rc < 0 ? -1 : changed;
+}
+
 int
 cmd_gen(int argc, char **argv)
 {
@@ -166,17 +253,9 @@ cmd_gen(int argc, char **argv)
 		plan_free(&p);
 		return 2;
 	}
-	int rc = 0, written = 0;
-	for (size_t i = 0; i < p.n; i++) {
-		char *path = xasprintf("%s/cfg/%s", o.gen, p.v[i].id);
-		int w = write_file_if_changed(path, p.v[i].cfg.buf, p.v[i].cfg.len);
-		if (w < 0) {
-			fprintf(stderr, "llmb gen: error: cannot write %s: %s\n", path, strerror(errno));
-			rc = 2;
-		}
-		written += w > 0;
-		free(path);
-	}
+	int rc = 0, written = write_configs(&p, o.gen);
+	if (written < 0)
+		rc = 2;
 	struct sb mk = {0};
 	write_rules(&p, &mk, getenv("LLMB_GEN_VARS"));
 	char *rules = xasprintf("%s/rules.mk", o.gen);

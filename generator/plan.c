@@ -116,7 +116,7 @@ static int
 is_path_placeholder(const char *name, size_t n)
 {
 	static const char *const names[] = {"install", "workload_dir", "venv_dir", "image_file",
-		"experiment_dir", "job_id", "state_dir", "recipe_dir", NULL};
+		"experiment_dir", "job_id", "state_dir", "recipe_dir", "top", NULL};
 	for (const char *const *p = names; *p; p++)
 		if (strlen(*p) == n && !strncmp(*p, name, n))
 			return 1;
@@ -175,6 +175,7 @@ expand_word(const char *file, const struct ynode *w, struct vars *vs, struct sb 
 
 /* ---- instances ------------------------------------------------------------ */
 
+
 static struct inst *
 add_inst(struct plan *p, char *id, const struct ynode *stage, const struct ynode *wl)
 {
@@ -186,6 +187,7 @@ add_inst(struct plan *p, char *id, const struct ynode *stage, const struct ynode
 	in->kind = ystr(stage, "kind", "");
 	in->wl = wl;
 	in->workload = ystr(wl, "workload", "");
+	index_add(&p->ids, id, p->n - 1);
 	return in;
 }
 
@@ -206,13 +208,68 @@ add_serves(struct inst *in, const char *w)
 	in->serves[in->nserves++] = xstrdup(w);
 }
 
+/* Instances are found by id through an open-addressing index of their
+ * positions (ids repeat across workloads only for shared stages). */
+static unsigned long
+hash_str(const char *s)
+{
+	unsigned long h = 1469598103934665603UL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211UL;
+	return h;
+}
+
+void
+index_add(struct pindex *x, const char *key, size_t pos)
+{
+	if (2 * (x->n + 1) > x->cap) {
+		size_t cap = x->cap ? 2 * x->cap : 1024;
+		struct pslot *n = xcalloc(cap, sizeof *n);
+		for (size_t k = 0; k < x->cap; k++) {
+			if (!x->slot[k].key)
+				continue;
+			size_t h = hash_str(x->slot[k].key) & (cap - 1);
+			while (n[h].key)
+				h = (h + 1) & (cap - 1);
+			n[h] = x->slot[k];
+		}
+		free(x->slot);
+		x->slot = n;
+		x->cap = cap;
+	}
+	size_t h = hash_str(key) & (x->cap - 1);
+	while (x->slot[h].key)
+		h = (h + 1) & (x->cap - 1);
+	x->slot[h].key = xstrdup(key);
+	x->slot[h].pos = pos;
+	x->n++;
+}
+
+long
+index_get(const struct pindex *x, const char *key)
+{
+	if (!x->cap)
+		return -1;
+	for (size_t h = hash_str(key) & (x->cap - 1); x->slot[h].key; h = (h + 1) & (x->cap - 1))
+		if (!strcmp(x->slot[h].key, key))
+			return (long)x->slot[h].pos;
+	return -1;
+}
+
+void
+index_free(struct pindex *x)
+{
+	for (size_t k = 0; k < x->cap; k++)
+		free(x->slot[k].key);
+	free(x->slot);
+	memset(x, 0, sizeof *x);
+}
+
 struct inst *
 plan_find(struct plan *p, const char *id)
 {
-	for (size_t i = 0; i < p->n; i++)
-		if (!strcmp(p->v[i].id, id))
-			return &p->v[i];
-	return NULL;
+	long i = index_get(&p->ids, id);
+	return i < 0 ? NULL : &p->v[i];
 }
 
 /* Upstream image file name rule: "#" is "/", the last two path parts and
@@ -364,6 +421,7 @@ select_runs(struct wctx *w, const struct sel *s, int all)
 		if (bad)
 			return -1;
 	}
+	struct pindex seen = {0}; /* "gpu size dtype xscale" -> config row */
 	for (size_t i = 0; i < configs->nkids; i++) {
 		const struct ynode *row = configs->kids[i];
 		const struct ynode *const *g, *const *sz, *const *dt, *o1, *o2, *o3;
@@ -384,14 +442,15 @@ select_runs(struct wctx *w, const struct sel *s, int all)
 				for (size_t c = 0; c < nd; c++) {
 					for (size_t d = 0; d < scales->nkids; d++) {
 						long sc = strtol(scales->kids[d]->str, NULL, 10);
-						for (size_t j = 0; j < w->nruns; j++) {
-							struct run *r = &w->runs[j];
-							if (!strcmp(r->gpu, g[a]->str) && !strcmp(r->size, sz[b]->str) &&
-							    !strcmp(r->dtype, dt[c]->str) && r->scale == sc)
-								diag_error(w->file, scales->kids[d]->line, scales->kids[d]->col,
-									   "run %s %s %s x%ld is configured twice (first at %d:%d)",
-									   r->gpu, r->size, r->dtype, sc, r->row->line, r->row->col);
-						}
+						char *key = xasprintf("%s %s %s x%ld", g[a]->str, sz[b]->str, dt[c]->str, sc);
+						long first = index_get(&seen, key);
+						if (first >= 0)
+							diag_error(w->file, scales->kids[d]->line, scales->kids[d]->col,
+								   "run %s is configured twice (first at %d:%d)", key,
+								   configs->kids[first]->line, configs->kids[first]->col);
+						else
+							index_add(&seen, key, i);
+						free(key);
 						if (sc < 1)
 							diag_error(w->file, scales->kids[d]->line, scales->kids[d]->col, "a scale must be at least 1");
 						if (!all && (!in_words(gpu_sel, g[a]->str) || !in_words(sel_v(s, K_SIZE), sz[b]->str) ||
@@ -404,6 +463,7 @@ select_runs(struct wctx *w, const struct sel *s, int all)
 			}
 		}
 	}
+	index_free(&seen);
 	/* SCALES: each must be a configured scale of every selected combination. */
 	const char *scales_sel = all ? NULL : sel_v(s, K_SCALES);
 	if (scales_sel) {
@@ -682,7 +742,8 @@ build_venv(struct wctx *w, const struct ynode *stage)
 		in->cfg = tmp.cfg;
 		char *dir = xasprintf("venvs/venv_%.12s", h);
 		cfg_line(in, "dir", dir);
-		add_output(in, xasprintf("%s/bin/python", dir));
+		/* written last by the venv job: a half-built venv has none */
+		add_output(in, xasprintf("%s/llmb-venv.txt", dir));
 		in->label = xasprintf("%s venv_%.12s", ystr(stage, "name", ""), h);
 		in->plan = xasprintf("python venv %s (%s)", dir, ystr(venv, "python", "python3"));
 		free(dir);
@@ -1170,9 +1231,45 @@ matches(const struct inst *u, const struct inst *d)
 	return !(u->scale && d->scale && u->scale != d->scale);
 }
 
+/* The instances of each stage name, in creation order. */
+struct stage_list {
+	const char *name;
+	size_t *v, n;
+};
+
+static struct stage_list *
+stage_list_of(struct stage_list *l, const char *name)
+{
+	for (; l && l->name; l++)
+		if (!strcmp(l->name, name))
+			return l;
+	return NULL;
+}
+
+static struct stage_list *
+stage_lists(struct plan *p)
+{
+	struct stage_list *l = xcalloc(1, sizeof *l);
+	size_t n = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		const char *name = ystr(p->v[i].stage, "name", "");
+		struct stage_list *s = stage_list_of(l, name);
+		if (!s) {
+			l = xrealloc(l, (n + 2) * sizeof *l);
+			s = &l[n++];
+			memset(s, 0, 2 * sizeof *s);
+			s->name = name;
+		}
+		s->v = xrealloc(s->v, (s->n + 1) * sizeof *s->v);
+		s->v[s->n++] = i;
+	}
+	return l;
+}
+
 static void
 link_and_hash(struct plan *p, size_t from)
 {
+	struct stage_list *lists = stage_lists(p);
 	for (size_t i = from; i < p->n; i++) {
 		struct inst *d = &p->v[i];
 		const struct ynode *const *it, *one;
@@ -1192,11 +1289,17 @@ link_and_hash(struct plan *p, size_t from)
 				sb_addf(&head, "retry_on=%s\n", on->kids[k]->str);
 		}
 		for (size_t a = 0; a < na; a++) {
-			for (size_t j = 0; j < i; j++) {
+			/* A run depends on the same run of a per-run stage: one lookup. */
+			char *key = d->scale ? xasprintf("%s.%s.%s.%s.%s.%ld", it[a]->str, d->workload, d->gpu,
+							 d->size, d->dtype, d->scale) : NULL;
+			long hit = key ? index_get(&p->ids, key) : -1;
+			free(key);
+			struct stage_list *sl = stage_list_of(lists, it[a]->str);
+			size_t ncand = hit >= 0 ? 1 : sl ? sl->n : 0;
+			for (size_t k = 0; k < ncand; k++) {
+				size_t j = hit >= 0 ? (size_t)hit : sl->v[k];
 				struct inst *u = &p->v[j];
-				if (strcmp(ystr(u->stage, "name", ""), it[a]->str) || !matches(u, d))
-					continue;
-				if (u->wl != d->wl && strcmp(d->kind, "report") && u->nserves > 1 && 0)
+				if (j >= i || strcmp(ystr(u->stage, "name", ""), it[a]->str) || !matches(u, d))
 					continue;
 				d->deps = xrealloc(d->deps, (d->ndeps + 1) * sizeof *d->deps);
 				d->deps[d->ndeps++] = j;
@@ -1210,6 +1313,9 @@ link_and_hash(struct plan *p, size_t from)
 		d->cfg = head;
 		sha256_hex(d->cfg.buf, d->cfg.len, d->hash);
 	}
+	for (struct stage_list *l = lists; l->name; l++)
+		free(l->v);
+	free(lists);
 }
 
 static int
@@ -1315,6 +1421,7 @@ plan_free(struct plan *p)
 		free(in->serves);
 	}
 	free(p->v);
+	index_free(&p->ids);
 	recipes_free(&p->rec);
 	memset(p, 0, sizeof *p);
 }

@@ -48,11 +48,25 @@ struct inst {
 	const struct ynode *gpus;   /* image restricted to these GPU types */
 };
 
+/* A string -> position index (open addressing). */
+struct pslot {
+	char *key;
+	size_t pos;
+};
+struct pindex {
+	struct pslot *slot;
+	size_t n, cap;
+};
+void index_add(struct pindex *x, const char *key, size_t pos);
+long index_get(const struct pindex *x, const char *key);  /* -1: absent */
+void index_free(struct pindex *x);
+
 struct plan {
 	struct recipes rec;
 	struct inst *v;
 	size_t n;
 	struct sel sel;
+	struct pindex ids;          /* id -> position in v */
 };
 
 /* Builds the plan of everything selected. Prints every error; returns

@@ -211,8 +211,16 @@ read_file(const char *path, size_t *lenp)
 	return sb_steal(&s);
 }
 
+static int write_atomic(const char *path, const void *data, size_t len, int sync);
+
 int
 write_file_atomic(const char *path, const void *data, size_t len)
+{
+	return write_atomic(path, data, len, 1);
+}
+
+static int
+write_atomic(const char *path, const void *data, size_t len, int sync)
 {
 	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -234,7 +242,7 @@ write_file_atomic(const char *path, const void *data, size_t len)
 		p += n;
 		left -= (size_t)n;
 	}
-	if (fsync(fd) < 0 && errno != EINVAL)
+	if (sync && fsync(fd) < 0 && errno != EINVAL)
 		goto fail;
 	if (close(fd) < 0) {
 		fd = -1;
@@ -267,7 +275,8 @@ write_file_if_changed(const char *path, const void *data, size_t len)
 		if (same)
 			return 0;
 	}
-	return write_file_atomic(path, data, len) < 0 ? -1 : 1;
+	/* Generated files can be made again: renamed into place, not synced. */
+	return write_atomic(path, data, len, 0) < 0 ? -1 : 1;
 }
 
 int

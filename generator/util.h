@@ -40,7 +40,8 @@ void sb_free(struct sb *s);
 char *read_file(const char *path, size_t *len);
 /* Write via "<path>.tmp.<pid>" + fsync + rename. Returns 0 or -1 (errno). */
 int write_file_atomic(const char *path, const void *data, size_t len);
-/* Like write_file_atomic but leaves an identical file untouched (mtime kept).
+/* For generated files: atomic but not fsynced, and an identical file is
+ * left untouched (mtime kept).
  * Returns 1 if written, 0 if unchanged, -1 on error. */
 int write_file_if_changed(const char *path, const void *data, size_t len);
 /* mkdir -p of the directory part of path (dir_of=1) or of path itself. */
