@@ -1,10 +1,20 @@
 #!/usr/bin/env bash
-# deps.sh: installs the Debian packages the build and the tests need when
-# they are missing and we are root; otherwise says what is missing.
+# deps.sh [build|demo|test]: installs the Debian packages llmb needs when
+# they are missing and we are root (otherwise says what is missing).
+#   build  compiling build/llmb
+#   demo   build + what the CPU demo (tinygpt) runs with
+#   test   everything make check uses (the default)
 set -eu
-pkgs="gcc make pkg-config libyaml-dev libjansson-dev m4 python3-venv python3-torch
-shellcheck squashfs-tools git
+build="gcc make pkg-config libyaml-dev libjansson-dev m4"
+demo="$build python3-venv python3-torch"
+test="$demo git shellcheck squashfs-tools chromium
 slurmctld slurmd slurm-client munge slurmdbd mariadb-server libpmix2"
+case ${1:-test} in
+build) pkgs=$build ;;
+demo) pkgs=$demo ;;
+test) pkgs=$test ;;
+*) echo "usage: deps.sh [build|demo|test]" >&2; exit 2 ;;
+esac
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
