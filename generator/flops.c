@@ -67,7 +67,7 @@ static int
 lookup(void *ctx, const char *name, double *v)
 {
 	const struct scope *s = ctx;
-	if (s->params && !params_get(s->params, name, v))
+	if (s->params && s->params->names && !params_get(s->params, name, v))
 		return 0;
 	if (s->model) {
 		const struct ynode *n = ymap_get(s->model, name);
@@ -104,8 +104,10 @@ config_params(const char *file, const struct ynode *config, long scale, long gpu
 {
 	const struct ynode *ps = ymap_get(config, "params");
 	size_t n = ymap_len(ps);
+	/* nodes as the job gets them: ceil(scale / gpus per node). A param
+	 * may use the params before it. */
 	struct scope s = {(double)scale, (double)gpus_per_node,
-		gpus_per_node ? (double)scale / (double)gpus_per_node : 0, NULL, NULL};
+		gpus_per_node ? ceil((double)scale / (double)gpus_per_node) : 0, p, NULL};
 	int rc = 0;
 	memset(p, 0, sizeof *p);
 	p->names = xcalloc(n + 1, sizeof *p->names);

@@ -5,6 +5,7 @@
 
 #include "diag.h"
 #include "expr.h"
+#include "flops.h"
 #include "plan.h"
 #include "schema.h"
 #include "slurm.h"
@@ -97,18 +98,6 @@ var_lookup(void *ctx, const char *name, double *v)
 		}
 	}
 	return -1;
-}
-
-static int
-eval_node(const char *file, const struct ynode *n, struct vars *vs, double *out)
-{
-	char err[160];
-	int off = 0;
-	if (expr_eval(n->str, var_lookup, vs, out, err, sizeof err, &off)) {
-		diag_error(file, n->line, n->col + off + (n->plain ? 0 : 1), "%s", err);
-		return -1;
-	}
-	return 0;
 }
 
 /* Path placeholders are resolved by `llmb run`, which knows the install tree. */
@@ -807,62 +796,41 @@ build_data(struct wctx *w, const struct ynode *stage, struct vars *vs)
 }
 
 /* Binds the run's values: coordinates, gpus_per_node, nodes, the model
- * dimensions of its size and its parameters (in order, each may use the
- * ones before it). */
+ * dimensions of its size and its parameters, evaluated by flops.c's
+ * config_params (the one evaluator of run parameters). */
 static int
-bind_run(struct wctx *w, const struct run *r, struct vars *vs)
+bind_run(struct wctx *w, const struct run *r, struct vars *vs, struct params *prm)
 {
 	const struct ynode *gpu = gpu_find(&w->p->rec, r->gpu);
-	double gpn = (double)yint(gpu, "gpus_per_node", 8);
+	long gpn = yint(gpu, "gpus_per_node", 8);
 	vs->n = 0;
 	cur_gpu = r->gpu;
 	cur_size = r->size;
 	cur_dtype = r->dtype;
 	var_set(vs, "scale", (double)r->scale);
-	var_set(vs, "gpus_per_node", gpn);
-	var_set(vs, "nodes", ceil((double)r->scale / gpn));
+	var_set(vs, "gpus_per_node", (double)gpn);
+	var_set(vs, "nodes", ceil((double)r->scale / (double)gpn));
 	const struct ynode *model = ymap_get(ymap_get(w->wl, "models"), r->size);
 	for (size_t i = 0; i < ymap_len(model); i++)
 		var_set(vs, ymap_key(model, i)->str, strtod(ymap_val(model, i)->str, NULL));
-	const struct ynode *params = ymap_get(r->row, "params");
-	int errs = 0;
-	for (size_t i = 0; i < ymap_len(params); i++) {
-		double v;
-		if (eval_node(w->file, ymap_val(params, i), vs, &v))
-			errs++;
-		else
-			var_set(vs, ymap_key(params, i)->str, v);
-	}
-	return errs ? -1 : 0;
+	if (config_params(w->file, r->row, r->scale, gpn, prm))
+		return -1;
+	for (size_t i = 0; i < prm->n; i++)
+		var_set(vs, prm->names[i], prm->vals[i]);
+	return 0;
 }
 
-/* Model FLOPs per sample: the sum of the flops: terms except "factor",
- * times factor, evaluated with gbs = 1. */
+/* Model FLOPs per sample through flops.c: 1 when the recipe has no formula. */
 static int
-model_flops(struct wctx *w, struct vars *vs, double *out)
+model_flops(struct wctx *w, const struct run *r, const struct params *prm, double *out)
 {
-	const struct ynode *fl = ymap_get(w->wl, "flops");
-	if (!fl)
+	if (!ymap_get(w->wl, "flops"))
 		return 1;
-	double saved = 0, total = 0, factor = 1;
-	int had = !var_lookup(vs, "gbs", &saved);
-	var_set(vs, "gbs", 1);
-	int errs = 0;
-	for (size_t i = 0; i < ymap_len(fl); i++) {
-		double v;
-		if (eval_node(w->file, ymap_val(fl, i), vs, &v)) {
-			errs++;
-			continue;
-		}
-		if (!strcmp(ymap_key(fl, i)->str, "factor"))
-			factor = v;
-		else
-			total += v;
-	}
-	if (had)
-		var_set(vs, "gbs", saved);
-	*out = total * factor;
-	return errs ? -1 : 0;
+	struct flops f;
+	if (flops_eval(w->file, w->wl, r->size, prm, &f))
+		return -1;
+	*out = f.total;
+	return 0;
 }
 
 static int
@@ -984,7 +952,9 @@ build_runs(struct wctx *w, const struct ynode *stage, struct vars *vs)
 		}
 		in->label = xasprintf("%s %s %s %s %s x%ld", sname, wname, r->gpu, r->size, r->dtype, r->scale);
 		cfg_line(in, "run", run);
-		if (bind_run(w, r, vs)) {
+		struct params prm = {0};
+		if (bind_run(w, r, vs, &prm)) {
+			params_free(&prm);
 			free(run);
 			continue;
 		}
@@ -1014,7 +984,8 @@ build_runs(struct wctx *w, const struct ynode *stage, struct vars *vs)
 		int marked = nccl || s->v[K_LOAD_CHECKPOINT_PATH] ||
 			     (profile && !ybool(ymap_get(w->wl, "knobs"), "profile_default", 0));
 		double mf = 0;
-		int fr = model_flops(w, vs, &mf);
+		int fr = model_flops(w, r, &prm, &mf);
+		params_free(&prm);
 		if (fr == 0)
 			var_set(vs, "model_flops", mf);
 		char buf[64];

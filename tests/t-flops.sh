@@ -98,11 +98,11 @@ mcol=$(awk -v l="$mline" 'NR == l { print index($0, "layerz") }' "$B/workloads/b
 pline=$(grep -n 'gbs: "scale \* "' "$B/workloads/bad.yaml" | cut -d: -f1)
 pcol=$(awk -v l="$pline" 'NR == l { print index($0, "gbs: \"scale * \"") + 14 }' "$B/workloads/bad.yaml")
 t_rc "bad recipe: flops fails" 2 env -C "$B" "$LLMB" flops bad 314b h100 --top .
-t_grep "bad name: file:line:col" "^\./workloads/bad\.yaml:$mline:$mcol: error: flops\.mlp: unknown name 'layerz'$" "$TRASH/.out"
+t_grep "bad name: file:line:col" "^workloads/bad\.yaml:$mline:$mcol: error: flops\.mlp: unknown name 'layerz'$" "$TRASH/.out"
 t_rc "bad recipe: params error" 2 env -C "$B" "$LLMB" flops bad 314b gb200 --top .
-t_grep "bad params: file:line:col" "^\./workloads/bad\.yaml:$pline:$pcol: error: params\.gbs: unexpected end of expression$" "$TRASH/.out"
+t_grep "bad params: file:line:col" "^workloads/bad\.yaml:$pline:$pcol: error: params\.gbs: unexpected end of expression$" "$TRASH/.out"
 t_rc "bad recipe: reference check reports errors" 2 env -C "$B" "$LLMB" metrics --reference bad --top .
-t_grep "reference: same position" "^\./workloads/bad\.yaml:$mline:$mcol: error: flops\.mlp" "$TRASH/.out"
+t_grep "reference: same position" "^workloads/bad\.yaml:$mline:$mcol: error: flops\.mlp" "$TRASH/.out"
 t_rc "unknown workload" 2 "$LLMB" flops nosuch 1b --top .
 t_rc "unknown size" 2 "$LLMB" flops grok1 1b --top .
 t_grep "unknown size: message" "no config row for size '1b'" "$TRASH/.out"
