@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -545,8 +546,14 @@ set_state(struct ent *e, const char *raw)
 	const char *by = strstr(raw, " by ");
 	snprintf(e->state, sizeof e->state, "%s", jstate_name(s));
 	if (s == J_CANCELLED && by) {
-		char r[64];
-		snprintf(r, sizeof r, "cancelled by uid %s", by + 4);
+		char r[96];
+		char *end;
+		long uid = strtol(by + 4, &end, 10);
+		struct passwd *pw = end != by + 4 && uid >= 0 ? getpwuid((uid_t)uid) : NULL;
+		if (pw)
+			snprintf(r, sizeof r, "cancelled by %.32s (uid %ld)", pw->pw_name, uid);
+		else
+			snprintf(r, sizeof r, "cancelled by uid %.32s", by + 4);
 		set_reason(e, r);
 	}
 }
@@ -745,6 +752,37 @@ join_ids(struct table *t, struct table *skip)
 	return sb_steal(&s);
 }
 
+/* squeue says CANCELLED but not by whom; accounting does ("CANCELLED by
+ * 0"). One sacct call for the jobs that have no reason yet; without
+ * accounting they keep none. */
+static void
+who_cancelled(const struct paths *p, struct table *got)
+{
+	struct table want = {0};
+	for (size_t i = 0; i < got->n; i++)
+		if (!strcmp(got->e[i].state, jstate_name(J_CANCELLED)) && !got->e[i].reason[0])
+			table_add(&want, got->e[i].id);
+	if (!want.n)
+		return;
+	struct sb out = {0}, errs = {0};
+	char *ids = join_ids(&want, NULL);
+	char *sa[] = {"sacct", "-n", "-X", "-P", "-j", ids, "-o", "JobID,State", NULL};
+	log_query(p, "sacct", want.n);
+	if (run_capture(sa, &out, &errs) == 0 && out.buf) {
+		char *save = NULL;
+		for (char *line = strtok_r(out.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			char *f[2];
+			struct ent *e;
+			if (split_bar(line, f, 2) == 2 && table_find(&want, f[0]) && (e = table_find(got, f[0])))
+				set_state(e, f[1]);
+		}
+	}
+	free(ids);
+	free(want.e);
+	sb_free(&out);
+	sb_free(&errs);
+}
+
 /* Ask the scheduler about every registered id. Returns 0, or -1 when squeue
  * itself failed (then got is left empty). */
 static int
@@ -766,6 +804,7 @@ refresh(const struct paths *p, struct table *reg, struct table *got)
 	}
 	if (out.buf)
 		parse_squeue(out.buf, reg, got);
+	who_cancelled(p, got);
 	if (got->n == reg->n)
 		goto out;
 
