@@ -372,8 +372,15 @@ check_sel_value(struct wctx *w, const struct sel *s, enum knob k, const char *ke
 			list_names(&valid, ymap_get(row, key));
 		}
 		if (!found) {
-			fprintf(stderr, "llmb: error: %s=%s is not supported by workload %s%s%s; valid: %s\n",
-				knob_names[k], one, w->file, gpu ? " on " : "", gpu ? gpu : "", valid.buf ? valid.buf : "none");
+			/* A dtype with no peak for the GPU type is a hardware limit. */
+			const struct ynode *peaks = gpu ? ymap_get(gpu_find(&w->p->rec, gpu), "peak_tflops") : NULL;
+			int nohw = k == K_DTYPE && peaks && !ymap_get(peaks, one);
+			char hw[160] = "";
+			if (nohw)
+				snprintf(hw, sizeof hw, " (%s has no %s: gpus.yaml lists no %s peak for it)", gpu, one, one);
+			fprintf(stderr, "llmb: error: %s=%s is not supported by workload %s%s%s%s; valid: %s\n",
+				knob_names[k], one, ystr(w->wl, "workload", ""), gpu ? " on " : "", gpu ? gpu : "", hw,
+				valid.buf ? valid.buf : "none");
 			diag_errors++;
 			bad = 1;
 		}
