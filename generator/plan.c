@@ -611,8 +611,12 @@ add_secrets(struct inst *in, const struct ynode *v)
 {
 	const struct ynode *const *it, *one;
 	size_t n = ynames(v, &it, &one);
-	for (size_t i = 0; i < n; i++)
-		cfg_line(in, "secret", it[i]->str);
+	for (size_t i = 0; i < n; i++) {
+		char *line = xasprintf("secret=%s\n", it[i]->str);
+		if (!in->cfg.buf || !strstr(in->cfg.buf, line))
+			cfg_line(in, "secret", it[i]->str);
+		free(line);
+	}
 }
 
 static void
@@ -838,6 +842,24 @@ model_flops(struct wctx *w, const struct run *r, const struct params *prm, doubl
 		return -1;
 	*out = f.total;
 	return 0;
+}
+
+/* The job's environment for the plan line: values of env, names of secrets. */
+static void
+plan_env(struct sb *pl, const char *cfg)
+{
+	size_t n, ns;
+	char **env = cfg_values(cfg, "env", &n), **sec = cfg_values(cfg, "secret", &ns);
+	for (size_t i = 0; i < n; i++) {
+		sb_addf(pl, "%s%s", i ? " " : " env: ", env[i]);
+		free(env[i]);
+	}
+	for (size_t i = 0; i < ns; i++) {
+		sb_addf(pl, "%s%s", i ? " " : " secrets by name: ", sec[i]);
+		free(sec[i]);
+	}
+	free(env);
+	free(sec);
 }
 
 static int
@@ -1068,6 +1090,7 @@ build_runs(struct wctx *w, const struct ynode *stage, struct vars *vs)
 			add_secrets(in, ymap_get(w->wl, "secrets"));
 			add_secrets(in, ymap_get(train, "secrets"));
 			sb_addf(&pl, " steps=%s time=%s image=%s", stepbuf, tl ? tl : "default", stem ? stem : "none");
+			plan_env(&pl, in->cfg.buf);
 			if (profile)
 				sb_addf(&pl, " PROFILED(steps %s-%s)", pstart, pstop);
 			if (nccl)

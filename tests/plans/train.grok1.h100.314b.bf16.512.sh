@@ -20,8 +20,6 @@ mv -f "$llmb_state/started.TOKEN.tmp.$$" "$llmb_state/started.TOKEN"
 echo "llmb: job $LLMB_JOB_ID stage $LLMB_STAGE on $(hostname) at $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 : "${HF_TOKEN:?HF_TOKEN must be set in the environment (it is passed by name)}"
 export HF_TOKEN
-: "${HF_TOKEN:?HF_TOKEN must be set in the environment (it is passed by name)}"
-export HF_TOKEN
 
 export PYTHONPATH='TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo'
 export NEMORUN_HOME='TRASH/inst/workloads/grok1'

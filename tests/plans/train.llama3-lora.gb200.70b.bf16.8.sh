@@ -20,8 +20,6 @@ mv -f "$llmb_state/started.TOKEN.tmp.$$" "$llmb_state/started.TOKEN"
 echo "llmb: job $LLMB_JOB_ID stage $LLMB_STAGE on $(hostname) at $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 : "${HF_TOKEN:?HF_TOKEN must be set in the environment (it is passed by name)}"
 export HF_TOKEN
-: "${HF_TOKEN:?HF_TOKEN must be set in the environment (it is passed by name)}"
-export HF_TOKEN
 
 export PYTHONPATH='TRASH/inst/venvs/venv_6be6b5f0b2be/src/nemo'
 export HF_HOME='TRASH/inst/workloads/llama3-lora/checkpoint_and_dataset'
