@@ -944,18 +944,196 @@ check_wl_knobs(struct wctx *w)
 	return diag_errors > before ? -1 : 0;
 }
 
+/* The run knobs as they apply to one workload. */
+struct runknobs {
+	double steps;
+	int profile, nccl;
+	int marked;                 /* not comparable with published numbers */
+	const char *pstart, *pstop;
+};
+
+static void
+run_knobs(struct wctx *w, struct vars *vs, struct runknobs *k)
+{
+	const struct sel *s = &w->p->sel;
+	const struct ynode *knobs = ymap_get(w->wl, "knobs");
+	int profile_default = ybool(knobs, "profile_default", 0);
+	k->steps = (double)yint(ymap_get(w->wl, "measure"), "steps", 50);
+	k->profile = s->v[K_ENABLE_PROFILE] ? knob_true(s->v[K_ENABLE_PROFILE]) : profile_default;
+	k->nccl = knob_true(s->v[K_ENABLE_NCCLTRACE]);
+	if (s->v[K_MAX_STEPS])
+		k->steps = strtod(s->v[K_MAX_STEPS], NULL);
+	if (k->nccl)
+		k->steps = (double)yint(knobs, "nccltrace_steps", 5);
+	if (s->v[K_LOAD_CHECKPOINT_PATH])
+		k->steps = 1;
+	const struct ynode *pk = ymap_get(knobs, "profile");
+	k->pstart = s->v[K_PROFILE_START_STEP] ? s->v[K_PROFILE_START_STEP] : ystr(pk, "start", "0");
+	k->pstop = s->v[K_PROFILE_STOP_STEP] ? s->v[K_PROFILE_STOP_STEP] : ystr(pk, "stop", "0");
+	/* Not comparable with the published numbers: traced runs, one-step
+	 * loads, and profiling the workload does not do by default (the
+	 * published numbers of an always-profiled workload are profiled). */
+	k->marked = k->nccl || s->v[K_LOAD_CHECKPOINT_PATH] || (k->profile && !profile_default);
+	/* Knobs are placeholders too, for commands that pass them on. */
+	var_set(vs, "steps", k->steps);
+	var_set(vs, "profile", k->profile);
+	var_set(vs, "profile_start", strtod(k->pstart, NULL));
+	var_set(vs, "profile_stop", strtod(k->pstop, NULL));
+	var_set(vs, "nccltrace", k->nccl);
+	var_set(vs, "checkpoint", knob_true(s->v[K_ENABLE_CHECKPOINT]));
+}
+
+static void
+build_report(struct wctx *w, struct inst *in, const struct run *r)
+{
+	const char *wname = in->workload;
+	in->label = xasprintf("%s %s %s %s %s", ystr(in->stage, "name", ""), wname, r->gpu, r->size, r->dtype);
+	char *out = xasprintf("workloads/%s/reports/%s_%s_%s.json", wname, r->gpu, r->size, r->dtype);
+	add_output(in, out);
+	cfg_line(in, "report", out + strlen("workloads//reports/") + strlen(wname));
+	cfg_line(in, "tolerance_pct", ystr(ymap_get(w->wl, "measure"), "tolerance_pct", "5"));
+	in->plan = xasprintf("report of %s %s %s %s", wname, r->gpu, r->size, r->dtype);
+}
+
+static void
+build_parse(struct wctx *w, struct inst *in, const char *run, const struct runknobs *k)
+{
+	const struct ynode *measure = ymap_get(w->wl, "measure"), *win = ymap_get(measure, "window");
+	char buf[64];
+	if (win->nkids != 2) {
+		diag_error(w->file, win->line, win->col, "window needs exactly two iterations, first and last");
+		return;
+	}
+	snprintf(buf, sizeof buf, "%s-%s", win->kids[0]->str, win->kids[1]->str);
+	cfg_line(in, "window", buf);
+	cfg_line(in, "log_format", ystr(w->wl, "log_format", ""));
+	cfg_line(in, "indexing", ystr(measure, "indexing", "zero"));
+	cfg_line(in, "metric", ystr(measure, "metric", "mean"));
+	fmt_num(buf, sizeof buf, k->steps);
+	cfg_line(in, "steps", buf);
+	if (k->marked)
+		cfg_line(in, "profiled", "true");
+	add_output(in, xasprintf("workloads/%s/experiments/%s/result.json", in->workload, run));
+	in->plan = xasprintf("parse %s log, window %s-%s (%s-based)", ystr(w->wl, "log_format", ""),
+			     win->kids[0]->str, win->kids[1]->str, ystr(measure, "indexing", "zero"));
+}
+
+/* The image a train job runs in, by its file stem; NULL for none. */
+static char *
+train_image(struct wctx *w, struct inst *in)
+{
+	const struct ynode *train = ymap_get(w->wl, "train");
+	const char *img = ystr(train, "image", NULL);
+	if (!img)
+		return NULL;
+	const struct ynode *im = ymap_get(ymap_get(w->wl, "images"), img);
+	if (!im) {
+		const struct ynode *k = ymap_get(train, "image");
+		diag_error(w->file, k->line, k->col, "image '%s' is not in images", img);
+		return NULL;
+	}
+	char *stem = image_stem(ystr(im, "ref", ""));
+	cfg_line(in, "image", stem);
+	return stem;
+}
+
+static void
+cfg_num(struct inst *in, const char *key, long v)
+{
+	char buf[32];
+	snprintf(buf, sizeof buf, "%ld", v);
+	cfg_line(in, key, buf);
+}
+
+/* The job of a train stage: its shape, image, knobs, parameters, argv,
+ * environment and secrets, and the plan line that shows them. */
+static void
+build_train(struct wctx *w, struct inst *in, const struct run *r, const char *run, struct vars *vs,
+	    const struct runknobs *k, int have_flops, double mf)
+{
+	const struct sel *s = &w->p->sel;
+	const struct ynode *train = ymap_get(w->wl, "train"), *gpu = gpu_find(&w->p->rec, r->gpu);
+	long gpn = yint(gpu, "gpus_per_node", 8);
+	long nodes = (r->scale + gpn - 1) / gpn, tpn = r->scale < gpn ? r->scale : gpn;
+	char buf[64];
+	cfg_num(in, "nodes", nodes);
+	cfg_num(in, "ntasks_per_node", tpn);
+	cfg_num(in, "gpus_per_node", ymap_get(gpu, "peak_tflops") ? gpn : 0L);
+	char *stem = train_image(w, in);
+	const char *tl = time_limit_for(w, in->stage, r->row, s);
+	if (tl)
+		cfg_line(in, "time_limit", tl);
+	for (int i = K_ENABLE_PROFILE; i < K_NKNOBS; i++) {
+		if (s->v[i]) {
+			char *kv = xasprintf("%s=%s", knob_names[i], s->v[i]);
+			cfg_line(in, "knob", kv);
+			free(kv);
+		}
+	}
+	if (k->profile) {
+		snprintf(buf, sizeof buf, "%s-%s", k->pstart, k->pstop);
+		cfg_line(in, "profile", buf);
+	}
+	if (k->nccl)
+		cfg_line(in, "nccltrace", "true");
+	struct sb pl = {0};
+	sb_addf(&pl, "nodes=%ld gpus/node=%ld tasks/node=%ld", nodes, gpn, tpn);
+	const struct ynode *params = ymap_get(r->row, "params");
+	for (size_t i = 0; i < ymap_len(params); i++) {
+		double v = 0;
+		var_lookup(vs, ymap_key(params, i)->str, &v);
+		fmt_num(buf, sizeof buf, v);
+		char *kv = xasprintf("%s=%s", ymap_key(params, i)->str, buf);
+		cfg_line(in, "param", kv);
+		sb_addf(&pl, " %s", kv);
+		free(kv);
+	}
+	char steps[32];
+	fmt_num(steps, sizeof steps, k->steps);
+	cfg_line(in, "steps", steps);
+	if (have_flops) {
+		snprintf(buf, sizeof buf, "%.6e", mf);
+		cfg_line(in, "model_flops", buf);
+	}
+	add_argv(w, in, ymap_get(train, "cmd"), vs);
+	add_env(w, in, ymap_get(train, "env"), vs);
+	add_env(w, in, ymap_get(r->row, "env"), vs);
+	const struct ynode *mounts = ymap_get(train, "mounts");
+	for (size_t i = 0; mounts && i < mounts->nkids; i++) {
+		struct sb m = {0};
+		if (!expand_word(w->file, mounts->kids[i], vs, &m))
+			cfg_line(in, "mount", m.buf);
+		sb_free(&m);
+	}
+	add_secrets(in, ymap_get(w->wl, "secrets"));
+	add_secrets(in, ymap_get(train, "secrets"));
+	sb_addf(&pl, " steps=%s time=%s image=%s", steps, tl ? tl : "default", stem ? stem : "none");
+	plan_env(&pl, in->cfg.buf);
+	if (k->profile)
+		sb_addf(&pl, " PROFILED(steps %s-%s)", k->pstart, k->pstop);
+	if (k->nccl)
+		sb_add(&pl, " NCCLTRACE");
+	if (s->v[K_LOAD_CHECKPOINT_PATH])
+		sb_add(&pl, " LOAD-CHECKPOINT");
+	if (k->marked)
+		sb_add(&pl, " (not compared with the reference)");
+	in->plan = sb_steal(&pl);
+	free(stem);
+	add_output(in, xasprintf("workloads/%s/experiments/%s/train.done", in->workload, run));
+}
+
+/* Instances of a per-run stage (train, parse) or per-configuration stage
+ * (report) for every selected run of the workload. */
 static void
 build_runs(struct wctx *w, const struct ynode *stage, struct vars *vs)
 {
-	if (!strcmp(ystr(stage, "kind", ""), "train") && w->nruns && check_wl_knobs(w))
-		return;
 	const char *kind = ystr(stage, "kind", ""), *sname = ystr(stage, "name", "");
 	const char *wname = ystr(w->wl, "workload", "");
-	const struct ynode *train = ymap_get(w->wl, "train"), *measure = ymap_get(w->wl, "measure");
-	const struct sel *s = &w->p->sel;
+	int report = !strcmp(kind, "report");
+	if (!strcmp(kind, "train") && w->nruns && check_wl_knobs(w))
+		return;
 	for (size_t j = 0; j < w->nruns; j++) {
 		const struct run *r = &w->runs[j];
-		int report = !strcmp(kind, "report");
 		char *id = report ? xasprintf("%s.%s.%s.%s.%s", sname, wname, r->gpu, r->size, r->dtype)
 				  : xasprintf("%s.%s.%s.%s.%s.%ld", sname, wname, r->gpu, r->size, r->dtype, r->scale);
 		if (plan_find(w->p, id)) {
@@ -968,161 +1146,27 @@ build_runs(struct wctx *w, const struct ynode *stage, struct vars *vs)
 		in->size = r->size;
 		in->dtype = r->dtype;
 		in->scale = report ? 0 : r->scale;
-		char *run = xasprintf("%s_%s_%s_%ld", r->gpu, r->size, r->dtype, r->scale);
 		if (report) {
-			in->label = xasprintf("%s %s %s %s %s", sname, wname, r->gpu, r->size, r->dtype);
-			char *out = xasprintf("workloads/%s/reports/%s_%s_%s.json", wname, r->gpu, r->size, r->dtype);
-			add_output(in, out);
-			cfg_line(in, "report", out + strlen("workloads//reports/") + strlen(wname));
-			cfg_line(in, "tolerance_pct", ystr(measure, "tolerance_pct", "5"));
-			in->plan = xasprintf("report of %s %s %s %s", wname, r->gpu, r->size, r->dtype);
-			free(run);
+			build_report(w, in, r);
 			continue;
 		}
+		char *run = xasprintf("%s_%s_%s_%ld", r->gpu, r->size, r->dtype, r->scale);
 		in->label = xasprintf("%s %s %s %s %s x%ld", sname, wname, r->gpu, r->size, r->dtype, r->scale);
 		cfg_line(in, "run", run);
 		struct params prm = {0};
-		if (bind_run(w, r, vs, &prm)) {
-			params_free(&prm);
-			free(run);
-			continue;
+		if (bind_run(w, r, vs, &prm) == 0) {
+			struct runknobs k;
+			run_knobs(w, vs, &k);
+			double mf = 0;
+			int have_flops = model_flops(w, r, &prm, &mf) == 0;
+			if (have_flops)
+				var_set(vs, "model_flops", mf);
+			if (!strcmp(kind, "train"))
+				build_train(w, in, r, run, vs, &k, have_flops, mf);
+			else
+				build_parse(w, in, run, &k);
 		}
-		double steps = (double)yint(measure, "steps", 50);
-		int profile = s->v[K_ENABLE_PROFILE] ? knob_true(s->v[K_ENABLE_PROFILE])
-						     : ybool(ymap_get(w->wl, "knobs"), "profile_default", 0);
-		int nccl = knob_true(s->v[K_ENABLE_NCCLTRACE]);
-		if (s->v[K_MAX_STEPS])
-			steps = strtod(s->v[K_MAX_STEPS], NULL);
-		if (nccl)
-			steps = (double)yint(ymap_get(w->wl, "knobs"), "nccltrace_steps", 5);
-		if (s->v[K_LOAD_CHECKPOINT_PATH])
-			steps = 1;
-		var_set(vs, "steps", steps);
-		/* Knobs as placeholders, for commands that pass them on. */
-		const struct ynode *pk = ymap_get(ymap_get(w->wl, "knobs"), "profile");
-		const char *pstart = s->v[K_PROFILE_START_STEP] ? s->v[K_PROFILE_START_STEP] : ystr(pk, "start", "0");
-		const char *pstop = s->v[K_PROFILE_STOP_STEP] ? s->v[K_PROFILE_STOP_STEP] : ystr(pk, "stop", "0");
-		var_set(vs, "profile", profile);
-		var_set(vs, "profile_start", strtod(pstart, NULL));
-		var_set(vs, "profile_stop", strtod(pstop, NULL));
-		var_set(vs, "nccltrace", nccl);
-		var_set(vs, "checkpoint", knob_true(s->v[K_ENABLE_CHECKPOINT]));
-		/* Not comparable with the published numbers: traced runs, one-step
-		 * loads, and profiling the workload does not do by default (the
-		 * published numbers of an always-profiled workload are profiled). */
-		int marked = nccl || s->v[K_LOAD_CHECKPOINT_PATH] ||
-			     (profile && !ybool(ymap_get(w->wl, "knobs"), "profile_default", 0));
-		double mf = 0;
-		int fr = model_flops(w, r, &prm, &mf);
 		params_free(&prm);
-		if (fr == 0)
-			var_set(vs, "model_flops", mf);
-		char buf[64];
-		if (!strcmp(kind, "train")) {
-			const struct ynode *gpu = gpu_find(&w->p->rec, r->gpu);
-			long gpn = yint(gpu, "gpus_per_node", 8);
-			long nodes = (r->scale + gpn - 1) / gpn;
-			long tpn = r->scale < gpn ? r->scale : gpn;
-			snprintf(buf, sizeof buf, "%ld", nodes);
-			cfg_line(in, "nodes", buf);
-			snprintf(buf, sizeof buf, "%ld", tpn);
-			cfg_line(in, "ntasks_per_node", buf);
-			snprintf(buf, sizeof buf, "%ld", ymap_get(gpu, "peak_tflops") ? gpn : 0L);
-			cfg_line(in, "gpus_per_node", buf);
-			const char *img = ystr(train, "image", NULL);
-			char *stem = NULL;
-			if (img) {
-				const struct ynode *im = ymap_get(ymap_get(w->wl, "images"), img);
-				if (!im) {
-					const struct ynode *k = ymap_get(train, "image");
-					diag_error(w->file, k->line, k->col, "image '%s' is not in images", img);
-				} else {
-					stem = image_stem(ystr(im, "ref", ""));
-					cfg_line(in, "image", stem);
-				}
-			}
-			const char *tl = time_limit_for(w, stage, r->row, s);
-			if (tl)
-				cfg_line(in, "time_limit", tl);
-			for (int k = K_ENABLE_PROFILE; k < K_NKNOBS; k++) {
-				if (s->v[k]) {
-					char *kv = xasprintf("%s=%s", knob_names[k], s->v[k]);
-					cfg_line(in, "knob", kv);
-					free(kv);
-				}
-			}
-			if (profile) {
-				char *kv = xasprintf("%s-%s", pstart, pstop);
-				cfg_line(in, "profile", kv);
-				free(kv);
-			}
-			if (nccl)
-				cfg_line(in, "nccltrace", "true");
-			const struct ynode *params = ymap_get(r->row, "params");
-			struct sb pl = {0};
-			sb_addf(&pl, "nodes=%ld gpus/node=%ld tasks/node=%ld", nodes, gpn, tpn);
-			for (size_t i = 0; i < ymap_len(params); i++) {
-				double v = 0;
-				var_lookup(vs, ymap_key(params, i)->str, &v);
-				fmt_num(buf, sizeof buf, v);
-				char *kv = xasprintf("%s=%s", ymap_key(params, i)->str, buf);
-				cfg_line(in, "param", kv);
-				sb_addf(&pl, " %s", kv);
-				free(kv);
-			}
-			char stepbuf[32];
-			fmt_num(stepbuf, sizeof stepbuf, steps);
-			cfg_line(in, "steps", stepbuf);
-			if (fr == 0) {
-				snprintf(buf, sizeof buf, "%.6e", mf);
-				cfg_line(in, "model_flops", buf);
-			}
-			add_argv(w, in, ymap_get(train, "cmd"), vs);
-			add_env(w, in, ymap_get(train, "env"), vs);
-			add_env(w, in, ymap_get(r->row, "env"), vs);
-			const struct ynode *mounts = ymap_get(train, "mounts");
-			for (size_t i = 0; mounts && i < mounts->nkids; i++) {
-				struct sb m = {0};
-				if (!expand_word(w->file, mounts->kids[i], vs, &m))
-					cfg_line(in, "mount", m.buf);
-				sb_free(&m);
-			}
-			add_secrets(in, ymap_get(w->wl, "secrets"));
-			add_secrets(in, ymap_get(train, "secrets"));
-			sb_addf(&pl, " steps=%s time=%s image=%s", stepbuf, tl ? tl : "default", stem ? stem : "none");
-			plan_env(&pl, in->cfg.buf);
-			if (profile)
-				sb_addf(&pl, " PROFILED(steps %s-%s)", pstart, pstop);
-			if (nccl)
-				sb_add(&pl, " NCCLTRACE");
-			if (s->v[K_LOAD_CHECKPOINT_PATH])
-				sb_add(&pl, " LOAD-CHECKPOINT");
-			if (marked)
-				sb_add(&pl, " (not compared with the reference)");
-			in->plan = sb_steal(&pl);
-			free(stem);
-			add_output(in, xasprintf("workloads/%s/experiments/%s/train.done", wname, run));
-		} else { /* parse */
-			const struct ynode *win = ymap_get(measure, "window");
-			if (win->nkids != 2)
-				diag_error(w->file, win->line, win->col, "window needs exactly two iterations, first and last");
-			else {
-				char *kv = xasprintf("%s-%s", win->kids[0]->str, win->kids[1]->str);
-				cfg_line(in, "window", kv);
-				free(kv);
-			}
-			cfg_line(in, "log_format", ystr(w->wl, "log_format", ""));
-			cfg_line(in, "indexing", ystr(measure, "indexing", "zero"));
-			cfg_line(in, "metric", ystr(measure, "metric", "mean"));
-			fmt_num(buf, sizeof buf, steps);
-			cfg_line(in, "steps", buf);
-			if (marked)
-				cfg_line(in, "profiled", "true");
-			add_output(in, xasprintf("workloads/%s/experiments/%s/result.json", wname, run));
-			in->plan = xasprintf("parse %s log, window %s-%s (%s-based)", ystr(w->wl, "log_format", ""),
-					     win->nkids == 2 ? win->kids[0]->str : "?", win->nkids == 2 ? win->kids[1]->str : "?",
-					     ystr(measure, "indexing", "zero"));
-		}
 		free(run);
 	}
 }
