@@ -171,6 +171,7 @@ t2=$(rec as $TR.2 job)
 t_ok "Slurm holds them with the dependency" test "$(squeue -h -j "$t1" -o %E)" = "afterok:$data(unfulfilled)"
 t_ok "the data job fails" squeue_until "$data" %T FAILED
 t_ok "then they are PENDING with DependencyNeverSatisfied" squeue_until "$t1" '%T %r' "PENDING DependencyNeverSatisfied"
+sleep 1.5 # the shared status cache answers for one poll interval (LLMB_POLL_SECONDS=1)
 t_rc "the next make ASYNC=1 collects the failure" 2 m as report ASYNC=1
 cp "$TRASH/.out" "$TRASH/as2.out"
 t_grep "it reports the failed upstream job" "job $data \(slurm\), state FAILED, NonZeroExitCode, exit code 4" "$TRASH/as2.out"
