@@ -18,10 +18,20 @@
 #include "plan.h"
 #include "util.h"
 
+/* m4 substitutes $1, $#, $* and $@ in a macro's body even when the macro
+ * is used without arguments, so every "$" of the value ends a quoted
+ * string and the rest starts a new one: "$]][[1" comes out as "$1". */
 static void
 define(struct sb *d, const char *name, const char *value)
 {
-	sb_addf(d, "m4_define([[%s]], [[[[%s]]]])m4_dnl\n", name, value);
+	sb_addf(d, "m4_define([[%s]], [[[[", name);
+	for (const char *v = value; *v; v++) {
+		if (*v == '$')
+			sb_add(d, "$]][[");
+		else
+			sb_addc(d, *v);
+	}
+	sb_add(d, "]]]])m4_dnl\n");
 }
 
 static void
@@ -60,10 +70,12 @@ upstream_value(const struct jobctx *c, const char *prefix, const char *key)
 char *
 jobscript_path_value(const struct jobctx *c, const char *name)
 {
-	char w[256], run[256], img[256];
+	char w[256] = "", run[256], img[256];
 	cfg_get(c->cfg, "workload", w, sizeof w);
 	if (!strcmp(name, "install"))
 		return xstrdup(c->install);
+	if (!strcmp(name, "top"))
+		return xstrdup(c->top);
 	if (!strcmp(name, "workload_dir"))
 		return xasprintf("%s/workloads/%s", c->install, w);
 	if (!strcmp(name, "experiment_dir"))
@@ -72,12 +84,10 @@ jobscript_path_value(const struct jobctx *c, const char *name)
 		return xasprintf("%s/workloads/%s", c->top, w);
 	if (!strcmp(name, "state_dir"))
 		return xstrdup(c->state_dir);
-	if (!strcmp(name, "image_file")) {
-		const char *dir = getenv("LLMB_IMAGE_DIR");
-		return cfg_get(c->cfg, "image", img, sizeof img)
-			? (dir && *dir ? xasprintf("%s/%s.sqsh", dir, img) : xasprintf("%s/images/%s.sqsh", c->install, img))
-			: NULL;
-	}
+	/* Always the install tree's name: with a shared image folder it is a
+	 * link into that folder, made by the import job. */
+	if (!strcmp(name, "image_file"))
+		return cfg_get(c->cfg, "image", img, sizeof img) ? xasprintf("%s/images/%s.sqsh", c->install, img) : NULL;
 	if (!strcmp(name, "venv_dir") || !strncmp(name, "repo_", 5)) {
 		char *dir = upstream_value(c, "venv.", "dir");
 		if (!dir)
@@ -148,81 +158,182 @@ quoted_list(const struct jobctx *c, const char *key, const char *sep, const char
 	return rc;
 }
 
+/* One clone step per repository, in first-use order, each once. */
 static void
-venv_steps(const struct jobctx *c, struct sb *d)
+clone_step(struct sb *s, const char *line, struct sb *seen)
 {
-	struct sb s = {0}, args = {0};
+	char key[128], url[1024], commit[64];
+	if (sscanf(line, "%127s %1023s %63s", key, url, commit) != 3)
+		return;
+	char *mark = xasprintf(" %s ", key);
+	int dup = seen->buf && strstr(seen->buf, mark);
+	if (!dup) {
+		sb_add(seen, mark);
+		sb_add(s, "llmb_clone ");
+		sb_add_shquote(s, key);
+		sb_addc(s, ' ');
+		sb_add_shquote(s, url);
+		sb_addc(s, ' ');
+		sb_add_shquote(s, commit);
+		sb_addc(s, '\n');
+	}
+	free(mark);
+}
+
+/* A git dependency: "clone" is the checkout alone; "script" runs the
+ * script inside the clone with the venv active (upstream reinstall.sh). */
+static void
+git_step(struct sb *s, const char *line)
+{
+	char key[128], method[32], path[1024];
+	if (sscanf(line, "%127s %31s %1023s", key, method, path) != 3 || strcmp(method, "script"))
+		return;
+	sb_add(s, "llmb_in_clone ");
+	sb_add_shquote(s, key);
+	sb_add(s, " bash ./");
+	sb_add_shquote(s, path);
+	sb_addc(s, '\n');
+}
+
+/* A pip dependency with the upstream meanings: a plain requirement string
+ * as is; {package, repo} from the verified clone: install_target inside
+ * the clone (".[all]"), editable as -e, otherwise the clone itself (the
+ * pinned commit upstream installs as git+url@commit). */
+static void
+pipdep_step(struct sb *s, const char *line)
+{
+	char pkg[128], repo[128], target[256], ed[16];
+	if (sscanf(line, "%127s %127s %255s %15s", pkg, repo, target, ed) != 4)
+		return;
+	if (!strcmp(repo, "-")) {
+		sb_add(s, "llmb_pip ");
+		sb_add_shquote(s, pkg);
+	} else {
+		sb_add(s, "llmb_in_clone ");
+		sb_add_shquote(s, repo);
+		sb_add(s, " llmb_pip ");
+		if (!strcmp(ed, "editable"))
+			sb_add(s, "-e ");
+		sb_add_shquote(s, strcmp(target, "-") ? target : ".");
+	}
+	sb_addc(s, '\n');
+}
+
+/* Placeholders a venv's pip arguments may use: a venv is shared by every
+ * workload with the same dependency set, so only paths that do not depend
+ * on the workload. */
+static int
+venv_pip_args(const struct jobctx *c, struct sb *args, struct sb *err)
+{
+	size_t n;
+	char **v = cfg_values(c->cfg, "pip_arg", &n);
+	int rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct sb r = {0};
+		const char *o = strchr(v[i], '{');
+		if (o && strncmp(o, "{install}", 9) && strncmp(o, "{top}", 5)) {
+			sb_addf(err, "pip_args '%s': a venv is shared between workloads, so only {install} and {top} "
+				"are allowed", v[i]);
+			rc = -1;
+		} else if (!rc && resolve(c, v[i], &r, err) == 0) {
+			if (args->len)
+				sb_addc(args, ' ');
+			sb_add_shquote(args, r.buf ? r.buf : "");
+		} else {
+			rc = -1;
+		}
+		sb_free(&r);
+		free(v[i]);
+	}
+	free(v);
+	return rc;
+}
+
+/* The build steps in upstream order: every clone first, then the git
+ * scripts, then the pip dependencies in declared order (strings and
+ * objects interleaved as the recipe lists them). */
+static int
+venv_steps(const struct jobctx *c, struct sb *d, struct sb *err)
+{
+	struct sb s = {0}, args = {0}, seen = {0}, pips = {0};
 	size_t n;
 	char **v = cfg_values(c->cfg, "repo", &n);
 	for (size_t i = 0; i < n; i++) {
-		char key[128], url[1024], commit[64];
-		if (sscanf(v[i], "%127s %1023s %63s", key, url, commit) == 3) {
-			sb_add(&s, "llmb_clone ");
-			sb_add_shquote(&s, key);
-			sb_addc(&s, ' ');
-			sb_add_shquote(&s, url);
-			sb_addc(&s, ' ');
-			sb_add_shquote(&s, commit);
-			sb_addc(&s, '\n');
-		}
+		clone_step(&s, v[i], &seen);
 		free(v[i]);
 	}
 	free(v);
 	v = cfg_values(c->cfg, "git", &n);
 	for (size_t i = 0; i < n; i++) {
-		char key[128], method[32], path[1024];
-		if (sscanf(v[i], "%127s %31s %1023s", key, method, path) == 3 && !strcmp(method, "script")) {
-			sb_add(&s, "(cd \"$src\"/");
-			sb_add_shquote(&s, key);
-			sb_add(&s, " && VIRTUAL_ENV=\"$dir\" PATH=\"$dir/bin:$PATH\" bash ./");
-			sb_add_shquote(&s, path);
-			sb_add(&s, ")\n");
+		git_step(&s, v[i]);
+		free(v[i]);
+	}
+	free(v);
+	for (const char *l = c->cfg; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		size_t len = strcspn(l, "\n");
+		char *line = xstrndup(l, len);
+		if (!strncmp(line, "pip=", 4)) {
+			sb_add(&pips, "llmb_pip ");
+			sb_add_shquote(&pips, line + 4);
+			sb_addc(&pips, '\n');
+		} else if (!strncmp(line, "pipdep=", 7)) {
+			pipdep_step(&pips, line + 7);
 		}
-		free(v[i]);
+		free(line);
 	}
-	free(v);
-	v = cfg_values(c->cfg, "pip", &n);
-	for (size_t i = 0; i < n; i++) {
-		sb_add(&s, "llmb_pip ");
-		sb_add_shquote(&s, v[i]);
-		sb_addc(&s, '\n');
-		free(v[i]);
-	}
-	free(v);
-	v = cfg_values(c->cfg, "pipdep", &n);
-	for (size_t i = 0; i < n; i++) {
-		char pkg[128], repo[128], target[256], ed[16];
-		if (sscanf(v[i], "%127s %127s %255s %15s", pkg, repo, target, ed) == 4) {
-			sb_add(&s, "llmb_pip ");
-			if (!strcmp(repo, "-")) {
-				sb_add_shquote(&s, pkg);
-			} else {
-				if (!strcmp(ed, "editable"))
-					sb_add(&s, "-e ");
-				sb_add(&s, "\"$src\"/");
-				sb_add_shquote(&s, repo);
-				if (strcmp(target, "-")) {
-					/* install_target ".[all]": extras of the clone */
-					sb_add_shquote(&s, target[0] == '.' ? target + 1 : target);
-				}
-			}
-			sb_addc(&s, '\n');
-		}
-		free(v[i]);
-	}
-	free(v);
-	v = cfg_values(c->cfg, "pip_arg", &n);
-	for (size_t i = 0; i < n; i++) {
-		if (args.len)
-			sb_addc(&args, ' ');
-		sb_add_shquote(&args, v[i]);
-		free(v[i]);
-	}
-	free(v);
+	sb_add(&s, pips.buf ? pips.buf : "");
+	int rc = venv_pip_args(c, &args, err);
 	define(d, "LLMB_STEPS", s.buf ? s.buf : ":");
 	define(d, "LLMB_PIP_ARGS", args.buf ? args.buf : "");
 	sb_free(&s);
 	sb_free(&args);
+	sb_free(&seen);
+	sb_free(&pips);
+	return rc;
+}
+
+/* The free-space check of a task that declares size_gb: refused before
+ * the download starts, with the numbers, when the disk cannot hold it. */
+static void
+space_check(const struct jobctx *c, struct sb *s)
+{
+	char gb[64], task[128];
+	if (!cfg_get(c->cfg, "size_gb", gb, sizeof gb))
+		return;
+	cfg_get(c->cfg, "task", task, sizeof task);
+	sb_add(s, "llmb_need_gb=");
+	sb_add_shquote(s, gb);
+	sb_add(s, "\nllmb_need_kb=$(awk -v g=\"$llmb_need_gb\" 'BEGIN { printf \"%.0f\", g * 1024 * 1024 }')\n"
+		  "llmb_free_kb=$(df -Pk . | awk 'NR == 2 { print $4 }')\n"
+		  "if [ \"$llmb_free_kb\" -lt \"$llmb_need_kb\" ]; then\n"
+		  "\techo \"llmb: error: not enough disk space for task ");
+	sb_add(s, task);
+	sb_add(s, ": it needs $llmb_need_gb GB (size_gb in the recipe), $PWD has $((llmb_free_kb / 1048576)) GB free\" >&2\n"
+		  "\texit 4\nfi\n"
+		  "echo \"llmb: disk space ok: the task needs $llmb_need_gb GB, $((llmb_free_kb / 1048576)) GB free\"");
+}
+
+/* Image import: the reference, where the image goes (the install tree's
+ * images/, or the shared image folder LLMB_IMAGE_DIR that images/ then
+ * links to) and the node architecture. */
+static void
+image_definitions(const struct jobctx *c, struct sb *d, const char *ref)
+{
+	char file[512];
+	char *uri = xasprintf("docker://%s", ref);
+	define_q(d, "LLMB_URI", uri);
+	define_q(d, "LLMB_REF", ref);
+	free(uri);
+	cfg_get(c->cfg, "file", file, sizeof file);
+	const char *dir = getenv("LLMB_IMAGE_DIR");
+	char *out = xasprintf("%s/images/%s.sqsh", c->install, file);
+	char *store = dir && *dir ? xasprintf("%s/%s.sqsh", dir, file) : xstrdup(out);
+	define_q(d, "LLMB_OUT", out);
+	define_q(d, "LLMB_STORE", store);
+	free(out);
+	free(store);
+	const char *arch = getenv("LLMB_ARCH");
+	define_q(d, "LLMB_ARCH", arch && *arch ? arch : "x86_64");
 }
 
 /* The m4 macros of one stage. */
@@ -277,32 +388,19 @@ definitions(const struct jobctx *c, struct sb *d, struct sb *err)
 	define(d, "LLMB_WORKDIR", s.buf);
 	free(wd);
 	sb_reset(&s);
-	if (cfg_get(c->cfg, "size_gb", buf, sizeof buf)) {
-		sb_add(&s, "llmb_need_kb=$(awk -v g=");
-		sb_add_shquote(&s, buf);
-		sb_add(&s, " 'BEGIN { printf \"%d\", g * 1024 * 1024 }')\n"
-			   "llmb_free_kb=$(df -Pk . | awk 'NR == 2 { print $4 }')\n"
-			   "if [ \"$llmb_free_kb\" -lt \"$llmb_need_kb\" ]; then\n"
-			   "\techo \"llmb: not enough space in $PWD: $llmb_free_kb KiB free, the task needs $llmb_need_kb KiB\" >&2\n"
-			   "\texit 4\nfi");
-	}
+	space_check(c, &s);
 	define(d, "LLMB_SPACE_CHECK", s.buf ? s.buf : "");
 	sb_reset(&s);
-	/* image */
-	if (cfg_get(c->cfg, "ref", buf, sizeof buf)) {
-		char *uri = xasprintf("docker://%s", buf);
-		define_q(d, "LLMB_URI", uri);
-		free(uri);
-		char file[512];
-		cfg_get(c->cfg, "file", file, sizeof file);
-		const char *dir = getenv("LLMB_IMAGE_DIR");
-		char *out = dir && *dir ? xasprintf("%s/%s.sqsh", dir, file) : xasprintf("%s/images/%s.sqsh", c->install, file);
-		define_q(d, "LLMB_OUT", out);
-		free(out);
-		const char *arch = getenv("LLMB_ARCH");
-		define_q(d, "LLMB_ARCH", arch && *arch ? arch : "x86_64");
-	}
-	/* venv */
+	if (cfg_get(c->cfg, "ref", buf, sizeof buf))
+		image_definitions(c, d, buf);
+	/* the venv a setup task runs in, as upstream runs its tasks */
+	char kind[32];
+	char *venv = cfg_get(c->cfg, "kind", kind, sizeof kind) && !strcmp(kind, "data")
+		? jobscript_path_value(c, "venv_dir") : NULL;
+	sb_add_shquote(&s, venv ? venv : "");
+	define(d, "LLMB_TASK_VENV", s.buf);
+	free(venv);
+	sb_reset(&s);
 	if (cfg_get(c->cfg, "dir", buf, sizeof buf)) {
 		char *dir = xasprintf("%s/%s", c->install, buf);
 		define_q(d, "LLMB_VENV_DIR", dir);
@@ -310,7 +408,7 @@ definitions(const struct jobctx *c, struct sb *d, struct sb *err)
 		define_q(d, "LLMB_PYTHON", cfg_get(c->cfg, "python", buf, sizeof buf) ? buf : "python3");
 		define(d, "LLMB_VENV_FLAGS", cfg_get(c->cfg, "system_site_packages", buf, sizeof buf) && !strcmp(buf, "true")
 			? "--system-site-packages" : "");
-		venv_steps(c, d);
+		rc |= venv_steps(c, d, err);
 	}
 	sb_free(&s);
 	return rc;

@@ -1320,8 +1320,11 @@ link_and_hash(struct plan *p, size_t from)
 		const struct ynode *const *it, *one;
 		size_t na = ynames(ymap_get(d->stage, "after"), &it, &one);
 		struct sb head = {0};
+		/* An image or a venv is shared by every workload that needs it: its
+		 * configuration must not depend on which one declared it first. */
+		int shared = !strcmp(d->kind, "image") || !strcmp(d->kind, "venv");
 		sb_addf(&head, "# llmb stage configuration: generated, do not edit\nid=%s\nkind=%s\ntemplate=%s\nworkload=%s\nlabel=%s\n",
-			d->id, d->kind, ystr(d->stage, "template", d->kind), d->workload, d->label);
+			d->id, d->kind, ystr(d->stage, "template", d->kind), shared ? "" : d->workload, d->label);
 		if (d->gpu)
 			sb_addf(&head, "gpu=%s\nsize=%s\ndtype=%s\n", d->gpu, d->size, d->dtype);
 		if (d->scale)

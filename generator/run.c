@@ -380,6 +380,11 @@ submit(struct ctx *c, struct record *r, int attempt)
 	r->attempt = attempt;
 	r->submitted = (long)time(NULL);
 	record_write(c, r);
+	/* From now on the stage is not done: a stamp left by an earlier job
+	 * must not vouch for outputs this job is rewriting. */
+	char *stamp = xasprintf("%s/state/done/%s", c->install, c->id);
+	unlink(stamp);
+	free(stamp);
 	char *jobname = xasprintf("llmb.%s.%s", c->id, token);
 	size_t nsec;
 	char **secrets = cfg_values(c->cfg, "secret", &nsec);

@@ -11,7 +11,7 @@ llmb-parse: $(LLMB_STATE)/done/parse.tinygpt.cpu.tiny.fp32.1 $(LLMB_STATE)/done/
 llmb-report: $(LLMB_STATE)/done/report.tinygpt.cpu.tiny.fp32
 LLMB_REPORT_IDS := report.tinygpt.cpu.tiny.fp32
 
-$(LLMB_STATE)/done/venv.597beddc2aa1: $(LLMB_GEN)/cfg/venv.597beddc2aa1 $(if $(filter 1,$(words $(wildcard $(LLMB_INSTALL)/venvs/venv_597beddc2aa1/bin/python))),,FORCE)
+$(LLMB_STATE)/done/venv.597beddc2aa1: $(LLMB_GEN)/cfg/venv.597beddc2aa1 $(if $(filter 1,$(words $(wildcard $(LLMB_INSTALL)/venvs/venv_597beddc2aa1/llmb-venv.txt))),,FORCE)
 	@: '[1/7] venv venv_597beddc2aa1: python venv venvs/venv_597beddc2aa1 (/usr/bin/python3)'
 	@$(LLMB_RUN) 1/7 venv.597beddc2aa1
 $(LLMB_STATE)/done/data.tinygpt.tokens: $(LLMB_GEN)/cfg/data.tinygpt.tokens $(LLMB_STATE)/done/venv.597beddc2aa1 $(if $(filter 2,$(words $(wildcard $(LLMB_INSTALL)/workloads/tinygpt/data/tokens.bin $(LLMB_INSTALL)/workloads/tinygpt/data/tokens.bin.json))),,FORCE)

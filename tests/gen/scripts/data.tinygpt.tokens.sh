@@ -49,17 +49,28 @@ llmb_launch() {
 }
 
 llmb_ntasks=1
+# Upstream's task environment: the workload directory, and the venv when
+# the workload has one.
+export LLMB_WORKLOAD='/llmb-install/workloads/tinygpt' MANUAL_INSTALL=false
+llmb_venv='/llmb-install/venvs/venv_597beddc2aa1'
+if [ -n "$llmb_venv" ]; then
+	export VIRTUAL_ENV="$llmb_venv" PATH="$llmb_venv/bin:$PATH"
+	unset PYTHONHOME
+fi
 mkdir -p '/llmb-install/workloads/tinygpt'
 cd '/llmb-install/workloads/tinygpt'
-llmb_need_kb=$(awk -v g='0.01' 'BEGIN { printf "%d", g * 1024 * 1024 }')
-llmb_free_kb=$(df -Pk . | awk 'NR == 2 { print  }')
+llmb_need_gb='0.01'
+llmb_need_kb=$(awk -v g="$llmb_need_gb" 'BEGIN { printf "%.0f", g * 1024 * 1024 }')
+llmb_free_kb=$(df -Pk . | awk 'NR == 2 { print $4 }')
 if [ "$llmb_free_kb" -lt "$llmb_need_kb" ]; then
-	echo "llmb: not enough space in $PWD: $llmb_free_kb KiB free, the task needs $llmb_need_kb KiB" >&2
+	echo "llmb: error: not enough disk space for task tokens: it needs $llmb_need_gb GB (size_gb in the recipe), $PWD has $((llmb_free_kb / 1048576)) GB free" >&2
 	exit 4
 fi
+echo "llmb: disk space ok: the task needs $llmb_need_gb GB, $((llmb_free_kb / 1048576)) GB free"
 for f in 'data/tokens.bin' 'data/tokens.bin.json'; do mkdir -p "$(dirname "$f")"; done
 llmb_launch '/llmb-install/venvs/venv_597beddc2aa1/bin/python' '@TOP@/workloads/tinygpt/prepare_data.py' '--out' '/llmb-install/workloads/tinygpt/data/tokens.bin'
-# Done means every file that proves the task exists and is not empty.
+# Done means every file that proves the task exists and is not empty; llmb
+# checks them again before it writes the stamp.
 for f in 'data/tokens.bin' 'data/tokens.bin.json'; do
 	if [ ! -s "$f" ]; then
 		echo "llmb: task finished but $f is missing or empty" >&2
