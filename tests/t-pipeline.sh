@@ -14,7 +14,7 @@ cp "$TESTS_DIR/pipeline/train.sh" "$T/workloads/quick/"
 I=$TRASH/inst
 export PATH=$TESTS_DIR/bin:$PATH
 m() { make -C "$T" B="$TOP/build" LLMB_GEN="$TRASH/gen" LLMB_INSTALL="$I" EXECUTOR=local WORKLOAD=quick "$@"; }
-count() { cat "$I/count.$1" 2>/dev/null | wc -l; }
+count() { wc -l <"$I/count.$1" 2>/dev/null || echo 0; }
 
 t_ok "first make report runs every stage" m report
 t_grep "report lists scale 2" '^2 ' "$I/workloads/quick/reports/cpu_tiny_fp32.json.txt"
