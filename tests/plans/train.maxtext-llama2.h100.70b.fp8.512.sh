@@ -33,7 +33,10 @@ llmb_launch() {
 			c+=("--container-image=$llmb_image" "--no-container-mount-home")
 			[ -z "$llmb_mounts" ] || c+=("--container-mounts=$llmb_mounts")
 		fi
-		srun --kill-on-bad-exit=1 "${c[@]}" "${@}"
+		# In the background: bash runs a trap only between commands, and
+		# the exit record must be written before Slurm's KillWait runs out.
+		srun --kill-on-bad-exit=1 "${c[@]}" "${@}" &
+		wait "$!"
 		return
 	fi
 	if [ -n "$llmb_image" ]; then
