@@ -61,7 +61,7 @@ while read -r w g s d; do
 	for id in $scripts; do
 		case $id in train."$w"."$g"."$s"."$d".*) ;; *) continue ;; esac
 		if "$LLMB" script --top "$TOP" --gen "$G" --install "$I" "$id" >"$TRASH/$id.raw" 2>"$TRASH/$id.err"; then
-			sed "s|$TRASH|TRASH|g" "$TRASH/$id.raw" >"$TRASH/$id.sh"
+			sed "s|$TRASH|TRASH|g; s|$TOP|TOP|g" "$TRASH/$id.raw" >"$TRASH/$id.sh"
 			t_cmp "job script $id" "$P/$id.sh" "$TRASH/$id.sh"
 			t_ok "job script $id: bash -n" bash -n "$TRASH/$id.raw"
 			# SC2016: MaxText's "bash -c '... $QUANTIZATION'" is meant for the inner shell.

@@ -21,13 +21,11 @@ echo "llmb: job $LLMB_JOB_ID stage $LLMB_STAGE on $(hostname) at $(date -u +%Y-%
 : "${HF_TOKEN:?HF_TOKEN must be set in the environment (it is passed by name)}"
 export HF_TOKEN
 
-export PYTHONPATH='TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo'
-export NEMORUN_HOME='TRASH/inst/workloads/grok1'
 export OPENBLAS_NUM_THREADS='1'
 
 llmb_ntasks=8
 llmb_image='TRASH/inst/images/nvidia+nemo+25.04.00.sqsh'
-llmb_mounts=''
+llmb_mounts='TRASH/inst:TRASH/inst','TOP/workloads:TOP/workloads:ro'
 llmb_launch() {
 	if [ -n "${SLURM_JOB_ID:-}" ]; then
 		local c=()
@@ -57,5 +55,5 @@ llmb_launch() {
 
 mkdir -p 'TRASH/inst/workloads/grok1/experiments/h100_314b_bf16_512'
 cd 'TRASH/inst/workloads/grok1/experiments/h100_314b_bf16_512'
-llmb_launch 'TRASH/inst/venvs/venv_8fa6c6b8f2a2/bin/python3' '-m' 'scripts.performance.llm.pretrain_grok1_314b' '--gpu' 'h100' '--container_image' 'TRASH/inst/images/nvidia+nemo+25.04.00.sqsh' '--compute_dtype' 'bf16' '--num_gpus' '512' '--gpus_per_node' '8' '--max_steps' '50' '-tp' '4' '-pp' '8' '-cp' '2' '-ep' '8' '-vp' '8' '-et' '1' '-gb' '1024' '-mb' '1' '--cuda_graphs' '0' '--num_layers' '64' '--hidden_size' '6144' 'slurm' '--log_dir' 'TRASH/inst/workloads/grok1/experiments/h100_314b_bf16_512'
+llmb_launch 'python3' 'TOP/workloads/nemo-inproc.py' '--script' 'scripts.performance.llm.pretrain_grok1_314b' '--nemo-src' 'TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo' '--log-dir' 'TRASH/inst/workloads/grok1/experiments/h100_314b_bf16_512' '--profile' '0' '--profile-start' '45' '--profile-stop' '50' '--nccltrace' '0' '--hf-token-from-env' '--' '--gpu' 'h100' '--container_image' 'TRASH/inst/images/nvidia+nemo+25.04.00.sqsh' '--compute_dtype' 'bf16' '--num_gpus' '512' '--gpus_per_node' '8' '--max_steps' '50' '-tp' '4' '-pp' '8' '-cp' '2' '-ep' '8' '-vp' '8' '-et' '1' '-gb' '1024' '-mb' '1' '--cuda_graphs' '0' '--num_layers' '64' '--hidden_size' '6144' 'slurm'
 echo "llmb: training finished"

@@ -21,15 +21,13 @@ echo "llmb: job $LLMB_JOB_ID stage $LLMB_STAGE on $(hostname) at $(date -u +%Y-%
 : "${HF_TOKEN:?HF_TOKEN must be set in the environment (it is passed by name)}"
 export HF_TOKEN
 
-export PYTHONPATH='TRASH/inst/venvs/venv_6be6b5f0b2be/src/nemo'
 export HF_HOME='TRASH/inst/workloads/llama3-lora/checkpoint_and_dataset'
 export NEMO_HOME='TRASH/inst/workloads/llama3-lora/checkpoint_and_dataset'
-export NEMORUN_HOME='TRASH/inst/workloads/llama3-lora'
 export OPENBLAS_NUM_THREADS='1'
 
 llmb_ntasks=4
 llmb_image='TRASH/inst/images/nvidia+nemo+25.09.00.sqsh'
-llmb_mounts=''
+llmb_mounts='TRASH/inst:TRASH/inst','TOP/workloads:TOP/workloads:ro'
 llmb_launch() {
 	if [ -n "${SLURM_JOB_ID:-}" ]; then
 		local c=()
@@ -59,5 +57,5 @@ llmb_launch() {
 
 mkdir -p 'TRASH/inst/workloads/llama3-lora/experiments/gb200_70b_bf16_8'
 cd 'TRASH/inst/workloads/llama3-lora/experiments/gb200_70b_bf16_8'
-llmb_launch 'TRASH/inst/venvs/venv_6be6b5f0b2be/bin/python3' '-m' 'scripts.performance.llm.finetune_llama3_70b' '--gpu' 'gb200' '--num_gpus' '8' '--container_image' 'TRASH/inst/images/nvidia+nemo+25.09.00.sqsh' '--compute_dtype' 'bf16' '-fr' 'cs' '--gpus_per_node' '4' '--max_steps' '50' '--finetuning' 'lora' '--skip_dataset_download' '--skip_import_checkpoint' '-tp' '1' '-pp' '4' '-cp' '1' '-vp' '20' '-gb' '64' '-mb' '1' '--cuda_graphs' '1' '--num_layers' '80' '--hidden_size' '8192' 'slurm' '--log_dir' 'TRASH/inst/workloads/llama3-lora/experiments/gb200_70b_bf16_8'
+llmb_launch 'python3' 'TOP/workloads/nemo-inproc.py' '--script' 'scripts.performance.llm.finetune_llama3_70b' '--nemo-src' 'TRASH/inst/venvs/venv_6be6b5f0b2be/src/nemo' '--log-dir' 'TRASH/inst/workloads/llama3-lora/experiments/gb200_70b_bf16_8' '--profile' '0' '--profile-start' '45' '--profile-stop' '50' '--hf-token-from-env' '--' '--gpu' 'gb200' '--num_gpus' '8' '--container_image' 'TRASH/inst/images/nvidia+nemo+25.09.00.sqsh' '--compute_dtype' 'bf16' '-fr' 'cs' '--gpus_per_node' '4' '--max_steps' '50' '--finetuning' 'lora' '--skip_dataset_download' '--skip_import_checkpoint' '-tp' '1' '-pp' '4' '-cp' '1' '-vp' '20' '-gb' '64' '-mb' '1' '--cuda_graphs' '1' '--num_layers' '80' '--hidden_size' '8192' 'slurm'
 echo "llmb: training finished"

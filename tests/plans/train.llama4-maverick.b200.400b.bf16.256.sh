@@ -21,15 +21,13 @@ echo "llmb: job $LLMB_JOB_ID stage $LLMB_STAGE on $(hostname) at $(date -u +%Y-%
 : "${HF_TOKEN:?HF_TOKEN must be set in the environment (it is passed by name)}"
 export HF_TOKEN
 
-export PYTHONPATH='TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo'
 export HF_HOME='TRASH/inst/workloads/llama4-maverick/checkpoint_and_dataset'
 export NEMO_HOME='TRASH/inst/workloads/llama4-maverick/checkpoint_and_dataset'
-export NEMORUN_HOME='TRASH/inst/workloads/llama4-maverick'
 export OPENBLAS_NUM_THREADS='1'
 
 llmb_ntasks=8
 llmb_image='TRASH/inst/images/nvidia+nemo+25.04.01.sqsh'
-llmb_mounts=''
+llmb_mounts='TRASH/inst:TRASH/inst','TOP/workloads:TOP/workloads:ro','TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo:/opt/NeMo'
 llmb_launch() {
 	if [ -n "${SLURM_JOB_ID:-}" ]; then
 		local c=()
@@ -59,5 +57,5 @@ llmb_launch() {
 
 mkdir -p 'TRASH/inst/workloads/llama4-maverick/experiments/b200_400b_bf16_256'
 cd 'TRASH/inst/workloads/llama4-maverick/experiments/b200_400b_bf16_256'
-llmb_launch 'TRASH/inst/venvs/venv_8fa6c6b8f2a2/bin/python3' '-m' 'scripts.performance.llm.finetune_llama4_e128' '-cm' 'TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo:/opt/NeMo' '--gpu' 'b200' '--num_gpus' '256' '--container_image' 'TRASH/inst/images/nvidia+nemo+25.04.01.sqsh' '--compute_dtype' 'bf16' '--gpus_per_node' '8' '--max_steps' '50' '--finetuning' 'sft' '--skip_dataset_download' '--skip_import_checkpoint' '-tp' '8' '-pp' '1' '-cp' '1' '-ep' '32' '-vp' '1' '-et' '8' '-gb' '32' '-mb' '1' '--cuda_graphs' 'true' '--num_layers' '48' '--hidden_size' '5120' 'slurm' '--log_dir' 'TRASH/inst/workloads/llama4-maverick/experiments/b200_400b_bf16_256'
+llmb_launch 'python3' 'TOP/workloads/nemo-inproc.py' '--script' 'scripts.performance.llm.finetune_llama4_e128' '--nemo-src' 'TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo' '--log-dir' 'TRASH/inst/workloads/llama4-maverick/experiments/b200_400b_bf16_256' '--profile' '0' '--profile-start' '45' '--profile-stop' '50' '--nccltrace' '0' '--hf-token-from-env' '--' '-cm' 'TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo:/opt/NeMo' '--gpu' 'b200' '--num_gpus' '256' '--container_image' 'TRASH/inst/images/nvidia+nemo+25.04.01.sqsh' '--compute_dtype' 'bf16' '--gpus_per_node' '8' '--max_steps' '50' '--finetuning' 'sft' '--skip_dataset_download' '--skip_import_checkpoint' '-tp' '8' '-pp' '1' '-cp' '1' '-ep' '32' '-vp' '1' '-et' '8' '-gb' '32' '-mb' '1' '--cuda_graphs' 'true' '--num_layers' '48' '--hidden_size' '5120' 'slurm'
 echo "llmb: training finished"

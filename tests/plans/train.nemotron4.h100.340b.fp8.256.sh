@@ -19,13 +19,11 @@ printf '%s\n' "$LLMB_JOB_ID" >"$llmb_state/started.TOKEN.tmp.$$"
 mv -f "$llmb_state/started.TOKEN.tmp.$$" "$llmb_state/started.TOKEN"
 echo "llmb: job $LLMB_JOB_ID stage $LLMB_STAGE on $(hostname) at $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 
-export PYTHONPATH='TRASH/inst/venvs/venv_0772b291d829/src/nemo'
-export NEMORUN_HOME='TRASH/inst/workloads/nemotron4'
 export OPENBLAS_NUM_THREADS='1'
 
 llmb_ntasks=8
 llmb_image='TRASH/inst/images/nvidia+nemo+25.07.01.sqsh'
-llmb_mounts=''
+llmb_mounts='TRASH/inst:TRASH/inst','TOP/workloads:TOP/workloads:ro'
 llmb_launch() {
 	if [ -n "${SLURM_JOB_ID:-}" ]; then
 		local c=()
@@ -55,5 +53,5 @@ llmb_launch() {
 
 mkdir -p 'TRASH/inst/workloads/nemotron4/experiments/h100_340b_fp8_256'
 cd 'TRASH/inst/workloads/nemotron4/experiments/h100_340b_fp8_256'
-llmb_launch 'TRASH/inst/venvs/venv_0772b291d829/bin/python3' '-m' 'scripts.performance.llm.pretrain_nemotron4_340b' '--gpu' 'h100' '--container_image' 'TRASH/inst/images/nvidia+nemo+25.07.01.sqsh' '--compute_dtype' 'fp8' '--num_gpus' '256' '--gpus_per_node' '8' '--max_steps' '50' '-tp' '8' '-pp' '8' '-cp' '1' '-gb' '64' '-mb' '1' '--num_layers' '96' '--hidden_size' '18432' '-ep' '1' '-vp' '12' '--checkpoint_save=False' 'slurm' '--log_dir' 'TRASH/inst/workloads/nemotron4/experiments/h100_340b_fp8_256'
+llmb_launch 'python3' 'TOP/workloads/nemo-inproc.py' '--script' 'scripts.performance.llm.pretrain_nemotron4_340b' '--nemo-src' 'TRASH/inst/venvs/venv_0772b291d829/src/nemo' '--log-dir' 'TRASH/inst/workloads/nemotron4/experiments/h100_340b_fp8_256' '--profile' '0' '--profile-start' '20' '--profile-stop' '25' '--' '--gpu' 'h100' '--container_image' 'TRASH/inst/images/nvidia+nemo+25.07.01.sqsh' '--compute_dtype' 'fp8' '--num_gpus' '256' '--gpus_per_node' '8' '--max_steps' '50' '-tp' '8' '-pp' '8' '-cp' '1' '-gb' '64' '-mb' '1' '--num_layers' '96' '--hidden_size' '18432' '-ep' '1' '-vp' '12' '--checkpoint_save=0' 'slurm'
 echo "llmb: training finished"
