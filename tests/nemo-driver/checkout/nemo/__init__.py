@@ -1,0 +1,1 @@
+"""Stand-in for NeMo in tests/t-nemo-driver.sh."""
