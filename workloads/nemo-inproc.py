@@ -347,7 +347,7 @@ def main(argv):
     for name, argv_, run_env, _ in runs[:-1]:
         rc = subprocess.call(argv_, env=run_env)
         if rc != 0:
-            die(rc, f"task {name} failed with status {rc}")
+            die(rc if rc > 0 else 128 - rc, f"task {name} failed with status {rc}")
     name, argv_, run_env, _ = runs[-1]
     sys.stdout.flush()
     sys.stderr.flush()
