@@ -44,6 +44,7 @@ jstate_terminal(enum jstate s)
 	switch (s) {
 	case J_COMPLETED: case J_FAILED: case J_TIMEOUT: case J_CANCELLED: case J_NODE_FAIL:
 	case J_OOM: case J_BOOT_FAIL: case J_DEADLINE: case J_VANISHED:
+	case J_PREEMPTED: /* Slurm's PREEMPTED is final; a requeued job shows PENDING */
 		return 1;
 	default:
 		return 0;

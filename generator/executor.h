@@ -53,6 +53,8 @@ struct jobinfo {
 	int exit_code;              /* -1 unknown */
 	int signal;                 /* 0 none */
 	long elapsed;               /* seconds; -1 unknown */
+	int restarts;               /* times the scheduler requeued the job (node failure,
+	                             * preemption, scontrol requeue); 0 when it cannot say */
 	char reason[160];           /* scheduler reason, who cancelled, ... */
 };
 

@@ -476,7 +476,7 @@ recover_submission(struct ctx *c, struct record *r)
 }
 
 static int
-in_retry_list(struct ctx *c, enum jstate s)
+in_list(struct ctx *c, enum jstate s)
 {
 	size_t n;
 	char **on = cfg_values(c->cfg, "retry_on", &n);
@@ -487,6 +487,17 @@ in_retry_list(struct ctx *c, enum jstate s)
 	}
 	free(on);
 	return hit;
+}
+
+/* The stage's retry policy covers a job that ended in state s. A job llmb
+ * gave up on after too many requeues was requeued for node failures or
+ * preemptions: the policy for those covers it. */
+static int
+in_retry_list(struct ctx *c, enum jstate s)
+{
+	if (s == J_REQUEUED)
+		return in_list(c, J_REQUEUED) || in_list(c, J_NODE_FAIL) || in_list(c, J_PREEMPTED);
+	return in_list(c, s);
 }
 
 enum outcome { O_DONE, O_FAILED, O_RETRY, O_WAITING };
@@ -551,14 +562,30 @@ hint(enum jstate s)
 	case J_TIMEOUT: return "the job ran into its time limit before training finished: raise TIME_LIMIT or lower MAX_STEPS";
 	case J_CANCELLED: return "the job was cancelled; run make again to submit it again";
 	case J_NODE_FAIL: return "a node of the job failed; run make again (the stage's retry policy may do so itself)";
-	case J_OOM: return "the job ran out of memory; ask for more with ADDITIONAL_SLURM_PARAMS=mem=...";
-	case J_PREEMPTED: return "the job was preempted and not requeued; run make again";
+	case J_OOM: return "the job ran out of memory: ask for more with ADDITIONAL_SLURM_PARAMS=mem=... "
+		"(mem=0: all of each node's), or run the model on more GPUs";
+	case J_PREEMPTED: return "the job was preempted and not requeued; run make again (the stage's retry policy may do so itself)";
+	case J_REQUEUED: return "the job was requeued over and over (node failures or preemption): check the nodes "
+		"(sinfo -R); raise LLMB_MAX_REQUEUES to wait longer";
 	case J_BOOT_FAIL: return "a node of the job failed to boot; run make again";
 	case J_DEADLINE: return "the job missed its deadline";
-	case J_VANISHED: return "the scheduler no longer knows the job and it left no exit record";
+	case J_VANISHED: return "the scheduler no longer knows the job (purged, and no accounting remembers it) "
+		"and it left no exit record; run make again to submit it again";
 	case J_COMPLETED: return "the job completed but its outputs are not all there";
 	default: return "";
 	}
+}
+
+/* The log shows Slurm's cgroup out-of-memory kill. Slurm 22.05 says
+ * OUT_OF_MEMORY only when the batch step itself is killed; a training step
+ * (srun) killed for memory leaves the job FAILED with exit code 1. */
+static int
+log_shows_oom(const char *log)
+{
+	char *s = read_file(log, NULL);
+	int hit = s && (strstr(s, "oom-kill event") || strstr(s, ": Out Of Memory"));
+	free(s);
+	return hit;
 }
 
 /* Decides from the three signals: scheduler state, exit record, log. */
@@ -574,6 +601,10 @@ decide(struct ctx *c, struct record *r, struct jobinfo *ji)
 		s = st == 0 ? J_COMPLETED : st > 0 ? J_FAILED : J_VANISHED;
 	if (s == J_COMPLETED)
 		ok = st == 0 || (st < 0 && ji->exit_code == 0);
+	if (s == J_FAILED && log_shows_oom(log)) {
+		s = J_OOM;
+		snprintf(ji->reason, sizeof ji->reason, "a step was killed for memory (Slurm says FAILED)");
+	}
 	if (!strcmp(c->kind, "train") && !ok && (s == J_TIMEOUT || s == J_CANCELLED || s == J_COMPLETED) &&
 	    log_reached_final(c, log)) {
 		ok = 1;
@@ -608,7 +639,8 @@ decide(struct ctx *c, struct record *r, struct jobinfo *ji)
 		cancel_dependents(c, r->job, 0);
 	cget(c, "retry_count", buf, sizeof buf);
 	if (in_retry_list(c, s) && r->attempt <= atoi(buf)) {
-		fprintf(stderr, "    retrying: %s allows %s more attempt(s)\n", jstate_name(s), buf);
+		fprintf(stderr, "    retrying (attempt %d of %d): the stage's retry policy covers %s\n",
+			r->attempt + 1, atoi(buf) + 1, jstate_name(s));
 		return O_RETRY;
 	}
 	return O_FAILED;
@@ -635,11 +667,12 @@ wait_job(struct ctx *c, struct record *r)
 {
 	enum jstate last = (enum jstate)-1;
 	char *cache = xasprintf("%s/state/executor", c->install);
-	/* Requeues are Slurm's business, but bounded: a job preempted or
-	 * requeued over and over, or held preempted, fails the stage. */
-	long max_requeues = env_long("LLMB_MAX_REQUEUES", 3), preempt_wait = env_long("LLMB_PREEMPT_WAIT", 600);
+	/* Requeues are Slurm's business, but bounded: a job requeued over and
+	 * over (node failures, preemption), or held after a requeue, is
+	 * cancelled and the retry policy decides. */
+	long max_requeues = env_long("LLMB_MAX_REQUEUES", 3), hold_wait = env_long("LLMB_PREEMPT_WAIT", 600);
 	int requeues = 0;
-	long preempted_since = 0, unknown_since = 0;
+	long held_since = 0, unknown_since = 0;
 	mkdir_p(cache, 0);
 	for (;;) {
 		struct jobinfo ji;
@@ -660,17 +693,27 @@ wait_job(struct ctx *c, struct record *r)
 			free(cache);
 			return O_FAILED;
 		}
-		if ((ji.state == J_REQUEUED || ji.state == J_PREEMPTED) && ji.state != last)
-			requeues++;
-		preempted_since = ji.state == J_PREEMPTED ? (preempted_since ? preempted_since : now) : 0;
-		if (requeues > max_requeues || (preempted_since && now - preempted_since > preempt_wait)) {
+		/* Slurm shows a requeued job PENDING again and counts its
+		 * restarts; a REQUEUE_* state counts where nothing else does. */
+		int seen = ji.restarts;
+		if (ji.state == J_REQUEUED && last != J_REQUEUED && seen <= requeues)
+			seen = requeues + 1;
+		if (seen > requeues) {
+			requeues = seen;
+			printf("[%s] %s: job %s was requeued by the scheduler (%d time(s), at most %ld); waiting for it "
+			       "to run again\n", c->progress, c->label, r->job, requeues, max_requeues);
+			last = (enum jstate)-1;
+		}
+		held_since = ji.state == J_REQUEUED ? (held_since ? held_since : now) : 0;
+		if (requeues > max_requeues || (held_since && now - held_since > hold_wait)) {
 			struct sb err = {0};
 			c->ex->cancel(r->job, &err);
 			sb_free(&err);
-			fprintf(stderr, "llmb: [%s] %s: job %s was preempted or requeued %d time(s)%s: cancelled\n",
-				c->progress, c->label, r->job, requeues,
-				preempted_since ? " and stays preempted" : "");
-			ji.state = J_PREEMPTED;
+			fprintf(stderr, "llmb: [%s] %s: job %s was requeued %d time(s)%s: cancelled\n", c->progress,
+				c->label, r->job, requeues, requeues > max_requeues ? ", more than LLMB_MAX_REQUEUES"
+				: " and stays held");
+			ji.state = J_REQUEUED;
+			snprintf(ji.reason, sizeof ji.reason, "requeued %d time(s), cancelled by llmb", requeues);
 			free(cache);
 			return decide(c, r, &ji);
 		}

@@ -490,7 +490,7 @@ parse_elapsed(const char *s)
 struct ent {
 	char id[32];
 	char state[24];       /* canonical jstate name */
-	int exit_code, signal;
+	int exit_code, signal, restarts;
 	long elapsed;
 	long seen;            /* cache: when the scheduler said so; registry: last asked */
 	char reason[160];
@@ -571,17 +571,18 @@ split_bar(char *line, char **f, int max)
 	return n;
 }
 
-/* squeue -O JobID:|,State:|,exit_code:|,TimeUsed:|,Reason: */
+/* squeue -O JobID:|,State:|,exit_code:|,TimeUsed:|,RestartCnt:|,Reason: */
 static void
 parse_squeue(char *text, struct table *reg, struct table *got)
 {
 	char *save = NULL;
 	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *f[5];
-		if (split_bar(line, f, 5) != 5 || !table_find(reg, f[0]))
+		char *f[6];
+		if (split_bar(line, f, 6) != 6 || !table_find(reg, f[0]))
 			continue;
 		struct ent *e = table_add(got, f[0]);
-		set_reason(e, f[4]);
+		set_reason(e, f[5]);
+		e->restarts = atoi(f[4]);
 		set_state(e, f[1]);
 		if (jstate_terminal(jstate_parse(e->state))) {
 			int st = atoi(f[2]);
@@ -690,17 +691,17 @@ cache_load(const char *path, struct cache *c)
 	if (!text)
 		return;
 	line = strtok_r(text, "\n", &save);
-	if (line && sscanf(line, "llmb-slurm-cache 2 %lf %lf %d", &c->time, &c->interval, &c->ok) == 3)
+	if (line && sscanf(line, "llmb-slurm-cache 3 %lf %lf %d", &c->time, &c->interval, &c->ok) == 3)
 		c->valid = 1;
 	while (c->valid && (line = strtok_r(NULL, "\n", &save))) {
-		char *f[7], *p = line;
+		char *f[8], *p = line;
 		int n = 0;
 		f[n++] = p;
-		while (n < 7 && (p = strchr(p, '\t'))) {
+		while (n < 8 && (p = strchr(p, '\t'))) {
 			*p++ = 0;
 			f[n++] = p;
 		}
-		if (n != 7 || !valid_job_id(f[0]))
+		if (n != 8 || !valid_job_id(f[0]))
 			continue;
 		struct ent *e = table_add(&c->t, f[0]);
 		snprintf(e->state, sizeof e->state, "%s", f[1]);
@@ -708,7 +709,8 @@ cache_load(const char *path, struct cache *c)
 		e->signal = atoi(f[3]);
 		e->elapsed = atol(f[4]);
 		e->seen = atol(f[5]);
-		set_reason(e, f[6]);
+		e->restarts = atoi(f[6]);
+		set_reason(e, f[7]);
 	}
 	free(text);
 }
@@ -717,11 +719,11 @@ static void
 cache_save(const char *path, const struct cache *c)
 {
 	struct sb s = {0};
-	sb_addf(&s, "llmb-slurm-cache 2 %.3f %.3f %d\n", c->time, c->interval, c->ok);
+	sb_addf(&s, "llmb-slurm-cache 3 %.3f %.3f %d\n", c->time, c->interval, c->ok);
 	for (size_t i = 0; i < c->t.n; i++) {
 		const struct ent *e = &c->t.e[i];
-		sb_addf(&s, "%s\t%s\t%d\t%d\t%ld\t%ld\t%s\n", e->id, e->state, e->exit_code,
-		    e->signal, e->elapsed, e->seen, e->reason);
+		sb_addf(&s, "%s\t%s\t%d\t%d\t%ld\t%ld\t%d\t%s\n", e->id, e->state, e->exit_code,
+		    e->signal, e->elapsed, e->seen, e->restarts, e->reason);
 	}
 	if (write_file_atomic(path, s.buf, s.len) < 0)
 		warn("cannot write '%s': %s", path, strerror(errno));
@@ -791,7 +793,7 @@ refresh(const struct paths *p, struct table *reg, struct table *got)
 	struct sb out = {0}, errs = {0};
 	char *ids = join_ids(reg, NULL);
 	char *sq[] = {"squeue", "-h", "-t", "all", "-j", ids, "-O",
-		"JobID:|,State:|,exit_code:|,TimeUsed:|,Reason:", NULL};
+		"JobID:|,State:|,exit_code:|,TimeUsed:|,RestartCnt:|,Reason:", NULL};
 	int rc, ret = 0;
 	log_query(p, "squeue", reg->n);
 	rc = run_capture(sq, &out, &errs);
@@ -827,6 +829,10 @@ refresh(const struct paths *p, struct table *reg, struct table *got)
 		log_query(p, "sacct-c", nmiss);
 		rc = run_capture(sc, &out, &errs);
 	}
+	/* With neither accounting nor a completion log nothing remembers a
+	 * purged job: squeue answered without it, so it is gone. */
+	if (rc != 0 && errs.buf && strstr(errs.buf, "job completion is disabled"))
+		rc = 0;
 	if (rc != 0)
 		known = 0; /* cannot tell purged from unreachable: leave them unknown */
 	else if (out.buf)
@@ -862,6 +868,7 @@ fill_job(struct jobinfo *j, const struct ent *e)
 	j->exit_code = e ? e->exit_code : -1;
 	j->signal = e ? e->signal : 0;
 	j->elapsed = e ? e->elapsed : -1;
+	j->restarts = e ? e->restarts : 0;
 	snprintf(j->reason, sizeof j->reason, "%s", e ? e->reason : "");
 }
 

@@ -18,6 +18,10 @@
 #   SLURM_CI_MIN_JOB_AGE=300    MinJobAge
 #   SLURM_CI_KILL_WAIT=5        KillWait
 #   SLURM_CI_EXTRA_CONF         extra slurm.conf lines (newline-separated)
+#   SLURM_CI_CGROUP=0           1: proctrack/cgroup + task/cgroup, memory enforced
+#                               (cgroup v1; --mem becomes a hard limit: OUT_OF_MEMORY)
+#   SLURM_CI_CRED_EXPIRE        AuthInfo cred_expire (default 120); a job requeued
+#                               after a node failure is eligible again this much later
 #   SLURM_CI_ACCOUNTING=1       also start MariaDB and slurmdbd (sacct)
 #   SLURM_CI_CTLD_PORT=6817 SLURM_CI_SLURMD_PORT=6818 (17001 if NODES>1)
 #   SLURM_CI_DBD_PORT=6819
@@ -49,6 +53,8 @@ KILL_WAIT=${SLURM_CI_KILL_WAIT:-5}
 PART=${SLURM_CI_PARTITION:-debug}
 CPU_PART=${SLURM_CI_CPU_PARTITION:-cpu}
 TIMEOUT=${SLURM_CI_TIMEOUT:-60}
+CGROUP=${SLURM_CI_CGROUP:-0}
+CRED_EXPIRE=${SLURM_CI_CRED_EXPIRE:-}
 HOST=$(hostname -s)
 NCPU=$(nproc)
 MEM_TOTAL=$(awk '/^MemTotal:/ {print int($2 / 1024)}' /proc/meminfo)
@@ -61,7 +67,7 @@ else
 	MEM=${SLURM_CI_MEM_MB:-$((MEM_TOTAL * 95 / 100))}
 	SLURMD_PORT=${SLURM_CI_SLURMD_PORT:-6818}
 fi
-for v in NODES GPUS CTLD_PORT DBD_PORT MIN_JOB_AGE KILL_WAIT CPUS MEM SLURMD_PORT TIMEOUT; do
+for v in NODES GPUS CTLD_PORT DBD_PORT MIN_JOB_AGE KILL_WAIT CPUS MEM SLURMD_PORT TIMEOUT CGROUP ${CRED_EXPIRE:+CRED_EXPIRE}; do
 	case ${!v} in ''|*[!0-9]*) die "$v must be a number, not '${!v}'";; esac
 done
 [ "$NODES" -ge 1 ] || die "SLURM_CI_NODES must be at least 1"
@@ -172,6 +178,27 @@ AccountingStoragePass=$MSOCK"
 else
 	ACCT_CONF="AccountingStorageType=accounting_storage/none"
 fi
+PROCTRACK=proctrack/linuxproc TASK_PLUGIN=task/none SELECT_PARAMS=CR_CPU
+if [ "$CGROUP" = 1 ]; then
+	[ -d /sys/fs/cgroup/memory ] || die "SLURM_CI_CGROUP=1 needs the cgroup v1 memory controller at /sys/fs/cgroup/memory"
+	PROCTRACK=proctrack/cgroup TASK_PLUGIN=task/cgroup # no task/affinity: it refuses fake CPUs
+	# Memory must be a consumable resource for --mem to reach the cgroup;
+	# DefMemPerCPU keeps a job that asks for none from taking the node's all.
+	SELECT_PARAMS="CR_CPU_Memory
+DefMemPerCPU=$((MEM / CPUS))"
+	# Devices stay unconstrained: the fake GPUs are /dev/null.
+	cat >"$S/cgroup.conf" <<EOF
+# Written by tests/slurm/up.sh.
+CgroupPlugin=cgroup/v1
+CgroupMountpoint=/sys/fs/cgroup
+ConstrainCores=no
+ConstrainDevices=no
+ConstrainRAMSpace=yes
+ConstrainSwapSpace=no
+EOF
+else
+	rm -f "$S/cgroup.conf"
+fi
 {
 	cat <<EOF
 # Written by tests/slurm/up.sh; regenerated on every start.
@@ -182,7 +209,7 @@ SlurmdPort=$SLURMD_PORT
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
-AuthInfo=socket=$MSOCK
+AuthInfo=socket=$MSOCK${CRED_EXPIRE:+,cred_expire=$CRED_EXPIRE}
 CryptoType=crypto/munge
 StateSaveLocation=$S/ctld
 SlurmdSpoolDir=$S/spool/%n
@@ -190,12 +217,12 @@ SlurmctldPidFile=$S/run/slurmctld.pid
 SlurmdPidFile=$S/run/slurmd-%n.pid
 SlurmctldLogFile=$S/log/slurmctld.log
 SlurmdLogFile=$S/log/slurmd-%n.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
+ProctrackType=$PROCTRACK
+TaskPlugin=$TASK_PLUGIN
 MpiDefault=none
 SwitchType=switch/none
 SelectType=select/cons_tres
-SelectTypeParameters=CR_CPU
+SelectTypeParameters=$SELECT_PARAMS
 SchedulerType=sched/backfill
 SchedulerParameters=batch_sched_delay=0
 ReturnToService=2
