@@ -87,6 +87,11 @@ write_rules(struct plan *p, struct sb *mk, const char *vars)
 	sb_add(mk, "\nLLMB_RECIPE_FILES :=");
 	for (size_t i = 0; i < p->rec.nfiles; i++)
 		sb_addf(mk, " %s", p->rec.files[i]);
+	/* and the checkout files that commands name (their content is part of
+	 * the stage configurations) */
+	for (size_t i = 0; i < p->files.cap; i++)
+		if (p->files.slot[i].key)
+			sb_addf(mk, " %s", p->files.slot[i].key);
 	sb_addf(mk, "\nLLMB_NSTAGES := %zu\n\n", p->n);
 	static const char *const groups[][2] = {
 		{"setup", "image"}, {"setup", "venv"}, {"setup", "data"},

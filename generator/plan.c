@@ -631,13 +631,58 @@ add_env(struct wctx *w, struct inst *in, const struct ynode *env, struct vars *v
 	}
 }
 
+/* A program or data file of the checkout that a command names
+ * ({recipe_dir}/train.py, {top}/workloads/x.py) decides the stage's output
+ * as much as its arguments: its content hash joins the configuration, so
+ * editing the script re-runs the stages that use it. Hashes are cached:
+ * thousands of runs share one script. */
+static void
+add_file_hash(struct wctx *w, struct inst *in, const char *word)
+{
+	const char *rest;
+	char *path;
+	if (!strncmp(word, "{recipe_dir}/", 13)) {
+		rest = word + 13;
+		path = xasprintf("%s/workloads/%s/%s", w->p->rec.top, in->workload, rest);
+	} else if (!strncmp(word, "{top}/", 6)) {
+		rest = word + 6;
+		path = xasprintf("%s/%s", w->p->rec.top, rest);
+	} else {
+		return;
+	}
+	if (strchr(rest, '{')) {
+		free(path);
+		return;
+	}
+	long k = index_get(&w->p->files, path);
+	if (k < 0) {
+		size_t len;
+		char *data = read_file(path, &len);
+		struct plan *p = w->p;
+		p->fhash = xrealloc(p->fhash, (p->nfhash + 1) * sizeof *p->fhash);
+		if (data)
+			sha256_hex(data, len, p->fhash[p->nfhash]);
+		else
+			snprintf(p->fhash[p->nfhash], sizeof *p->fhash, "missing");
+		free(data);
+		k = (long)p->nfhash++;
+		index_add(&p->files, path, (size_t)k);
+	}
+	char *line = xasprintf("%s %s", word, w->p->fhash[k]);
+	cfg_line(in, "file", line);
+	free(line);
+	free(path);
+}
+
 static void
 add_argv(struct wctx *w, struct inst *in, const struct ynode *cmd, struct vars *vs)
 {
 	for (size_t i = 0; i < cmd->nkids; i++) {
 		struct sb v = {0};
-		if (expand_word(w->file, cmd->kids[i], vs, &v) == 0)
+		if (expand_word(w->file, cmd->kids[i], vs, &v) == 0) {
 			cfg_line(in, "arg", v.buf ? v.buf : "");
+			add_file_hash(w, in, v.buf ? v.buf : "");
+		}
 		sb_free(&v);
 	}
 }
@@ -1470,6 +1515,8 @@ plan_free(struct plan *p)
 	}
 	free(p->v);
 	index_free(&p->ids);
+	index_free(&p->files);
+	free(p->fhash);
 	recipes_free(&p->rec);
 	memset(p, 0, sizeof *p);
 }

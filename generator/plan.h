@@ -67,6 +67,9 @@ struct plan {
 	size_t n;
 	struct sel sel;
 	struct pindex ids;          /* id -> position in v */
+	struct pindex files;        /* checkout file -> position in fhash */
+	char (*fhash)[65];          /* content hashes of files commands name */
+	size_t nfhash;
 };
 
 /* Builds the plan of everything selected. Prints every error; returns

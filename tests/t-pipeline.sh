@@ -62,6 +62,13 @@ t_ok "the killed run was submitted exactly once" test "$(count train)" = 9
 m status >"$TRASH/status.out" 2>&1
 t_grep "status lists done stages with their jobs" '^train.quick.cpu.tiny.fp32.1 +done, job local-' "$TRASH/status.out"
 
+# The training script is part of the training stages' configuration.
+before_data=$(count data) before_train=$(count train)
+echo "# edited" >>"$T/workloads/quick/train.sh"
+m report >/dev/null 2>&1
+t_ok "editing the training script re-runs every training and nothing else" \
+	test "$(count data) $(count train)" = "$before_data $((before_train + 3))"
+
 # Impossible requests are refused with what is valid.
 t_rc "an unknown size is refused" 2 m -n report SIZE=huge
 m -n report SIZE=huge >"$TRASH/bad.out" 2>&1
