@@ -675,6 +675,17 @@ add_file_hash(struct wctx *w, struct inst *in, const char *word)
 }
 
 static void
+add_mounts(struct wctx *w, struct inst *in, const struct ynode *mounts, struct vars *vs)
+{
+	for (size_t i = 0; mounts && i < mounts->nkids; i++) {
+		struct sb m = {0};
+		if (!expand_word(w->file, mounts->kids[i], vs, &m))
+			cfg_line(in, "mount", m.buf);
+		sb_free(&m);
+	}
+}
+
+static void
 add_argv(struct wctx *w, struct inst *in, const struct ynode *cmd, struct vars *vs)
 {
 	for (size_t i = 0; i < cmd->nkids; i++) {
@@ -829,6 +840,7 @@ build_data(struct wctx *w, const struct ynode *stage, struct vars *vs)
 		}
 		add_argv(w, in, ymap_get(t, "cmd"), vs);
 		add_env(w, in, ymap_get(t, "env"), vs);
+		add_mounts(w, in, ymap_get(t, "mounts"), vs);
 		add_secrets(in, ymap_get(w->wl, "secrets"));
 		add_secrets(in, ymap_get(t, "secrets"));
 		const char *tl = time_limit_for(w, stage, t, &w->p->sel);
@@ -1143,13 +1155,7 @@ build_train(struct wctx *w, struct inst *in, const struct run *r, const char *ru
 	add_argv(w, in, ymap_get(train, "cmd"), vs);
 	add_env(w, in, ymap_get(train, "env"), vs);
 	add_env(w, in, ymap_get(r->row, "env"), vs);
-	const struct ynode *mounts = ymap_get(train, "mounts");
-	for (size_t i = 0; mounts && i < mounts->nkids; i++) {
-		struct sb m = {0};
-		if (!expand_word(w->file, mounts->kids[i], vs, &m))
-			cfg_line(in, "mount", m.buf);
-		sb_free(&m);
-	}
+	add_mounts(w, in, ymap_get(train, "mounts"), vs);
 	add_secrets(in, ymap_get(w->wl, "secrets"));
 	add_secrets(in, ymap_get(train, "secrets"));
 	sb_addf(&pl, " steps=%s time=%s image=%s", steps, tl ? tl : "default", stem ? stem : "none");

@@ -131,6 +131,7 @@ static const struct field task_fields[] = {
 	{"size_gb", &t_num, 0, "disk space it needs, checked before it starts"},
 	{"secrets", &t_names, 0, "environment variables passed by name (HF_TOKEN)"},
 	{"env", &t_env, 0, "environment of the task"},
+	{"mounts", &t_words, 0, "container mounts src:dst when the task runs in an image"},
 	{"time_limit", &t_time, 0, "time limit"},
 	{"source", &t_str, 0, "where the task comes from"},
 	{NULL},

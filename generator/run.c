@@ -402,7 +402,10 @@ submit(struct ctx *c, struct record *r, int attempt)
 	struct jobspec js = {
 		.stage = c->id, .script = spath, .log = logpat, .workdir = wd, .job_name = jobname,
 		.nodes = atoi(nodes), .ntasks_per_node = atoi(tpn),
-		.gpus_per_node = cpu_only ? 0 : (env_gpn && *env_gpn ? atoi(env_gpn) : atoi(gpn)),
+		/* A setup task on the GPU partition needs one GPU, as upstream's
+		 * one-node one-GPU download job; training takes whole nodes. */
+		.gpus_per_node = cpu_only ? 0 : strcmp(c->kind, "train") ? 1
+			       : env_gpn && *env_gpn ? atoi(env_gpn) : atoi(gpn),
 		.cpu_only = cpu_only, .exclusive = !strcmp(c->kind, "train") && atoi(gpn) > 0,
 		.time_limit = cget(c, "time_limit", tl, sizeof tl), .dependency = dep,
 		.extra = !strcmp(c->kind, "train") ? getenv("ADDITIONAL_SLURM_PARAMS") : NULL,
