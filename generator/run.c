@@ -1084,6 +1084,7 @@ cmd_status(int argc, char **argv)
 	struct record *recs = xcalloc(p.n ? p.n : 1, sizeof *recs);
 	struct jobinfo *ji = xcalloc(p.n ? p.n : 1, sizeof *ji);
 	int *kind = xcalloc(p.n ? p.n : 1, sizeof *kind);
+	long *elapsed = xcalloc(p.n ? p.n : 1, sizeof *elapsed);
 	char *cache = xasprintf("%s/state/executor", install);
 	/* the jobs owed a verdict, one bulk query per executor */
 	for (int e = 0; e < 2; e++) {
@@ -1108,6 +1109,7 @@ cmd_status(int argc, char **argv)
 			if (strcmp(r->cfg, p.v[i].hash) || strcmp(r->state, "submitted") || !*r->job ||
 			    strcmp(r->executor, ex->name))
 				continue;
+			elapsed[i] = ji[k].elapsed;
 			enum jstate st = ji[k++].state;
 			kind[i] = st == J_PENDING ? K_PENDING : st == J_RUNNING || st == J_COMPLETING ? K_RUNNING
 				: jstate_terminal(st) ? K_FINISHED : K_PENDING;
@@ -1123,7 +1125,16 @@ cmd_status(int argc, char **argv)
 		int k = K_STALE;
 		struct sb line = {0};
 		char *log = *r->log ? log_path(r->log, r->job) : xstrdup("?");
-		if (st && cfg_get(st, "cfg", b1, sizeof b1) && !strcmp(b1, in->hash)) {
+		const char *missing = NULL;
+		for (size_t o = 0; o < in->noutputs && !missing; o++) {
+			char *f = xasprintf("%s/%s", install, in->outputs[o]);
+			if (!file_exists(f))
+				missing = in->outputs[o];
+			free(f);
+		}
+		if (st && cfg_get(st, "cfg", b1, sizeof b1) && !strcmp(b1, in->hash) && missing) {
+			sb_addf(&line, "stale: output %s is missing", missing);
+		} else if (st && cfg_get(st, "cfg", b1, sizeof b1) && !strcmp(b1, in->hash)) {
 			k = K_DONE;
 			sb_addf(&line, "done%s%s", cfg_get(st, "job", b2, sizeof b2) && *b2 ? ", job " : "", *b2 ? b2 : "");
 		} else if (!strcmp(r->cfg, in->hash) && *r->state) {
@@ -1132,7 +1143,10 @@ cmd_status(int argc, char **argv)
 				sb_addf(&line, "failed, job %s, log %s", r->job, log);
 			} else if (!strcmp(r->state, "submitted")) {
 				k = kind[i];
-				sb_addf(&line, "%s, job %s, log %s", names[k], r->job, log);
+				char el[32] = "";
+				if (k == K_RUNNING && elapsed[i] >= 0)
+					snprintf(el, sizeof el, " %02ld:%02ld:%02ld", elapsed[i] / 3600, elapsed[i] / 60 % 60, elapsed[i] % 60);
+				sb_addf(&line, "%s%s, job %s, log %s", names[k], el, r->job, log);
 			} else if (!strcmp(r->state, "submitting")) {
 				k = K_PENDING;
 				sb_add(&line, "submission interrupted; the next make finds or submits the job");
@@ -1157,6 +1171,7 @@ cmd_status(int argc, char **argv)
 	sb_free(&sum);
 	free(cache);
 	free(kind);
+	free(elapsed);
 	free(ji);
 	free(recs);
 	plan_free(&p);
