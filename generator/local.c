@@ -37,6 +37,20 @@ proc_start(long pid)
 	return v;
 }
 
+/* Seconds since a process started, from its start time in clock ticks. */
+static long
+elapsed_since(unsigned long long start)
+{
+	char *up = read_file("/proc/uptime", NULL);
+	long ticks = sysconf(_SC_CLK_TCK);
+	double now = up ? strtod(up, NULL) : 0;
+	free(up);
+	if (!up || ticks <= 0)
+		return -1;
+	double e = now - (double)start / (double)ticks;
+	return e < 0 ? 0 : (long)e;
+}
+
 static int
 local_submit(const struct jobspec *js, char *id, size_t idlen, struct sb *err)
 {
@@ -106,6 +120,7 @@ local_query(const char *cache_dir, struct jobinfo *jobs, int n)
 		pid_t r = waitpid((pid_t)pid, &st, WNOHANG);
 		if (r == 0 || (r < 0 && proc_start(pid) == start && start)) {
 			jobs[i].state = J_RUNNING;
+			jobs[i].elapsed = elapsed_since(start);
 			continue;
 		}
 		/* Gone: the job's exit record (read by run.c) says how it ended. */

@@ -1099,6 +1099,7 @@ cmd_status(int argc, char **argv)
 			if (!strcmp(r->cfg, p.v[i].hash) && !strcmp(r->state, "submitted") && *r->job &&
 			    !strcmp(r->executor, ex->name)) {
 				snprintf(ji[n].id, sizeof ji[n].id, "%s", r->job);
+				ji[n].elapsed = -1;
 				n++;
 			}
 		}
