@@ -43,9 +43,11 @@ elapsed_since(unsigned long long start)
 {
 	char *up = read_file("/proc/uptime", NULL);
 	long ticks = sysconf(_SC_CLK_TCK);
-	double now = up ? strtod(up, NULL) : 0;
+	if (!up)
+		return -1;
+	double now = strtod(up, NULL);
 	free(up);
-	if (!up || ticks <= 0)
+	if (ticks <= 0)
 		return -1;
 	double e = now - (double)start / (double)ticks;
 	return e < 0 ? 0 : (long)e;
