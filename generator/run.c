@@ -705,6 +705,7 @@ wait_job(struct ctx *c, struct record *r)
 			requeues = seen;
 			printf("[%s] %s: job %s was requeued by the scheduler (%d time(s), at most %ld); waiting for it "
 			       "to run again\n", c->progress, c->label, r->job, requeues, max_requeues);
+			fflush(stdout);
 			last = (enum jstate)-1;
 		}
 		held_since = ji.state == J_REQUEUED ? (held_since ? held_since : now) : 0;
