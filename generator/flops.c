@@ -11,17 +11,6 @@
 #include "util.h"
 
 static int
-names_has(const struct ynode *v, const char *name)
-{
-	const struct ynode *const *items, *one;
-	size_t n = ynames(v, &items, &one);
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(items[i]->str, name))
-			return 1;
-	return 0;
-}
-
-static int
 ints_has(const struct ynode *v, long x)
 {
 	for (size_t i = 0; v && i < v->nkids; i++)
@@ -36,11 +25,11 @@ workload_config(const struct ynode *w, const char *gpu, const char *size, const 
 	const struct ynode *cs = ymap_get(w, "configs");
 	for (size_t i = 0; cs && i < cs->nkids; i++) {
 		const struct ynode *c = cs->kids[i];
-		if (gpu && *gpu && !names_has(ymap_get(c, "gpu"), gpu))
+		if (gpu && *gpu && !ynames_have(ymap_get(c, "gpu"), gpu))
 			continue;
-		if (size && *size && !names_has(ymap_get(c, "size"), size))
+		if (size && *size && !ynames_have(ymap_get(c, "size"), size))
 			continue;
-		if (dtype && *dtype && !names_has(ymap_get(c, "dtype"), dtype))
+		if (dtype && *dtype && !ynames_have(ymap_get(c, "dtype"), dtype))
 			continue;
 		if (scale && !ints_has(ymap_get(c, "scales"), scale))
 			continue;

@@ -44,17 +44,6 @@ in_words(const char *list, const char *w)
 	return 0;
 }
 
-static int
-names_have(const struct ynode *v, const char *name)
-{
-	const struct ynode *const *it, *one;
-	size_t n = ynames(v, &it, &one);
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(it[i]->str, name))
-			return 1;
-	return 0;
-}
-
 static void
 fmt_num(char *buf, size_t len, double v)
 {
@@ -366,9 +355,9 @@ check_sel_value(struct wctx *w, const struct sel *s, enum knob k, const char *ke
 		sb_reset(&valid);
 		for (size_t i = 0; i < configs->nkids; i++) {
 			const struct ynode *row = configs->kids[i];
-			if (gpu && !names_have(ymap_get(row, "gpu"), gpu))
+			if (gpu && !ynames_have(ymap_get(row, "gpu"), gpu))
 				continue;
-			found |= names_have(ymap_get(row, key), one);
+			found |= ynames_have(ymap_get(row, key), one);
 			list_names(&valid, ymap_get(row, key));
 		}
 		if (!found) {
@@ -707,7 +696,7 @@ build_images(struct wctx *w, const struct ynode *stage)
 		const struct ynode *gpus = ymap_get(im, "gpus");
 		int used = !gpus;
 		for (size_t j = 0; j < w->nruns && !used; j++)
-			used = names_have(gpus, w->runs[j].gpu);
+			used = ynames_have(gpus, w->runs[j].gpu);
 		if (!used)
 			continue;
 		char *stem = image_stem(ystr(im, "ref", ""));
@@ -1316,7 +1305,7 @@ matches(const struct inst *u, const struct inst *d)
 		serves |= !strcmp(u->serves[i], d->workload);
 	if (!serves)
 		return 0;
-	if (u->gpus && d->gpu && !names_have(u->gpus, d->gpu))
+	if (u->gpus && d->gpu && !ynames_have(u->gpus, d->gpu))
 		return 0;
 	if (u->gpu && d->gpu && strcmp(u->gpu, d->gpu))
 		return 0;

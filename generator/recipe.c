@@ -401,3 +401,14 @@ ynames(const struct ynode *v, const struct ynode *const **items, const struct yn
 	*items = (const struct ynode *const *)v->kids;
 	return v->nkids;
 }
+
+int
+ynames_have(const struct ynode *v, const char *name)
+{
+	const struct ynode *const *it, *one;
+	size_t n = ynames(v, &it, &one);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(it[i]->str, name))
+			return 1;
+	return 0;
+}

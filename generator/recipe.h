@@ -32,5 +32,7 @@ long yint(const struct ynode *m, const char *key, long def);
 int ybool(const struct ynode *m, const char *key, int def);
 /* T_NAMES value as a list: n items in *items (borrowed); 0 if absent. */
 size_t ynames(const struct ynode *v, const struct ynode *const **items, const struct ynode **one);
+/* The T_NAMES value v lists name. */
+int ynames_have(const struct ynode *v, const char *name);
 
 #endif

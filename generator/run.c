@@ -1056,6 +1056,28 @@ cmd_run(int argc, char **argv)
 	return rc;
 }
 
+/* The plan of the selection in the environment, for status and cancel:
+ * [--top DIR] [--install DIR]. Non-zero after printing errors. */
+static int
+selected_plan(int argc, char **argv, struct plan *p, const char **install)
+{
+	const char *top = ".";
+	*install = getenv("LLMB_INSTALL") ? getenv("LLMB_INSTALL") : "install";
+	for (int i = 1; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--top"))
+			top = argv[i + 1];
+		else if (!strcmp(argv[i], "--install"))
+			*install = argv[i + 1];
+	}
+	struct sel s;
+	sel_from_env(&s);
+	if (plan_build(p, top, &s, 0)) {
+		plan_free(p);
+		return -1;
+	}
+	return 0;
+}
+
 /* llmb status: one line per selected stage (done, stale, submitted,
  * pending, running, finished, failed) and a closing summary. Jobs still
  * owed a verdict are asked about in one scheduler query per executor. A job
@@ -1063,20 +1085,10 @@ cmd_run(int argc, char **argv)
 int
 cmd_status(int argc, char **argv)
 {
-	const char *top = ".", *install = getenv("LLMB_INSTALL") ? getenv("LLMB_INSTALL") : "install";
-	for (int i = 1; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--top"))
-			top = argv[i + 1];
-		else if (!strcmp(argv[i], "--install"))
-			install = argv[i + 1];
-	}
-	struct sel s;
-	sel_from_env(&s);
+	const char *install;
 	struct plan p;
-	if (plan_build(&p, top, &s, 0)) {
-		plan_free(&p);
+	if (selected_plan(argc, argv, &p, &install))
 		return 2;
-	}
 	enum { K_DONE, K_STALE, K_SUBMITTED, K_PENDING, K_RUNNING, K_FINISHED, K_FAILED, K_N };
 	static const char *const names[K_N] = {"done", "stale", "submitted now", "pending", "running",
 		"finished (run make to collect)", "failed"};
@@ -1184,20 +1196,10 @@ cmd_status(int argc, char **argv)
 int
 cmd_cancel(int argc, char **argv)
 {
-	const char *top = ".", *install = getenv("LLMB_INSTALL") ? getenv("LLMB_INSTALL") : "install";
-	for (int i = 1; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--top"))
-			top = argv[i + 1];
-		else if (!strcmp(argv[i], "--install"))
-			install = argv[i + 1];
-	}
-	struct sel s;
-	sel_from_env(&s);
+	const char *install;
 	struct plan p;
-	if (plan_build(&p, top, &s, 0)) {
-		plan_free(&p);
+	if (selected_plan(argc, argv, &p, &install))
 		return 2;
-	}
 	int n = 0, rc = 0;
 	for (size_t i = 0; i < p.n; i++) {
 		char *rec = xasprintf("%s/state/jobs/%s/record", install, p.v[i].id);
