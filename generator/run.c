@@ -206,6 +206,34 @@ print_tail(const char *path, int lines)
 	free(s);
 }
 
+/* A record the job's trap wrote but could not rename before Slurm's
+ * KillWait ran out (the trap is killed between printf and mv). The record
+ * ends with "job=<id>": a file that holds it was written whole. */
+static char *
+exit_record_unrenamed(const char *state, const char *job)
+{
+	DIR *d = opendir(state);
+	char *prefix = xasprintf("exit.%s.tmp.", job), *tail = xasprintf("\njob=%s\n", job), *res = NULL;
+	for (struct dirent *e; d && !res && (e = readdir(d));) {
+		if (strncmp(e->d_name, prefix, strlen(prefix)))
+			continue;
+		char *p = xasprintf("%s/%s", state, e->d_name);
+		size_t len;
+		char *s = read_file(p, &len);
+		size_t tl = strlen(tail);
+		if (s && len >= tl && !memcmp(s + len - tl, tail, tl))
+			res = s;
+		else
+			free(s);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	free(prefix);
+	free(tail);
+	return res;
+}
+
 /* Exit status from the job's own record, or -1 when there is none. */
 static int
 exit_status(struct ctx *c, const char *job)
@@ -213,6 +241,8 @@ exit_status(struct ctx *c, const char *job)
 	char *path = xasprintf("%s/exit.%s", c->state, job);
 	char *s = read_file(path, NULL), buf[32];
 	free(path);
+	if (!s)
+		s = exit_record_unrenamed(c->state, job);
 	int st = s && cfg_get(s, "status", buf, sizeof buf) ? atoi(buf) : -1;
 	free(s);
 	return st;
