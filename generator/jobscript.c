@@ -67,6 +67,19 @@ upstream_value(const struct jobctx *c, const char *prefix, const char *key)
 	return res;
 }
 
+/* The path placeholders, resolved by jobscript_path_value below; the
+ * planner asks this list which {names} to leave for run time. */
+int
+jobscript_path_placeholder(const char *name, size_t n)
+{
+	static const char *const names[] = {"install", "top", "workload_dir", "experiment_dir",
+		"recipe_dir", "state_dir", "image_file", "venv_dir", NULL};
+	for (const char *const *p = names; *p; p++)
+		if (strlen(*p) == n && !strncmp(*p, name, n))
+			return 1;
+	return n > 5 && !strncmp(name, "repo_", 5);
+}
+
 char *
 jobscript_path_value(const struct jobctx *c, const char *name)
 {

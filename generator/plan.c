@@ -6,6 +6,7 @@
 #include "diag.h"
 #include "expr.h"
 #include "flops.h"
+#include "jobscript.h"
 #include "plan.h"
 #include "schema.h"
 #include "slurm.h"
@@ -89,18 +90,6 @@ var_lookup(void *ctx, const char *name, double *v)
 	return -1;
 }
 
-/* Path placeholders are resolved by `llmb run`, which knows the install tree. */
-static int
-is_path_placeholder(const char *name, size_t n)
-{
-	static const char *const names[] = {"install", "workload_dir", "venv_dir", "image_file",
-		"experiment_dir", "job_id", "state_dir", "recipe_dir", "top", NULL};
-	for (const char *const *p = names; *p; p++)
-		if (strlen(*p) == n && !strncmp(*p, name, n))
-			return 1;
-	return n > 5 && !strncmp(name, "repo_", 5);
-}
-
 /* The run being expanded: its text coordinates are placeholders too. */
 static const char *cur_gpu, *cur_size, *cur_dtype;
 
@@ -133,7 +122,7 @@ expand_word(const char *file, const struct ynode *w, struct vars *vs, struct sb 
 		char name[64];
 		snprintf(name, sizeof name, "%.*s", (int)n, o + 1);
 		double v;
-		if (is_path_placeholder(o + 1, n)) {
+		if (jobscript_path_placeholder(o + 1, n)) {
 			sb_addn(out, o, n + 2);
 		} else if (text_placeholder(name)) {
 			sb_add(out, text_placeholder(name));
