@@ -349,6 +349,35 @@ image_definitions(const struct jobctx *c, struct sb *d, const char *ref)
 	define_q(d, "LLMB_ARCH", arch && *arch ? arch : "x86_64");
 }
 
+/* How the training step is launched: its srun flags (train.srun) as
+ * literal words, so a job without them renders as before they existed, and
+ * whether the node setup step runs (train.node_setup), with its script. */
+static void
+launch_definitions(const struct jobctx *c, struct sb *d)
+{
+	char buf[256];
+	struct sb s = {0};
+	if (cfg_get(c->cfg, "srun_mpi", buf, sizeof buf)) {
+		char *f = xasprintf("--mpi=%s", buf);
+		sb_add_shquote(&s, f);
+		sb_addc(&s, ' ');
+		free(f);
+	}
+	define(d, "LLMB_SRUN_FLAGS", s.buf ? s.buf : "");
+	sb_reset(&s);
+	if (cfg_get(c->cfg, "container_writable", buf, sizeof buf) && !strcmp(buf, "true"))
+		sb_add(&s, " '--container-writable'");
+	define(d, "LLMB_CONTAINER_FLAGS", s.buf ? s.buf : "");
+	sb_reset(&s);
+	int setup = cfg_get(c->cfg, "node_setup", buf, sizeof buf) && !strcmp(buf, "true");
+	define(d, "LLMB_NODE_SETUP_ON", setup ? "1" : "0");
+	char *script = xasprintf("%s/workloads/node-setup.sh", c->top);
+	sb_add_shquote(&s, script);
+	define(d, "LLMB_NODE_SETUP_SCRIPT", s.buf);
+	free(script);
+	sb_free(&s);
+}
+
 /* The m4 macros of one stage. */
 static int
 definitions(const struct jobctx *c, struct sb *d, struct sb *err)
@@ -406,6 +435,7 @@ definitions(const struct jobctx *c, struct sb *d, struct sb *err)
 	sb_reset(&s);
 	if (cfg_get(c->cfg, "ref", buf, sizeof buf))
 		image_definitions(c, d, buf);
+	launch_definitions(c, d);
 	/* the venv a setup task runs in, as upstream runs its tasks */
 	char kind[32];
 	char *venv = cfg_get(c->cfg, "kind", kind, sizeof kind) && !strcmp(kind, "data")

@@ -1080,6 +1080,29 @@ cfg_num(struct inst *in, const char *key, long v)
 	cfg_line(in, key, buf);
 }
 
+/* How the training step is launched (train.srun, train.node_setup): the
+ * srun flags upstream's executor passes, and the host commands its
+ * framework runs on every node before training. Both need the image. */
+static void
+add_launch(struct wctx *w, struct inst *in, const struct ynode *train, const char *stem)
+{
+	const struct ynode *srun = ymap_get(train, "srun");
+	const char *mpi = ystr(srun, "mpi", NULL);
+	if (mpi)
+		cfg_line(in, "srun_mpi", mpi);
+	const char *const keys[] = {"container_writable", "node_setup"};
+	const struct ynode *const maps[] = {srun, train};
+	for (int i = 0; i < 2; i++) {
+		if (!ybool(maps[i], keys[i], 0))
+			continue;
+		const struct ynode *k = ymap_get(maps[i], keys[i]);
+		if (!stem)
+			diag_error(w->file, k->line, k->col, "%s needs the training image (train.image)", keys[i]);
+		else
+			cfg_line(in, keys[i], "true");
+	}
+}
+
 /* The job of a train stage: its shape, image, knobs, parameters, argv,
  * environment and secrets, and the plan line that shows them. */
 static void
@@ -1134,6 +1157,7 @@ build_train(struct wctx *w, struct inst *in, const struct run *r, const char *ru
 	add_env(w, in, ymap_get(train, "env"), vs);
 	add_env(w, in, ymap_get(r->row, "env"), vs);
 	add_mounts(w, in, ymap_get(train, "mounts"), vs);
+	add_launch(w, in, train, stem);
 	add_secrets(in, ymap_get(w->wl, "secrets"));
 	add_secrets(in, ymap_get(train, "secrets"));
 	sb_addf(&pl, " steps=%s time=%s image=%s", steps, tl ? tl : "default", stem ? stem : "none");

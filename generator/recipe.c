@@ -148,6 +148,13 @@ static const struct field measure_fields[] = {
 	{NULL},
 };
 static const struct ytype t_measure = {T_OBJ, 0, measure_fields, 0};
+/* The srun line of the training step, as upstream's executor builds it. */
+static const struct field srun_fields[] = {
+	{"mpi", &t_name, 0, "srun --mpi= plugin (pmix, pmi2, none...); absent: the site's MpiDefault"},
+	{"container_writable", &t_bool, 0, "pyxis --container-writable: the container's root file system is writable"},
+	{NULL},
+};
+static const struct ytype t_srun = {T_OBJ, 0, srun_fields, 0};
 static const struct field train_fields[] = {
 	{"image", &t_name, 0, "image key the job runs in"},
 	{"cmd", &t_words, 1, "argv of the training program; {placeholders} from the stage configuration"},
@@ -155,6 +162,9 @@ static const struct field train_fields[] = {
 	{"secrets", &t_names, 0, "environment variables passed by name"},
 	{"time_limit", &t_time, 0, "time limit"},
 	{"mounts", &t_words, 0, "container mounts src:dst"},
+	{"srun", &t_srun, 0, "flags of the training step's srun line"},
+	{"node_setup", &t_bool, 0, "the command, run once with LLMB_NODE_SETUP=FILE, writes host commands "
+		"that every node runs once before training (workloads/node-setup.sh)"},
 	{"source", &t_str, 0, "where the command comes from"},
 	{NULL},
 };

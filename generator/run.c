@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "jobnote.h"
 #include "executor.h"
 #include "jobscript.h"
 #include "plan.h"
@@ -647,12 +648,15 @@ decide(struct ctx *c, struct record *r, struct jobinfo *ji)
 	if (ok && !outputs_ok(c, &why))
 		ok = 0;
 	if (ok) {
+		char *jn = jobnote_read(c->state, r->job), *all = jobnote_join(note, jn);
 		if (!strcmp(c->kind, "train"))
-			write_train_done(c, r, log, note);
-		write_stamp(c, r->job, note);
+			write_train_done(c, r, log, all);
+		write_stamp(c, r->job, all);
 		record_set_state(c, r, "done");
-		printf("[%s] %s: done (job %s%s%s)\n", c->progress, c->label, r->job, note ? ", " : "", note ? note : "");
+		printf("[%s] %s: done (job %s%s%s)\n", c->progress, c->label, r->job, all ? ", " : "", all ? all : "");
 		fflush(stdout);
+		free(jn);
+		free(all);
 		free(log);
 		sb_free(&why);
 		return O_DONE;

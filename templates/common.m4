@@ -33,8 +33,9 @@ LLMB_ENV
 ]])
 
 # llmb_launch CMD...: runs CMD once per task. Under Slurm, srun starts the
-# tasks (in the container through pyxis when there is an image); the local
-# executor starts them itself with torchrun-style variables.
+# tasks (in the container through pyxis when there is an image), with the
+# recipe's srun flags (train.srun) as literal words; the local executor
+# starts them itself with torchrun-style variables.
 m4_define([[LLMB_LAUNCHER]], [[llmb_ntasks=LLMB_NTASKS
 llmb_image=LLMB_IMAGE
 llmb_mounts=LLMB_MOUNTS
@@ -42,12 +43,12 @@ llmb_launch() {
 	if [ -n "${SLURM_JOB_ID:-}" ]; then
 		local c=()
 		if [ -n "$llmb_image" ]; then
-			c+=("--container-image=$llmb_image" "--no-container-mount-home")
+			c+=("--container-image=$llmb_image" "--no-container-mount-home"LLMB_CONTAINER_FLAGS)
 			[ -z "$llmb_mounts" ] || c+=("--container-mounts=$llmb_mounts")
 		fi
 		# In the background: bash runs a trap only between commands, and
 		# the exit record must be written before Slurm's KillWait runs out.
-		srun --kill-on-bad-exit=1 "${c[@]}" "${@}" &
+		srun --kill-on-bad-exit=1 LLMB_SRUN_FLAGS"${c[@]}" "${@}" &
 		wait "$!"
 		return
 	fi

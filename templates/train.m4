@@ -3,5 +3,15 @@ LLMB_PRELUDE
 LLMB_LAUNCHER
 mkdir -p LLMB_WORKDIR
 cd LLMB_WORKDIR
+m4_ifelse(LLMB_NODE_SETUP_ON, 1, [[# Node setup (train.node_setup): the training command, run with
+# LLMB_NODE_SETUP set, writes there the host commands its framework runs on
+# every node before training (NeMo's PerfEnvPlugin: vboost) and exits;
+# node-setup.sh runs them once per node, on the host, and leaves the
+# outcome in the run's note. A command that fails never fails the job.
+llmb_setup="$llmb_state/node-setup.$LLMB_JOB_ID"
+LLMB_NODE_SETUP=$llmb_setup llmb_launch LLMB_CMD
+bash LLMB_NODE_SETUP_SCRIPT "$llmb_setup" "$llmb_state/note.$LLMB_JOB_ID" &
+wait "$!"
+]])m4_dnl
 llmb_launch LLMB_CMD
 echo "llmb: training finished"

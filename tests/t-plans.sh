@@ -120,6 +120,18 @@ m -n report WORKLOAD=nemotron4 GPU_TYPE=h100 SIZE=15b DTYPE=bf16 SCALES=16 LOAD_
 t_grep "LOAD_CHECKPOINT_PATH runs one step" '^steps=1$' "$G/cfg/train.nemotron4.h100.15b.bf16.16"
 t_grep "a one-step load is not compared" '^profiled=true$' "$G/cfg/parse.nemotron4.h100.15b.bf16.16"
 
+# ---- the srun settings and the node setup step in the stage configuration ----
+m -n report WORKLOAD=grok1 GPU_TYPE=h100 SIZE=314b DTYPE=bf16 >/dev/null 2>&1
+cfg train.grok1.h100.314b.bf16.512 >"$TRASH/l.train"
+t_grep "grok1: train.srun.mpi is part of the training configuration" '^srun_mpi=pmix$' "$TRASH/l.train"
+t_grep "grok1: ...and train.srun.container_writable" '^container_writable=true$' "$TRASH/l.train"
+t_grep "grok1: ...and the node setup step (vboost)" '^node_setup=true$' "$TRASH/l.train"
+m -n report WORKLOAD=nemotron4 GPU_TYPE=h100 SIZE=15b DTYPE=bf16 SCALES=16 >/dev/null 2>&1
+t_grep "nemotron4: --mpi=pmix" '^srun_mpi=pmix$' "$G/cfg/train.nemotron4.h100.15b.bf16.16"
+t_nogrep "nemotron4: no node setup (its script sets vboost only when asked)" '^node_setup=' "$G/cfg/train.nemotron4.h100.15b.bf16.16"
+m -n report WORKLOAD=maxtext-llama2 GPU_TYPE=h100 SIZE=70b DTYPE=bf16 SCALES=64 >/dev/null 2>&1
+t_nogrep "maxtext: none of them" '^(srun_mpi|container_writable|node_setup)=' "$G/cfg/train.maxtext-llama2.h100.70b.bf16.64"
+
 # ---- no secret value in anything generated ------------------------------------
 t_nogrep "no secret value in the generated job scripts" 'hf_SECRETVALUE' "$TRASH/all-scripts"
 if grep -rl hf_SECRETVALUE "$G" "$I" >"$TRASH/leaks" 2>/dev/null; then

@@ -29,10 +29,28 @@ task the driver
    task: ``python -m nemo_run.core.runners.fdl_runner -n <name>
    <serialized task>``, with the executor's environment variables, behind
    the executor launcher's nsys prefix when the script asked for profiling,
-   and through the launcher's Slurm template (numactl binding) when the
-   script's executor has one. Ranks come from srun (SLURM_PROCID,
-   SLURM_LOCALID, SLURM_NTASKS), as in NeMo-Run's own jobs, which also start
-   one process per task.
+   through the launcher's Slurm template when the script's executor has one
+   (NeMo 1f422a1 puts its numactl binding there), and under the numactl
+   binding the executor appends to its srun arguments (NeMo 00b778e),
+   evaluated in each task by a small shell wrapper. Ranks come from srun
+   (SLURM_PROCID, SLURM_LOCALID, SLURM_NTASKS), as in NeMo-Run's own jobs,
+   which also start one process per task.
+
+Which NeMo-Run: upstream runs the performance script on the login node in
+the venv, which holds the recipe's pinned NeMo-Run, and the job's task
+runner in the container, which holds the image's. The driver does the
+same: ``--nemo-run-src`` (the pinned clone in the venv) goes first on
+sys.path for the script, next to ``--nemo-src``, while fdl_runner runs on
+the container's NeMo-Run (neither clone is put on its PYTHONPATH for
+NeMo-Run's sake).
+
+Node setup: with LLMB_NODE_SETUP=FILE in the environment (the job's setup
+step, train.node_setup), the driver runs the script and sets the plugins up
+as above, then writes the executor's setup lines (NeMo's PerfEnvPlugin:
+``sudo nvidia-smi boost-slider --vboost 1``) to FILE, one ``name<TAB>
+command`` a line, and exits without training; workloads/node-setup.sh runs
+them once per node on the host, as upstream's sbatch script does before its
+srun.
 
 ``--print-plan`` prints what the driver would do without importing NeMo.
 ``--resolve-only`` (needs NeMo) builds the run and prints it instead of
@@ -44,6 +62,7 @@ otherwise the training's own status.
 import argparse
 import json
 import os
+import re
 import runpy
 import shlex
 import sys
@@ -76,6 +95,9 @@ def parse_args(argv):
     )
     p.add_argument("--script", required=True, help="performance script module, e.g. scripts.performance.llm.pretrain_nemotron4_15b")
     p.add_argument("--nemo-src", required=True, help="NeMo checkout at the recipe's pinned commit (holds scripts/performance)")
+    p.add_argument("--nemo-run-src", default=None,
+                   help="NeMo-Run checkout at the recipe's pinned commit (the venv's clone): the script imports it, "
+                   "as upstream runs the script in the venv; fdl_runner keeps the container's")
     p.add_argument("--log-dir", required=True, help="the run's directory: NEMORUN_HOME, --log_dir, working directory, nsys output")
     p.add_argument("--profile", type=int, choices=[0, 1], default=0, help="1: pass -en and the profiling steps (nsys)")
     p.add_argument("--profile-start", type=int, default=None)
@@ -135,14 +157,16 @@ def masked(argv):
 def plan(a, env):
     return {
         "script": a.script,
-        "sys_path_first": a.nemo_src,
+        "sys_path_first": [p for p in (a.nemo_src, a.nemo_run_src) if p],
         "environment_before_import": {"NEMORUN_HOME": a.log_dir},
         "working_directory": a.log_dir,
         "argv": masked([a.script] + perf_argv(a, env)),
         "replaced": ["nemo_run.Experiment", "nemo_run.run"],
         "then": "set up each added task's plugins on it and its executor, as NeMo-Run's Experiment.add does; "
                 "exec python -m nemo_run.core.runners.fdl_runner -n <name> <serialized task> in this task, "
-                "with the executor's env_vars, its launcher's nsys prefix and Slurm template when set",
+                "with the executor's env_vars, its launcher's nsys prefix and Slurm template when set, "
+                "under the numactl binding of its srun arguments when there is one; with LLMB_NODE_SETUP=FILE, "
+                "write the executor's setup lines to FILE instead (the job's node setup step)",
         "rank": {k: env.get(k) for k in ("SLURM_PROCID", "SLURM_LOCALID", "SLURM_NODEID", "SLURM_NTASKS")
                  if env.get(k) is not None},
     }
@@ -188,7 +212,7 @@ def record_run(fn_or_script, executor=None, plugins=None, name="", **kwargs):
 
 
 def import_nemo(a):
-    sys.path.insert(0, a.nemo_src)
+    sys.path[0:0] = [p for p in (a.nemo_src, a.nemo_run_src) if p]
     try:
         import nemo_run  # noqa: F401
         import nemo  # noqa: F401
@@ -197,11 +221,18 @@ def import_nemo(a):
         die(EXIT_NO_NEMO, f"NeMo and NeMo-Run are not importable by {sys.executable} ({type(e).__name__}: {e}). "
             "This driver runs inside the NeMo container of the recipe, with the NeMo checkout given by --nemo-src; "
             "use --print-plan to see what it would do without NeMo")
+    where = os.path.realpath(getattr(nemo_run, "__file__", None) or "?")
+    if a.nemo_run_src and not where.startswith(os.path.realpath(a.nemo_run_src) + os.sep):
+        die(EXIT_NO_NEMO, f"the pinned NeMo-Run checkout {a.nemo_run_src} was not imported "
+            f"(nemo_run came from {where}): it must hold the nemo_run package")
     return nemo_run
 
 
 def run_script(a, env):
     nemo_run = import_nemo(a)
+    if rank0():
+        say(f"the performance script imports NeMo-Run from {os.path.dirname(nemo_run.__file__)}"
+            + (" (the pinned checkout)" if a.nemo_run_src else "") + "; fdl_runner runs on the container's")
     nemo_run.Experiment = Recorder
     nemo_run.run = record_run
     argv = perf_argv(a, env)
@@ -211,6 +242,13 @@ def run_script(a, env):
     except SystemExit as e:
         if e.code not in (None, 0):
             die(EXIT_UNEXPECTED, f"{a.script} exited with {e.code} before adding its task")
+    except Exception as e:
+        import traceback
+
+        traceback.print_exc()
+        old = " (an older NeMo-Run than the script's pin? --nemo-run-src gives the pinned clone)" \
+            if isinstance(e, TypeError) and "keyword" in str(e) else ""
+        die(EXIT_UNEXPECTED, f"{a.script} raised {type(e).__name__}: {e}{old}")
     if not Recorder.jobs:
         die(EXIT_UNEXPECTED, f"{a.script} added no task to its experiment")
     if not Recorder.ran:
@@ -297,13 +335,82 @@ def command(name, task, executor, log_dir, nemo_src, env):
             argv = ["bash", "-c", text]
             notes.append("launcher SlurmTemplate: the task runs through its template (" +
                          " ".join(str(v) for v in getattr(launcher, "template_vars", {}).values()) + ")")
-    for w in getattr(executor, "srun_args", None) or []:
-        notes.append(f"upstream srun argument not used (llmb's srun starts the task): {w}")
-    setup = getattr(executor, "setup_lines", None)
-    if setup:
-        notes.append("upstream sbatch setup lines not run (they run on the host before the job's srun): " +
-                     " ".join(str(setup).split()))
+    numa, srun_notes = srun_args(executor)
+    notes += srun_notes
+    if numa:
+        # Upstream's srun line ends "... numactl <binding> <task command>",
+        # the binding evaluated per task; a shell wrapper does that here.
+        argv = ["bash", "-c", "exec " + numa + ' "$@"', "numactl"] + argv
+    cmds, other = setup_commands(getattr(executor, "setup_lines", None))
+    for n, c in cmds:
+        notes.append(f"setup line {n} ({c}): the job's node setup step runs it once per node on the host when "
+                     "the recipe sets train.node_setup; the run's note says how it went")
+    for line in other:
+        notes.append(f"upstream sbatch setup line not run (not srun ... bash -c COMMAND): {line}")
     return argv, run_env, notes
+
+
+# NeMo 00b778e appends this binding to the srun arguments; nothing else
+# reaches the shell wrapper.
+NUMACTL = re.compile(r"numactl( --(cpunodebind|membind)=\$\(\(SLURM_LOCALID/[1-9][0-9]*\)\))+")
+
+
+def srun_args(executor):
+    """The executor's srun arguments: the numactl binding to apply, and what
+    llmb's own srun line does with the others."""
+    numa, notes = None, []
+    for w in getattr(executor, "srun_args", None) or []:
+        w = str(w)
+        if w.startswith("numactl ") and NUMACTL.fullmatch(w) and numa is None:
+            numa = w
+            notes.append(f"upstream srun argument {w}: applied, evaluated in each task")
+        elif w.startswith("--mpi=") or w in ("--container-writable", "--no-container-mount-home"):
+            notes.append(f"upstream srun argument {w}: on llmb's srun line when the recipe's train.srun sets it")
+        elif w.startswith("--container-env="):
+            notes.append(f"upstream srun argument {w.split('=')[0]}=...: not needed, the driver exports the "
+                         "executor's environment in the task itself")
+        else:
+            notes.append(f"upstream srun argument not used (llmb's srun starts the task): {w}")
+    return numa, notes
+
+
+def setup_commands(setup_lines):
+    """The host commands of an executor's setup lines. NeMo's plugins add
+    ``srun --ntasks=<nodes> --output F --error F bash -c '<command>'``; the
+    job's node setup step runs each command once per node itself (that
+    srun's task count would follow the job's tasks per node). Returns
+    [(name, command)] and the lines of any other form."""
+    cmds, other = [], []
+    for line in str(setup_lines or "").splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        try:
+            w = shlex.split(line)
+        except ValueError:
+            w = []
+        if len(w) >= 4 and w[0] == "srun" and w[-3:-1] == ["bash", "-c"] and not re.search(r"[\t\n]", w[-1]):
+            name = "vboost" if "--vboost" in w[-1] else f"setup{len(cmds) + 1}"
+            cmds.append((name, w[-1]))
+        else:
+            other.append(line)
+    return cmds, other
+
+
+def write_node_setup(path, runs):
+    """The node setup file: ``name<TAB>command`` lines, written whole."""
+    lines = []
+    for _, task, executor in runs:
+        cmds, other = setup_commands(getattr(executor, "setup_lines", None))
+        lines += [f"{n}\t{c}\n" for n, c in cmds]
+        for line in other:
+            say(f"node setup: setup line not run (not srun ... bash -c COMMAND): {line}")
+    tmp = f"{path}.tmp.{os.getpid()}"
+    with open(tmp, "w") as f:
+        f.writelines(lines)
+    os.replace(tmp, path)
+    say(f"node setup: {len(lines)} host command(s) for every node written to {path}" +
+        "".join(f"\n  {w.strip()}" for w in lines))
 
 
 def describe(name, argv, run_env, env, notes):
@@ -318,6 +425,7 @@ def main(argv):
     a = parse_args(argv)
     a.log_dir = os.path.abspath(a.log_dir)
     a.nemo_src = os.path.abspath(a.nemo_src)
+    a.nemo_run_src = os.path.abspath(a.nemo_run_src) if a.nemo_run_src else None
     env = dict(os.environ)
     if a.print_plan:
         print(json.dumps(plan(a, env), indent=2, sort_keys=True))
@@ -328,10 +436,16 @@ def main(argv):
     env["NEMORUN_HOME"] = a.log_dir
     os.makedirs(a.log_dir, exist_ok=True)
     os.chdir(a.log_dir)
+    setup_file = env.get("LLMB_NODE_SETUP")
+    if setup_file and not rank0():
+        return 0  # one task learns the setup lines; the others have nothing to do
     if rank0():
         say("running " + " ".join(shlex.quote(w) for w in masked([a.script] + perf_argv(a, env))) +
             " with NeMo-Run's submission replaced (llmb submitted this job)")
     run_script(a, env)
+    if setup_file:
+        write_node_setup(setup_file, [set_up(job, a.log_dir) for job in Recorder.jobs])
+        return 0
     runs = []
     for job in Recorder.jobs:
         name, task, executor = set_up(job, a.log_dir)

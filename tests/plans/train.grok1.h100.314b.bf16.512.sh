@@ -30,12 +30,12 @@ llmb_launch() {
 	if [ -n "${SLURM_JOB_ID:-}" ]; then
 		local c=()
 		if [ -n "$llmb_image" ]; then
-			c+=("--container-image=$llmb_image" "--no-container-mount-home")
+			c+=("--container-image=$llmb_image" "--no-container-mount-home" '--container-writable')
 			[ -z "$llmb_mounts" ] || c+=("--container-mounts=$llmb_mounts")
 		fi
 		# In the background: bash runs a trap only between commands, and
 		# the exit record must be written before Slurm's KillWait runs out.
-		srun --kill-on-bad-exit=1 "${c[@]}" "${@}" &
+		srun --kill-on-bad-exit=1 '--mpi=pmix' "${c[@]}" "${@}" &
 		wait "$!"
 		return
 	fi
@@ -55,5 +55,14 @@ llmb_launch() {
 
 mkdir -p 'TRASH/inst/workloads/grok1/experiments/h100_314b_bf16_512'
 cd 'TRASH/inst/workloads/grok1/experiments/h100_314b_bf16_512'
-llmb_launch 'python3' 'TOP/workloads/nemo-inproc.py' '--script' 'scripts.performance.llm.pretrain_grok1_314b' '--nemo-src' 'TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo' '--log-dir' 'TRASH/inst/workloads/grok1/experiments/h100_314b_bf16_512' '--profile' '0' '--profile-start' '45' '--profile-stop' '50' '--nccltrace' '0' '--hf-token-from-env' '--' '--gpu' 'h100' '--container_image' 'TRASH/inst/images/nvidia+nemo+25.04.00.sqsh' '--compute_dtype' 'bf16' '--num_gpus' '512' '--gpus_per_node' '8' '--max_steps' '50' '-tp' '4' '-pp' '8' '-cp' '2' '-ep' '8' '-vp' '8' '-et' '1' '-gb' '1024' '-mb' '1' '--cuda_graphs' '0' '--num_layers' '64' '--hidden_size' '6144' 'slurm'
+# Node setup (train.node_setup): the training command, run with
+# LLMB_NODE_SETUP set, writes there the host commands its framework runs on
+# every node before training (NeMo's PerfEnvPlugin: vboost) and exits;
+# node-setup.sh runs them once per node, on the host, and leaves the
+# outcome in the run's note. A command that fails never fails the job.
+llmb_setup="$llmb_state/node-setup.$LLMB_JOB_ID"
+LLMB_NODE_SETUP=$llmb_setup llmb_launch 'python3' 'TOP/workloads/nemo-inproc.py' '--script' 'scripts.performance.llm.pretrain_grok1_314b' '--nemo-src' 'TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo' '--nemo-run-src' 'TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo_run' '--log-dir' 'TRASH/inst/workloads/grok1/experiments/h100_314b_bf16_512' '--profile' '0' '--profile-start' '45' '--profile-stop' '50' '--nccltrace' '0' '--hf-token-from-env' '--' '--gpu' 'h100' '--container_image' 'TRASH/inst/images/nvidia+nemo+25.04.00.sqsh' '--compute_dtype' 'bf16' '--num_gpus' '512' '--gpus_per_node' '8' '--max_steps' '50' '-tp' '4' '-pp' '8' '-cp' '2' '-ep' '8' '-vp' '8' '-et' '1' '-gb' '1024' '-mb' '1' '--cuda_graphs' '0' '--num_layers' '64' '--hidden_size' '6144' 'slurm'
+bash 'TOP/workloads/node-setup.sh' "$llmb_setup" "$llmb_state/note.$LLMB_JOB_ID" &
+wait "$!"
+llmb_launch 'python3' 'TOP/workloads/nemo-inproc.py' '--script' 'scripts.performance.llm.pretrain_grok1_314b' '--nemo-src' 'TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo' '--nemo-run-src' 'TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo_run' '--log-dir' 'TRASH/inst/workloads/grok1/experiments/h100_314b_bf16_512' '--profile' '0' '--profile-start' '45' '--profile-stop' '50' '--nccltrace' '0' '--hf-token-from-env' '--' '--gpu' 'h100' '--container_image' 'TRASH/inst/images/nvidia+nemo+25.04.00.sqsh' '--compute_dtype' 'bf16' '--num_gpus' '512' '--gpus_per_node' '8' '--max_steps' '50' '-tp' '4' '-pp' '8' '-cp' '2' '-ep' '8' '-vp' '8' '-et' '1' '-gb' '1024' '-mb' '1' '--cuda_graphs' '0' '--num_layers' '64' '--hidden_size' '6144' 'slurm'
 echo "llmb: training finished"

@@ -32,12 +32,12 @@ llmb_launch() {
 	if [ -n "${SLURM_JOB_ID:-}" ]; then
 		local c=()
 		if [ -n "$llmb_image" ]; then
-			c+=("--container-image=$llmb_image" "--no-container-mount-home")
+			c+=("--container-image=$llmb_image" "--no-container-mount-home" '--container-writable')
 			[ -z "$llmb_mounts" ] || c+=("--container-mounts=$llmb_mounts")
 		fi
 		# In the background: bash runs a trap only between commands, and
 		# the exit record must be written before Slurm's KillWait runs out.
-		srun --kill-on-bad-exit=1 "${c[@]}" "${@}" &
+		srun --kill-on-bad-exit=1 '--mpi=pmix' "${c[@]}" "${@}" &
 		wait "$!"
 		return
 	fi
@@ -57,5 +57,14 @@ llmb_launch() {
 
 mkdir -p 'TRASH/inst/workloads/llama4-maverick/experiments/b200_400b_bf16_256'
 cd 'TRASH/inst/workloads/llama4-maverick/experiments/b200_400b_bf16_256'
-llmb_launch 'python3' 'TOP/workloads/nemo-inproc.py' '--script' 'scripts.performance.llm.finetune_llama4_e128' '--nemo-src' 'TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo' '--log-dir' 'TRASH/inst/workloads/llama4-maverick/experiments/b200_400b_bf16_256' '--profile' '0' '--profile-start' '45' '--profile-stop' '50' '--nccltrace' '0' '--hf-token-from-env' '--' '-cm' 'TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo:/opt/NeMo' '--gpu' 'b200' '--num_gpus' '256' '--container_image' 'TRASH/inst/images/nvidia+nemo+25.04.01.sqsh' '--compute_dtype' 'bf16' '--gpus_per_node' '8' '--max_steps' '50' '--finetuning' 'sft' '--skip_dataset_download' '--skip_import_checkpoint' '-tp' '8' '-pp' '1' '-cp' '1' '-ep' '32' '-vp' '1' '-et' '8' '-gb' '32' '-mb' '1' '--cuda_graphs' 'true' '--num_layers' '48' '--hidden_size' '5120' 'slurm'
+# Node setup (train.node_setup): the training command, run with
+# LLMB_NODE_SETUP set, writes there the host commands its framework runs on
+# every node before training (NeMo's PerfEnvPlugin: vboost) and exits;
+# node-setup.sh runs them once per node, on the host, and leaves the
+# outcome in the run's note. A command that fails never fails the job.
+llmb_setup="$llmb_state/node-setup.$LLMB_JOB_ID"
+LLMB_NODE_SETUP=$llmb_setup llmb_launch 'python3' 'TOP/workloads/nemo-inproc.py' '--script' 'scripts.performance.llm.finetune_llama4_e128' '--nemo-src' 'TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo' '--nemo-run-src' 'TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo_run' '--log-dir' 'TRASH/inst/workloads/llama4-maverick/experiments/b200_400b_bf16_256' '--profile' '0' '--profile-start' '45' '--profile-stop' '50' '--nccltrace' '0' '--hf-token-from-env' '--' '-cm' 'TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo:/opt/NeMo' '--gpu' 'b200' '--num_gpus' '256' '--container_image' 'TRASH/inst/images/nvidia+nemo+25.04.01.sqsh' '--compute_dtype' 'bf16' '--gpus_per_node' '8' '--max_steps' '50' '--finetuning' 'sft' '--skip_dataset_download' '--skip_import_checkpoint' '-tp' '8' '-pp' '1' '-cp' '1' '-ep' '32' '-vp' '1' '-et' '8' '-gb' '32' '-mb' '1' '--cuda_graphs' 'true' '--num_layers' '48' '--hidden_size' '5120' 'slurm'
+bash 'TOP/workloads/node-setup.sh' "$llmb_setup" "$llmb_state/note.$LLMB_JOB_ID" &
+wait "$!"
+llmb_launch 'python3' 'TOP/workloads/nemo-inproc.py' '--script' 'scripts.performance.llm.finetune_llama4_e128' '--nemo-src' 'TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo' '--nemo-run-src' 'TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo_run' '--log-dir' 'TRASH/inst/workloads/llama4-maverick/experiments/b200_400b_bf16_256' '--profile' '0' '--profile-start' '45' '--profile-stop' '50' '--nccltrace' '0' '--hf-token-from-env' '--' '-cm' 'TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo:/opt/NeMo' '--gpu' 'b200' '--num_gpus' '256' '--container_image' 'TRASH/inst/images/nvidia+nemo+25.04.01.sqsh' '--compute_dtype' 'bf16' '--gpus_per_node' '8' '--max_steps' '50' '--finetuning' 'sft' '--skip_dataset_download' '--skip_import_checkpoint' '-tp' '8' '-pp' '1' '-cp' '1' '-ep' '32' '-vp' '1' '-et' '8' '-gb' '32' '-mb' '1' '--cuda_graphs' 'true' '--num_layers' '48' '--hidden_size' '5120' 'slurm'
 echo "llmb: training finished"

@@ -28,12 +28,12 @@ llmb_launch() {
 	if [ -n "${SLURM_JOB_ID:-}" ]; then
 		local c=()
 		if [ -n "$llmb_image" ]; then
-			c+=("--container-image=$llmb_image" "--no-container-mount-home")
+			c+=("--container-image=$llmb_image" "--no-container-mount-home" '--container-writable')
 			[ -z "$llmb_mounts" ] || c+=("--container-mounts=$llmb_mounts")
 		fi
 		# In the background: bash runs a trap only between commands, and
 		# the exit record must be written before Slurm's KillWait runs out.
-		srun --kill-on-bad-exit=1 "${c[@]}" "${@}" &
+		srun --kill-on-bad-exit=1 '--mpi=pmix' "${c[@]}" "${@}" &
 		wait "$!"
 		return
 	fi
@@ -53,5 +53,5 @@ llmb_launch() {
 
 mkdir -p 'TRASH/inst/workloads/nemotron4/experiments/h100_340b_fp8_256'
 cd 'TRASH/inst/workloads/nemotron4/experiments/h100_340b_fp8_256'
-llmb_launch 'python3' 'TOP/workloads/nemo-inproc.py' '--script' 'scripts.performance.llm.pretrain_nemotron4_340b' '--nemo-src' 'TRASH/inst/venvs/venv_0772b291d829/src/nemo' '--log-dir' 'TRASH/inst/workloads/nemotron4/experiments/h100_340b_fp8_256' '--profile' '0' '--profile-start' '20' '--profile-stop' '25' '--' '--gpu' 'h100' '--container_image' 'TRASH/inst/images/nvidia+nemo+25.07.01.sqsh' '--compute_dtype' 'fp8' '--num_gpus' '256' '--gpus_per_node' '8' '--max_steps' '50' '-tp' '8' '-pp' '8' '-cp' '1' '-gb' '64' '-mb' '1' '--num_layers' '96' '--hidden_size' '18432' '-ep' '1' '-vp' '12' '--checkpoint_save=0' 'slurm'
+llmb_launch 'python3' 'TOP/workloads/nemo-inproc.py' '--script' 'scripts.performance.llm.pretrain_nemotron4_340b' '--nemo-src' 'TRASH/inst/venvs/venv_0772b291d829/src/nemo' '--nemo-run-src' 'TRASH/inst/venvs/venv_0772b291d829/src/nemo_run' '--log-dir' 'TRASH/inst/workloads/nemotron4/experiments/h100_340b_fp8_256' '--profile' '0' '--profile-start' '20' '--profile-stop' '25' '--' '--gpu' 'h100' '--container_image' 'TRASH/inst/images/nvidia+nemo+25.07.01.sqsh' '--compute_dtype' 'fp8' '--num_gpus' '256' '--gpus_per_node' '8' '--max_steps' '50' '-tp' '8' '-pp' '8' '-cp' '1' '-gb' '64' '-mb' '1' '--num_layers' '96' '--hidden_size' '18432' '-ep' '1' '-vp' '12' '--checkpoint_save=0' 'slurm'
 echo "llmb: training finished"

@@ -1,6 +1,11 @@
-"""Stand-in for the NeMo-Run names workloads/nemo-inproc.py uses (tests only)."""
+"""Stand-in for the NeMo-Run names workloads/nemo-inproc.py uses (tests only):
+the container's NeMo-Run, older than the scripts' pins, so its SlurmExecutor
+has no segment or network keyword and raises TypeError on them, as an old
+NeMo-Run does. ../../nemo-run-clone is the pinned one."""
 import copy
 import os
+
+STANDIN = "container"
 
 
 class _Buildable:
@@ -84,10 +89,12 @@ class LocalTunnel:
 
 
 class SlurmExecutor:
-    def __init__(self, nodes, ntasks_per_node, env_vars, packager, launcher=None, srun_args=None, **kw):
+    def __init__(self, nodes, ntasks_per_node, env_vars, packager, launcher=None, srun_args=None, account=None,
+                 partition=None, tunnel=None):
         self.nodes, self.ntasks_per_node = nodes, ntasks_per_node
         self.env_vars, self.packager, self.launcher = env_vars, packager, launcher
-        self.srun_args, self.setup_lines, self.kw = srun_args or [], None, kw
+        self.srun_args, self.setup_lines = srun_args or [], None
+        self.account, self.partition, self.tunnel = account, partition, tunnel
         self.job_dir = None
 
     def clone(self):

@@ -2,16 +2,24 @@
 flags, configure a recipe, an executor and plugins, run the experiment."""
 import argparse
 import os
+import shlex
 import sys
 
 import nemo_run as run
 
 
 class PerfEnv(run.Plugin):
+    """NeMo's PerfEnvPlugin(enable_vboost=True): the vboost setup line is an
+    srun, one task per node, of bash -c 'sudo nvidia-smi ...'."""
+
     def setup(self, task, executor):
         if task.trainer.strategy.tp > 1:
             executor.env_vars["CUDA_DEVICE_MAX_CONNECTIONS"] = "1"
-        executor.setup_lines = "srun --ntasks=1 bash -c 'sudo nvidia-smi boost-slider --vboost 1'"
+        job_dir = executor.tunnel.job_dir
+        executor.setup_lines = " ".join([
+            "\n# Command 0: enable vboost\n\n", "srun", f"--ntasks={executor.nodes}",
+            "--output", os.path.join(job_dir, "vboost.out"), "--error", os.path.join(job_dir, "vboost.err"),
+            "bash -c ", shlex.quote("sudo nvidia-smi boost-slider --vboost 1")])
 
 
 class Nsys(run.Plugin):
@@ -44,6 +52,7 @@ def parser():
     p.add_argument("--profiling_stop_step", type=int, default=50)
     p.add_argument("-hf", "--hf_token")
     p.add_argument("--template", action="store_true", help="test: a SlurmTemplate launcher with a pre-command")
+    p.add_argument("--numa", action="store_true", help="test: the numactl srun argument of NeMo 00b778e")
     p.add_argument("--add_nothing", action="store_true", help="test: add no task")
     return p
 
@@ -61,7 +70,8 @@ if __name__ == "__main__":
         data=run.Config("MockDataModule", global_batch_size=args.gb),
         precision=args.compute_dtype,
     )
-    env = {"TRANSFORMERS_OFFLINE": "1", "NEMORUN_HOME": args.log_dir}
+    # Which NeMo-Run this script imported reaches the task runner's report.
+    env = {"TRANSFORMERS_OFFLINE": "1", "NEMORUN_HOME": args.log_dir, "SCRIPT_NEMO_RUN": run.STANDIN}
     if args.hf_token:
         env.update({"HF_TOKEN": args.hf_token, "TRANSFORMERS_OFFLINE": "0"})
     plugins = [PerfEnv()]
@@ -75,9 +85,16 @@ if __name__ == "__main__":
     if args.template:
         launcher = run.SlurmTemplate(template_inline="#!/usr/bin/env bash\nset -euo pipefail\nbash -c '{{ pre_cmds }} {{ command }}'\n",
                                      template_vars={"pre_cmds": "env PRECMD=applied"})
+    srun_args = ["--mpi=pmix", "--container-writable", "--container-env=" + ",".join(env)]
+    if args.numa:
+        factor = max(1, int(args.gpus_per_node / 2))
+        srun_args.append(f"numactl --cpunodebind=$((SLURM_LOCALID/{factor})) --membind=$((SLURM_LOCALID/{factor}))")
+    # segment and network: the keywords NeMo 1f422a1's executor passes, which
+    # an older NeMo-Run's SlurmExecutor refuses with TypeError.
     executor = run.SlurmExecutor(nodes=nodes, ntasks_per_node=args.gpus_per_node, env_vars=env,
-                                 packager=run.GitArchivePackager(), launcher=launcher,
-                                 srun_args=["--mpi=pmix", "--container-writable"], account=args.account)
+                                 packager=run.GitArchivePackager(), launcher=launcher, srun_args=srun_args,
+                                 account=args.account, tunnel=run.LocalTunnel(os.path.join(args.log_dir, "experiments")),
+                                 segment=None, network=None)
     with run.Experiment(name) as exp:
         if not args.add_nothing:
             exp.add(recipe, executor=executor, name=name, plugins=plugins)
