@@ -62,6 +62,16 @@ t_ok "the killed run was submitted exactly once" test "$(count train)" = 9
 m status >"$TRASH/status.out" 2>&1
 t_grep "status lists done stages with their jobs" '^train.quick.cpu.tiny.fp32.1 +done, job local-' "$TRASH/status.out"
 
+# A note the job leaves (the node setup step's vboost outcome) reaches the
+# run record, the stamp, make's line and the report.
+run1=$I/workloads/quick/experiments/cpu_tiny_fp32_1
+QUICK_NOTE='vboost applied on 0 of 1 nodes, refused on 1 (n1: exit 1: sudo: a password is required)' \
+	m report SCALES=1 MAX_STEPS=6 >"$TRASH/note.out" 2>&1
+t_grep "a job's note reaches train.done" '^note=vboost applied on 0 of 1 nodes, refused on 1 \(n1: exit 1: sudo: a password is required\)$' "$run1/train.done"
+t_grep "...and the stamp" '^note=vboost applied on 0 of 1 nodes' "$I/state/done/train.quick.cpu.tiny.fp32.1"
+t_grep "...and make's progress line" 'done \(job local-[^,]*, vboost applied on 0 of 1 nodes' "$TRASH/note.out"
+t_grep "...and the report" '"note": "vboost applied on 0 of 1 nodes' "$I/workloads/quick/reports/cpu_tiny_fp32.json"
+
 # The training script is part of the training stages' configuration.
 before_data=$(count data) before_train=$(count train)
 echo "# edited" >>"$T/workloads/quick/train.sh"
