@@ -8,7 +8,7 @@ set -eu
 build="gcc make pkg-config libyaml-dev libjansson-dev m4"
 demo="$build python3-venv python3-torch"
 test="$demo git shellcheck squashfs-tools chromium
-slurmctld slurmd slurm-client munge slurmdbd mariadb-server libpmix2"
+slurmctld slurmd slurm-client munge slurmdbd mariadb-server libpmix2 libpmix-dev"
 case ${1:-test} in
 build) pkgs=$build ;;
 demo) pkgs=$demo ;;
