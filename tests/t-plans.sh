@@ -129,6 +129,13 @@ t_grep "grok1: ...and the node setup step (vboost)" '^node_setup=true$' "$TRASH/
 m -n report WORKLOAD=nemotron4 GPU_TYPE=h100 SIZE=15b DTYPE=bf16 SCALES=16 >/dev/null 2>&1
 t_grep "nemotron4: --mpi=pmix" '^srun_mpi=pmix$' "$G/cfg/train.nemotron4.h100.15b.bf16.16"
 t_nogrep "nemotron4: no node setup (its script sets vboost only when asked)" '^node_setup=' "$G/cfg/train.nemotron4.h100.15b.bf16.16"
+for js in "$P"/train.grok1.*.sh "$P"/train.llama4-maverick.*.sh; do
+	# shellcheck disable=SC2016 # the job script's own words
+	setup=$(sed -n 's/^LLMB_NODE_SETUP=$llmb_setup llmb_launch //p' "$js")
+	t_ok "$(basename "$js"): the node setup step runs the training command itself, then node-setup.sh" \
+		test -n "$setup" -a "$setup" = "$(sed -n 's/^llmb_launch //p' "$js")" -a "$(grep -c 'workloads/node-setup.sh' "$js")" = 1
+done
+t_nogrep "nemotron4's job script has no node setup step" 'LLMB_NODE_SETUP|node-setup.sh' "$P/train.nemotron4.h100.340b.fp8.256.sh"
 m -n report WORKLOAD=maxtext-llama2 GPU_TYPE=h100 SIZE=70b DTYPE=bf16 SCALES=64 >/dev/null 2>&1
 t_nogrep "maxtext: none of them" '^(srun_mpi|container_writable|node_setup)=' "$G/cfg/train.maxtext-llama2.h100.70b.bf16.64"
 

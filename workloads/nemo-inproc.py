@@ -400,7 +400,7 @@ def setup_commands(setup_lines):
 def write_node_setup(path, runs):
     """The node setup file: ``name<TAB>command`` lines, written whole."""
     lines = []
-    for _, task, executor in runs:
+    for _, _, executor in runs:
         cmds, other = setup_commands(getattr(executor, "setup_lines", None))
         lines += [f"{n}\t{c}\n" for n, c in cmds]
         for line in other:
