@@ -1171,7 +1171,8 @@ build_train(struct wctx *w, struct inst *in, const struct run *r, const char *ru
 	}
 	add_argv(w, in, ymap_get(train, "cmd"), vs);
 	size_t nargs;
-	free_strv(cfg_values(in->cfg.buf, "arg", &nargs), nargs);
+	char **cmd_args = cfg_values(in->cfg.buf, "arg", &nargs);
+	free_strv(cmd_args, nargs);
 	if (ymap_get(r->row, "args"))
 		add_argv(w, in, ymap_get(r->row, "args"), vs);
 	add_env(w, in, ymap_get(train, "env"), vs);
