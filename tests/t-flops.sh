@@ -29,7 +29,7 @@ LIST
 # 72 s L h^2 + 12 s^2 L h + 6 s h V) and against what train.py computes
 # for the same model, so the report's MFU counts what the script runs.
 while read -r size gpu S L H V; do
-	"$LLMB" flops tinygpt "$size" $gpu --top . >"$TRASH/f.out" 2>&1
+	"$LLMB" flops tinygpt "$size" "$gpu" --top . >"$TRASH/f.out" 2>&1
 	calc=$(awk '$1 == "total" { print $3 }' "$TRASH/f.out")
 	hand=$((72 * S * L * H * H + 12 * S * S * L * H + 6 * S * H * V))
 	t_ok "tinygpt $size $gpu: formula $calc = hand count $hand" test "$calc" = "$hand"
