@@ -1,7 +1,8 @@
 /* local: the local executor. A job is a detached bash process in its own
  * session (Ctrl-C of make does not reach it), identified by "local-<pid>-<start
  * time>" so a reused pid is never mistaken for the job. Its state comes from
- * /proc while it runs and from its exit record afterwards. */
+ * /proc while it runs and from its exit record afterwards. A job that asks
+ * for GPUs this machine does not have is refused before it starts. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
@@ -53,10 +54,56 @@ elapsed_since(unsigned long long start)
 	return e < 0 ? 0 : (long)e;
 }
 
+/* The GPUs a local job can use: nvidia-smi's "GPU i: ..." lines, no more
+ * than CUDA_VISIBLE_DEVICES lists when it is set. No nvidia-smi: none. */
+static int
+local_gpus(void)
+{
+	char line[512];
+	int n = 0;
+	FILE *f = popen("nvidia-smi -L 2>/dev/null", "r");
+	if (f) {
+		while (fgets(line, sizeof line, f))
+			n += !strncmp(line, "GPU ", 4);
+		pclose(f);
+	}
+	const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+	if (vis) {
+		int listed = 0;
+		for (const char *p = vis; *p;) {
+			p += strspn(p, ",");
+			size_t k = strcspn(p, ",");
+			listed += k > 0;
+			p += k;
+		}
+		if (listed < n)
+			n = listed;
+	}
+	return n;
+}
+
+/* A training job runs one rank per GPU (a setup task asks for one): the
+ * local launcher starts ntasks_per_node ranks, so that many GPUs. */
+static int
+check_gpus(const struct jobspec *js, struct sb *err)
+{
+	if (js->gpus_per_node <= 0)
+		return 0;
+	int need = js->ntasks_per_node > 0 ? js->ntasks_per_node : 1, have = local_gpus();
+	if (have >= need)
+		return 0;
+	sb_addf(err, "needs %d GPU%s (one per rank) but this machine has %d (nvidia-smi -L%s); "
+		"run it on a GPU node, or with EXECUTOR=slurm", need, need == 1 ? "" : "s", have,
+		getenv("CUDA_VISIBLE_DEVICES") ? ", CUDA_VISIBLE_DEVICES" : "");
+	return -1;
+}
+
 static int
 local_submit(const struct jobspec *js, char *id, size_t idlen, struct sb *err)
 {
 	int sync[2];
+	if (check_gpus(js, err))
+		return -1;
 	if (pipe(sync) < 0) {
 		sb_addf(err, "pipe: %s", strerror(errno));
 		return -1;

@@ -369,14 +369,33 @@ check_sel_value(struct wctx *w, const struct sel *s, enum knob k, const char *ke
 	return bad;
 }
 
+/* The recipe's default_gpu, which a config row must offer; NULL for none. */
+static const char *
+default_gpu(struct wctx *w)
+{
+	const struct ynode *d = ymap_get(w->wl, "default_gpu"), *configs = ymap_get(w->wl, "configs");
+	if (!d)
+		return NULL;
+	for (size_t i = 0; i < configs->nkids; i++)
+		if (ynames_have(ymap_get(configs->kids[i], "gpu"), d->str))
+			return d->str;
+	diag_error(w->file, d->line, d->col, "default_gpu '%s' is not the GPU type of any config row", d->str);
+	return NULL;
+}
+
 static int
 select_runs(struct wctx *w, const struct sel *s, int all)
 {
 	const struct ynode *configs = ymap_get(w->wl, "configs");
 	const char *gpu_sel = all ? NULL : sel_v(s, K_GPU_TYPE);
+	const char *gpu_def = default_gpu(w);
 	if (!all) {
 		if (check_sel_value(w, s, K_GPU_TYPE, "gpu", NULL))
 			return -1;
+		/* A workload with a default GPU type (the CPU demo) plans only
+		 * it unless GPU_TYPE says otherwise. */
+		if (!gpu_sel)
+			gpu_sel = gpu_def;
 		if (!gpu_sel && sel_v(s, K_WORKLOAD)) {
 			struct sb gpus = {0};
 			for (size_t i = 0; i < configs->nkids; i++)
@@ -897,6 +916,26 @@ plan_env(struct sb *pl, const char *cfg)
 	free(sec);
 }
 
+static void
+free_strv(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* The arguments a config row appends to the training command: the
+ * configuration's arg lines after the first skip. */
+static void
+plan_row_args(struct sb *pl, const char *cfg, size_t skip)
+{
+	size_t n;
+	char **args = cfg_values(cfg, "arg", &n);
+	for (size_t i = skip; i < n; i++)
+		sb_addf(pl, "%s%s", i > skip ? " " : " args: ", args[i]);
+	free_strv(args, n);
+}
+
 static int
 knob_true(const char *v)
 {
@@ -1154,6 +1193,11 @@ build_train(struct wctx *w, struct inst *in, const struct run *r, const char *ru
 		cfg_line(in, "model_flops", buf);
 	}
 	add_argv(w, in, ymap_get(train, "cmd"), vs);
+	size_t nargs;
+	char **cmd_args = cfg_values(in->cfg.buf, "arg", &nargs);
+	free_strv(cmd_args, nargs);
+	if (ymap_get(r->row, "args"))
+		add_argv(w, in, ymap_get(r->row, "args"), vs);
 	add_env(w, in, ymap_get(train, "env"), vs);
 	add_env(w, in, ymap_get(r->row, "env"), vs);
 	add_mounts(w, in, ymap_get(train, "mounts"), vs);
@@ -1161,6 +1205,7 @@ build_train(struct wctx *w, struct inst *in, const struct run *r, const char *ru
 	add_secrets(in, ymap_get(w->wl, "secrets"));
 	add_secrets(in, ymap_get(train, "secrets"));
 	sb_addf(&pl, " steps=%s time=%s image=%s", steps, tl ? tl : "default", stem ? stem : "none");
+	plan_row_args(&pl, in->cfg.buf, nargs);
 	plan_env(&pl, in->cfg.buf);
 	if (k->profile)
 		sb_addf(&pl, " PROFILED(steps %s-%s)", k->pstart, k->pstop);

@@ -177,6 +177,7 @@ static const struct field config_fields[] = {
 	{"params", &t_exprdict, 0, "run parameters (numbers or expressions over scale, gpus_per_node, nodes)"},
 	{"time_limit", &t_time, 0, "time limit"},
 	{"env", &t_env, 0, "extra environment"},
+	{"args", &t_words, 0, "arguments appended to the training command for this row's runs"},
 	{"source", &t_str, 0, "where the row comes from"},
 	{NULL},
 };
@@ -228,6 +229,7 @@ static const struct field workload_fields[] = {
 	{"measure", &t_measure, 1, "how step times are measured"},
 	{"train", &t_train, 1, "the training job"},
 	{"configs", &t_configs, 1, "supported GPU types, sizes, dtypes, scales and parameters"},
+	{"default_gpu", &t_name, 0, "GPU type planned when GPU_TYPE is not given (default: every one)"},
 	{"reference", &t_refs, 0, "published performance"},
 	{"knobs", &t_knobs, 0, "defaults of the run knobs"},
 	{"secrets", &t_names, 0, "environment variables every job of the workload needs, by name"},

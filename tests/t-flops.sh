@@ -21,6 +21,26 @@ llama3-lora 70b b200
 llama3-lora 70b h100
 maxtext-llama2 70b
 grok1 314b
+tinygpt tiny
+tinygpt 355m h100
+LIST
+
+# tinygpt's formula against a hand computation (the Megatron count,
+# 72 s L h^2 + 12 s^2 L h + 6 s h V) and against what train.py computes
+# for the same model, so the report's MFU counts what the script runs.
+while read -r size gpu S L H V; do
+	"$LLMB" flops tinygpt "$size" "$gpu" --top . >"$TRASH/f.out" 2>&1
+	calc=$(awk '$1 == "total" { print $3 }' "$TRASH/f.out")
+	hand=$((72 * S * L * H * H + 12 * S * S * L * H + 6 * S * H * V))
+	t_ok "tinygpt $size $gpu: formula $calc = hand count $hand" test "$calc" = "$hand"
+	t_ok "tinygpt $size $gpu: train.py counts the same" env PYTHONPATH=workloads/tinygpt python3 -c "
+import argparse, train
+n = train.megatron_flops(argparse.Namespace(seq=$S, layers=$L, hidden=$H, vocab=$V))
+assert n == $hand, n"
+done <<'LIST'
+tiny cpu 128 2 128 256
+355m h100 1024 24 1024 50304
+355m b200 1024 24 1024 50304
 LIST
 
 # The seeds' worked examples: WORKLOAD SIZE GPU TERM SEED_FIGURE MAX_REL_DIFF.

@@ -15,6 +15,8 @@ for v in WORKLOAD SIZE DTYPE GPU_TYPE SCALES ENABLE_PROFILE PROFILE_START_STEP P
 	unset "$v"
 done
 export HF_TOKEN=hf_SECRETVALUE
+# tinygpt plans run tests/deps.sh demo: it must only say what is missing here.
+export LLMB_NO_INSTALL=1
 m() { make -C "$TOP" LLMB_GEN="$G" LLMB_INSTALL="$I" EXECUTOR=slurm "$@"; }
 # The plan lines of make -n, without the quoting and with the trash normalized.
 plan_lines() { sed -n "s/^: '\\(.*\\)'\$/\\1/p" "$1" | sed "s|$TRASH|TRASH|g"; }
@@ -40,13 +42,17 @@ maxtext-llama2 a100 70b bf16
 grok1 gb200 314b bf16
 grok1 gb200 314b fp8
 grok1 h100 314b bf16
-grok1 h100 314b fp8'
+grok1 h100 314b fp8
+tinygpt h100 355m bf16
+tinygpt h200 355m bf16
+tinygpt b200 355m bf16'
 # One training run per workload gets a golden job script.
 scripts='train.nemotron4.h100.340b.fp8.256
 train.llama4-maverick.b200.400b.bf16.256
 train.llama3-lora.gb200.70b.bf16.8
 train.maxtext-llama2.h100.70b.fp8.512
-train.grok1.h100.314b.bf16.512'
+train.grok1.h100.314b.bf16.512
+train.tinygpt.h100.355m.bf16.8'
 
 while read -r w g s d; do
 	name=$w.$g.$s.$d
@@ -176,7 +182,9 @@ slurm-reserved|WORKLOAD=grok1 GPU_TYPE=h100 ADDITIONAL_SLURM_PARAMS=time=01:00:0
 slurm-abbrev|WORKLOAD=grok1 GPU_TYPE=h100 ADDITIONAL_SLURM_PARAMS=part=gpu2
 slurm-dashes|WORKLOAD=grok1 GPU_TYPE=h100 ADDITIONAL_SLURM_PARAMS=--reservation=r1
 slurm-empty-value|WORKLOAD=grok1 GPU_TYPE=h100 ADDITIONAL_SLURM_PARAMS=reservation=;exclude=n1
-bad-checkpoint-path|WORKLOAD=nemotron4 GPU_TYPE=h100 LOAD_CHECKPOINT_PATH=ckpt;rm'
+bad-checkpoint-path|WORKLOAD=nemotron4 GPU_TYPE=h100 LOAD_CHECKPOINT_PATH=ckpt;rm
+tinygpt-gpu-size-without-gpu-type|WORKLOAD=tinygpt SIZE=355m
+tinygpt-unknown-gpu|WORKLOAD=tinygpt GPU_TYPE=a100'
 while IFS='|' read -r name vars; do
 	rc=0
 	# shellcheck disable=SC2086 # vars is a list of NAME=VALUE words

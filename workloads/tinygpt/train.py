@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""llmb tinygpt: a small GPT-style pretraining run on CPU.
+"""llmb tinygpt: a small GPT-style pretraining run, on CPU or on CUDA GPUs.
 
 Model: token + learned position embedding, N pre-LN transformer blocks
 (causal multi-head self-attention, GELU MLP of 4x hidden), final LayerNorm,
@@ -9,6 +9,15 @@ count small without changing the FLOPs per token).
 Rank 0 prints one line per step in the NeMo 2 ProgressPrinter format so
 the llmb log parser reads this workload like a real NeMo run.
 
+On CPU (the default) ranks meet over gloo and the step is timed by the
+wall clock. With --device cuda every rank drives the GPU of its local rank
+(LOCAL_RANK, or SLURM_LOCALID under srun): NCCL across the GPUs, DDP's
+bucketed gradient all-reduce, scaled_dot_product_attention (flash or
+memory-efficient kernels) where PyTorch has it, fused AdamW, --dtype bf16
+as autocast over fp32 weights, optional torch.compile, and step times
+measured after torch.cuda.synchronize(). A GPU the machine does not have is
+an error naming it, never a CPU run.
+
 Model FLOPs per sample (one sequence, forward + backward, matmuls only,
 attention counted without causal savings, as Megatron/NeMo count it):
     72*seq*layers*hidden^2 + 12*seq^2*layers*hidden + 6*seq*hidden*vocab
@@ -16,6 +25,7 @@ The value is computed by the caller and passed in with --model-flops.
 """
 import argparse
 import datetime
+import functools
 import hashlib
 import json
 import math
@@ -58,21 +68,28 @@ def parse_args(argv):
                     help="if > 0, run this many steps instead of --steps")
     ap.add_argument("--threads", type=int, default=0,
                     help="torch intra-op threads per rank (0: CPUs / ranks on this node)")
+    ap.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
+                    help="cpu, or cuda: one GPU per rank, the local rank's")
+    ap.add_argument("--dtype", choices=("fp32", "bf16"), default="fp32",
+                    help="fp32, or bf16: autocast to bfloat16 over fp32 weights")
+    ap.add_argument("--compile", action="store_true", help="torch.compile the model (PyTorch >= 2.0)")
     return ap.parse_args(argv)
 
 
 def dist_env():
-    """(rank, world_size, master_addr, master_port, local_world_size)."""
+    """(rank, world_size, master_addr, master_port, local_world_size, local_rank)."""
     env = os.environ
     if "RANK" in env and "WORLD_SIZE" in env:
         rank, world = int(env["RANK"]), int(env["WORLD_SIZE"])
         local = int(env.get("LOCAL_WORLD_SIZE", world))
+        local_rank = int(env.get("LOCAL_RANK", rank % max(1, local)))
     elif "SLURM_PROCID" in env and "SLURM_NTASKS" in env:
         rank, world = int(env["SLURM_PROCID"]), int(env["SLURM_NTASKS"])
         # SLURM_NTASKS_PER_NODE is set only when requested explicitly.
         local = int(env.get("SLURM_NTASKS_PER_NODE", world) or world)
+        local_rank = int(env.get("SLURM_LOCALID", rank % max(1, local)))
     else:
-        return 0, 1, None, None, 1
+        return 0, 1, None, None, 1, 0
     addr = env.get("MASTER_ADDR", "127.0.0.1")
     if "MASTER_PORT" in env:
         port = int(env["MASTER_PORT"])
@@ -82,7 +99,42 @@ def dist_env():
         port = 20000 + int(jid) % 20000 if jid and jid.isdigit() else 29500
     if not (0 <= rank < world):
         raise ValueError("rank %d out of range for world size %d" % (rank, world))
-    return rank, world, addr, port, max(1, local)
+    return rank, world, addr, port, max(1, local), local_rank
+
+
+class DeviceError(RuntimeError):
+    """The device the configuration asks for is not on this machine."""
+
+
+def cuda_problem(available, count, local_world, local_rank, torch_version, cuda_version):
+    """Why --device cuda cannot run here, or None. Pure, so it is testable
+    on a machine without a GPU."""
+    if not available:
+        why = ("this PyTorch %s is built without CUDA" % torch_version if not cuda_version
+               else "PyTorch %s with CUDA %s sees no GPU" % (torch_version, cuda_version))
+        vis = os.environ.get("CUDA_VISIBLE_DEVICES")
+        return ("cuda requested but torch.cuda.is_available() is false: %s%s"
+                % (why, "" if vis is None else " (CUDA_VISIBLE_DEVICES=%r)" % vis))
+    if count < local_world:
+        return ("needs %d GPUs (one per rank on this node), found %d" % (local_world, count))
+    if not 0 <= local_rank < count:
+        return "local rank %d has no GPU: found %d" % (local_rank, count)
+    return None
+
+
+def pick_device(args, local_world, local_rank):
+    import torch
+    if args.device == "cpu":
+        return torch.device("cpu")
+    msg = cuda_problem(torch.cuda.is_available(), torch.cuda.device_count() if torch.cuda.is_available() else 0,
+                       local_world, local_rank, torch.__version__, torch.version.cuda)
+    if msg:
+        raise DeviceError(msg)
+    dev = torch.device("cuda", local_rank)
+    torch.cuda.set_device(dev)
+    if args.dtype == "bf16" and not torch.cuda.is_bf16_supported():
+        raise DeviceError("bf16 requested but %s does not support bfloat16" % torch.cuda.get_device_name(dev))
+    return dev
 
 
 def pick_threads(requested, local_world):
@@ -123,7 +175,9 @@ def load_tokens(path, vocab):
     return data
 
 
-def build_model(args):
+def build_model(args, sdpa=False):
+    """The GPT. sdpa: attention through F.scaled_dot_product_attention
+    (fused kernels), else the explicit masked softmax."""
     import torch
     import torch.nn as nn
     import torch.nn.functional as F
@@ -138,15 +192,19 @@ def build_model(args):
             self.ln2 = nn.LayerNorm(h)
             self.fc = nn.Linear(h, 4 * h)
             self.out = nn.Linear(4 * h, h)
-            self.register_buffer("mask", torch.ones(seq, seq, dtype=torch.bool).tril(), persistent=False)
+            if not sdpa:
+                self.register_buffer("mask", torch.ones(seq, seq, dtype=torch.bool).tril(), persistent=False)
 
         def attn(self, x):
             b, t, h = x.shape
             q, k, v = self.qkv(x).split(h, dim=2)
             q, k, v = (z.view(b, t, self.nh, h // self.nh).transpose(1, 2) for z in (q, k, v))
-            s = (q @ k.transpose(-2, -1)) / math.sqrt(h // self.nh)
-            s = s.masked_fill(~self.mask[:t, :t], float("-inf"))
-            y = F.softmax(s, dim=-1) @ v
+            if sdpa:
+                y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            else:
+                s = (q @ k.transpose(-2, -1)) / math.sqrt(h // self.nh)
+                s = s.masked_fill(~self.mask[:t, :t], float("-inf"))
+                y = F.softmax(s, dim=-1) @ v
             return self.proj(y.transpose(1, 2).reshape(b, t, h))
 
         def forward(self, x):
@@ -177,7 +235,7 @@ def build_model(args):
 
         def forward(self, idx, targets):
             t = idx.shape[1]
-            x = self.tok(idx) + self.pos(torch.arange(t))
+            x = self.tok(idx) + self.pos(torch.arange(t, device=idx.device))
             for blk in self.blocks:
                 x = blk(x)
             logits = self.head(self.ln_f(x))
@@ -209,16 +267,61 @@ def fmt(v):
     return "{:.4}".format(float(v))
 
 
-def train(args, rank, world, addr, port, local_world):
+def megatron_flops(args):
+    """Model FLOPs per sample of this model, as the recipe's formula counts
+    them: 72*seq*L*h^2 + 12*seq^2*L*h + 6*seq*h*V."""
+    s, L, h, v = args.seq, args.layers, args.hidden, args.vocab
+    return 72 * s * L * h * h + 12 * s * s * L * h + 6 * s * h * v
+
+
+def make_optimizer(torch, params, args, dev):
+    """AdamW, fused into one kernel on CUDA where PyTorch has it (>= 2.0)."""
+    kw = dict(lr=args.lr, betas=(0.9, 0.95), weight_decay=0.1)
+    if dev.type == "cuda":
+        try:
+            return torch.optim.AdamW(params, fused=True, **kw), "fused"
+        except (TypeError, RuntimeError):
+            pass
+    return torch.optim.AdamW(params, **kw), "plain"
+
+
+def prepare_model(torch, args, dev, world, local_rank):
+    """(model to call, parameters, attention kind). CPU: the model as it is,
+    gradients all-reduced by train(). CUDA: DDP over NCCL for world > 1,
+    then torch.compile if asked."""
+    import torch.nn.functional as F
+    sdpa = dev.type == "cuda" and hasattr(F, "scaled_dot_product_attention")
+    if args.compile and not hasattr(torch, "compile"):
+        raise RuntimeError("--compile needs torch.compile (PyTorch >= 2.0); this is PyTorch %s" % torch.__version__)
+    # Built on the CPU with the seed, then moved: every device starts from
+    # the same weights.
+    model = build_model(args, sdpa=sdpa).to(dev)
+    params = list(model.parameters())
+    run = model
+    if dev.type == "cuda" and world > 1:
+        from torch.nn.parallel import DistributedDataParallel as DDP
+        # DDP broadcasts rank 0's weights and all-reduces gradients in
+        # buckets while the backward runs. Every micro-batch syncs (no
+        # no_sync): the sum is the same, and compiled DDP stays simple.
+        run = DDP(model, device_ids=[local_rank])
+    if args.compile:
+        run = torch.compile(run)
+    return run, params, "sdpa" if sdpa else "explicit"
+
+
+def train(args, rank, world, addr, port, local_world, local_rank=0):
+    import contextlib
     import torch
     import torch.distributed as dist
 
+    dev = pick_device(args, local_world, local_rank)
+    cuda = dev.type == "cuda"
     nthreads = pick_threads(args.threads, local_world)
     torch.set_num_threads(nthreads)
     torch.manual_seed(args.seed)
 
     if world > 1:
-        dist.init_process_group("gloo", init_method="tcp://%s:%d" % (addr, port),
+        dist.init_process_group("nccl" if cuda else "gloo", init_method="tcp://%s:%d" % (addr, port),
                                 rank=rank, world_size=world,
                                 timeout=datetime.timedelta(seconds=300))
 
@@ -227,14 +330,17 @@ def train(args, rank, world, addr, port, local_world):
         raise RuntimeError("data file %s has %d tokens, need more than --seq %d + 1"
                            % (args.data, data.numel(), args.seq))
 
-    model = build_model(args)
-    if world > 1:
+    model, params, attention = prepare_model(torch, args, dev, world, local_rank)
+    if world > 1 and not cuda:
         # Same seed gives the same weights; broadcast anyway so ranks can never drift.
         for p in model.parameters():
             dist.broadcast(p.data, 0)
-    params = list(model.parameters())
     nparams = sum(p.numel() for p in params)
-    opt = torch.optim.AdamW(params, lr=args.lr, betas=(0.9, 0.95), weight_decay=0.1)
+    opt, adamw = make_optimizer(torch, params, args, dev)
+    if args.dtype == "bf16":
+        autocast = functools.partial(torch.autocast, dev.type, dtype=torch.bfloat16)
+    else:
+        autocast = contextlib.nullcontext
 
     steps = args.max_steps_override if args.max_steps_override and args.max_steps_override > 0 else args.steps
     nmicro = args.gbs // (world * args.mbs)
@@ -244,13 +350,20 @@ def train(args, rank, world, addr, port, local_world):
     gen = torch.Generator().manual_seed(args.seed + 1)
     offs = torch.arange(args.seq + 1)
 
+    own = megatron_flops(args)
+    if abs(own - args.model_flops) > 1e-6 * own and rank == 0:
+        print("%s: warning: --model-flops %.6g is not this model's count %.6g: TFLOPS_per_GPU uses --model-flops"
+              % (PREFIX, args.model_flops, own), file=sys.stderr, flush=True)
     if rank == 0:
+        gpu = " gpu=%s" % torch.cuda.get_device_name(dev).replace(" ", "_") if cuda else ""
         print("%s: config steps=%d seq=%d layers=%d hidden=%d heads=%d vocab=%d mbs=%d gbs=%d "
               "lr=%s seed=%d world_size=%d micro_batches=%d threads=%d lm_head=tied "
-              "params=%d model_flops_per_sample=%.6g tokens=%d"
+              "params=%d model_flops_per_sample=%.6g tokens=%d "
+              "device=%s%s dtype=%s attention=%s adamw=%s compile=%d torch=%s"
               % (PREFIX, steps, args.seq, args.layers, args.hidden, args.heads, args.vocab, args.mbs,
                  args.gbs, fmt(args.lr), args.seed, world, nmicro, nthreads, nparams,
-                 args.model_flops, data.numel()), flush=True)
+                 args.model_flops, data.numel(), dev.type, gpu, args.dtype, attention, adamw,
+                 int(args.compile), torch.__version__), flush=True)
 
     losses = []
     model.train()
@@ -258,30 +371,41 @@ def train(args, rank, world, addr, port, local_world):
         t0 = time.perf_counter()
         starts = torch.randint(0, data.numel() - args.seq - 1, (args.gbs,), generator=gen)
         mine = starts[rank * per_rank:(rank + 1) * per_rank]
-        windows = data[mine.unsqueeze(1) + offs].long()
+        windows = data[mine.unsqueeze(1) + offs].to(dev).long()
         opt.zero_grad(set_to_none=True)
-        loss_sum = torch.zeros(())
+        loss_sum = torch.zeros((), device=dev)
         for m in range(nmicro):
             w = windows[m * args.mbs:(m + 1) * args.mbs]
-            loss = model(w[:, :-1], w[:, 1:]) / nmicro
+            with autocast():
+                loss = model(w[:, :-1], w[:, 1:]) / nmicro
             loss.backward()
-            loss_sum += loss.detach()
-        # One all-reduce for all gradients plus the loss.
-        flat = torch.cat([p.grad.reshape(-1) for p in params] + [loss_sum.reshape(1)])
-        if world > 1:
-            dist.all_reduce(flat)
-            flat /= world
-        i = 0
-        for p in params:
-            n = p.numel()
-            p.grad.copy_(flat[i:i + n].view_as(p.grad))
-            i += n
-        gl = float(flat[-1])
+            loss_sum += loss.detach().float()
+        if cuda:
+            # DDP has averaged the gradients; only the loss is left.
+            if world > 1:
+                dist.all_reduce(loss_sum)
+                loss_sum /= world
+            gl = float(loss_sum)
+        else:
+            # One all-reduce for all gradients plus the loss.
+            flat = torch.cat([p.grad.reshape(-1) for p in params] + [loss_sum.reshape(1)])
+            if world > 1:
+                dist.all_reduce(flat)
+                flat /= world
+            i = 0
+            for p in params:
+                n = p.numel()
+                p.grad.copy_(flat[i:i + n].view_as(p.grad))
+                i += n
+            gl = float(flat[-1])
         if not math.isfinite(gl):
             raise RuntimeError("loss is %s at step %d" % (gl, step))
         torch.nn.utils.clip_grad_norm_(params, 1.0)
         opt.step()
-        dt = torch.tensor([time.perf_counter() - t0], dtype=torch.float64)
+        if cuda:
+            # Kernels run asynchronously: the step ends when the GPU is done.
+            torch.cuda.synchronize(dev)
+        dt = torch.tensor([time.perf_counter() - t0], dtype=torch.float64, device=dev)
         if world > 1:
             dist.all_reduce(dt, op=dist.ReduceOp.MAX)
         dt = float(dt)
@@ -294,8 +418,13 @@ def train(args, rank, world, addr, port, local_world):
                   % (step, steps - 1, fmt(opt.param_groups[0]["lr"]), args.gbs, step, fmt(gl),
                      fmt(dt), fmt(tflops), (step + 1) * args.gbs), flush=True)
 
+    if cuda and rank == 0:
+        print("%s: peak GPU memory %.2f GiB" % (PREFIX, torch.cuda.max_memory_allocated(dev) / 2**30), flush=True)
     if world > 1:
-        dist.barrier()
+        if cuda:
+            dist.barrier(device_ids=[local_rank])
+        else:
+            dist.barrier()
         dist.destroy_process_group()
     if rank == 0:
         print("%s: done, loss %s -> %s" % (PREFIX, fmt(losses[0]), fmt(losses[-1])), flush=True)
@@ -306,9 +435,9 @@ def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     rank = None
     try:
-        rank, world, addr, port, local_world = dist_env()
+        rank, world, addr, port, local_world, local_rank = dist_env()
         validate(args, world)
-        train(args, rank, world, addr, port, local_world)
+        train(args, rank, world, addr, port, local_world, local_rank)
     except KeyboardInterrupt:
         log_err("interrupted", rank)
         return 130

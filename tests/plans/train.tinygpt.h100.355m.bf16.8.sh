@@ -1,0 +1,57 @@
+#!/bin/bash
+# llmb job script for stage train.tinygpt.h100.355m.bf16.8 (train tinygpt h100 355m bf16 x8), from templates/train.m4.
+# Generated, do not edit. Secrets are passed by name, never written here.
+set -euo pipefail
+export LLMB_STAGE='train.tinygpt.h100.355m.bf16.8'
+export LLMB_INSTALL='TRASH/inst'
+export LLMB_JOB_ID="${SLURM_JOB_ID:-${LLMB_JOB_ID:-unknown}}"
+llmb_state='TRASH/inst/state/jobs/train.tinygpt.h100.355m.bf16.8'
+llmb_exit_record() {
+	local rc=$? tmp
+	tmp="$llmb_state/exit.$LLMB_JOB_ID.tmp.$$"
+	printf 'status=%s\nend=%s\njob=%s\n' "$rc" "$(date +%s)" "$LLMB_JOB_ID" >"$tmp" &&
+		mv -f "$tmp" "$llmb_state/exit.$LLMB_JOB_ID"
+}
+trap llmb_exit_record EXIT
+trap 'echo "llmb: job $LLMB_JOB_ID got SIGTERM" >&2; exit 143' TERM
+trap 'echo "llmb: job $LLMB_JOB_ID got SIGINT" >&2; exit 130' INT
+printf '%s\n' "$LLMB_JOB_ID" >"$llmb_state/started.TOKEN.tmp.$$"
+mv -f "$llmb_state/started.TOKEN.tmp.$$" "$llmb_state/started.TOKEN"
+echo "llmb: job $LLMB_JOB_ID stage $LLMB_STAGE on $(hostname) at $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+
+
+
+llmb_ntasks=8
+llmb_image=''
+llmb_mounts=''
+llmb_launch() {
+	if [ -n "${SLURM_JOB_ID:-}" ]; then
+		local c=()
+		if [ -n "$llmb_image" ]; then
+			c+=("--container-image=$llmb_image" "--no-container-mount-home")
+			[ -z "$llmb_mounts" ] || c+=("--container-mounts=$llmb_mounts")
+		fi
+		# In the background: bash runs a trap only between commands, and
+		# the exit record must be written before Slurm's KillWait runs out.
+		srun --kill-on-bad-exit=1 "${c[@]}" "${@}" &
+		wait "$!"
+		return
+	fi
+	if [ -n "$llmb_image" ]; then
+		echo "llmb: stage needs container image $llmb_image: run it with EXECUTOR=slurm on a cluster with pyxis" >&2
+		return 2
+	fi
+	local pids=() i rc=0
+	export MASTER_ADDR=127.0.0.1 MASTER_PORT=$((20000 + $$ % 20000)) WORLD_SIZE=$llmb_ntasks
+	for ((i = 0; i < llmb_ntasks; i++)); do
+		RANK=$i LOCAL_RANK=$i "${@}" &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do wait "$i" || rc=$?; done
+	return "$rc"
+}
+
+mkdir -p 'TRASH/inst/workloads/tinygpt/experiments/h100_355m_bf16_8'
+cd 'TRASH/inst/workloads/tinygpt/experiments/h100_355m_bf16_8'
+llmb_launch 'TRASH/inst/venvs/venv_597beddc2aa1/bin/python' 'TOP/workloads/tinygpt/train.py' '--data' 'TRASH/inst/workloads/tinygpt/data/tokens.bin' '--steps' '50' '--seq' '1024' '--layers' '24' '--hidden' '1024' '--heads' '16' '--vocab' '50304' '--mbs' '16' '--gbs' '256' '--model-flops' '2481148919808' '--device' 'cuda' '--dtype' 'bf16' '--lr' '3e-4' '--compile'
+echo "llmb: training finished"
