@@ -7,7 +7,9 @@
 #include "expr.h"
 #include "flops.h"
 #include "jobscript.h"
+#include "makesafe.h"
 #include "plan.h"
+#include "recipecheck.h"
 #include "schema.h"
 #include "slurm.h"
 
@@ -237,46 +239,6 @@ plan_find(struct plan *p, const char *id)
 {
 	long i = index_get(&p->ids, id);
 	return i < 0 ? NULL : &p->v[i];
-}
-
-/* Upstream image file name rule: "#" is "/", the last two path parts and
- * the tag make "<parent>+<name>+<tag>"; a digest becomes sha256-<12 hex>. */
-static char *
-image_stem(const char *ref)
-{
-	char *r = xstrdup(ref), *tag = NULL;
-	for (char *c = r; *c; c++)
-		if (*c == '#')
-			*c = '/';
-	char *at = strchr(r, '@');
-	if (at) {
-		*at = 0;
-		const char *d = at + 1;
-		if (!strncmp(d, "sha256:", 7))
-			d += 7;
-		tag = xasprintf("sha256-%.12s", d);
-	} else {
-		char *slash = strrchr(r, '/'), *colon = strrchr(r, ':');
-		if (colon && (!slash || colon > slash)) {
-			*colon = 0;
-			tag = xstrdup(colon + 1);
-		} else {
-			tag = xstrdup("latest");
-		}
-	}
-	char *name = strrchr(r, '/');
-	char *parent = NULL;
-	if (name) {
-		*name++ = 0;
-		parent = strrchr(r, '/');
-		parent = parent ? parent + 1 : r;
-	} else {
-		name = r;
-	}
-	char *stem = parent ? xasprintf("%s+%s+%s", parent, name, tag) : xasprintf("%s+%s", name, tag);
-	free(tag);
-	free(r);
-	return stem;
 }
 
 /* One selected run of a workload. */
@@ -615,7 +577,7 @@ add_env(struct wctx *w, struct inst *in, const struct ynode *env, struct vars *v
  * editing the script re-runs the stages that use it. Hashes are cached:
  * thousands of runs share one script. */
 static void
-add_file_hash(struct wctx *w, struct inst *in, const char *word)
+add_file_hash(struct wctx *w, struct inst *in, const char *word, const struct ynode *at)
 {
 	const char *rest;
 	char *path;
@@ -629,6 +591,14 @@ add_file_hash(struct wctx *w, struct inst *in, const char *word)
 		return;
 	}
 	if (strchr(rest, '{')) {
+		free(path);
+		return;
+	}
+	/* The file becomes a prerequisite in the make rules: a name make
+	 * would read as syntax ($, #, %, :, spaces...) is refused here. */
+	if (!valid_path(rest) || !mk_word_ok(rest)) {
+		diag_error(w->file, at->line, at->col, "'%s' names a checkout file that make tracks: its path must be [A-Za-z0-9._/+-] without '..'",
+			   word);
 		free(path);
 		return;
 	}
@@ -670,7 +640,7 @@ add_argv(struct wctx *w, struct inst *in, const struct ynode *cmd, struct vars *
 		struct sb v = {0};
 		if (expand_word(w->file, cmd->kids[i], vs, &v) == 0) {
 			cfg_line(in, "arg", v.buf ? v.buf : "");
-			add_file_hash(w, in, v.buf ? v.buf : "");
+			add_file_hash(w, in, v.buf ? v.buf : "", cmd->kids[i]);
 		}
 		sb_free(&v);
 	}
@@ -861,9 +831,15 @@ bind_run(struct wctx *w, const struct run *r, struct vars *vs, struct params *pr
 		var_set(vs, ymap_key(model, i)->str, strtod(ymap_val(model, i)->str, NULL));
 	if (config_params(w->file, r->row, r->scale, gpn, prm))
 		return -1;
-	for (size_t i = 0; i < prm->n; i++)
+	const struct ynode *ps = ymap_get(r->row, "params");
+	int bad = 0;
+	for (size_t i = 0; i < prm->n; i++) {
 		var_set(vs, prm->names[i], prm->vals[i]);
-	return 0;
+		for (size_t k = 0; k < ymap_len(ps); k++)
+			if (ymap_key(ps, k)->str == prm->names[i])
+				bad |= param_value_ok(w->file, ymap_key(ps, k), ymap_val(ps, k), prm->vals[i], r->scale);
+	}
+	return bad ? -1 : 0;
 }
 
 /* Model FLOPs per sample through flops.c: 1 when the recipe has no formula. */
@@ -1408,7 +1384,7 @@ plan_build(struct plan *p, const char *top, const struct sel *s, int all)
 	int before = diag_errors;
 	memset(p, 0, sizeof *p);
 	p->sel = *s;
-	if (recipes_load(&p->rec, top))
+	if (recipes_load(&p->rec, top) || recipes_check_values(&p->rec))
 		return diag_errors - before;
 	if (check_knobs(s))
 		return diag_errors - before;

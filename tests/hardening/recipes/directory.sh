@@ -1,0 +1,2 @@
+# A directory named *.yaml.
+mkdir workloads/dir.yaml

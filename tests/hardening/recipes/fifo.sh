@@ -1,0 +1,2 @@
+# A FIFO named *.yaml: refused, never read (reading would block forever).
+mkfifo workloads/fifo.yaml

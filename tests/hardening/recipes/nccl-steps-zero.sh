@@ -1,0 +1,2 @@
+# A traced run of zero steps.
+printf "  nccltrace_steps: 0\n" >>workloads/w.yaml

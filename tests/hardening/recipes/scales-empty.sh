@@ -1,0 +1,2 @@
+# A configuration row with no scales runs nothing.
+sed -i "s/scales: \[1, 2\]/scales: []/" workloads/w.yaml

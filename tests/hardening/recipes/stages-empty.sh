@@ -1,0 +1,2 @@
+# A pipeline with no stages does nothing.
+printf "pipeline: benchmark\nstages: []\n" >pipelines/benchmark.yaml

@@ -1,0 +1,2 @@
+# The first measured iteration after the last.
+sed -i "s/window: \[11, 44\]/window: [44, 11]/" workloads/w.yaml

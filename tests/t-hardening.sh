@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Bad input, the way an attacker or a careless user gives it: recipes
+# (tests/hardening/recipes/*.sh edit a small valid recipe), make
+# metacharacters in every place recipe text reaches make, and (below)
+# variables, logs and damaged install trees. Each case has its exact
+# diagnostic or outcome as a golden; nothing may crash, block or run.
+. "$(dirname "$0")/lib.sh"
+H=$TESTS_DIR/hardening
+
+# newcase NAME: a fresh copy of the base recipes in $TRASH/NAME.
+newcase() {
+	local d=$TRASH/$1
+	rm -rf "$d" && mkdir -p "$d"
+	cp -r "$H/base/." "$d/" && ln -s "$TOP/templates" "$d/templates"
+	echo "$d"
+}
+# check_case NAME GOLDEN: llmb check exits 2 with exactly the golden's
+# diagnostics, within 20 s (a FIFO or a deep nesting must not hang it).
+check_case() {
+	local name=$1 golden=$2 d=$TRASH/$1 rc=0
+	(cd "$d" && timeout 20 "$LLMB" check --top .) >"$TRASH/$name.out" 2>"$TRASH/$name.err" || rc=$?
+	t_ok "$name: exit status 2 (got $rc)" test "$rc" = 2
+	t_cmp "$name: diagnostics" "$golden" "$TRASH/$name.err"
+}
+
+d=$(newcase base)
+t_ok "the base recipe is valid" sh -c "cd '$d' && '$LLMB' check --top ."
+
+for c in "$H"/recipes/*.sh; do
+	name=$(basename "$c" .sh)
+	d=$(newcase "$name")
+	(cd "$d" && . "$c")
+	check_case "$name" "${c%.sh}.err"
+done
+
+# Every metacharacter of make (and of the shell) in a file a command names:
+# refused with its position, one case per character.
+: >"$TRASH/meta.all"
+i=0
+for m in '$' '#' '%' ';' '\' ':' '*' '?' '[' ']' ' ' "'" '"' '=' '|' '&' '~' '`' '(' ')' '/../'; do
+	i=$((i + 1))
+	d=$(newcase "meta-$i")
+	arg="{recipe_dir}/a${m}b.py"
+	# YAML double quotes: the backslash and the quote need escaping there.
+	y=${arg//\\/\\\\}; y=${y//\"/\\\"}
+	sed -i "s|\"{recipe_dir}/train.py\"|\"$(printf '%s' "$y" | sed 's/[|&\\]/\\&/g')\"|" "$d/workloads/w.yaml"
+	rc=0
+	(cd "$d" && "$LLMB" check --top .) >/dev/null 2>"$TRASH/meta-$i.err" || rc=$?
+	t_ok "metacharacter '$m' in a tracked file name: refused (exit $rc)" test "$rc" = 2
+	{ printf '%s\n' "--- $m"; cat "$TRASH/meta-$i.err"; } >>"$TRASH/meta.all"
+done
+# A newline and a tab cannot be written into rules.mk either.
+for m in '\n' '\t'; do
+	d=$(newcase "meta-ctl")
+	sed -i "s|\"{recipe_dir}/train.py\"|\"{recipe_dir}/a${m/\\/\\\\}b.py\"|" "$d/workloads/w.yaml"
+	rc=0
+	(cd "$d" && "$LLMB" check --top .) >/dev/null 2>"$TRASH/meta-ctl.err" || rc=$?
+	t_ok "control character $m in a tracked file name: refused (exit $rc)" test "$rc" = 2
+	{ printf '%s\n' "--- $m"; cat "$TRASH/meta-ctl.err"; } >>"$TRASH/meta.all"
+done
+t_cmp "metacharacters: diagnostics" "$H/meta.err" "$TRASH/meta.all"
+
+# Real make over a recipe that tries to run make text: the plan, the
+# explanation and the report all refuse, and nothing runs.
+T=$TRASH/top
+mkdir -p "$T"
+cp -r "$H/base/." "$T/"
+for f in GNUmakefile generator templates tests; do ln -s "$TOP/$f" "$T/$f"; done
+mk() { make -C "$T" B="$TOP/build" LLMB_GEN="$TRASH/gen" LLMB_INSTALL="$TRASH/inst" EXECUTOR=local WORKLOAD=w "$@"; }
+t_ok "the base recipe plans under make -n" mk -n report
+sed -i "s|\"{recipe_dir}/train.py\"|\"{recipe_dir}/\$(shell touch $TRASH/pwned).py\"|" "$T/workloads/w.yaml"
+for goal in "-n report" plan status; do
+	rc=0
+	# shellcheck disable=SC2086
+	mk $goal >"$TRASH/e2e.out" 2>&1 || rc=$?
+	t_ok "make $goal refuses a recipe with make text in a file name (exit $rc)" test "$rc" != 0
+	t_grep "make $goal: the diagnostic names the place" "^workloads/w.yaml:22:34: error: '\{recipe_dir\}/\\\$\(shell touch" "$TRASH/e2e.out"
+	t_ok "make $goal: nothing ran" test ! -e "$TRASH/pwned"
+done
+
+# LLMB_INSTALL (and the other paths make uses as targets) reach make
+# targets and shells: refused unless plain, from the command line and
+# from the environment alike, and never expanded or run.
+: >"$TRASH/install.all"
+for v in '/tmp/a b' "/tmp/a\`touch $TRASH/pwned\`" "/tmp/a'b" '/tmp/a"b' '/tmp/a;b' '/tmp/a$b' \
+	"/tmp/\$(shell touch $TRASH/pwned)" '/tmp/a#b' '/tmp/a:b' '/tmp/a%b' '/tmp/a*b' '/tmp/a\b' '' "/tmp/a
+b"; do
+	for how in cmdline env; do
+		rc=0
+		if [ $how = cmdline ]; then
+			make -C "$T" B="$TOP/build" LLMB_GEN="$TRASH/gen" LLMB_INSTALL="$v" WORKLOAD=w plan >"$TRASH/inst.out" 2>&1 || rc=$?
+		else
+			LLMB_INSTALL="$v" make -C "$T" B="$TOP/build" LLMB_GEN="$TRASH/gen" WORKLOAD=w plan >"$TRASH/inst.out" 2>&1 || rc=$?
+		fi
+		t_ok "LLMB_INSTALL=[$v] ($how): refused (exit $rc), nothing ran" test "$rc" = 2 -a ! -e "$TRASH/pwned"
+		grep -v '^make: ' "$TRASH/inst.out" | sed "s|$TRASH|@TRASH@|g; s|^GNUmakefile:[0-9]*:|GNUmakefile:N:|" >>"$TRASH/install.all"
+	done
+done
+t_cmp "LLMB_INSTALL: diagnostics" "$H/install-path.out" "$TRASH/install.all"
+rc=0
+make -C "$T" B="$TOP/build" LLMB_GEN="$TRASH/g en" LLMB_INSTALL="$TRASH/inst" WORKLOAD=w plan >"$TRASH/gen.out" 2>&1 || rc=$?
+t_ok "LLMB_GEN with a space: refused (exit $rc)" test "$rc" = 2
+
+t_done
