@@ -101,4 +101,20 @@ rc=0
 make -C "$T" B="$TOP/build" LLMB_GEN="$TRASH/g en" LLMB_INSTALL="$TRASH/inst" WORKLOAD=w plan >"$TRASH/gen.out" 2>&1 || rc=$?
 t_ok "LLMB_GEN with a space: refused (exit $rc)" test "$rc" = 2
 
+# Logs with impossible numbers are invalid with a reason; a job that
+# restarted into its log is measured on its last attempt, and says so.
+L=$TRASH/logs
+mkdir -p "$L"
+"$H/logs/mklogs.sh" "$L"
+(cd "$L" && "$LLMB" parse --format=csv .) >"$TRASH/logs.csv" 2>"$TRASH/logs.err" || true
+t_cmp "bad logs: status and reason of each" "$H/logs/expect.csv" "$TRASH/logs.csv"
+"$LLMB" parse --result="$TRASH/zero.json" "$L/step-time-zero.out" >/dev/null 2>&1 || true
+t_ok "result.json: an invalid run gives its reason and iteration" \
+	jq -e '.status == "invalid" and .reason == "step_time=0" and .invalid_iteration == 40' "$TRASH/zero.json"
+"$LLMB" parse --result="$TRASH/restart.json" "$L/restart-then-complete.out" >/dev/null 2>&1
+t_ok "result.json: a restarted run is measured on its last attempt only (mean 2.5 of 10 steps)" \
+	jq -e '.status == "success" and .restarts == 1 and .step_time.mean == 2.5 and .step_time.n == 10' "$TRASH/restart.json"
+"$LLMB" parse --result="$TRASH/clean.json" "$L/clean.out" >/dev/null 2>&1
+t_ok "result.json: a clean run has no restarts key" jq -e 'has("restarts") | not' "$TRASH/clean.json"
+
 t_done
