@@ -876,7 +876,7 @@ plan_env(struct sb *pl, const char *cfg)
 static int
 knob_true(const char *v)
 {
-	return v && (!strcmp(v, "true") || !strcmp(v, "1") || !strcmp(v, "yes"));
+	return v && parse_bool(v) == 1;
 }
 
 /* Workloads whose knobs have key (and, for a scalar, the value "true"),
@@ -1076,7 +1076,10 @@ build_train(struct wctx *w, struct inst *in, const struct run *r, const char *ru
 		cfg_line(in, "time_limit", tl);
 	for (int i = K_ENABLE_PROFILE; i < K_NKNOBS; i++) {
 		if (s->v[i]) {
-			char *kv = xasprintf("%s=%s", knob_names[i], s->v[i]);
+			/* A boolean's spelling is not its meaning: yes and true
+			 * are one configuration. */
+			int b = i == K_ENABLE_PROFILE || i == K_ENABLE_NCCLTRACE || i == K_ENABLE_CHECKPOINT;
+			char *kv = xasprintf("%s=%s", knob_names[i], b ? (knob_true(s->v[i]) ? "true" : "false") : s->v[i]);
 			cfg_line(in, "knob", kv);
 			free(kv);
 		}
@@ -1199,9 +1202,9 @@ check_knobs(const struct sel *s)
 	static const enum knob ints[] = {K_PROFILE_START_STEP, K_PROFILE_STOP_STEP, K_MAX_STEPS};
 	for (size_t i = 0; i < sizeof bools / sizeof *bools; i++) {
 		const char *v = s->v[bools[i]];
-		if (v && strcmp(v, "true") && strcmp(v, "false") && strcmp(v, "1") && strcmp(v, "0") &&
-		    strcmp(v, "yes") && strcmp(v, "no")) {
-			fprintf(stderr, "llmb: error: %s=%s: expected true or false\n", knob_names[bools[i]], v);
+		if (v && parse_bool(v) < 0) {
+			fprintf(stderr, "llmb: error: %s=%s: expected true or false (%s)\n", knob_names[bools[i]], v,
+				bool_spellings);
 			errs++;
 		}
 	}
@@ -1238,6 +1241,11 @@ check_knobs(const struct sel *s)
 		const char *v = s->v[k];
 		if (v && strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-, ") != strlen(v)) {
 			fprintf(stderr, "llmb: error: %s=%s: only names separated by spaces or commas\n", knob_names[k], v);
+			errs++;
+		} else if (v && strspn(v, ", ") == strlen(v)) {
+			/* Set but naming nothing would select nothing and succeed. */
+			fprintf(stderr, "llmb: error: %s='%s' names nothing: give one or more names, or leave %s unset for all\n",
+				knob_names[k], v, knob_names[k]);
 			errs++;
 		}
 	}

@@ -1042,8 +1042,12 @@ cmd_run(int argc, char **argv)
 		fprintf(stderr, "usage: llmb run [--top DIR] [--gen DIR] [--install DIR] [--async] [K/N] STAGE-ID\n");
 		return 2;
 	}
-	if (getenv("ASYNC") && *getenv("ASYNC") && strcmp(getenv("ASYNC"), "0"))
-		c.async = 1;
+	const char *as = getenv("ASYNC");
+	if (as && *as && parse_bool(as) < 0) {
+		fprintf(stderr, "llmb run: error: ASYNC=%s: expected %s\n", as, bool_spellings);
+		return 2;
+	}
+	c.async = as && *as && parse_bool(as) == 1;
 	common_paths(&c, top, install);
 	char *path = xasprintf("%s/cfg/%s", c.gen, c.id);
 	size_t len;

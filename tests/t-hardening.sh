@@ -117,4 +117,44 @@ t_ok "result.json: a restarted run is measured on its last attempt only (mean 2.
 "$LLMB" parse --result="$TRASH/clean.json" "$L/clean.out" >/dev/null 2>&1
 t_ok "result.json: a clean run has no restarts key" jq -e 'has("restarts") | not' "$TRASH/clean.json"
 
+# Variables: booleans take the usual spellings and refuse the rest, a
+# selection that names nothing is an error, numbers are held to their range.
+d=$(newcase vars)
+: >"$TRASH/vars.all"
+while IFS= read -r line; do
+	case $line in '#'* | '') continue ;; esac
+	rc=0
+	(cd "$d" && eval "env -u LLMB_GEN_VARS $line '$LLMB' gen --top . --gen '$TRASH/vars-gen'") >/dev/null 2>"$TRASH/vars.err" || rc=$?
+	{ echo "--- $line (exit $rc)"; cat "$TRASH/vars.err"; } >>"$TRASH/vars.all"
+done <"$H/variables.txt"
+t_cmp "variables: exit status and diagnostics" "$H/variables.out" "$TRASH/vars.all"
+t_ok "no variable ran anything" test ! -e "$d/pwned"
+# The same boolean in another spelling is the same configuration.
+(cd "$d" && env -u LLMB_GEN_VARS ENABLE_PROFILE=true "$LLMB" gen --top . --gen "$TRASH/b1") 2>/dev/null
+(cd "$d" && env -u LLMB_GEN_VARS ENABLE_PROFILE=YES "$LLMB" gen --top . --gen "$TRASH/b2") 2>/dev/null
+t_ok "ENABLE_PROFILE=YES and =true: one configuration" diff -r "$TRASH/b1/cfg" "$TRASH/b2/cfg"
+
+# ASYNC through make: which spelling submits and returns, which waits and
+# reports, which is refused. make -n shows the closing command.
+T2=$TRASH/top2
+mkdir -p "$T2"
+cp -r "$H/base/." "$T2/"
+for f in GNUmakefile generator templates tests; do ln -s "$TOP/$f" "$T2/$f"; done
+: >"$TRASH/async.all"
+for a in 1 0 true false FALSE No no off OFF on Yes '' maybe 2 '1 0' "\$(shell touch $TRASH/pwned)"; do
+	rc=0
+	make -n -C "$T2" B="$TOP/build" LLMB_GEN="$TRASH/gen2" LLMB_INSTALL="$TRASH/inst2" EXECUTOR=local \
+		WORKLOAD=w GPU_TYPE=cpu ASYNC="$a" report >"$TRASH/async.out" 2>&1 || rc=$?
+	if [ $rc != 0 ]; then what=$(grep -o 'ASYNC=.*' "$TRASH/async.out" | sed "s|$TRASH|@TRASH@|g")
+	elif grep -q 'llmb status' "$TRASH/async.out"; then what="submits and returns (summary)"
+	else what="waits and reports"; fi
+	echo "ASYNC=[$a]: exit $rc: $what" | sed "s|$TRASH|@TRASH@|g" >>"$TRASH/async.all"
+done
+t_cmp "ASYNC spellings through make" "$H/async.out" "$TRASH/async.all"
+t_ok "no ASYNC value ran anything" test ! -e "$TRASH/pwned"
+rc=0
+ASYNC=maybe "$LLMB" run --top "$T2" --gen "$TRASH/gen2" --install "$TRASH/inst2" nosuch.stage >"$TRASH/run.out" 2>&1 || rc=$?
+t_ok "llmb run refuses ASYNC=maybe before anything (exit $rc)" test "$rc" = 2
+t_grep "llmb run says which spellings" 'ASYNC=maybe: expected 1/0, true/false, yes/no or on/off' "$TRASH/run.out"
+
 t_done
