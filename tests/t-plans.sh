@@ -146,7 +146,7 @@ checkpoint-unsupported|WORKLOAD=grok1 GPU_TYPE=h100 ENABLE_CHECKPOINT=true
 maxtext-profile-off|WORKLOAD=maxtext-llama2 GPU_TYPE=h100 ENABLE_PROFILE=false
 profile-steps-without-profile|WORKLOAD=grok1 GPU_TYPE=h100 PROFILE_START_STEP=5
 profile-steps-order|WORKLOAD=grok1 GPU_TYPE=h100 ENABLE_PROFILE=true PROFILE_START_STEP=50 PROFILE_STOP_STEP=45
-bad-bool|WORKLOAD=grok1 GPU_TYPE=h100 ENABLE_PROFILE=on
+bad-bool|WORKLOAD=grok1 GPU_TYPE=h100 ENABLE_PROFILE=maybe
 bad-time-limit|WORKLOAD=grok1 GPU_TYPE=h100 TIME_LIMIT=90m
 bad-time-limit-minutes|WORKLOAD=grok1 GPU_TYPE=h100 TIME_LIMIT=00:61:00
 bad-max-steps|WORKLOAD=grok1 GPU_TYPE=h100 MAX_STEPS=fifty
