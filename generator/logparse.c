@@ -194,6 +194,8 @@ struct ctx {
 	int generic;          /* second pass: generic error words only */
 	int stop;             /* second pass: found one */
 	long prev_iter;       /* iteration of the previous step line, -1 none */
+	int replay;           /* iterations went back: another rank's copy, or a restart */
+	long replay_from;     /* the iteration they went back to */
 };
 
 /* ---- bounded field readers ---------------------------------------------- */
@@ -386,23 +388,6 @@ check_values(struct ctx *c, const struct lp_sample *s)
 		set_invalid(c, "tflops=0", s->iter);
 }
 
-/* A step line whose iteration goes back is a new attempt of the job (a
- * requeue or restart writing into the same log): only the last attempt is
- * measured, whatever the earlier ones logged. */
-static void
-restart(struct ctx *c)
-{
-	struct lp_result *r = c->r;
-	r->restarts++;
-	r->nsamples = 0;
-	c->nwin = 0;
-	r->last_iter = -1;
-	r->reason = NULL;
-	r->invalid_iter = -1;
-	r->time_limit = 0;
-	c->cancel_iter = -1;
-}
-
 /* Index of iteration it in the sorted samples, or where it would go. */
 static size_t
 sample_pos(const struct lp_result *r, long it)
@@ -444,6 +429,69 @@ insert_sample(struct ctx *c, const struct lp_sample *s)
 	c->nwin += win;
 }
 
+static int
+same_value(double a, double b)
+{
+	return a == b || (isnan(a) && isnan(b));
+}
+
+static int
+same_sample(const struct lp_sample *a, const struct lp_sample *b)
+{
+	return same_value(a->time, b->time) && same_value(a->tflops, b->tflops) &&
+	       same_value(a->loss, b->loss) && same_value(a->grad, b->grad);
+}
+
+/* Iterations that go back are another rank's copy of the same lines, or a
+ * new attempt of the job (a requeue or restart writing into the same log).
+ * A copy repeats the values; the first repeated iteration whose values
+ * differ shows a new attempt, which began at replay_from: only it is
+ * measured, whatever the earlier attempts logged. Its lines before `upto`
+ * repeated the old values, so those samples stay, checked again. */
+static void
+restart(struct ctx *c, long upto)
+{
+	struct lp_result *r = c->r;
+	size_t k = 0;
+	r->restarts++;
+	r->reason = NULL;
+	r->invalid_iter = -1;
+	r->time_limit = 0;
+	c->cancel_iter = -1;
+	c->nwin = 0;
+	r->last_iter = -1;
+	for (size_t i = 0; i < r->nsamples; i++) {
+		const struct lp_sample *s = &r->samples[i];
+		if (s->iter < c->replay_from || s->iter >= upto)
+			continue;
+		r->samples[k++] = *s;
+		c->nwin += in_window(c, s->iter);
+		r->last_iter = s->iter;
+		check_values(c, s); /* a NaN loss repeated is indistinguishable from none */
+		if (isinf(s->loss))
+			set_invalid(c, "loss=inf", s->iter);
+	}
+	r->nsamples = k;
+}
+
+static void
+watch_replay(struct ctx *c, const struct lp_sample *s)
+{
+	struct lp_result *r = c->r;
+	if (r->step_lines && s->iter < c->prev_iter) {
+		c->replay = 1;
+		c->replay_from = s->iter;
+	}
+	c->prev_iter = s->iter;
+	if (!c->replay)
+		return;
+	size_t i = sample_pos(r, s->iter);
+	if (i < r->nsamples && r->samples[i].iter == s->iter && !same_sample(&r->samples[i], s)) {
+		restart(c, s->iter);
+		c->replay = 0;
+	}
+}
+
 static void check_health(struct ctx *c, const double v[], const int has[], long it);
 
 /* One step line of format f; den < 0 when the line has no denominator. */
@@ -460,9 +508,7 @@ add_step(struct ctx *c, enum lp_format f, long den, const struct lp_sample *s, d
 		c->other_format++;
 		return;
 	}
-	if (r->step_lines && s->iter < c->prev_iter)
-		restart(c);
-	c->prev_iter = s->iter;
+	watch_replay(c, s);
 	r->step_lines++;
 	check_health(c, v, has, s->iter);
 	if (den >= 0 && c->den < 0)
@@ -948,7 +994,7 @@ lp_parse_file(const char *path, const struct lp_opts *o, struct lp_result *r)
 	r->win_lo = o->win_lo;
 	r->win_hi = o->win_hi;
 	struct ctx c = {.o = o, .r = r, .den = -1, .pending_tflops = NAN, .pending_save = -1,
-			.cancel_iter = -1, .err_off = -1, .prev_iter = -1};
+			.cancel_iter = -1, .err_off = -1, .prev_iter = -1, .replay_from = -1};
 	if (!wm_ready)
 		wm_init();
 	struct stat st;

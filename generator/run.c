@@ -26,6 +26,7 @@
 #include "cmds.h"
 #include "executor.h"
 #include "jobscript.h"
+#include "outputs.h"
 #include "plan.h"
 #include "slurm.h"
 #include "util.h"
@@ -275,13 +276,9 @@ outputs_ok(struct ctx *c, struct sb *why)
 	int ok = 1;
 	for (size_t i = 0; i < n; i++) {
 		char *p = xasprintf("%s/%s", c->install, outs[i]);
-		struct stat st;
 		/* train.done is written by llmb itself below */
-		if (!strstr(outs[i], "/train.done") && (stat(p, &st) < 0 || (S_ISREG(st.st_mode) && st.st_size == 0))) {
-			if (ok)
-				sb_addf(why, "missing or empty output %s", p);
+		if (!strstr(outs[i], "/train.done") && !output_valid(p, outs[i], ok ? why : NULL))
 			ok = 0;
-		}
 		free(p);
 		free(outs[i]);
 	}
@@ -297,7 +294,8 @@ write_stamp(struct ctx *c, const char *job, const char *note)
 	if (note)
 		sb_addf(&s, "note=%s\n", note);
 	char *path = xasprintf("%s/state/done/%s", c->install, c->id);
-	if (write_file_atomic(path, s.buf, s.len) < 0)
+	/* The identity first: a stamp never stands without it. */
+	if (identity_write(c->install, c->id, c->cfg) < 0 || write_file_atomic(path, s.buf, s.len) < 0)
 		die("cannot write stamp %s: %s", path, strerror(errno));
 	free(path);
 	sb_free(&s);
@@ -955,7 +953,8 @@ run_report(struct ctx *c)
 	return rc ? 1 : 0;
 }
 
-/* The stamp is newer than every upstream stamp: no upstream stage ran since. */
+/* The stamp is newer than every upstream identity: no upstream output
+ * changed since (a redo that made the same outputs does not count). */
 static int
 newer_than_upstream(struct ctx *c, const char *stamp)
 {
@@ -966,7 +965,7 @@ newer_than_upstream(struct ctx *c, const char *stamp)
 	char **after = cfg_values(c->cfg, "after", &n);
 	int ok = 1;
 	for (size_t i = 0; i < n; i++) {
-		char *p = xasprintf("%s/state/done/%.*s", c->install, (int)strcspn(after[i], " "), after[i]);
+		char *p = xasprintf("%s/state/id/%.*s", c->install, (int)strcspn(after[i], " "), after[i]);
 		if (stat(p, &up) == 0 && (up.st_mtim.tv_sec > me.st_mtim.tv_sec ||
 		    (up.st_mtim.tv_sec == me.st_mtim.tv_sec && up.st_mtim.tv_nsec > me.st_mtim.tv_nsec)))
 			ok = 0;
@@ -1072,6 +1071,7 @@ cmd_run(int argc, char **argv)
 	if (old && cfg_get(old, "cfg", buf, sizeof buf) && !strcmp(buf, c.hash) && outputs_ok(&c, &why) &&
 	    newer_than_upstream(&c, stamp) &&
 	    !getenv("LLMB_FORCE")) {
+		identity_write(c.install, c.id, c.cfg);
 		utimensat(AT_FDCWD, stamp, NULL, 0);
 		rc = 0;
 	} else if (!strcmp(c.kind, "parse")) {
@@ -1173,15 +1173,14 @@ cmd_status(int argc, char **argv)
 		int k = K_STALE;
 		struct sb line = {0};
 		char *log = *r->log ? log_path(r->log, r->job) : xstrdup("?");
-		const char *missing = NULL;
-		for (size_t o = 0; o < in->noutputs && !missing; o++) {
+		struct sb bad = {0};
+		for (size_t o = 0; o < in->noutputs && !bad.len; o++) {
 			char *f = xasprintf("%s/%s", install, in->outputs[o]);
-			if (!file_exists(f))
-				missing = in->outputs[o];
+			output_valid(f, in->outputs[o], &bad);
 			free(f);
 		}
-		if (st && cfg_get(st, "cfg", b1, sizeof b1) && !strcmp(b1, in->hash) && missing) {
-			sb_addf(&line, "stale: output %s is missing", missing);
+		if (st && cfg_get(st, "cfg", b1, sizeof b1) && !strcmp(b1, in->hash) && bad.len) {
+			sb_addf(&line, "stale: %s", bad.buf);
 		} else if (st && cfg_get(st, "cfg", b1, sizeof b1) && !strcmp(b1, in->hash)) {
 			k = K_DONE;
 			sb_addf(&line, "done%s%s", cfg_get(st, "job", b2, sizeof b2) && *b2 ? ", job " : "", *b2 ? b2 : "");
@@ -1205,6 +1204,7 @@ cmd_status(int argc, char **argv)
 			sb_add(&line, st ? "stale: configuration changed" : "stale: never run");
 		}
 		free(log);
+		sb_free(&bad);
 		counts[k]++;
 		printf("%-52s %s\n", in->id, line.buf);
 		sb_free(&line);

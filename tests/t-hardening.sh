@@ -159,4 +159,69 @@ ASYNC=maybe "$LLMB" run --top "$T2" --gen "$TRASH/gen2" --install "$TRASH/inst2"
 t_ok "llmb run refuses ASYNC=maybe before anything (exit $rc)" test "$rc" = 2
 t_grep "llmb run says which spellings" 'ASYNC=maybe: expected 1/0, true/false, yes/no or on/off' "$TRASH/run.out"
 
+# ---- damaged install trees, and redos that change nothing ---------------------
+# The pipeline test's quick workload with a venv, on the local executor.
+if command -v mksquashfs >/dev/null && /usr/bin/python3 -c 'import venv' 2>/dev/null; then
+	Q=$TRASH/quick I=$TRASH/qinst
+	mkdir -p "$Q/workloads/quick" "$Q/pipelines"
+	for f in GNUmakefile generator templates tests; do ln -s "$TOP/$f" "$Q/$f"; done
+	cp "$TOP/pipelines/benchmark.yaml" "$Q/pipelines/"
+	cp "$TOP/workloads/gpus.yaml" "$Q/workloads/"
+	cp "$TESTS_DIR/pipeline/train.sh" "$Q/workloads/quick/"
+	{ cat "$TESTS_DIR/pipeline/quick.yaml"; printf 'venv: {python: /usr/bin/python3, system_site_packages: true}\n'; } >"$Q/workloads/quick.yaml"
+	qm() { PATH=$TESTS_DIR/bin:$PATH make -C "$Q" B="$TOP/build" LLMB_GEN="$TRASH/qgen" LLMB_INSTALL="$I" EXECUTOR=local WORKLOAD=quick "$@"; }
+	trains() { wc -l <"$I/count.train" 2>/dev/null || echo 0; }
+	t_ok "quick with a venv: the first make report runs everything" qm report
+	t_ok "two trainings ran" test "$(trains)" = 2
+	R1=$I/workloads/quick/experiments/cpu_tiny_fp32_1/result.json
+
+	# A result.json cut in half: its parse stage is stale and runs again;
+	# the training is not run again.
+	head -c 200 "$R1" >"$R1.cut" && mv "$R1.cut" "$R1"
+	qm status >"$TRASH/q-status.out" 2>&1
+	t_grep "status: a result cut in half is stale, with the reason" '^parse.quick.cpu.tiny.fp32.1 +stale: output workloads/quick/experiments/cpu_tiny_fp32_1/result.json is not whole JSON' "$TRASH/q-status.out"
+	qm plan >"$TRASH/q-plan.out" 2>&1
+	t_grep "plan: the parse stage runs because its result does not validate" '^parse.quick.cpu.tiny.fp32.1 +output .*result.json is not whole JSON' "$TRASH/q-plan.out"
+	qm -n report >"$TRASH/q-n.out" 2>&1
+	t_grep "make -n: the parse stage would run" 'LLMB_RUN|llmb run .* parse.quick.cpu.tiny.fp32.1' "$TRASH/q-n.out"
+	qm report >"$TRASH/q-re.out" 2>&1
+	t_ok "make report re-parsed it: whole JSON again" jtrue "$R1" 'd["status"] == "success"'
+	t_ok "the training did not run again" test "$(trains)" = 2
+	t_nogrep "the report has no run 'not parsed'" 'not parsed' "$I/workloads/quick/reports/cpu_tiny_fp32.json.txt"
+	# Valid JSON that is not a parse result is no result either.
+	echo '{"hello": 1}' >"$R1"
+	qm report >/dev/null 2>&1
+	t_ok "a result.json of the wrong shape is re-parsed too" jtrue "$R1" 'd["schema"] == 1'
+	qm plan >"$TRASH/q-plan2.out" 2>&1
+	t_grep "then nothing is stale" '^0 of [0-9]+ stages would run' "$TRASH/q-plan2.out"
+
+	# The venv redone after its job was killed, same configuration, same
+	# venv: the trainings stay done.
+	V=$(ls -d "$I"/venvs/venv_*)
+	VS=$(basename "$V" | sed 's/^venv_/venv./')
+	grep -v '^job=' "$V/llmb-venv.txt" >"$TRASH/venv-before.txt"
+	rm -rf "$V"
+	PATH=$TESTS_DIR/bin:$PATH setsid make -C "$Q" B="$TOP/build" LLMB_GEN="$TRASH/qgen" LLMB_INSTALL="$I" \
+		EXECUTOR=local WORKLOAD=quick report >"$TRASH/q-kill.out" 2>&1 &
+	bg=$!
+	for _ in $(seq 100); do grep -q '^state=submitted' "$I/state/jobs/$VS/record" 2>/dev/null && break; sleep 0.1; done
+	job=$(sed -n 's/^job=//p' "$I/state/jobs/$VS/record")
+	kill -KILL -- "-$bg" 2>/dev/null; wait "$bg" 2>/dev/null
+	pid=${job#local-}; pid=${pid%%-*}
+	[ -n "$pid" ] && kill -KILL -- "-$pid" 2>/dev/null
+	t_ok "the venv's stamp is gone while its job was cut short" test ! -e "$I/state/done/$VS"
+	# The next make finds the killed job gone (and says so); the one after
+	# builds the venv again.
+	qm report >"$TRASH/q-vanished.out" 2>&1
+	qm report >"$TRASH/q-redo.out" 2>&1
+	t_ok "a later make rebuilt the venv" test -s "$V/llmb-venv.txt"
+	grep -v '^job=' "$V/llmb-venv.txt" >"$TRASH/venv-after.txt"
+	t_cmp "the rebuilt venv is the same venv" "$TRASH/venv-before.txt" "$TRASH/venv-after.txt"
+	t_ok "no training ran again (a same-configuration redo with the same output)" test "$(trains)" = 2
+	qm plan >"$TRASH/q-plan3.out" 2>&1
+	t_grep "and nothing is stale" '^0 of [0-9]+ stages would run' "$TRASH/q-plan3.out"
+else
+	echo "# skipping the install-tree cases: mksquashfs or /usr/bin/python3's venv missing"
+fi
+
 t_done

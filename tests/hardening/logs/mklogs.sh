@@ -31,7 +31,11 @@ nemo 0 49 -v bad_at=40 -v bad_tflops=1e300 >tflops-huge.out
 { nemo 0 39 -v time=9.00; nemo 0 49; } >restart-then-complete.out
 { nemo 0 49; nemo 0 20 -v time=9.00; } >restart-then-incomplete.out
 { nemo 0 30 -v nan_at=30; nemo 0 49; } >restart-after-nan.out
-{ nemo 0 20; nemo 0 25; nemo 0 49; } >restart-twice.out
+{ nemo 0 20 -v time=7.00; nemo 0 25 -v time=8.00; nemo 0 49; } >restart-twice.out
+# Ranks that each print every line (one after the other, or interleaved)
+# are copies, not restarts: the values repeat.
+{ nemo 0 49; nemo 0 49; } >ranks-in-sequence.out
+nemo 0 49 | awk '{ print; print }' >ranks-interleaved.out
 { nemo 0 39 -v time=9.00; nemo 30 49; } >resume-from-checkpoint.out
 nemo 0 49 -v eol=$'\r' >crlf-line-ends.out
 nemo 0 49 >clean.out
