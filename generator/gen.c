@@ -15,6 +15,7 @@
 
 #include "cmds.h"
 #include "diag.h"
+#include "feasible.h"
 #include "makesafe.h"
 #include "outputs.h"
 #include "plan.h"
@@ -93,7 +94,8 @@ is_json(const char *s)
  * valid.mk (LLMB_INVALID: the files that do not validate), read before
  * the stage rules; and a stage's dependents follow its output identity,
  * state/id/<stage>, which its run rewrites only when the identity changed
- * (an install tree from before identities gets the stamp as identity). */
+ * (in an install tree from before identities, the first dependent that
+ * runs writes its upstream identities). */
 static void
 write_validity(const struct plan *p, struct sb *mk)
 {
@@ -103,8 +105,33 @@ write_validity(const struct plan *p, struct sb *mk)
 			if (is_json(p->v[i].outputs[k]))
 				sb_addf(mk, " $(wildcard $(LLMB_INSTALL)/%s)", p->v[i].outputs[k]);
 	sb_add(mk, "\n\t@$(LLMB) validate $@ $?\n"
-		   "$(LLMB_STATE)/id/%: $(LLMB_STATE)/done/%\n"
-		   "\t@test -e $@ || { mkdir -p $(@D) && cp $< $@; }\n\n");
+		   "$(LLMB_STATE)/id/%: $(LLMB_STATE)/done/% ;\n\n");
+}
+
+/* Secrets are checked by name (their values stay in the environment,
+ * looked at raw, never expanded). A run without one is refused when make
+ * reads the rules, before any stage runs; a plan (make -n) is shown with a
+ * line saying the secret must be exported first; plan, status and cancel
+ * need none. */
+static void
+write_secret_checks(struct sb *mk, char **names, size_t n)
+{
+	sb_add(mk, "LLMB_SECRETS :=");
+	for (size_t j = 0; j < n; j++)
+		sb_addf(mk, " %s", names[j]);
+	sb_add(mk, "\nLLMB_SECRETS_UNSET := $(foreach s,$(LLMB_SECRETS),$(if $(value $(s)),,$(s)))\n"
+		   "LLMB_DRYRUN := $(if $(filter --%,$(firstword $(MAKEFLAGS))),,$(findstring n,$(firstword $(MAKEFLAGS))))\n"
+		   "ifneq ($(LLMB_SECRETS_UNSET),)\n"
+		   "ifneq ($(filter report setup train parse llmb-report llmb-setup llmb-train llmb-parse,$(MAKECMDGOALS)),)\n"
+		   "ifeq ($(LLMB_DRYRUN),)\n"
+		   "$(error $(firstword $(LLMB_SECRETS_UNSET)) is not set: the selected workloads pass it to their jobs "
+		   "by name. Export it (for Hugging Face a token with access to the gated models) and run again)\n"
+		   "endif\nendif\nendif\n.PHONY: llmb-secrets\n");
+	for (size_t j = 0; j < n; j++)
+		sb_addf(mk, "llmb-secrets: llmb-secret-%s\n.PHONY: llmb-secret-%s\nllmb-secret-%s:\n"
+			"\t@$(if $(value %s),:,: '%s is not set: export it before running (the selected workloads pass it "
+			"to their jobs by name; make without -n refuses to start)')\n",
+			names[j], names[j], names[j], names[j], names[j]);
 }
 
 static int
@@ -161,14 +188,9 @@ write_rules(struct plan *p, struct sb *mk, const char *vars)
 	}
 	int have_secrets = nnames > 0;
 	if (have_secrets)
-		sb_add(mk, ".PHONY: llmb-secrets\n");
-	for (size_t j = 0; j < nnames; j++) {
-		sb_addf(mk, "llmb-secrets: llmb-secret-%s\n.PHONY: llmb-secret-%s\n"
-			"llmb-secret-%s:\n\t$(if $(%s),,$(error %s is not set: the selected workloads pass it to their jobs "
-			"by name. Export it (for Hugging Face a token with access to the gated models) and run again))\n",
-			names[j], names[j], names[j], names[j], names[j]);
+		write_secret_checks(mk, names, nnames);
+	for (size_t j = 0; j < nnames; j++)
 		free(names[j]);
-	}
 	free(names);
 	sb_add(mk, "LLMB_REPORT_IDS :=");
 	for (size_t i = 0; i < p->n; i++)
@@ -291,7 +313,8 @@ cmd_gen(int argc, char **argv)
 	struct sel s;
 	sel_from_env(&s);
 	struct plan p;
-	if (plan_build(&p, o.top, &s, 0)) {
+	/* What the executor cannot run is refused with the plan, not in a job. */
+	if (plan_build(&p, o.top, &s, 0) || plan_feasible(&p, executor_default())) {
 		plan_free(&p);
 		return 2;
 	}
@@ -362,7 +385,7 @@ cmd_explain(int argc, char **argv)
 	struct sel s;
 	sel_from_env(&s);
 	struct plan p;
-	if (plan_build(&p, o.top, &s, 0)) {
+	if (plan_build(&p, o.top, &s, 0) || plan_feasible(&p, executor_default())) {
 		plan_free(&p);
 		return 2;
 	}

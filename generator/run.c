@@ -25,6 +25,7 @@
 
 #include "cmds.h"
 #include "executor.h"
+#include "feasible.h"
 #include "jobscript.h"
 #include "outputs.h"
 #include "plan.h"
@@ -976,32 +977,34 @@ newer_than_upstream(struct ctx *c, const char *stamp)
 	return ok;
 }
 
-/* ---- commands ------------------------------------------------------------------ */
-
-static const struct executor *
-default_executor(void)
+/* Upstream stages done before identities existed get theirs, so make
+ * stops seeing them as changed. */
+static void
+upstream_identities(struct ctx *c)
 {
-	const char *e = getenv("EXECUTOR");
-	if (e && *e) {
-		const struct executor *ex = executor_find(e);
-		if (!ex)
-			die("EXECUTOR=%s: expected local or slurm", e);
-		return ex;
+	size_t n;
+	char **after = cfg_values(c->cfg, "after", &n);
+	for (size_t i = 0; i < n; i++) {
+		int l = (int)strcspn(after[i], " ");
+		char *idp = xasprintf("%s/state/id/%.*s", c->install, l, after[i]);
+		char *stamp = xasprintf("%s/state/done/%.*s", c->install, l, after[i]);
+		char *cfgp = xasprintf("%s/cfg/%.*s", c->gen, l, after[i]);
+		char *ucfg = !file_exists(idp) && file_exists(stamp) ? read_file(cfgp, NULL) : NULL;
+		if (ucfg) {
+			char *id = xstrndup(after[i], (size_t)l);
+			identity_write(c->install, id, ucfg);
+			free(id);
+		}
+		free(ucfg);
+		free(cfgp);
+		free(stamp);
+		free(idp);
+		free(after[i]);
 	}
-	/* slurm when a controller answers */
-	pid_t pid = fork();
-	if (pid == 0) {
-		int nul = open("/dev/null", O_WRONLY);
-		dup2(nul, 1);
-		dup2(nul, 2);
-		execlp("scontrol", "scontrol", "ping", (char *)NULL);
-		_exit(127);
-	}
-	int st = 1;
-	if (pid > 0)
-		waitpid(pid, &st, 0);
-	return pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? &slurm_executor : &local_executor;
+	free(after);
 }
+
+/* ---- commands ------------------------------------------------------------------ */
 
 static void
 common_paths(struct ctx *c, const char *top, const char *install)
@@ -1071,6 +1074,7 @@ cmd_run(int argc, char **argv)
 	if (old && cfg_get(old, "cfg", buf, sizeof buf) && !strcmp(buf, c.hash) && outputs_ok(&c, &why) &&
 	    newer_than_upstream(&c, stamp) &&
 	    !getenv("LLMB_FORCE")) {
+		upstream_identities(&c);
 		identity_write(c.install, c.id, c.cfg);
 		utimensat(AT_FDCWD, stamp, NULL, 0);
 		rc = 0;
@@ -1079,8 +1083,15 @@ cmd_run(int argc, char **argv)
 	} else if (!strcmp(c.kind, "report")) {
 		rc = run_report(&c);
 	} else {
-		c.ex = default_executor();
-		rc = run_job(&c);
+		c.ex = executor_default();
+		const char *no = stage_infeasible(c.cfg, c.ex);
+		if (no) {
+			fprintf(stderr, "llmb: [%s] %s: error: %s (executor local, %s); run on a Slurm cluster with EXECUTOR=slurm\n",
+				c.progress, c.label, no, executor_why(c.ex));
+			rc = 1;
+		} else {
+			rc = run_job(&c);
+		}
 	}
 	sb_free(&why);
 	free(old);

@@ -68,7 +68,7 @@ T=$TRASH/top
 mkdir -p "$T"
 cp -r "$H/base/." "$T/"
 for f in GNUmakefile generator templates tests; do ln -s "$TOP/$f" "$T/$f"; done
-mk() { make -C "$T" B="$TOP/build" LLMB_GEN="$TRASH/gen" LLMB_INSTALL="$TRASH/inst" EXECUTOR=local WORKLOAD=w "$@"; }
+mk() { make -C "$T" B="$TOP/build" LLMB_GEN="$TRASH/gen" LLMB_INSTALL="$TRASH/inst" EXECUTOR=slurm WORKLOAD=w "$@"; }
 t_ok "the base recipe plans under make -n" mk -n report
 sed -i "s|\"{recipe_dir}/train.py\"|\"{recipe_dir}/\$(shell touch $TRASH/pwned).py\"|" "$T/workloads/w.yaml"
 for goal in "-n report" plan status; do
@@ -126,14 +126,14 @@ d=$(newcase vars)
 while IFS= read -r line; do
 	case $line in '#'* | '') continue ;; esac
 	rc=0
-	(cd "$d" && eval "env -u LLMB_GEN_VARS $line '$LLMB' gen --top . --gen '$TRASH/vars-gen'") >/dev/null 2>"$TRASH/vars.err" || rc=$?
+	(cd "$d" && eval "env -u LLMB_GEN_VARS EXECUTOR=slurm $line '$LLMB' gen --top . --gen '$TRASH/vars-gen'") >/dev/null 2>"$TRASH/vars.err" || rc=$?
 	{ echo "--- $line (exit $rc)"; cat "$TRASH/vars.err"; } >>"$TRASH/vars.all"
 done <"$H/variables.txt"
 t_cmp "variables: exit status and diagnostics" "$H/variables.out" "$TRASH/vars.all"
 t_ok "no variable ran anything" test ! -e "$d/pwned"
 # The same boolean in another spelling is the same configuration.
-(cd "$d" && env -u LLMB_GEN_VARS ENABLE_PROFILE=true "$LLMB" gen --top . --gen "$TRASH/b1") 2>/dev/null
-(cd "$d" && env -u LLMB_GEN_VARS ENABLE_PROFILE=YES "$LLMB" gen --top . --gen "$TRASH/b2") 2>/dev/null
+(cd "$d" && env -u LLMB_GEN_VARS EXECUTOR=slurm ENABLE_PROFILE=true "$LLMB" gen --top . --gen "$TRASH/b1") 2>/dev/null
+(cd "$d" && env -u LLMB_GEN_VARS EXECUTOR=slurm ENABLE_PROFILE=YES "$LLMB" gen --top . --gen "$TRASH/b2") 2>/dev/null
 t_ok "ENABLE_PROFILE=YES and =true: one configuration" diff -r "$TRASH/b1/cfg" "$TRASH/b2/cfg"
 
 # ASYNC through make: which spelling submits and returns, which waits and
@@ -145,7 +145,7 @@ for f in GNUmakefile generator templates tests; do ln -s "$TOP/$f" "$T2/$f"; don
 : >"$TRASH/async.all"
 for a in 1 0 true false FALSE No no off OFF on Yes '' maybe 2 '1 0' "\$(shell touch $TRASH/pwned)"; do
 	rc=0
-	make -n -C "$T2" B="$TOP/build" LLMB_GEN="$TRASH/gen2" LLMB_INSTALL="$TRASH/inst2" EXECUTOR=local \
+	make -n -C "$T2" B="$TOP/build" LLMB_GEN="$TRASH/gen2" LLMB_INSTALL="$TRASH/inst2" EXECUTOR=slurm \
 		WORKLOAD=w GPU_TYPE=cpu ASYNC="$a" report >"$TRASH/async.out" 2>&1 || rc=$?
 	if [ $rc != 0 ]; then what=$(grep -o 'ASYNC=.*' "$TRASH/async.out" | sed "s|$TRASH|@TRASH@|g")
 	elif grep -q 'llmb status' "$TRASH/async.out"; then what="submits and returns (summary)"
@@ -223,5 +223,30 @@ if command -v mksquashfs >/dev/null && /usr/bin/python3 -c 'import venv' 2>/dev/
 else
 	echo "# skipping the install-tree cases: mksquashfs or /usr/bin/python3's venv missing"
 fi
+
+# ---- what the executor cannot run, refused with the plan -------------------------
+: >"$TRASH/local.all"
+for goal in "-n report" plan; do
+	for enroot in none stand-in; do
+		rc=0
+		# shellcheck disable=SC2086
+		env -u LLMB_ENROOT $( [ $enroot = stand-in ] && echo LLMB_ENROOT="$TESTS_DIR/bin/enroot") PATH=/usr/bin:/bin \
+			make -C "$TOP" LLMB_GEN="$TRASH/lgen" LLMB_INSTALL="$TRASH/linst" EXECUTOR=local HF_TOKEN=x \
+			WORKLOAD=nemotron4 GPU_TYPE=h100 SIZE=340b DTYPE=bf16 $goal >"$TRASH/local.out" 2>&1 || rc=$?
+		t_ok "nemotron4 340b on the local executor, make $goal, enroot $enroot: refused (exit $rc)" test "$rc" = 2
+		{ echo "--- make $goal, enroot $enroot (exit $rc)"; grep 'error' "$TRASH/local.out" | grep -v '^make.*Error [0-9]'; } >>"$TRASH/local.all"
+	done
+done
+t_cmp "local executor: the reasons" "$H/local-executor.out" "$TRASH/local.all"
+t_ok "nothing was written to the install tree" test ! -e "$TRASH/linst"
+# The same stage given to llmb run by hand is refused before submission.
+(cd "$TOP" && env -u LLMB_GEN_VARS EXECUTOR=slurm WORKLOAD=nemotron4 GPU_TYPE=h100 SIZE=340b DTYPE=bf16 \
+	"$LLMB" gen --top . --gen "$TRASH/sgen") >/dev/null 2>&1
+rc=0
+EXECUTOR=local "$LLMB" run --top "$TOP" --gen "$TRASH/sgen" --install "$TRASH/linst" train.nemotron4.h100.340b.bf16.256 \
+	>"$TRASH/lrun.out" 2>&1 || rc=$?
+t_ok "llmb run on the local executor refuses a 32-node GPU job (exit $rc)" test "$rc" = 1
+t_grep "and says why" 'needs 32 GPU nodes, and the local executor runs jobs on this machine only' "$TRASH/lrun.out"
+t_ok "no job was submitted" test ! -e "$TRASH/linst/state/jobs/train.nemotron4.h100.340b.bf16.256/record"
 
 t_done

@@ -21,7 +21,7 @@ for t in "$@"; do
 		[ -d build/trash/t-hardening/logs ] && cp build/trash/t-hardening/logs/*.out "$seeds"/ ;;
 	esac
 	log=$B/fuzz/$t.log
-	"$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+	"$bin" -max_total_time="$secs" -timeout=60 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
 		-artifact_prefix="$B/fuzz/crash-$t-" "$corpus" "$seeds" >"$log" 2>&1
 	st=$?
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
