@@ -31,6 +31,7 @@ t_ok "the base recipe is valid" sh -c "cd '$d' && '$LLMB' check --top ."
 for c in "$H"/recipes/*.sh; do
 	name=$(basename "$c" .sh)
 	d=$(newcase "$name")
+	# shellcheck source=/dev/null
 	(cd "$d" && . "$c")
 	check_case "$name" "${c%.sh}.err"
 done
@@ -39,6 +40,7 @@ done
 # refused with its position, one case per character.
 : >"$TRASH/meta.all"
 i=0
+# shellcheck disable=SC1003,SC2016 # the characters themselves
 for m in '$' '#' '%' ';' '\' ':' '*' '?' '[' ']' ' ' "'" '"' '=' '|' '&' '~' '`' '(' ')' '/../'; do
 	i=$((i + 1))
 	d=$(newcase "meta-$i")
@@ -84,6 +86,7 @@ done
 # targets and shells: refused unless plain, from the command line and
 # from the environment alike, and never expanded or run.
 : >"$TRASH/install.all"
+# shellcheck disable=SC2016 # the characters themselves
 for v in '/tmp/a b' "/tmp/a\`touch $TRASH/pwned\`" "/tmp/a'b" '/tmp/a"b' '/tmp/a;b' '/tmp/a$b' \
 	"/tmp/\$(shell touch $TRASH/pwned)" '/tmp/a#b' '/tmp/a:b' '/tmp/a%b' '/tmp/a*b' '/tmp/a\b' '' "/tmp/a
 b"; do
@@ -229,8 +232,10 @@ fi
 for goal in "-n report" plan; do
 	for enroot in none stand-in; do
 		rc=0
-		# shellcheck disable=SC2086
-		env -u LLMB_ENROOT $( [ $enroot = stand-in ] && echo LLMB_ENROOT="$TESTS_DIR/bin/enroot") PATH=/usr/bin:/bin \
+		with=()
+		[ $enroot = none ] || with=(LLMB_ENROOT="$TESTS_DIR/bin/enroot")
+		# shellcheck disable=SC2086 # goal is two words for -n report
+		env -u LLMB_ENROOT "${with[@]}" PATH=/usr/bin:/bin \
 			make -C "$TOP" LLMB_GEN="$TRASH/lgen" LLMB_INSTALL="$TRASH/linst" EXECUTOR=local HF_TOKEN=x \
 			WORKLOAD=nemotron4 GPU_TYPE=h100 SIZE=340b DTYPE=bf16 $goal >"$TRASH/local.out" 2>&1 || rc=$?
 		t_ok "nemotron4 340b on the local executor, make $goal, enroot $enroot: refused (exit $rc)" test "$rc" = 2

@@ -1,2 +1,3 @@
+# shellcheck shell=bash
 # A directory named *.yaml.
 mkdir workloads/dir.yaml
