@@ -16,8 +16,7 @@ executor_why(const struct executor *ex)
 				     : "the default: a Slurm controller answers";
 }
 
-/* enroot as the image jobs call it: LLMB_ENROOT, else enroot on PATH. */
-static int
+int
 have_enroot(void)
 {
 	const char *e = getenv("LLMB_ENROOT");

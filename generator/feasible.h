@@ -17,6 +17,9 @@ const char *executor_why(const struct executor *ex);
  * (a static or stage-owned string until the next call). */
 const char *stage_infeasible(const char *cfg, const struct executor *ex);
 
+/* enroot as the image jobs call it is here: LLMB_ENROOT, else enroot on PATH. */
+int have_enroot(void);
+
 /* Every stage of p that ex cannot run, one error per kind of problem with
  * its count and first stage. Returns the number of errors. */
 int plan_feasible(const struct plan *p, const struct executor *ex);

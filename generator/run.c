@@ -1090,6 +1090,12 @@ cmd_run(int argc, char **argv)
 				c.progress, c.label, no, executor_why(c.ex));
 			rc = 1;
 		} else {
+			/* On a cluster the import runs on a CPU node, which this
+			 * host cannot see: said before submission, not refused. */
+			if (c.ex == &slurm_executor && !strcmp(c.kind, "image") && !have_enroot())
+				fprintf(stderr, "llmb: [%s] %s: warning: enroot is not installed on this host (not on PATH, no "
+					"LLMB_ENROOT); the import job needs it on the CPU partition's nodes and stops at once, "
+					"saying so, where they lack it too\n", c.progress, c.label);
 			rc = run_job(&c);
 		}
 	}

@@ -254,4 +254,15 @@ t_ok "llmb run on the local executor refuses a 32-node GPU job (exit $rc)" test 
 t_grep "and says why" 'needs 32 GPU nodes, and the local executor runs jobs on this machine only' "$TRASH/lrun.out"
 t_ok "no job was submitted" test ! -e "$TRASH/linst/state/jobs/train.nemotron4.h100.340b.bf16.256/record"
 
+# On a cluster, a missing enroot is named before the import is submitted
+# (the import runs on a CPU node, which may have it: a warning, not a refusal).
+# (an sbatch stand-in that refuses: nothing may reach a real cluster)
+mkdir -p "$TRASH/nosbatch"
+printf '#!/bin/sh\necho "sbatch stand-in: no cluster here" >&2\nexit 1\n' >"$TRASH/nosbatch/sbatch"
+chmod +x "$TRASH/nosbatch/sbatch"
+rc=0
+env -u LLMB_ENROOT -u SLURM_CONF PATH="$TRASH/nosbatch:/usr/bin:/bin" EXECUTOR=slurm "$LLMB" run --top "$TOP" --gen "$TRASH/sgen" --install "$TRASH/sinst" \
+	image.nvidia+nemo+25.07.01 >"$TRASH/srun.out" 2>&1 || rc=$?
+t_grep "slurm: enroot missing here is named before submission" 'image nvidia\+nemo\+25\.07\.01: warning: enroot is not installed on this host' "$TRASH/srun.out"
+
 t_done
