@@ -6,6 +6,7 @@
 int cmd_gen(int argc, char **argv);     /* gen.c: recipes -> make fragments */
 int cmd_check(int argc, char **argv);   /* gen.c: validate recipes only */
 int cmd_explain(int argc, char **argv); /* plan.c: why each target is stale */
+int cmd_validate(int argc, char **argv); /* gen.c: JSON outputs that do not validate, for make */
 int cmd_script(int argc, char **argv);  /* jobscript.c: print a stage's job script */
 int cmd_run(int argc, char **argv);     /* run.c: submit or reattach, wait, stamp */
 int cmd_status(int argc, char **argv);  /* run.c: state of every stage */

@@ -20,6 +20,15 @@ free_said(void)
 	for (size_t i = 0; i < nsaid; i++)
 		free(said[i]);
 	free(said);
+	said = NULL;
+	nsaid = 0;
+}
+
+void
+diag_reset(void)
+{
+	free_said();
+	diag_errors = 0;
 }
 
 static int
@@ -37,7 +46,8 @@ vreport(const char *kind, const char *file, int line, int col, const char *fmt, 
 			return 0;
 		}
 	}
-	if (!nsaid)
+	static int registered;
+	if (!registered++)
 		atexit(free_said);
 	said = xrealloc(said, (nsaid + 1) * sizeof *said);
 	said[nsaid++] = xstrdup(s.buf);

@@ -75,5 +75,8 @@ struct executor {
 extern const struct executor local_executor;
 extern const struct executor slurm_executor;
 const struct executor *executor_find(const char *name);
+/* EXECUTOR from the environment, else slurm when `scontrol ping` answers,
+ * else local. An unknown EXECUTOR dies with the valid names. */
+const struct executor *executor_default(void);
 
 #endif

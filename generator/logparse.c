@@ -193,6 +193,9 @@ struct ctx {
 	size_t other_format;  /* step lines of another format, ignored */
 	int generic;          /* second pass: generic error words only */
 	int stop;             /* second pass: found one */
+	long prev_iter;       /* iteration of the previous step line, -1 none */
+	int replay;           /* iterations went back: another rank's copy, or a restart */
+	long replay_from;     /* the iteration they went back to */
 };
 
 /* ---- bounded field readers ---------------------------------------------- */
@@ -359,13 +362,28 @@ set_invalid(struct ctx *c, const char *reason, long it)
 	}
 }
 
+/* Values no real step has: a step takes some time, less than a day (no
+ * benchmark job runs that long per step), and no GPU does negative work
+ * or a thousand times any peak. */
+#define LP_MAX_STEP_SECONDS 86400.0
+#define LP_MAX_TFLOPS 1e5
 static void
 check_values(struct ctx *c, const struct lp_sample *s)
 {
 	if (!isfinite(s->time))
 		set_invalid(c, isnan(s->time) ? "step_time=nan" : "step_time=inf", s->iter);
+	else if (s->time == 0)
+		set_invalid(c, "step_time=0", s->iter);
+	else if (s->time < 0)
+		set_invalid(c, "step_time<0", s->iter);
+	else if (s->time > LP_MAX_STEP_SECONDS)
+		set_invalid(c, "step_time>1day", s->iter);
 	if (isinf(s->tflops))
 		set_invalid(c, "tflops=inf", s->iter);
+	else if (s->tflops < 0)
+		set_invalid(c, "tflops<0", s->iter);
+	else if (s->tflops > LP_MAX_TFLOPS)
+		set_invalid(c, "tflops>1e5", s->iter);
 	if (s->tflops == 0 && in_window(c, s->iter))
 		set_invalid(c, "tflops=0", s->iter);
 }
@@ -411,9 +429,75 @@ insert_sample(struct ctx *c, const struct lp_sample *s)
 	c->nwin += win;
 }
 
+static int
+same_value(double a, double b)
+{
+	return a == b || (isnan(a) && isnan(b));
+}
+
+static int
+same_sample(const struct lp_sample *a, const struct lp_sample *b)
+{
+	return same_value(a->time, b->time) && same_value(a->tflops, b->tflops) &&
+	       same_value(a->loss, b->loss) && same_value(a->grad, b->grad);
+}
+
+/* Iterations that go back are another rank's copy of the same lines, or a
+ * new attempt of the job (a requeue or restart writing into the same log).
+ * A copy repeats the values; the first repeated iteration whose values
+ * differ shows a new attempt, which began at replay_from: only it is
+ * measured, whatever the earlier attempts logged. Its lines before `upto`
+ * repeated the old values, so those samples stay, checked again. */
+static void
+restart(struct ctx *c, long upto)
+{
+	struct lp_result *r = c->r;
+	size_t k = 0;
+	r->restarts++;
+	r->reason = NULL;
+	r->invalid_iter = -1;
+	r->time_limit = 0;
+	c->cancel_iter = -1;
+	c->nwin = 0;
+	r->last_iter = -1;
+	for (size_t i = 0; i < r->nsamples; i++) {
+		const struct lp_sample *s = &r->samples[i];
+		if (s->iter < c->replay_from || s->iter >= upto)
+			continue;
+		r->samples[k++] = *s;
+		c->nwin += in_window(c, s->iter);
+		r->last_iter = s->iter;
+		check_values(c, s); /* a NaN loss repeated is indistinguishable from none */
+		if (isinf(s->loss))
+			set_invalid(c, "loss=inf", s->iter);
+	}
+	r->nsamples = k;
+}
+
+static void
+watch_replay(struct ctx *c, const struct lp_sample *s)
+{
+	struct lp_result *r = c->r;
+	if (r->step_lines && s->iter < c->prev_iter) {
+		c->replay = 1;
+		c->replay_from = s->iter;
+	}
+	c->prev_iter = s->iter;
+	if (!c->replay)
+		return;
+	size_t i = sample_pos(r, s->iter);
+	if (i < r->nsamples && r->samples[i].iter == s->iter && !same_sample(&r->samples[i], s)) {
+		restart(c, s->iter);
+		c->replay = 0;
+	}
+}
+
+static void check_health(struct ctx *c, const double v[], const int has[], long it);
+
 /* One step line of format f; den < 0 when the line has no denominator. */
 static void
-add_step(struct ctx *c, enum lp_format f, long den, const struct lp_sample *s, double mem)
+add_step(struct ctx *c, enum lp_format f, long den, const struct lp_sample *s, double mem,
+	 const double v[], const int has[])
 {
 	struct lp_result *r = c->r;
 	if (c->o->format != LP_AUTO && f != c->o->format)
@@ -424,7 +508,9 @@ add_step(struct ctx *c, enum lp_format f, long den, const struct lp_sample *s, d
 		c->other_format++;
 		return;
 	}
+	watch_replay(c, s);
 	r->step_lines++;
+	check_health(c, v, has, s->iter);
 	if (den >= 0 && c->den < 0)
 		c->den = den;
 	if (!isnan(mem) && (isnan(r->peak_mem) || mem > r->peak_mem))
@@ -493,7 +579,16 @@ kv_fields(const char *l, size_t n, char sep, const struct key *keys, double v[NF
 			size_t kl = k->len;
 			if ((size_t)(ke - p) >= kl && ke[-1] == k->k[kl - 1] && !memcmp(ke - kl, k->k, kl) &&
 			    (ke - kl == p || ke[-(long)kl - 1] == ' ')) {
-				has[k->id] = num_at(colon + 1, q, &v[k->id], NULL);
+				const char *after;
+				has[k->id] = num_at(colon + 1, q, &v[k->id], &after);
+				/* "0.1x": a number with something glued to it is
+				 * no value at all (-1: found, unreadable). */
+				while (has[k->id] && after < q && (*after == ' ' || *after == '\t' || *after == '\r'))
+					after++;
+				if (has[k->id] && after < q) {
+					has[k->id] = -1;
+					v[k->id] = NAN;
+				}
 				break;
 			}
 		}
@@ -503,8 +598,12 @@ kv_fields(const char *l, size_t n, char sep, const struct key *keys, double v[NF
 
 /* NaN or infinite loss / grad norm make the run invalid. */
 static void
-check_health(struct ctx *c, const double v[NF], const int has[NF], long it)
+check_health(struct ctx *c, const double v[], const int has[], long it)
 {
+	if (has[F_TIME] < 0 || has[F_TIME_MS] < 0)
+		set_invalid(c, "step_time=unreadable", it);
+	if (has[F_TFLOPS] < 0)
+		set_invalid(c, "tflops=unreadable", it);
 	if (has[F_LOSS] && !isfinite(v[F_LOSS]))
 		set_invalid(c, isnan(v[F_LOSS]) ? "loss=nan" : "loss=inf", it);
 	if (has[F_GRAD] && !isfinite(v[F_GRAD]))
@@ -533,8 +632,7 @@ nemo_step(struct ctx *c, const char *l, size_t n)
 	s.tflops = v[F_TFLOPS];
 	s.loss = v[F_LOSS];
 	s.grad = v[F_GRAD];
-	check_health(c, v, has, s.iter);
-	add_step(c, LP_NEMO2, den, &s, has[F_MEM_NEW] ? v[F_MEM_NEW] : v[F_MEM_OLD]);
+	add_step(c, LP_NEMO2, den, &s, has[F_MEM_NEW] ? v[F_MEM_NEW] : v[F_MEM_OLD], v, has);
 }
 
 static void
@@ -555,8 +653,7 @@ maxtext_step(struct ctx *c, const char *l, size_t n)
 	s.tflops = v[F_TFLOPS];
 	s.loss = v[F_LOSS];
 	s.grad = NAN;
-	check_health(c, v, has, s.iter);
-	add_step(c, LP_MAXTEXT, -1, &s, NAN);
+	add_step(c, LP_MAXTEXT, -1, &s, NAN, v, has);
 }
 
 static void
@@ -578,8 +675,7 @@ mbridge_step(struct ctx *c, const char *l, size_t n)
 	c->pending_tflops = NAN;
 	s.loss = v[F_LOSS];
 	s.grad = v[F_GRAD];
-	check_health(c, v, has, s.iter);
-	add_step(c, LP_MBRIDGE, den, &s, NAN);
+	add_step(c, LP_MBRIDGE, den, &s, NAN, v, has);
 }
 
 /* ---- other lines ---------------------------------------------------------- */
@@ -898,7 +994,7 @@ lp_parse_file(const char *path, const struct lp_opts *o, struct lp_result *r)
 	r->win_lo = o->win_lo;
 	r->win_hi = o->win_hi;
 	struct ctx c = {.o = o, .r = r, .den = -1, .pending_tflops = NAN, .pending_save = -1,
-			.cancel_iter = -1, .err_off = -1};
+			.cancel_iter = -1, .err_off = -1, .prev_iter = -1, .replay_from = -1};
 	if (!wm_ready)
 		wm_init();
 	struct stat st;
@@ -1065,5 +1161,7 @@ lp_result_json(const struct lp_result *r, int sample_std)
 			      "skipped_long_lines", (json_int_t)r->long_lines,
 			      "malformed_lines", (json_int_t)r->malformed,
 			      "dropped_samples", (json_int_t)r->dropped));
+	if (r->restarts)
+		json_object_set_new(j, "restarts", json_integer((json_int_t)r->restarts));
 	return j;
 }

@@ -59,7 +59,9 @@ struct lp_result {
 	enum lp_format format;   /* of the step lines; LP_AUTO when none */
 	int index_base;
 	const char *note;        /* static: "time_limit" or NULL */
-	const char *reason;      /* static, invalid only: "grad_norm=nan", ... */
+	const char *reason;      /* static, invalid only: "grad_norm=nan", "step_time=0",
+				  * "step_time<0", "step_time>1day", "step_time=unreadable",
+				  * "tflops<0", ...: why the run cannot be a measurement */
 	long invalid_iter;
 	char *error;             /* first error line (sanitised) or NULL */
 	long error_line;         /* 1-based */
@@ -69,6 +71,7 @@ struct lp_result {
 	long last_iter;          /* highest iteration seen, -1 when none */
 	int time_limit;          /* a TIME LIMIT cancellation was logged */
 	size_t step_lines, duplicates, long_lines, dropped, malformed;
+	size_t restarts;         /* iterations went back: only the last attempt is measured */
 	double peak_mem;         /* bytes; NAN when not logged */
 	struct lp_stats time, tflops; /* over the window; tflops.n may be 0 */
 	struct lp_sample *samples;    /* sorted by iteration, unique */

@@ -14,6 +14,7 @@ static const struct command {
 	{"gen", cmd_gen, "generate make fragments from recipes"},
 	{"check", cmd_check, "validate recipes; print every error"},
 	{"explain", cmd_explain, "say why each stage would run"},
+	{"validate", cmd_validate, "list the JSON outputs that do not validate (for make)"},
 	{"script", cmd_script, "print the job script of a stage"},
 	{"run", cmd_run, "run a stage: submit or reattach, wait, stamp"},
 	{"status", cmd_status, "show the state of stages"},

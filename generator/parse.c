@@ -43,6 +43,9 @@
  *   malformed_lines    counts: step lines read, repeated iterations, lines
  *                      over 64 KiB skipped, samples over the cap, step
  *                      lines without a step time (e.g. cut short)
+ *   restarts           present only when the iterations went back (the job
+ *                      restarted into the same log): how many times; the
+ *                      samples and statistics are of the last attempt only
  */
 #define _DEFAULT_SOURCE /* DT_DIR */
 #include <dirent.h>
@@ -304,6 +307,9 @@ note_of(const struct lp_result *r)
 		return xasprintf("%s@iteration_%ld", r->reason, r->invalid_iter);
 	if (r->status == LP_FAILED && !r->error)
 		return xstrdup("no step lines");
+	if (r->restarts)
+		return xasprintf("%s%srestarted_%zu_times_last_attempt_measured", r->note ? r->note : "",
+				 r->note ? "," : "", r->restarts);
 	return xstrdup(r->note ? r->note : "");
 }
 
@@ -363,6 +369,8 @@ table_row(const struct lp_result *r, const struct popts *p)
 		sb_addf(&note, "%.80s", r->error ? r->error : "no step lines");
 	else if (r->note)
 		sb_add(&note, r->note);
+	if (r->restarts)
+		sb_addf(&note, "%srestarted %zu time(s): last attempt measured", note.len ? ", " : "", r->restarts);
 	printf("%-90s %10s %13s %12s %19s %18s%s%s\n", name, status_words[r->status], tm, ts, fm,
 	       fs, note.len ? "  " : "", note.len ? note.buf : "");
 	sb_free(&note);

@@ -7,7 +7,9 @@
 #include "expr.h"
 #include "flops.h"
 #include "jobscript.h"
+#include "makesafe.h"
 #include "plan.h"
+#include "recipecheck.h"
 #include "schema.h"
 #include "slurm.h"
 
@@ -237,46 +239,6 @@ plan_find(struct plan *p, const char *id)
 {
 	long i = index_get(&p->ids, id);
 	return i < 0 ? NULL : &p->v[i];
-}
-
-/* Upstream image file name rule: "#" is "/", the last two path parts and
- * the tag make "<parent>+<name>+<tag>"; a digest becomes sha256-<12 hex>. */
-static char *
-image_stem(const char *ref)
-{
-	char *r = xstrdup(ref), *tag = NULL;
-	for (char *c = r; *c; c++)
-		if (*c == '#')
-			*c = '/';
-	char *at = strchr(r, '@');
-	if (at) {
-		*at = 0;
-		const char *d = at + 1;
-		if (!strncmp(d, "sha256:", 7))
-			d += 7;
-		tag = xasprintf("sha256-%.12s", d);
-	} else {
-		char *slash = strrchr(r, '/'), *colon = strrchr(r, ':');
-		if (colon && (!slash || colon > slash)) {
-			*colon = 0;
-			tag = xstrdup(colon + 1);
-		} else {
-			tag = xstrdup("latest");
-		}
-	}
-	char *name = strrchr(r, '/');
-	char *parent = NULL;
-	if (name) {
-		*name++ = 0;
-		parent = strrchr(r, '/');
-		parent = parent ? parent + 1 : r;
-	} else {
-		name = r;
-	}
-	char *stem = parent ? xasprintf("%s+%s+%s", parent, name, tag) : xasprintf("%s+%s", name, tag);
-	free(tag);
-	free(r);
-	return stem;
 }
 
 /* One selected run of a workload. */
@@ -634,7 +596,7 @@ add_env(struct wctx *w, struct inst *in, const struct ynode *env, struct vars *v
  * editing the script re-runs the stages that use it. Hashes are cached:
  * thousands of runs share one script. */
 static void
-add_file_hash(struct wctx *w, struct inst *in, const char *word)
+add_file_hash(struct wctx *w, struct inst *in, const char *word, const struct ynode *at)
 {
 	const char *rest;
 	char *path;
@@ -648,6 +610,14 @@ add_file_hash(struct wctx *w, struct inst *in, const char *word)
 		return;
 	}
 	if (strchr(rest, '{')) {
+		free(path);
+		return;
+	}
+	/* The file becomes a prerequisite in the make rules: a name make
+	 * would read as syntax ($, #, %, :, spaces...) is refused here. */
+	if (!valid_path(rest) || !mk_word_ok(rest)) {
+		diag_error(w->file, at->line, at->col, "'%s' names a checkout file that make tracks: its path must be [A-Za-z0-9._/+-] without '..'",
+			   word);
 		free(path);
 		return;
 	}
@@ -689,7 +659,7 @@ add_argv(struct wctx *w, struct inst *in, const struct ynode *cmd, struct vars *
 		struct sb v = {0};
 		if (expand_word(w->file, cmd->kids[i], vs, &v) == 0) {
 			cfg_line(in, "arg", v.buf ? v.buf : "");
-			add_file_hash(w, in, v.buf ? v.buf : "");
+			add_file_hash(w, in, v.buf ? v.buf : "", cmd->kids[i]);
 		}
 		sb_free(&v);
 	}
@@ -880,9 +850,15 @@ bind_run(struct wctx *w, const struct run *r, struct vars *vs, struct params *pr
 		var_set(vs, ymap_key(model, i)->str, strtod(ymap_val(model, i)->str, NULL));
 	if (config_params(w->file, r->row, r->scale, gpn, prm))
 		return -1;
-	for (size_t i = 0; i < prm->n; i++)
+	const struct ynode *ps = ymap_get(r->row, "params");
+	int bad = 0;
+	for (size_t i = 0; i < prm->n; i++) {
 		var_set(vs, prm->names[i], prm->vals[i]);
-	return 0;
+		for (size_t k = 0; k < ymap_len(ps); k++)
+			if (ymap_key(ps, k)->str == prm->names[i])
+				bad |= param_value_ok(w->file, ymap_key(ps, k), ymap_val(ps, k), prm->vals[i], r->scale);
+	}
+	return bad ? -1 : 0;
 }
 
 /* Model FLOPs per sample through flops.c: 1 when the recipe has no formula. */
@@ -939,7 +915,7 @@ plan_row_args(struct sb *pl, const char *cfg, size_t skip)
 static int
 knob_true(const char *v)
 {
-	return v && (!strcmp(v, "true") || !strcmp(v, "1") || !strcmp(v, "yes"));
+	return v && parse_bool(v) == 1;
 }
 
 /* Workloads whose knobs have key (and, for a scalar, the value "true"),
@@ -1162,7 +1138,10 @@ build_train(struct wctx *w, struct inst *in, const struct run *r, const char *ru
 		cfg_line(in, "time_limit", tl);
 	for (int i = K_ENABLE_PROFILE; i < K_NKNOBS; i++) {
 		if (s->v[i]) {
-			char *kv = xasprintf("%s=%s", knob_names[i], s->v[i]);
+			/* A boolean's spelling is not its meaning: yes and true
+			 * are one configuration. */
+			int b = i == K_ENABLE_PROFILE || i == K_ENABLE_NCCLTRACE || i == K_ENABLE_CHECKPOINT;
+			char *kv = xasprintf("%s=%s", knob_names[i], b ? (knob_true(s->v[i]) ? "true" : "false") : s->v[i]);
 			cfg_line(in, "knob", kv);
 			free(kv);
 		}
@@ -1292,9 +1271,9 @@ check_knobs(const struct sel *s)
 	static const enum knob ints[] = {K_PROFILE_START_STEP, K_PROFILE_STOP_STEP, K_MAX_STEPS};
 	for (size_t i = 0; i < sizeof bools / sizeof *bools; i++) {
 		const char *v = s->v[bools[i]];
-		if (v && strcmp(v, "true") && strcmp(v, "false") && strcmp(v, "1") && strcmp(v, "0") &&
-		    strcmp(v, "yes") && strcmp(v, "no")) {
-			fprintf(stderr, "llmb: error: %s=%s: expected true or false\n", knob_names[bools[i]], v);
+		if (v && parse_bool(v) < 0) {
+			fprintf(stderr, "llmb: error: %s=%s: expected true or false (%s)\n", knob_names[bools[i]], v,
+				bool_spellings);
 			errs++;
 		}
 	}
@@ -1331,6 +1310,11 @@ check_knobs(const struct sel *s)
 		const char *v = s->v[k];
 		if (v && strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-, ") != strlen(v)) {
 			fprintf(stderr, "llmb: error: %s=%s: only names separated by spaces or commas\n", knob_names[k], v);
+			errs++;
+		} else if (v && strspn(v, ", ") == strlen(v)) {
+			/* Set but naming nothing would select nothing and succeed. */
+			fprintf(stderr, "llmb: error: %s='%s' names nothing: give one or more names, or leave %s unset for all\n",
+				knob_names[k], v, knob_names[k]);
 			errs++;
 		}
 	}
@@ -1477,7 +1461,7 @@ plan_build(struct plan *p, const char *top, const struct sel *s, int all)
 	int before = diag_errors;
 	memset(p, 0, sizeof *p);
 	p->sel = *s;
-	if (recipes_load(&p->rec, top))
+	if (recipes_load(&p->rec, top) || recipes_check_values(&p->rec))
 		return diag_errors - before;
 	if (check_knobs(s))
 		return diag_errors - before;

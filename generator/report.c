@@ -228,6 +228,8 @@ run_record(const struct run *r)
 		json_object_set_new(o, "note", json_string(b));
 	else if (r->res && !strcmp(str(r->res, "note"), "time_limit"))
 		json_object_set_new(o, "note", json_string("the time limit was reached after the measured steps"));
+	else if (r->res && json_integer_value(json_object_get(r->res, "restarts")) > 0)
+		json_object_set_new(o, "note", json_string("the job restarted: measured on its last attempt only"));
 	else
 		json_object_set_new(o, "note", json_null());
 	return o;

@@ -26,7 +26,9 @@
 #include "cmds.h"
 #include "jobnote.h"
 #include "executor.h"
+#include "feasible.h"
 #include "jobscript.h"
+#include "outputs.h"
 #include "plan.h"
 #include "slurm.h"
 #include "util.h"
@@ -276,13 +278,9 @@ outputs_ok(struct ctx *c, struct sb *why)
 	int ok = 1;
 	for (size_t i = 0; i < n; i++) {
 		char *p = xasprintf("%s/%s", c->install, outs[i]);
-		struct stat st;
 		/* train.done is written by llmb itself below */
-		if (!strstr(outs[i], "/train.done") && (stat(p, &st) < 0 || (S_ISREG(st.st_mode) && st.st_size == 0))) {
-			if (ok)
-				sb_addf(why, "missing or empty output %s", p);
+		if (!strstr(outs[i], "/train.done") && !output_valid(p, outs[i], ok ? why : NULL))
 			ok = 0;
-		}
 		free(p);
 		free(outs[i]);
 	}
@@ -298,7 +296,8 @@ write_stamp(struct ctx *c, const char *job, const char *note)
 	if (note)
 		sb_addf(&s, "note=%s\n", note);
 	char *path = xasprintf("%s/state/done/%s", c->install, c->id);
-	if (write_file_atomic(path, s.buf, s.len) < 0)
+	/* The identity first: a stamp never stands without it. */
+	if (identity_write(c->install, c->id, c->cfg) < 0 || write_file_atomic(path, s.buf, s.len) < 0)
 		die("cannot write stamp %s: %s", path, strerror(errno));
 	free(path);
 	sb_free(&s);
@@ -959,7 +958,8 @@ run_report(struct ctx *c)
 	return rc ? 1 : 0;
 }
 
-/* The stamp is newer than every upstream stamp: no upstream stage ran since. */
+/* The stamp is newer than every upstream identity: no upstream output
+ * changed since (a redo that made the same outputs does not count). */
 static int
 newer_than_upstream(struct ctx *c, const char *stamp)
 {
@@ -970,7 +970,7 @@ newer_than_upstream(struct ctx *c, const char *stamp)
 	char **after = cfg_values(c->cfg, "after", &n);
 	int ok = 1;
 	for (size_t i = 0; i < n; i++) {
-		char *p = xasprintf("%s/state/done/%.*s", c->install, (int)strcspn(after[i], " "), after[i]);
+		char *p = xasprintf("%s/state/id/%.*s", c->install, (int)strcspn(after[i], " "), after[i]);
 		if (stat(p, &up) == 0 && (up.st_mtim.tv_sec > me.st_mtim.tv_sec ||
 		    (up.st_mtim.tv_sec == me.st_mtim.tv_sec && up.st_mtim.tv_nsec > me.st_mtim.tv_nsec)))
 			ok = 0;
@@ -981,32 +981,34 @@ newer_than_upstream(struct ctx *c, const char *stamp)
 	return ok;
 }
 
-/* ---- commands ------------------------------------------------------------------ */
-
-static const struct executor *
-default_executor(void)
+/* Upstream stages done before identities existed get theirs, so make
+ * stops seeing them as changed. */
+static void
+upstream_identities(struct ctx *c)
 {
-	const char *e = getenv("EXECUTOR");
-	if (e && *e) {
-		const struct executor *ex = executor_find(e);
-		if (!ex)
-			die("EXECUTOR=%s: expected local or slurm", e);
-		return ex;
+	size_t n;
+	char **after = cfg_values(c->cfg, "after", &n);
+	for (size_t i = 0; i < n; i++) {
+		int l = (int)strcspn(after[i], " ");
+		char *idp = xasprintf("%s/state/id/%.*s", c->install, l, after[i]);
+		char *stamp = xasprintf("%s/state/done/%.*s", c->install, l, after[i]);
+		char *cfgp = xasprintf("%s/cfg/%.*s", c->gen, l, after[i]);
+		char *ucfg = !file_exists(idp) && file_exists(stamp) ? read_file(cfgp, NULL) : NULL;
+		if (ucfg) {
+			char *id = xstrndup(after[i], (size_t)l);
+			identity_write(c->install, id, ucfg);
+			free(id);
+		}
+		free(ucfg);
+		free(cfgp);
+		free(stamp);
+		free(idp);
+		free(after[i]);
 	}
-	/* slurm when a controller answers */
-	pid_t pid = fork();
-	if (pid == 0) {
-		int nul = open("/dev/null", O_WRONLY);
-		dup2(nul, 1);
-		dup2(nul, 2);
-		execlp("scontrol", "scontrol", "ping", (char *)NULL);
-		_exit(127);
-	}
-	int st = 1;
-	if (pid > 0)
-		waitpid(pid, &st, 0);
-	return pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? &slurm_executor : &local_executor;
+	free(after);
 }
+
+/* ---- commands ------------------------------------------------------------------ */
 
 static void
 common_paths(struct ctx *c, const char *top, const char *install)
@@ -1046,8 +1048,12 @@ cmd_run(int argc, char **argv)
 		fprintf(stderr, "usage: llmb run [--top DIR] [--gen DIR] [--install DIR] [--async] [K/N] STAGE-ID\n");
 		return 2;
 	}
-	if (getenv("ASYNC") && *getenv("ASYNC") && strcmp(getenv("ASYNC"), "0"))
-		c.async = 1;
+	const char *as = getenv("ASYNC");
+	if (as && *as && parse_bool(as) < 0) {
+		fprintf(stderr, "llmb run: error: ASYNC=%s: expected %s\n", as, bool_spellings);
+		return 2;
+	}
+	c.async = as && *as && parse_bool(as) == 1;
 	common_paths(&c, top, install);
 	char *path = xasprintf("%s/cfg/%s", c.gen, c.id);
 	size_t len;
@@ -1072,6 +1078,8 @@ cmd_run(int argc, char **argv)
 	if (old && cfg_get(old, "cfg", buf, sizeof buf) && !strcmp(buf, c.hash) && outputs_ok(&c, &why) &&
 	    newer_than_upstream(&c, stamp) &&
 	    !getenv("LLMB_FORCE")) {
+		upstream_identities(&c);
+		identity_write(c.install, c.id, c.cfg);
 		utimensat(AT_FDCWD, stamp, NULL, 0);
 		rc = 0;
 	} else if (!strcmp(c.kind, "parse")) {
@@ -1079,8 +1087,21 @@ cmd_run(int argc, char **argv)
 	} else if (!strcmp(c.kind, "report")) {
 		rc = run_report(&c);
 	} else {
-		c.ex = default_executor();
-		rc = run_job(&c);
+		c.ex = executor_default();
+		const char *no = stage_infeasible(c.cfg, c.ex);
+		if (no) {
+			fprintf(stderr, "llmb: [%s] %s: error: %s (executor local, %s); run on a Slurm cluster with EXECUTOR=slurm\n",
+				c.progress, c.label, no, executor_why(c.ex));
+			rc = 1;
+		} else {
+			/* On a cluster the import runs on a CPU node, which this
+			 * host cannot see: said before submission, not refused. */
+			if (c.ex == &slurm_executor && !strcmp(c.kind, "image") && !have_enroot())
+				fprintf(stderr, "llmb: [%s] %s: warning: enroot is not installed on this host (not on PATH, no "
+					"LLMB_ENROOT); the import job needs it on the CPU partition's nodes and stops at once, "
+					"saying so, where they lack it too\n", c.progress, c.label);
+			rc = run_job(&c);
+		}
 	}
 	sb_free(&why);
 	free(old);
@@ -1173,15 +1194,14 @@ cmd_status(int argc, char **argv)
 		int k = K_STALE;
 		struct sb line = {0};
 		char *log = *r->log ? log_path(r->log, r->job) : xstrdup("?");
-		const char *missing = NULL;
-		for (size_t o = 0; o < in->noutputs && !missing; o++) {
+		struct sb bad = {0};
+		for (size_t o = 0; o < in->noutputs && !bad.len; o++) {
 			char *f = xasprintf("%s/%s", install, in->outputs[o]);
-			if (!file_exists(f))
-				missing = in->outputs[o];
+			output_valid(f, in->outputs[o], &bad);
 			free(f);
 		}
-		if (st && cfg_get(st, "cfg", b1, sizeof b1) && !strcmp(b1, in->hash) && missing) {
-			sb_addf(&line, "stale: output %s is missing", missing);
+		if (st && cfg_get(st, "cfg", b1, sizeof b1) && !strcmp(b1, in->hash) && bad.len) {
+			sb_addf(&line, "stale: %s", bad.buf);
 		} else if (st && cfg_get(st, "cfg", b1, sizeof b1) && !strcmp(b1, in->hash)) {
 			k = K_DONE;
 			sb_addf(&line, "done%s%s", cfg_get(st, "job", b2, sizeof b2) && *b2 ? ", job " : "", *b2 ? b2 : "");
@@ -1205,6 +1225,7 @@ cmd_status(int argc, char **argv)
 			sb_add(&line, st ? "stale: configuration changed" : "stale: never run");
 		}
 		free(log);
+		sb_free(&bad);
 		counts[k]++;
 		printf("%-52s %s\n", in->id, line.buf);
 		sb_free(&line);

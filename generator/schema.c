@@ -50,7 +50,7 @@ valid_word(const char *s)
 	return 1;
 }
 
-static int
+int
 valid_path(const char *s)
 {
 	if (!*s || *s == '/' || !all_chars(s, "._/+-"))
@@ -85,15 +85,18 @@ valid_time(const char *s)
 	return (p[3] - '0') * 10 + (p[4] - '0') < 60 && (p[6] - '0') * 10 + (p[7] - '0') < 60;
 }
 
+/* Bounded so that every count fits a long with room for products
+ * (nodes, GPUs): 2^63 must not wrap into a negative node count. */
+#define INT_MAX_VALUE 1000000000L
 static int
 valid_int(const char *s)
 {
-	if (!*s)
+	if (!*s || strlen(s) > 10)
 		return 0;
-	for (; *s; s++)
-		if (!isdigit((unsigned char)*s))
+	for (const char *p = s; *p; p++)
+		if (!isdigit((unsigned char)*p))
 			return 0;
-	return 1;
+	return strtol(s, NULL, 10) <= INT_MAX_VALUE;
 }
 
 static int
@@ -240,6 +243,9 @@ check_scalar(const char *file, const struct ynode *n, const struct ytype *t)
 			cc++;
 		if (*cc)
 			diag_error(file, n->line, n->col, "control character 0x%02x in a value: expected %s", *cc, what);
+		else if (t->kind == T_INT && *n->str && strspn(n->str, "0123456789") == strlen(n->str))
+			diag_error(file, n->line, n->col, "%.40s%s is too large: at most %ld", n->str,
+				   strlen(n->str) > 40 ? "..." : "", INT_MAX_VALUE);
 		else if (strlen(n->str) > 40)
 			diag_error(file, n->line, n->col, "expected %s", what);
 		else if (t->kind == T_INT || t->kind == T_NUM || t->kind == T_BOOL)

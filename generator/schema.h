@@ -52,5 +52,6 @@ int schema_check(const char *file, const struct ynode *node, const struct ytype 
 /* The value classes, for values that do not come from a YAML tree. */
 int valid_name(const char *s);
 int valid_str(const char *s);
+int valid_path(const char *s);    /* T_PATH */
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -376,4 +377,19 @@ sha256_hex(const void *data, size_t len, char out[65])
 		sha256_block(h, tail + 64);
 	for (int i = 0; i < 8; i++)
 		snprintf(out + 8 * i, 9, "%08x", h[i]);
+}
+
+const char bool_spellings[] = "1/0, true/false, yes/no or on/off";
+
+int
+parse_bool(const char *s)
+{
+	static const char *const on[] = {"1", "true", "yes", "on"}, *const off[] = {"0", "false", "no", "off"};
+	for (size_t i = 0; i < sizeof on / sizeof *on; i++) {
+		if (!strcasecmp(s, on[i]))
+			return 1;
+		if (!strcasecmp(s, off[i]))
+			return 0;
+	}
+	return -1;
 }

@@ -48,6 +48,11 @@ int write_file_if_changed(const char *path, const void *data, size_t len);
 int mkdir_p(const char *path, int dir_of);
 int file_exists(const char *path);
 
+/* A yes/no value as users spell it: 1/0, true/false, yes/no, on/off, in
+ * any case. 1, 0, or -1 for anything else (which callers refuse). */
+int parse_bool(const char *s);
+extern const char bool_spellings[];
+
 /* SHA-256 of data as 64 lowercase hex digits plus NUL. */
 void sha256_hex(const void *data, size_t len, char out[65]);
 

@@ -1,7 +1,11 @@
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <yaml.h>
 
 #include "diag.h"
@@ -53,8 +57,12 @@ convert_map(struct conv *c, yaml_node_t *n, struct ynode *y)
 			continue;
 		}
 		if (k->kind != Y_SCALAR) {
+			/* Left out of the tree: every reader takes keys as strings. */
 			diag_error(c->file, k->line, k->col, "mapping keys must be plain strings");
 			c->bad = 1;
+			ynode_free(k);
+			ynode_free(v);
+			continue;
 		} else {
 			for (size_t i = 0; i + 1 < y->nkids; i += 2) {
 				if (y->kids[i] && y->kids[i]->kind == Y_SCALAR && !strcmp(y->kids[i]->str, k->str)) {
@@ -146,12 +154,77 @@ parser_error(const char *file, const yaml_parser_t *p)
 		diag_error(file, (int)m->line + 1, (int)m->column + 1, "%s", p->problem ? p->problem : "syntax error");
 }
 
+/* A recipe is a few levels deep. The cap keeps the tree walks' recursion
+ * small, and stops libyaml's scanner early: its cost per token grows with
+ * the nesting level, so an unbounded nesting costs quadratic time. */
+#define YAML_MAX_DEPTH 64
+
+/* A first pass over the events, before any tree is built; a syntax error
+ * is left to the loader, which reports it with its context. */
+static int
+depth_ok(const char *path, FILE *f)
+{
+	yaml_parser_t p;
+	yaml_event_t e;
+	int depth = 0, ok = 1;
+	yaml_parser_initialize(&p);
+	yaml_parser_set_input_file(&p, f);
+	while (yaml_parser_parse(&p, &e)) {
+		yaml_event_type_t t = e.type;
+		if (t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT) {
+			if (++depth > YAML_MAX_DEPTH) {
+				diag_error(path, (int)e.start_mark.line + 1, (int)e.start_mark.column + 1,
+					   "nested more than %d levels deep: a recipe needs a few", YAML_MAX_DEPTH);
+				ok = 0;
+			}
+		} else if (t == YAML_SEQUENCE_END_EVENT || t == YAML_MAPPING_END_EVENT) {
+			depth--;
+		}
+		yaml_event_delete(&e);
+		if (!ok || t == YAML_STREAM_END_EVENT)
+			break;
+	}
+	yaml_parser_delete(&p);
+	rewind(f);
+	return ok;
+}
+
+/* Opened without blocking (a FIFO would wait for a writer forever) and
+ * refused unless it is a regular file. */
+static FILE *
+open_regular(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st = {0};
+	if (fd < 0) {
+		diag_error(path, 0, 0, "cannot open: %s", strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		const char *what = S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO"
+			: S_ISSOCK(st.st_mode) ? "a socket" : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+			: "not a regular file";
+		diag_error(path, 0, 0, "%s, not a regular file: a recipe must be a regular file", what);
+		close(fd);
+		return NULL;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	FILE *f = fdopen(fd, "rb");
+	if (!f) {
+		diag_error(path, 0, 0, "cannot open: %s", strerror(errno));
+		close(fd);
+	}
+	return f;
+}
+
 struct ydoc *
 yaml_load_file(const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		diag_error(path, 0, 0, "cannot open: %s", strerror(errno));
+	FILE *f = open_regular(path);
+	if (!f)
+		return NULL;
+	if (!depth_ok(path, f)) {
+		fclose(f);
 		return NULL;
 	}
 	yaml_parser_t p;

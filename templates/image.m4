@@ -34,6 +34,8 @@ if llmb_verify "$store" 2>/dev/null; then
 else
 	rm -f "$store".partial.*
 	tmp="$store.partial.$LLMB_JOB_ID"
+	command -v "${LLMB_ENROOT:-enroot}" >/dev/null ||
+		{ echo "llmb: enroot is not installed on $(hostname): importing an image needs it" >&2; exit 3; }
 	${LLMB_ENROOT:-enroot} import -o "$tmp" -a LLMB_ARCH LLMB_URI 2>&1 | tee "$llmb_state/import.$LLMB_JOB_ID.out"
 	llmb_verify "$tmp" || exit 3
 	digest=$(grep -o 'sha256:[0-9a-f]\{64\}' "$llmb_state/import.$LLMB_JOB_ID.out" | tail -n 1 || true)

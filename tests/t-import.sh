@@ -48,7 +48,7 @@ done
 mktop "$TRASH/nemotron.filled.yaml" nemotron4
 for top in "$TRASH/top" "$TOP"; do
 	(cd "$top" && env -i PATH="$PATH" WORKLOAD=nemotron4 GPU_TYPE=h100 SIZE=15b DTYPE=bf16 SCALES=16 \
-		"$LLMB" gen --top . --gen "$TRASH/gen.$(basename "$top")") >/dev/null 2>&1
+		EXECUTOR=slurm "$LLMB" gen --top . --gen "$TRASH/gen.$(basename "$top")") >/dev/null 2>&1
 done
 for id in image.nvidia+nemo+25.07.01 venv.0772b291d829; do
 	t_cmp "round trip nemotron: stage $id as in workloads/nemotron4.yaml" \

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# run.sh SECONDS TARGET...: runs build/fuzz/fuzz-TARGET for SECONDS each on
+# its corpus (build/fuzz/corpus-TARGET, grown across runs, seeded from the
+# project's recipes or test logs) and prints one line of figures per target:
+# executions, corpus size, crashes. A crash leaves its input in
+# build/fuzz/crash-* and makes the exit status 1.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+secs=$1
+shift
+B=${B:-build}
+rc=0
+for t in "$@"; do
+	bin=$B/fuzz/fuzz-$t
+	corpus=$B/fuzz/corpus-$t
+	seeds=$B/fuzz/seeds-$t
+	mkdir -p "$corpus" "$seeds"
+	case $t in
+	recipe) cp workloads/*.yaml tests/hardening/base/workloads/w.yaml "$seeds"/ 2>/dev/null ;;
+	log) cp tests/parse/logs/*.out "$seeds"/ 2>/dev/null
+		[ -d build/trash/t-hardening/logs ] && cp build/trash/t-hardening/logs/*.out "$seeds"/ ;;
+	esac
+	log=$B/fuzz/$t.log
+	"$bin" -max_total_time="$secs" -timeout=60 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+		-artifact_prefix="$B/fuzz/crash-$t-" "$corpus" "$seeds" >"$log" 2>&1
+	st=$?
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+	crashes=$(find "$B/fuzz" -maxdepth 1 -name "crash-$t-*" | wc -l)
+	echo "fuzz-$t: ${secs} s, ${execs:-?} executions, corpus $(find "$corpus" -type f | wc -l) inputs, $crashes crash file(s), exit $st"
+	if [ "$st" != 0 ]; then
+		grep -E 'ERROR|SUMMARY|==[0-9]+==' "$log" | head -n 20
+		rc=1
+	fi
+done
+exit $rc

@@ -1,0 +1,3 @@
+# shellcheck shell=bash
+# A directory named *.yaml.
+mkdir workloads/dir.yaml

@@ -1,0 +1,3 @@
+# shellcheck shell=bash
+# A FIFO named *.yaml: refused, never read (reading would block forever).
+mkfifo workloads/fifo.yaml

@@ -1,0 +1,3 @@
+# shellcheck shell=bash
+# A recipe file whose name make would split in two.
+cp workloads/w.yaml "workloads/a b.yaml"

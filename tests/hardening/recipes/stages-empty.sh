@@ -1,0 +1,3 @@
+# shellcheck shell=bash
+# A pipeline with no stages does nothing.
+printf "pipeline: benchmark\nstages: []\n" >pipelines/benchmark.yaml

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# A short fuzzing run of the recipe checker and the log parser (libFuzzer,
+# address and undefined sanitizers): 12 s each, no crash allowed. `make
+# fuzz` runs the same targets longer. Needs clang with libFuzzer (in the
+# test dependencies); skipped where it is missing.
+. "$(dirname "$0")/lib.sh"
+command -v clang >/dev/null || t_skip_all "clang is not installed (tests/deps.sh installs it)"
+ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||
+	ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a >/dev/null 2>&1 ||
+	t_skip_all "libFuzzer is not installed (libclang-rt-14-dev)"
+t_ok "the fuzz targets build" make -C "$TOP" fuzz-build
+secs=${LLMB_FUZZ_SECONDS:-12}
+for t in recipe log; do
+	"$TOP/tests/fuzz/run.sh" "$secs" "$t" >"$TRASH/$t.out" 2>&1
+	st=$?
+	sed 's/^/# /' "$TRASH/$t.out"
+	t_ok "fuzz-$t: no crash in $secs s" test "$st" = 0
+	t_grep "fuzz-$t: it ran" "fuzz-$t: $secs s, [1-9][0-9]* executions" "$TRASH/$t.out"
+done
+t_done

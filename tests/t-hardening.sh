@@ -1,0 +1,268 @@
+#!/usr/bin/env bash
+# Bad input, the way an attacker or a careless user gives it: recipes
+# (tests/hardening/recipes/*.sh edit a small valid recipe), make
+# metacharacters in every place recipe text reaches make, and (below)
+# variables, logs and damaged install trees. Each case has its exact
+# diagnostic or outcome as a golden; nothing may crash, block or run.
+. "$(dirname "$0")/lib.sh"
+H=$TESTS_DIR/hardening
+# jtrue FILE EXPR: the Python expression over the JSON document d is true.
+jtrue() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' "$1" "$2"; }
+
+# newcase NAME: a fresh copy of the base recipes in $TRASH/NAME.
+newcase() {
+	local d=$TRASH/$1
+	rm -rf "$d" && mkdir -p "$d"
+	cp -r "$H/base/." "$d/" && ln -s "$TOP/templates" "$d/templates"
+	echo "$d"
+}
+# check_case NAME GOLDEN: llmb check exits 2 with exactly the golden's
+# diagnostics, within 20 s (a FIFO or a deep nesting must not hang it).
+check_case() {
+	local name=$1 golden=$2 d=$TRASH/$1 rc=0
+	(cd "$d" && timeout 20 "$LLMB" check --top .) >"$TRASH/$name.out" 2>"$TRASH/$name.err" || rc=$?
+	t_ok "$name: exit status 2 (got $rc)" test "$rc" = 2
+	t_cmp "$name: diagnostics" "$golden" "$TRASH/$name.err"
+}
+
+d=$(newcase base)
+t_ok "the base recipe is valid" sh -c "cd '$d' && '$LLMB' check --top ."
+
+for c in "$H"/recipes/*.sh; do
+	name=$(basename "$c" .sh)
+	d=$(newcase "$name")
+	# shellcheck source=/dev/null
+	(cd "$d" && . "$c")
+	check_case "$name" "${c%.sh}.err"
+done
+
+# Every metacharacter of make (and of the shell) in a file a command names:
+# refused with its position, one case per character.
+: >"$TRASH/meta.all"
+i=0
+# shellcheck disable=SC1003,SC2016 # the characters themselves
+for m in '$' '#' '%' ';' '\' ':' '*' '?' '[' ']' ' ' "'" '"' '=' '|' '&' '~' '`' '(' ')' '/../'; do
+	i=$((i + 1))
+	d=$(newcase "meta-$i")
+	arg="{recipe_dir}/a${m}b.py"
+	# YAML double quotes: the backslash and the quote need escaping there.
+	y=${arg//\\/\\\\}; y=${y//\"/\\\"}
+	sed -i "s|\"{recipe_dir}/train.py\"|\"$(printf '%s' "$y" | sed 's/[|&\\]/\\&/g')\"|" "$d/workloads/w.yaml"
+	rc=0
+	(cd "$d" && "$LLMB" check --top .) >/dev/null 2>"$TRASH/meta-$i.err" || rc=$?
+	t_ok "metacharacter '$m' in a tracked file name: refused (exit $rc)" test "$rc" = 2
+	{ printf '%s\n' "--- $m"; cat "$TRASH/meta-$i.err"; } >>"$TRASH/meta.all"
+done
+# A newline and a tab cannot be written into rules.mk either.
+for m in '\n' '\t'; do
+	d=$(newcase "meta-ctl")
+	sed -i "s|\"{recipe_dir}/train.py\"|\"{recipe_dir}/a${m/\\/\\\\}b.py\"|" "$d/workloads/w.yaml"
+	rc=0
+	(cd "$d" && "$LLMB" check --top .) >/dev/null 2>"$TRASH/meta-ctl.err" || rc=$?
+	t_ok "control character $m in a tracked file name: refused (exit $rc)" test "$rc" = 2
+	{ printf '%s\n' "--- $m"; cat "$TRASH/meta-ctl.err"; } >>"$TRASH/meta.all"
+done
+t_cmp "metacharacters: diagnostics" "$H/meta.err" "$TRASH/meta.all"
+
+# Real make over a recipe that tries to run make text: the plan, the
+# explanation and the report all refuse, and nothing runs.
+T=$TRASH/top
+mkdir -p "$T"
+cp -r "$H/base/." "$T/"
+for f in GNUmakefile generator templates tests; do ln -s "$TOP/$f" "$T/$f"; done
+mk() { make -C "$T" B="$TOP/build" LLMB_GEN="$TRASH/gen" LLMB_INSTALL="$TRASH/inst" EXECUTOR=slurm WORKLOAD=w "$@"; }
+t_ok "the base recipe plans under make -n" mk -n report
+sed -i "s|\"{recipe_dir}/train.py\"|\"{recipe_dir}/\$(shell touch $TRASH/pwned).py\"|" "$T/workloads/w.yaml"
+for goal in "-n report" plan status; do
+	rc=0
+	# shellcheck disable=SC2086
+	mk $goal >"$TRASH/e2e.out" 2>&1 || rc=$?
+	t_ok "make $goal refuses a recipe with make text in a file name (exit $rc)" test "$rc" != 0
+	t_grep "make $goal: the diagnostic names the place" "^workloads/w.yaml:22:34: error: '\{recipe_dir\}/\\\$\(shell touch" "$TRASH/e2e.out"
+	t_ok "make $goal: nothing ran" test ! -e "$TRASH/pwned"
+done
+
+# LLMB_INSTALL (and the other paths make uses as targets) reach make
+# targets and shells: refused unless plain, from the command line and
+# from the environment alike, and never expanded or run.
+: >"$TRASH/install.all"
+# shellcheck disable=SC2016 # the characters themselves
+for v in '/tmp/a b' "/tmp/a\`touch $TRASH/pwned\`" "/tmp/a'b" '/tmp/a"b' '/tmp/a;b' '/tmp/a$b' \
+	"/tmp/\$(shell touch $TRASH/pwned)" '/tmp/a#b' '/tmp/a:b' '/tmp/a%b' '/tmp/a*b' '/tmp/a\b' '' "/tmp/a
+b"; do
+	for how in cmdline env; do
+		rc=0
+		if [ $how = cmdline ]; then
+			make -C "$T" B="$TOP/build" LLMB_GEN="$TRASH/gen" LLMB_INSTALL="$v" WORKLOAD=w plan >"$TRASH/inst.out" 2>&1 || rc=$?
+		else
+			LLMB_INSTALL="$v" make -C "$T" B="$TOP/build" LLMB_GEN="$TRASH/gen" WORKLOAD=w plan >"$TRASH/inst.out" 2>&1 || rc=$?
+		fi
+		t_ok "LLMB_INSTALL=[$v] ($how): refused (exit $rc), nothing ran" test "$rc" = 2 -a ! -e "$TRASH/pwned"
+		grep -v '^make: ' "$TRASH/inst.out" | sed "s|$TRASH|@TRASH@|g; s|^GNUmakefile:[0-9]*:|GNUmakefile:N:|" >>"$TRASH/install.all"
+	done
+done
+t_cmp "LLMB_INSTALL: diagnostics" "$H/install-path.out" "$TRASH/install.all"
+rc=0
+make -C "$T" B="$TOP/build" LLMB_GEN="$TRASH/g en" LLMB_INSTALL="$TRASH/inst" WORKLOAD=w plan >"$TRASH/gen.out" 2>&1 || rc=$?
+t_ok "LLMB_GEN with a space: refused (exit $rc)" test "$rc" = 2
+
+# Logs with impossible numbers are invalid with a reason; a job that
+# restarted into its log is measured on its last attempt, and says so.
+L=$TRASH/logs
+mkdir -p "$L"
+"$H/logs/mklogs.sh" "$L"
+(cd "$L" && "$LLMB" parse --format=csv .) >"$TRASH/logs.csv" 2>"$TRASH/logs.err" || true
+t_cmp "bad logs: status and reason of each" "$H/logs/expect.csv" "$TRASH/logs.csv"
+"$LLMB" parse --result="$TRASH/zero.json" "$L/step-time-zero.out" >/dev/null 2>&1 || true
+t_ok "result.json: an invalid run gives its reason and iteration" \
+	jtrue "$TRASH/zero.json" 'd["status"] == "invalid" and d["reason"] == "step_time=0" and d["invalid_iteration"] == 40'
+"$LLMB" parse --result="$TRASH/restart.json" "$L/restart-then-complete.out" >/dev/null 2>&1
+t_ok "result.json: a restarted run is measured on its last attempt only (mean 2.5 of 10 steps)" \
+	jtrue "$TRASH/restart.json" 'd["status"] == "success" and d["restarts"] == 1 and d["step_time"]["mean"] == 2.5 and d["step_time"]["n"] == 10'
+"$LLMB" parse --result="$TRASH/clean.json" "$L/clean.out" >/dev/null 2>&1
+t_ok "result.json: a clean run has no restarts key" jtrue "$TRASH/clean.json" '"restarts" not in d'
+
+# Variables: booleans take the usual spellings and refuse the rest, a
+# selection that names nothing is an error, numbers are held to their range.
+d=$(newcase vars)
+: >"$TRASH/vars.all"
+while IFS= read -r line; do
+	case $line in '#'* | '') continue ;; esac
+	rc=0
+	(cd "$d" && eval "env -u LLMB_GEN_VARS EXECUTOR=slurm $line '$LLMB' gen --top . --gen '$TRASH/vars-gen'") >/dev/null 2>"$TRASH/vars.err" || rc=$?
+	{ echo "--- $line (exit $rc)"; cat "$TRASH/vars.err"; } >>"$TRASH/vars.all"
+done <"$H/variables.txt"
+t_cmp "variables: exit status and diagnostics" "$H/variables.out" "$TRASH/vars.all"
+t_ok "no variable ran anything" test ! -e "$d/pwned"
+# The same boolean in another spelling is the same configuration.
+(cd "$d" && env -u LLMB_GEN_VARS EXECUTOR=slurm ENABLE_PROFILE=true "$LLMB" gen --top . --gen "$TRASH/b1") 2>/dev/null
+(cd "$d" && env -u LLMB_GEN_VARS EXECUTOR=slurm ENABLE_PROFILE=YES "$LLMB" gen --top . --gen "$TRASH/b2") 2>/dev/null
+t_ok "ENABLE_PROFILE=YES and =true: one configuration" diff -r "$TRASH/b1/cfg" "$TRASH/b2/cfg"
+
+# ASYNC through make: which spelling submits and returns, which waits and
+# reports, which is refused. make -n shows the closing command.
+T2=$TRASH/top2
+mkdir -p "$T2"
+cp -r "$H/base/." "$T2/"
+for f in GNUmakefile generator templates tests; do ln -s "$TOP/$f" "$T2/$f"; done
+: >"$TRASH/async.all"
+for a in 1 0 true false FALSE No no off OFF on Yes '' maybe 2 '1 0' "\$(shell touch $TRASH/pwned)"; do
+	rc=0
+	make -n -C "$T2" B="$TOP/build" LLMB_GEN="$TRASH/gen2" LLMB_INSTALL="$TRASH/inst2" EXECUTOR=slurm \
+		WORKLOAD=w GPU_TYPE=cpu ASYNC="$a" report >"$TRASH/async.out" 2>&1 || rc=$?
+	if [ $rc != 0 ]; then what=$(grep -o 'ASYNC=.*' "$TRASH/async.out" | sed "s|$TRASH|@TRASH@|g")
+	elif grep -q 'llmb status' "$TRASH/async.out"; then what="submits and returns (summary)"
+	else what="waits and reports"; fi
+	echo "ASYNC=[$a]: exit $rc: $what" | sed "s|$TRASH|@TRASH@|g" >>"$TRASH/async.all"
+done
+t_cmp "ASYNC spellings through make" "$H/async.out" "$TRASH/async.all"
+t_ok "no ASYNC value ran anything" test ! -e "$TRASH/pwned"
+rc=0
+ASYNC=maybe "$LLMB" run --top "$T2" --gen "$TRASH/gen2" --install "$TRASH/inst2" nosuch.stage >"$TRASH/run.out" 2>&1 || rc=$?
+t_ok "llmb run refuses ASYNC=maybe before anything (exit $rc)" test "$rc" = 2
+t_grep "llmb run says which spellings" 'ASYNC=maybe: expected 1/0, true/false, yes/no or on/off' "$TRASH/run.out"
+
+# ---- damaged install trees, and redos that change nothing ---------------------
+# The pipeline test's quick workload with a venv, on the local executor.
+if command -v mksquashfs >/dev/null && /usr/bin/python3 -c 'import venv' 2>/dev/null; then
+	Q=$TRASH/quick I=$TRASH/qinst
+	mkdir -p "$Q/workloads/quick" "$Q/pipelines"
+	for f in GNUmakefile generator templates tests; do ln -s "$TOP/$f" "$Q/$f"; done
+	cp "$TOP/pipelines/benchmark.yaml" "$Q/pipelines/"
+	cp "$TOP/workloads/gpus.yaml" "$Q/workloads/"
+	cp "$TESTS_DIR/pipeline/train.sh" "$Q/workloads/quick/"
+	{ cat "$TESTS_DIR/pipeline/quick.yaml"; printf 'venv: {python: /usr/bin/python3, system_site_packages: true}\n'; } >"$Q/workloads/quick.yaml"
+	qm() { PATH=$TESTS_DIR/bin:$PATH make -C "$Q" B="$TOP/build" LLMB_GEN="$TRASH/qgen" LLMB_INSTALL="$I" EXECUTOR=local WORKLOAD=quick "$@"; }
+	trains() { wc -l <"$I/count.train" 2>/dev/null || echo 0; }
+	t_ok "quick with a venv: the first make report runs everything" qm report
+	t_ok "two trainings ran" test "$(trains)" = 2
+	R1=$I/workloads/quick/experiments/cpu_tiny_fp32_1/result.json
+
+	# A result.json cut in half: its parse stage is stale and runs again;
+	# the training is not run again.
+	head -c 200 "$R1" >"$R1.cut" && mv "$R1.cut" "$R1"
+	qm status >"$TRASH/q-status.out" 2>&1
+	t_grep "status: a result cut in half is stale, with the reason" '^parse.quick.cpu.tiny.fp32.1 +stale: output workloads/quick/experiments/cpu_tiny_fp32_1/result.json is not whole JSON' "$TRASH/q-status.out"
+	qm plan >"$TRASH/q-plan.out" 2>&1
+	t_grep "plan: the parse stage runs because its result does not validate" '^parse.quick.cpu.tiny.fp32.1 +output .*result.json is not whole JSON' "$TRASH/q-plan.out"
+	qm -n report >"$TRASH/q-n.out" 2>&1
+	t_grep "make -n: the parse stage would run" 'LLMB_RUN|llmb run .* parse.quick.cpu.tiny.fp32.1' "$TRASH/q-n.out"
+	qm report >"$TRASH/q-re.out" 2>&1
+	t_ok "make report re-parsed it: whole JSON again" jtrue "$R1" 'd["status"] == "success"'
+	t_ok "the training did not run again" test "$(trains)" = 2
+	t_nogrep "the report has no run 'not parsed'" 'not parsed' "$I/workloads/quick/reports/cpu_tiny_fp32.json.txt"
+	# Valid JSON that is not a parse result is no result either.
+	echo '{"hello": 1}' >"$R1"
+	qm report >/dev/null 2>&1
+	t_ok "a result.json of the wrong shape is re-parsed too" jtrue "$R1" 'd["schema"] == 1'
+	qm plan >"$TRASH/q-plan2.out" 2>&1
+	t_grep "then nothing is stale" '^0 of [0-9]+ stages would run' "$TRASH/q-plan2.out"
+
+	# The venv redone after its job was killed, same configuration, same
+	# venv: the trainings stay done.
+	V=$(ls -d "$I"/venvs/venv_*)
+	VS=$(basename "$V" | sed 's/^venv_/venv./')
+	grep -v '^job=' "$V/llmb-venv.txt" >"$TRASH/venv-before.txt"
+	rm -rf "$V"
+	PATH=$TESTS_DIR/bin:$PATH setsid make -C "$Q" B="$TOP/build" LLMB_GEN="$TRASH/qgen" LLMB_INSTALL="$I" \
+		EXECUTOR=local WORKLOAD=quick report >"$TRASH/q-kill.out" 2>&1 &
+	bg=$!
+	for _ in $(seq 100); do grep -q '^state=submitted' "$I/state/jobs/$VS/record" 2>/dev/null && break; sleep 0.1; done
+	job=$(sed -n 's/^job=//p' "$I/state/jobs/$VS/record")
+	kill -KILL -- "-$bg" 2>/dev/null; wait "$bg" 2>/dev/null
+	pid=${job#local-}; pid=${pid%%-*}
+	[ -n "$pid" ] && kill -KILL -- "-$pid" 2>/dev/null
+	t_ok "the venv's stamp is gone while its job was cut short" test ! -e "$I/state/done/$VS"
+	# The next make finds the killed job gone (and says so); the one after
+	# builds the venv again.
+	qm report >"$TRASH/q-vanished.out" 2>&1
+	qm report >"$TRASH/q-redo.out" 2>&1
+	t_ok "a later make rebuilt the venv" test -s "$V/llmb-venv.txt"
+	grep -v '^job=' "$V/llmb-venv.txt" >"$TRASH/venv-after.txt"
+	t_cmp "the rebuilt venv is the same venv" "$TRASH/venv-before.txt" "$TRASH/venv-after.txt"
+	t_ok "no training ran again (a same-configuration redo with the same output)" test "$(trains)" = 2
+	qm plan >"$TRASH/q-plan3.out" 2>&1
+	t_grep "and nothing is stale" '^0 of [0-9]+ stages would run' "$TRASH/q-plan3.out"
+else
+	echo "# skipping the install-tree cases: mksquashfs or /usr/bin/python3's venv missing"
+fi
+
+# ---- what the executor cannot run, refused with the plan -------------------------
+: >"$TRASH/local.all"
+for goal in "-n report" plan; do
+	for enroot in none stand-in; do
+		rc=0
+		with=()
+		[ $enroot = none ] || with=(LLMB_ENROOT="$TESTS_DIR/bin/enroot")
+		# shellcheck disable=SC2086 # goal is two words for -n report
+		env -u LLMB_ENROOT "${with[@]}" PATH=/usr/bin:/bin \
+			make -C "$TOP" LLMB_GEN="$TRASH/lgen" LLMB_INSTALL="$TRASH/linst" EXECUTOR=local HF_TOKEN=x \
+			WORKLOAD=nemotron4 GPU_TYPE=h100 SIZE=340b DTYPE=bf16 $goal >"$TRASH/local.out" 2>&1 || rc=$?
+		t_ok "nemotron4 340b on the local executor, make $goal, enroot $enroot: refused (exit $rc)" test "$rc" = 2
+		{ echo "--- make $goal, enroot $enroot (exit $rc)"; grep 'error' "$TRASH/local.out" | grep -v '^make.*Error [0-9]'; } >>"$TRASH/local.all"
+	done
+done
+t_cmp "local executor: the reasons" "$H/local-executor.out" "$TRASH/local.all"
+t_ok "nothing was written to the install tree" test ! -e "$TRASH/linst"
+# The same stage given to llmb run by hand is refused before submission.
+(cd "$TOP" && env -u LLMB_GEN_VARS EXECUTOR=slurm WORKLOAD=nemotron4 GPU_TYPE=h100 SIZE=340b DTYPE=bf16 \
+	"$LLMB" gen --top . --gen "$TRASH/sgen") >/dev/null 2>&1
+rc=0
+EXECUTOR=local "$LLMB" run --top "$TOP" --gen "$TRASH/sgen" --install "$TRASH/linst" train.nemotron4.h100.340b.bf16.256 \
+	>"$TRASH/lrun.out" 2>&1 || rc=$?
+t_ok "llmb run on the local executor refuses a 32-node GPU job (exit $rc)" test "$rc" = 1
+t_grep "and says why" 'needs 32 GPU nodes, and the local executor runs jobs on this machine only' "$TRASH/lrun.out"
+t_ok "no job was submitted" test ! -e "$TRASH/linst/state/jobs/train.nemotron4.h100.340b.bf16.256/record"
+
+# On a cluster, a missing enroot is named before the import is submitted
+# (the import runs on a CPU node, which may have it: a warning, not a refusal).
+# (an sbatch stand-in that refuses: nothing may reach a real cluster)
+mkdir -p "$TRASH/nosbatch"
+printf '#!/bin/sh\necho "sbatch stand-in: no cluster here" >&2\nexit 1\n' >"$TRASH/nosbatch/sbatch"
+chmod +x "$TRASH/nosbatch/sbatch"
+rc=0
+env -u LLMB_ENROOT -u SLURM_CONF PATH="$TRASH/nosbatch:/usr/bin:/bin" EXECUTOR=slurm "$LLMB" run --top "$TOP" --gen "$TRASH/sgen" --install "$TRASH/sinst" \
+	image.nvidia+nemo+25.07.01 >"$TRASH/srun.out" 2>&1 || rc=$?
+t_grep "slurm: enroot missing here is named before submission" 'image nvidia\+nemo\+25\.07\.01: warning: enroot is not installed on this host' "$TRASH/srun.out"
+
+t_done
