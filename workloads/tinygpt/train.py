@@ -58,6 +58,9 @@ def parse_args(argv):
                     help="if > 0, run this many steps instead of --steps")
     ap.add_argument("--threads", type=int, default=0,
                     help="torch intra-op threads per rank (0: CPUs / ranks on this node)")
+    ap.add_argument("--extra-work", type=int, default=0,
+                    help="extra forward passes of each micro-batch per step, without gradients: "
+                         "real work that makes every step slower (regression tests)")
     return ap.parse_args(argv)
 
 
@@ -191,6 +194,8 @@ def validate(args, world):
     for name in ("steps", "seq", "layers", "hidden", "heads", "vocab", "mbs", "gbs"):
         if getattr(args, name) < 1:
             errs.append("--%s must be >= 1" % name)
+    if args.extra_work < 0:
+        errs.append("--extra-work must be >= 0")
     if args.hidden % max(1, args.heads):
         errs.append("--hidden %d is not divisible by --heads %d" % (args.hidden, args.heads))
     if args.gbs % (world * args.mbs):
@@ -266,6 +271,9 @@ def train(args, rank, world, addr, port, local_world):
             loss = model(w[:, :-1], w[:, 1:]) / nmicro
             loss.backward()
             loss_sum += loss.detach()
+            with torch.no_grad():
+                for _ in range(args.extra_work):
+                    model(w[:, :-1], w[:, 1:])
         # One all-reduce for all gradients plus the loss.
         flat = torch.cat([p.grad.reshape(-1) for p in params] + [loss_sum.reshape(1)])
         if world > 1:
