@@ -17,4 +17,7 @@ int cmd_metrics(int argc, char **argv); /* metrics.c: derived metrics from a ste
 int cmd_calc(int argc, char **argv);    /* expr.c: evaluate an expression */
 int cmd_import(int argc, char **argv);  /* import.c: upstream metadata.yaml -> workload */
 
+int cmd_judge(int argc, char **argv);   /* judge.c: nightly history -> verdicts, trend page */
+int cmd_annotate(int argc, char **argv); /* history.c: accept a baseline, acknowledge a false alarm */
+
 #endif

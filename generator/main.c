@@ -24,6 +24,8 @@ static const struct command {
 	{"metrics", cmd_metrics, "derived metrics from a step time"},
 	{"calc", cmd_calc, "evaluate a recipe expression"},
 	{"import", cmd_import, "convert an upstream metadata.yaml"},
+	{"judge", cmd_judge, "verdicts on the nightly history; trend page"},
+	{"annotate", cmd_annotate, "record a human decision in the nightly history"},
 };
 
 static int
