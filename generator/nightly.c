@@ -217,14 +217,15 @@ judge(struct night *n, const char *workloads)
 	else
 		self[l] = 0;
 	char *d = xasprintf("%s/%s", n->dir, n->id);
-	char *inst = xasprintf("--install=%s", n->install), *night = xasprintf("--night=%s", n->id);
-	char *pol = xasprintf("--policy=%s", n->policy), *sel = xasprintf("--select=%s", workloads);
 	char *files[] = {"summary.txt", "verdict.json", "trend.html"};
 	char *fmts[] = {"--format=text", "--format=json", "--format=html"};
 	int code = 0;
 	for (int i = 2; i >= 0; i--) {
 		char *tmp = xasprintf("%s/%s.tmp", d, files[i]), *out = xasprintf("%s/%s", d, files[i]);
-		char *argv[] = {self, "judge", fmts[i], inst, night, sel, file_exists(n->policy) ? pol : NULL, NULL};
+		char *argv[] = {self, "judge", fmts[i], "--install", (char *)n->install, "--night", n->id,
+			"--select", (char *)workloads, "--policy", (char *)n->policy, NULL};
+		if (!file_exists(n->policy))
+			argv[9] = NULL;
 		int rc = run_argv(argv, tmp);
 		if (rc <= 4 && rc != 2 && rename(tmp, out) < 0)
 			die("cannot rename %s: %s", tmp, strerror(errno));
@@ -237,7 +238,7 @@ judge(struct night *n, const char *workloads)
 		free(tmp);
 		free(out);
 	}
-	free(d); free(inst); free(night); free(pol); free(sel);
+	free(d);
 	return code;
 }
 
