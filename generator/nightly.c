@@ -73,11 +73,13 @@ take_lock(const struct night *n)
 static int
 fix_night(struct night *n)
 {
-	const char *want = getenv("NIGHT");
+	const char *want = getenv("NIGHT"); /* make exports an unset NIGHT as "" */
+	if (want && !*want)
+		want = NULL;
 	char *cur_path = xasprintf("%s/current", n->dir), *cur = read_file(cur_path, NULL), *today = NULL;
 	if (cur)
 		cur[strcspn(cur, "\n")] = 0;
-	const char *id = want && *want ? want : cur && night_valid(cur) ? cur : (today = today_utc());
+	const char *id = want ? want : cur && night_valid(cur) ? cur : (today = today_utc());
 	if (!night_valid(id)) {
 		fprintf(stderr, "llmb nightly: error: NIGHT=%s: a night is a date, YYYY-MM-DD (default: today in UTC)\n", id);
 		free(cur_path); free(cur); free(today);
@@ -85,6 +87,8 @@ fix_night(struct night *n)
 	}
 	if (!want && cur && night_valid(cur))
 		printf("llmb nightly: resuming night %s\n", cur);
+	else if (cur && night_valid(cur) && strcmp(cur, id))
+		fprintf(stderr, "llmb nightly: warning: night %s was not finished; make nightly NIGHT=%s collects it\n", cur, cur);
 	snprintf(n->id, sizeof n->id, "%s", id);
 	char *line = xasprintf("%s\n", n->id);
 	if ((!cur || strcmp(cur, n->id)) && write_file_atomic(cur_path, line, strlen(line)) < 0)

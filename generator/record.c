@@ -59,7 +59,8 @@ summary_of(const double *x, size_t n, double *mean_out)
 	for (size_t i = 0; i < n; i++)
 		ss += (x[i] - mean) * (x[i] - mean);
 	double *t = xcalloc(n ? n : 1, sizeof *t);
-	memcpy(t, x, n * sizeof *t);
+	if (n)
+		memcpy(t, x, n * sizeof *t);
 	double med = n ? median_of(t, n) : NAN;
 	for (size_t i = 0; i < n; i++)
 		t[i] = fabs(x[i] - med);
