@@ -94,13 +94,13 @@ nightly_scenarios() {
 
 	# Night 4, slow, two make nightly at once: one runs, the other waits for
 	# it; the regression is confirmed and named from night 3.
-	em $SLOW NIGHTLY_NOTIFY="cp -t $TRASH/notified" m nightly NIGHT=$N4 >"$TRASH/a.out" 2>&1 &
+	mkdir -p "$TRASH/notified"
+	em $SLOW NIGHTLY_NOTIFY="cp -t $TRASH/notified" nightly NIGHT=$N4 >"$TRASH/a.out" 2>&1 &
 	a=$!
 	t_ok "night 4: the training job runs" wait_train $N4
 	em $SLOW nightly NIGHT=$N4 >"$TRASH/b.out" 2>&1 &
 	b=$!
 	local rca=0 rcb=0
-	mkdir -p "$TRASH/notified"
 	wait "$a" || rca=$?
 	wait "$b" || rcb=$?
 	t_ok "night 4: both makes fail (make's status 2)" test "$rca $rcb" = "2 2"
