@@ -5,7 +5,7 @@
  * experiment folders (logs only, read by the log parser). An imported run's
  * night is the UTC date its log was last written; its job keys it, so a
  * second import appends nothing. */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE
 #include <dirent.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -31,6 +31,9 @@ append_one(const char *install, json_t *rec, struct counts *c, const char *what)
 	int rc = record_append(install, rec);
 	if (rc > 0)
 		printf("recorded %s: %s night %s job %s\n", what, json_string_value(json_object_get(rec, "fingerprint")),
+		       json_string_value(json_object_get(rec, "night")), json_string_value(json_object_get(rec, "job")));
+	if (rc == 0)
+		printf("%s %s night %s job %s: already in the history\n", what, json_string_value(json_object_get(rec, "fingerprint")),
 		       json_string_value(json_object_get(rec, "night")), json_string_value(json_object_get(rec, "job")));
 	c->appended += rc > 0;
 	c->present += rc == 0;
@@ -139,6 +142,23 @@ import_run(struct imp *im, const char *dir, const char *w, const char *gpu, cons
 	free(done);
 }
 
+/* The workload a path below workloads/<w>/experiments belongs to, or NULL. */
+static char *
+workload_of_path(const char *dir)
+{
+	char *abs = realpath(dir, NULL), *w = NULL;
+	const char *p = abs ? abs : dir, *q;
+	for (q = strstr(p, "/workloads/"); q; q = strstr(q + 1, "/workloads/")) {
+		const char *name = q + 11, *e = strchr(name, '/');
+		if (e && !strncmp(e, "/experiments", 12) && (e[12] == '/' || !e[12])) {
+			free(w);
+			w = xstrndup(name, (size_t)(e - name));
+		}
+	}
+	free(abs);
+	return w;
+}
+
 /* Walks dir for run directories (and their repeat-* / night-* children). */
 static void
 import_walk(struct imp *im, const char *dir, const char *w, int depth)
@@ -197,7 +217,9 @@ import_dirs(const char *top, const char *install, const char *workload, char **d
 		size_t l = strlen(d);
 		while (l > 1 && d[l - 1] == '/')
 			d[--l] = 0;
-		import_walk(&im, d, workload, 0);
+		char *w = workload ? NULL : workload_of_path(d);
+		import_walk(&im, d, workload ? workload : w, 0);
+		free(w);
 		free(d);
 	}
 	printf("llmb record: imported %d run(s), %d already in the history\n", im.c.appended, im.c.present);
