@@ -71,7 +71,7 @@ take_lock(const struct night *n)
 /* NIGHT, else the unfinished night, else today (UTC); written down so a
  * night resumed after midnight keeps its id. */
 static int
-fix_night(struct night *n)
+fix_night(struct night *n, int dry)
 {
 	const char *want = getenv("NIGHT"); /* make exports an unset NIGHT as "" */
 	if (want && !*want)
@@ -90,6 +90,10 @@ fix_night(struct night *n)
 	else if (cur && night_valid(cur) && strcmp(cur, id))
 		fprintf(stderr, "llmb nightly: warning: night %s was not finished; make nightly NIGHT=%s collects it\n", cur, cur);
 	snprintf(n->id, sizeof n->id, "%s", id);
+	if (dry) {
+		free(cur_path); free(cur); free(today);
+		return 0;
+	}
 	char *line = xasprintf("%s\n", n->id);
 	if ((!cur || strcmp(cur, n->id)) && write_file_atomic(cur_path, line, strlen(line)) < 0)
 		die("cannot write %s: %s", cur_path, strerror(errno));
@@ -268,20 +272,36 @@ print_file(const char *path)
 	free(s);
 }
 
+/* make -n nightly: MAKEFLAGS's first word holds make's one-letter flags. */
+static int
+make_dry_run(void)
+{
+	const char *f = getenv("MAKEFLAGS");
+	if (!f || *f == '-' || *f == ' ')
+		return 0;
+	size_t n = strcspn(f, " ");
+	return memchr(f, 'n', n) != NULL;
+}
+
 static int
 nightly_run(struct night *n, char **make_argv)
 {
-	mkdir_p(n->dir, 0);
-	int lockfd = take_lock(n);
-	if (fix_night(n)) {
-		close(lockfd);
+	int dry = make_dry_run();
+	if (!dry)
+		mkdir_p(n->dir, 0);
+	int lockfd = dry ? -1 : take_lock(n);
+	if (fix_night(n, dry)) {
+		if (lockfd >= 0)
+			close(lockfd);
 		return 2;
 	}
 	setenv("LLMB_NIGHT", n->id, 1);
 	if (!getenv("LLMB_NIGHTLY") || !*getenv("LLMB_NIGHTLY"))
 		setenv("LLMB_NIGHTLY", n->policy, 1);
-	printf("llmb nightly: night %s\n", n->id);
+	printf("llmb nightly: night %s%s\n", n->id, dry ? " (make -n: what would run)" : "");
 	int mk = *make_argv ? run_argv(make_argv, NULL) : 0;
+	if (dry)
+		return mk;
 	struct sel s;
 	sel_from_env(&s);
 	struct plan p;

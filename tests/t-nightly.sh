@@ -8,6 +8,7 @@
 # by two makes at once. Jobs are counted from the executor's own records
 # (one submitted script per job), records from the history files. Then the
 # trend page in headless Chromium, and import of the run directories.
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/nightly/lib.sh
 . "$TESTS_DIR/nightly/lib.sh"
