@@ -149,4 +149,36 @@ nightly_import() {
 	t_ok "still five records" test "$(cat "$J"/history/*.jsonl | wc -l)" = 5
 	t_ok "same fingerprint as the nightly records" test "$(basename "$J"/history/*.jsonl)" = "$(basename "$H"/*.jsonl)"
 	t_nogrep "no secret in any record" 'HF_TOKEN|hf_' "$H/$(basename "$H"/*.jsonl)"
+
+	# Validity, from logs written here in the NeMo format tinygpt prints:
+	# a complete run, one cut short, one with a NaN loss.
+	local K=$TRASH/validity/cpu_tiny_fp32_1 V=$TRASH/valid-inst
+	mkdir -p "$K"
+	fake_log 20 '' >"$K/log-ok_5001.out"
+	fake_log 11 '' >"$K/log-short_5002.out"
+	fake_log 20 8 >"$K/log-nan_5003.out"
+	t_ok "import of three upstream logs" "$LLMB" record --import --top "$T" --install "$V" --workload tinygpt "$TRASH/validity"
+	t_ok "a complete run is valid" grep -q '"invalid":\[\],"job":"5001".*"valid":true' "$V"/history/*.jsonl
+	t_ok "a run cut short: incomplete window, missed final step" \
+		grep -q '"invalid":\["incomplete window (8 of 16 steps)","missed final step"\],"job":"5002"' "$V"/history/*.jsonl
+	t_ok "a NaN loss makes the run invalid" grep -q '"job":"5003".*"valid":false' "$V"/history/*.jsonl
+	t_ok "the samples are the window's step times, in order" python3 -c "
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])]
+a = [x for x in r if x['job'] == '5001'][0]
+sys.exit([round(x, 6) for x in a['samples']] != [round(0.5 + i / 1000, 6) for i in range(3, 19)] or a['summary']['n'] != 16)
+" "$(ls "$V"/history/*.jsonl)"
+	t_ok "llmb judge reads the imported history" "$LLMB" judge --format=json --install "$V" --out "$TRASH/valid.json"
+}
+
+# fake_log STEPS NAN_STEP: a NeMo-format log of a run of 20 steps that
+# stops after STEPS, with a NaN loss at NAN_STEP (empty: none).
+fake_log() {
+	local i loss
+	for ((i = 0; i < $1; i++)); do
+		loss=2.5
+		[ "$i" = "${2:-x}" ] && loss=nan
+		printf 'Training epoch 0, iteration %d/19 | lr: 0.003 | global_batch_size: 8 | global_step: %d | reduced_train_loss: %s | train_step_timing in s: 0.5%02d | TFLOPS_per_GPU: 0.001 | consumed_samples: %d\n' \
+			"$i" "$i" "$loss" "$i" $(((i + 1) * 8))
+	done
 }
