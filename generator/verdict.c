@@ -25,7 +25,7 @@ static const struct knob {
 	size_t off;
 	double def, lo, hi;
 } knobs[] = {
-	{"min_effect", K_REAL, offsetof(struct policy, min_effect), 0.03, 0, 1},
+	{"min_effect", K_REAL, offsetof(struct policy, min_effect), 0.015, 0, 1},
 	{"large_effect", K_REAL, offsetof(struct policy, large_effect), 0.10, 0, 10},
 	{"confirm_m", K_INT, offsetof(struct policy, confirm_m), 2, 1, 100},
 	{"confirm_k", K_INT, offsetof(struct policy, confirm_k), 3, 1, 100},
@@ -236,12 +236,17 @@ verdict_vs_base(struct vnight *v, const struct base *b, const struct policy *p)
 	if ((int)b->n >= p->min_nights) {
 		crit = stats_t_isf(p->alpha, (double)b->n - 1);
 		v->p = stats_t_sf(fabs(v->mean - mu) / tot, (double)b->n - 1);
-		v->vb = v->p < p->alpha && fabs(e) >= p->min_effect ? dir : fabs(e) < p->min_effect ? VB_SAME : VB_UNKNOWN;
+		/* UNKNOWN: an effect that matters, not significant, and a baseline
+		 * too noisy to resolve even twice the minimum effect. */
+		double resolution = crit * tot / mu;
+		v->vb = v->p < p->alpha && fabs(e) >= p->min_effect                 ? dir
+			: fabs(e) < p->min_effect || resolution <= 2 * p->min_effect ? VB_SAME
+										     : VB_UNKNOWN;
 	} else {
 		/* Too few nights for a t-test to mean anything: only a large
 		 * effect, far outside everything seen, is called. */
 		crit = 4;
-		int big = (int)b->n >= p->min_nights_large && fabs(e) >= p->large_effect &&
+		int big = (int)b->n >= p->min_nights_large && fabs(e) >= fmax(p->large_effect, p->min_effect) &&
 			  fabs(v->mean - mu) >= crit * sqrt(s * s + b->se2 + v->se * v->se);
 		v->vb = big ? dir : fabs(e) < p->min_effect ? VB_SAME : VB_UNKNOWN;
 	}
@@ -397,6 +402,20 @@ mean_between(const struct judge *j, size_t from, size_t to)
 	return n ? s / (double)n : NAN;
 }
 
+/* The median of the eligible nights in [from, to): one spike cannot move it. */
+static double
+median_between(const struct judge *j, size_t from, size_t to)
+{
+	size_t n = 0;
+	double *m = xmalloc((to - from + 1) * sizeof *m);
+	for (size_t k = from; k < to; k++)
+		if (eligible(&j->c->nights[k]))
+			m[n++] = j->c->nights[k].mean;
+	double r = n ? stats_median(m, n) : NAN;
+	free(m);
+	return r;
+}
+
 static size_t
 eligible_between(const struct judge *j, size_t from, size_t to)
 {
@@ -415,11 +434,14 @@ cp_confirms(const struct judge *j, size_t i, const size_t *cps, size_t ncp, size
 	if (!ncp)
 		return VB_NONE;
 	size_t c = cps[ncp - 1], prev = ncp > 1 ? cps[ncp - 2] : 0;
-	if ((int)eligible_between(j, c, i + 1) < j->p->cp_min_after)
+	if (c >= i || (int)eligible_between(j, c, i) < j->p->cp_min_after)
 		return VB_NONE;
-	double before = mean_between(j, prev, c), after = mean_between(j, c, i + 1);
+	/* The nights between the change point and night i, by their median:
+	 * night i alone (a spike) cannot make the new segment look shifted,
+	 * it only has to go on in the same direction. */
+	double before = median_between(j, prev, c), after = median_between(j, c, i);
 	double e = (after - before) / before, ei = (j->c->nights[i].mean - before) / before;
-	if (fabs(e) < j->p->min_effect || fabs(ei) < j->p->min_effect || (e > 0) != (ei > 0))
+	if (fabs(e) < j->p->min_effect || fabs(ei) < j->p->min_effect / 2 || (e > 0) != (ei > 0))
 		return VB_NONE;
 	*at = c;
 	return e > 0 ? VB_SLOWER : VB_FASTER;
@@ -479,8 +501,7 @@ judge_night(struct judge *j, size_t i, int last)
 	/* The change-point test runs where something may have moved (or on the
 	 * judged night): a night clearly at its baseline's level cannot
 	 * confirm anything, and skipping it keeps long histories fast. */
-	int moved = dir || v->vb == VB_UNKNOWN || v->vb == VB_SLOWER || v->vb == VB_FASTER ||
-		    fabs(v->effect) >= p->min_effect / 2;
+	int moved = dir || v->vb == VB_UNKNOWN || v->vb == VB_SLOWER || v->vb == VB_FASTER;
 	size_t ncp = moved || last ? changepoints(j, i, cps, ps, 16) : 0;
 	const char *how = "first night of the confirmed streak";
 	if (dir) {
