@@ -8,17 +8,21 @@ set -u
 cd "$(dirname "$0")/.." || exit 2
 LLMB=${LLMB:-$PWD/build/llmb}
 W=$(mktemp -d "${TMPDIR:-/tmp}/llmb-detect.XXXXXX")
-trap 'rm -rf "$W"' EXIT
+# DETECT_KEEP=1 keeps the generated series and verdicts for a closer look.
+[ -n "${DETECT_KEEP:-}" ] && echo "series and verdicts in $W" || trap 'rm -rf "$W"' EXIT
 cc -O2 -std=c11 -D_DEFAULT_SOURCE -o "$W/histgen" tests/verdict/histgen.c -lm || exit 2
 K=${DETECT_N:-1}
 NOISE="-r 0.01 -w 0.01 -a 0.6 -s 20"
 
-# series KIND COUNT NIGHTS EVENT...: one history per seed, judged night by night.
+# series KIND COUNT NIGHTS EVENT...: one history per seed, judged night by
+# night. Every kind has its own seeds: no two series share their noise.
+SEED=0
 series() {
 	local kind=$1 count=$2 nights=$3 s; shift 3
 	mkdir -p "$W/$kind"
 	for s in $(seq 1 "$count"); do
-		"$W/histgen" $NOISE -n "$nights" -S "$s$kind" -f "h$s" "$@" >"$W/$kind/h$s.jsonl"
+		SEED=$((SEED + 1))
+		"$W/histgen" $NOISE -n "$nights" -S "$SEED" -f "h$s" "$@" >"$W/$kind/h$s.jsonl"
 		"$LLMB" judge --replay --format=json $POLICY "$W/$kind/h$s.jsonl" >"$W/$kind/h$s.json"
 	done
 }
@@ -71,6 +75,7 @@ print(f"single-night 20% spikes confirmed: {sp} of {len(list(nights('spike')))} 
 p, t = share('drift', 30); print(f"0.4%/night drifts confirmed within 30 nights: {p:.1f}% of {t}")
 PY
 
+[ -n "${DETECT_SKIP_SPEED:-}" ] && exit 0
 # Speed: 100 configurations x 1,000 nights = 100,000 records.
 mkdir -p "$W/speed/history"
 for c in $(seq 1 100); do "$W/histgen" $NOISE -n 1000 -S "$c" -f "cfg$c" >"$W/speed/history/cfg$c.jsonl"; done
