@@ -180,8 +180,12 @@ load_samples(const struct line *l, const json_t *o, struct hrun *r)
 	size_t i;
 	r->x = xmalloc((json_array_size(a) + 1) * sizeof *r->x);
 	json_array_foreach(a, i, v) {
+		if (json_is_null(v)) { /* JSON has no NaN: a non-finite step is written as null */
+			r->x[r->n++] = NAN;
+			continue;
+		}
 		if (!json_is_number(v)) {
-			diag_error(l->file, l->no, keycol(l, "samples"), "samples[%zu] is not a number", i);
+			diag_error(l->file, l->no, keycol(l, "samples"), "samples[%zu] is neither a number nor null", i);
 			return 1;
 		}
 		r->x[r->n++] = json_number_value(v);

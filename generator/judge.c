@@ -139,6 +139,8 @@ night_json(const struct vnight *v)
 		json_object_set_new(o, "change_point", json_true());
 	if (v->confirmed)
 		json_object_set_new(o, "confirmed", json_true());
+	if (v->first_bad >= 0)
+		json_object_set_new(o, "first_bad_index", json_integer(v->first_bad));
 	return o;
 }
 

@@ -128,8 +128,8 @@ stats_t_sf(double t, double df)
 	return t > 0 ? tail : 1 - tail;
 }
 
-double
-stats_t_isf(double p, double df)
+static double
+t_isf(double p, double df)
 {
 	double lo = 0, hi = 1;
 	while (stats_t_sf(hi, df) > p && hi < 1e12)
@@ -142,6 +142,23 @@ stats_t_isf(double p, double df)
 			hi = mid;
 	}
 	return (lo + hi) / 2;
+}
+
+/* Judging asks for the same few quantiles again and again: remember them. */
+double
+stats_t_isf(double p, double df)
+{
+	static struct tq {
+		double p, df, t;
+	} memo[64];
+	static size_t nmemo;
+	for (size_t i = 0; i < nmemo; i++)
+		if (memo[i].p == p && memo[i].df == df)
+			return memo[i].t;
+	double t = t_isf(p, df);
+	memo[nmemo % 64] = (struct tq){p, df, t};
+	nmemo++;
+	return t;
 }
 
 uint64_t

@@ -25,10 +25,11 @@ static const struct knob {
 	size_t off;
 	double def, lo, hi;
 } knobs[] = {
-	{"min_effect", K_REAL, offsetof(struct policy, min_effect), 0.03, 0, 1},
+	{"min_effect", K_REAL, offsetof(struct policy, min_effect), 0.015, 0, 1},
 	{"large_effect", K_REAL, offsetof(struct policy, large_effect), 0.10, 0, 10},
 	{"confirm_m", K_INT, offsetof(struct policy, confirm_m), 2, 1, 100},
 	{"confirm_k", K_INT, offsetof(struct policy, confirm_k), 3, 1, 100},
+	{"confirm_ratio", K_REAL, offsetof(struct policy, confirm_ratio), 0.33, 0, 1},
 	{"min_nights_large", K_INT, offsetof(struct policy, min_nights_large), 2, 1, 1000},
 	{"min_nights", K_INT, offsetof(struct policy, min_nights), 5, 2, 1000},
 	{"window", K_INT, offsetof(struct policy, window), 30, 2, 10000},
@@ -187,6 +188,7 @@ night_from_runs(struct vnight *v, const struct hrun *const *r, size_t n)
 	v->mean = v->valid ? sum / (double)v->nvalid : NAN;
 	v->se = v->valid ? sqrt(se2 / (double)v->nvalid) / sqrt((double)v->nvalid) : NAN;
 	v->effect = v->p = v->base_mean = v->band_lo = v->band_hi = v->ref_effect = v->cp_p = NAN;
+	v->clip_lo = -INFINITY, v->clip_hi = INFINITY;
 	if (!v->ref)
 		v->ref = v->tol = NAN;
 }
@@ -236,15 +238,22 @@ verdict_vs_base(struct vnight *v, const struct base *b, const struct policy *p)
 	if ((int)b->n >= p->min_nights) {
 		crit = stats_t_isf(p->alpha, (double)b->n - 1);
 		v->p = stats_t_sf(fabs(v->mean - mu) / tot, (double)b->n - 1);
-		v->vb = v->p < p->alpha && fabs(e) >= p->min_effect ? dir : fabs(e) < p->min_effect ? VB_SAME : VB_UNKNOWN;
+		/* UNKNOWN: an effect that matters, not significant, and a baseline
+		 * too noisy to resolve even twice the minimum effect. */
+		double resolution = crit * tot / mu;
+		v->vb = v->p < p->alpha && fabs(e) >= p->min_effect                 ? dir
+			: fabs(e) < p->min_effect || resolution <= 2 * p->min_effect ? VB_SAME
+										     : VB_UNKNOWN;
 	} else {
 		/* Too few nights for a t-test to mean anything: only a large
 		 * effect, far outside everything seen, is called. */
 		crit = 4;
-		int big = (int)b->n >= p->min_nights_large && fabs(e) >= p->large_effect &&
+		int big = (int)b->n >= p->min_nights_large && fabs(e) >= fmax(p->large_effect, p->min_effect) &&
 			  fabs(v->mean - mu) >= crit * sqrt(s * s + b->se2 + v->se * v->se);
 		v->vb = big ? dir : fabs(e) < p->min_effect ? VB_SAME : VB_UNKNOWN;
 	}
+	if (b->n >= 2)
+		v->clip_lo = mu - 3 * tot, v->clip_hi = mu + 3 * tot;
 	double half = fmax(p->min_effect * mu, crit * tot);
 	v->band_lo = mu - half, v->band_hi = mu + half;
 }
@@ -318,12 +327,22 @@ collect_base(struct judge *j, size_t i, struct base *b)
 		b->se2 /= (double)b->n;
 }
 
+static int
+cmp_desc(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x < y) - (x > y);
+}
+
 /* M of the last K eligible nights of the segment (night i included) went
- * the same way as night i. */
+ * the same way as night i, and M of them agree on the size of the change
+ * within confirm_ratio: a sustained shift keeps its size, while a spike
+ * next to an unrelated noisy night does not. */
 static int
 m_of_k(const struct judge *j, size_t i)
 {
-	int from = seg_day(j, i), seen = 0, same = 0;
+	int from = seg_day(j, i), seen = 0, same = 0, m = j->p->confirm_m;
+	double e[100];
 	for (size_t k = i + 1; k-- > 0 && seen < j->p->confirm_k;) {
 		const struct vnight *v = &j->c->nights[k];
 		if (v->day < from)
@@ -331,15 +350,22 @@ m_of_k(const struct judge *j, size_t i)
 		if (!eligible(v))
 			continue;
 		seen++;
-		same += v->vb == j->c->nights[i].vb;
+		if (v->vb == j->c->nights[i].vb)
+			e[same++] = fabs(v->effect);
 	}
-	return same >= j->p->confirm_m;
+	if (same < m)
+		return 0;
+	qsort(e, (size_t)same, sizeof *e, cmp_desc);
+	for (int a = 0; a + m <= same; a++)
+		if (e[a + m - 1] >= j->p->confirm_ratio * e[a])
+			return 1;
+	return 0;
 }
 
 /* The first night of the streak that confirmed night i: back over eligible
  * nights while at most K-M of them in a row went another way. */
 static size_t
-streak_first(const struct judge *j, size_t i)
+streak_first(const struct judge *j, size_t i, int dir)
 {
 	int from = seg_day(j, i), gap = 0;
 	size_t first = i;
@@ -349,7 +375,7 @@ streak_first(const struct judge *j, size_t i)
 			break;
 		if (!eligible(v))
 			continue;
-		if (v->vb == j->c->nights[i].vb)
+		if (v->vb == dir)
 			first = k, gap = 0;
 		else if (++gap > j->p->confirm_k - j->p->confirm_m)
 			break;
@@ -361,11 +387,11 @@ streak_first(const struct judge *j, size_t i)
  * last cp_window of them). Marks nothing; returns the change points as
  * night indices in cps (at most max) and their p-values. */
 static size_t
-changepoints(struct judge *j, size_t i, size_t *cps, double *ps, size_t max)
+changepoints(struct judge *j, size_t i, size_t to, size_t *cps, double *ps, size_t max)
 {
 	int from = seg_day(j, i);
 	size_t n = 0;
-	for (size_t k = i + 1; k-- > 0 && (int)n < j->p->cp_window;) {
+	for (size_t k = to; k-- > 0 && (int)n < j->p->cp_window;) {
 		const struct vnight *v = &j->c->nights[k];
 		if (v->day < from)
 			break;
@@ -376,8 +402,12 @@ changepoints(struct judge *j, size_t i, size_t *cps, double *ps, size_t max)
 		size_t t = j->idx[a];
 		j->idx[a] = j->idx[n - 1 - a], j->idx[n - 1 - a] = t;
 	}
-	for (size_t a = 0; a < n; a++)
-		j->buf[a] = j->c->nights[j->idx[a]].mean;
+	/* Each night clipped to 3 sigma of its own baseline: one spike is one
+	 * unusual night, not the energy of a whole new segment. */
+	for (size_t a = 0; a < n; a++) {
+		const struct vnight *v = &j->c->nights[j->idx[a]];
+		j->buf[a] = fmin(fmax(v->mean, v->clip_lo), v->clip_hi);
+	}
 	struct cp_opts o = {j->p->cp_perms, j->p->cp_alpha, 2, j->p->seed + (uint64_t)j->c->nights[i].day};
 	struct cpoint cp[16];
 	size_t ncp = cp_edivisive(j->buf, n, &o, cp, max < 16 ? max : 16);
@@ -386,15 +416,18 @@ changepoints(struct judge *j, size_t i, size_t *cps, double *ps, size_t max)
 	return ncp;
 }
 
+/* The median of the eligible nights in [from, to): one spike cannot move it. */
 static double
-mean_between(const struct judge *j, size_t from, size_t to)
+median_between(const struct judge *j, size_t from, size_t to)
 {
-	double s = 0;
 	size_t n = 0;
+	double *m = xmalloc((to - from + 1) * sizeof *m);
 	for (size_t k = from; k < to; k++)
 		if (eligible(&j->c->nights[k]))
-			s += j->c->nights[k].mean, n++;
-	return n ? s / (double)n : NAN;
+			m[n++] = j->c->nights[k].mean;
+	double r = n ? stats_median(m, n) : NAN;
+	free(m);
+	return r;
 }
 
 static size_t
@@ -415,11 +448,14 @@ cp_confirms(const struct judge *j, size_t i, const size_t *cps, size_t ncp, size
 	if (!ncp)
 		return VB_NONE;
 	size_t c = cps[ncp - 1], prev = ncp > 1 ? cps[ncp - 2] : 0;
-	if ((int)eligible_between(j, c, i + 1) < j->p->cp_min_after)
+	if (c >= i || (int)eligible_between(j, c, i) < j->p->cp_min_after)
 		return VB_NONE;
-	double before = mean_between(j, prev, c), after = mean_between(j, c, i + 1);
+	/* The nights between the change point and night i, by their median:
+	 * night i alone (a spike) cannot make the new segment look shifted,
+	 * it only has to go on in the same direction. */
+	double before = median_between(j, prev, c), after = median_between(j, c, i);
 	double e = (after - before) / before, ei = (j->c->nights[i].mean - before) / before;
-	if (fabs(e) < j->p->min_effect || fabs(ei) < j->p->min_effect || (e > 0) != (ei > 0))
+	if (fabs(e) < j->p->min_effect || fabs(ei) < j->p->min_effect / 2 || (e > 0) != (ei > 0))
 		return VB_NONE;
 	*at = c;
 	return e > 0 ? VB_SLOWER : VB_FASTER;
@@ -450,6 +486,29 @@ settle(struct judge *j, size_t first, size_t i, int dir)
 		j->auto_day = j->c->nights[first].day;
 }
 
+/* A change point names the first bad night instead of the streak's first
+ * night when it lies before the streak and at least two nights between
+ * them already leaned the streak's way by half the minimum effect (a slow
+ * drift): one stray night does not move it. */
+static size_t
+name_first_bad(const struct judge *j, size_t first, int dir, const size_t *cps, size_t ncp, const char **how)
+{
+	double base = j->c->nights[first].base_mean;
+	for (size_t a = ncp; a-- > 0;) {
+		if (cps[a] == first)
+			*how = "change point";
+		if (cps[a] > first)
+			continue;
+		if (cps[a] < first && eligible_between(j, cps[a], first) >= 2) {
+			double e = (median_between(j, cps[a], first) - base) / base;
+			if ((dir == VB_SLOWER ? e : -e) >= j->p->min_effect / 2)
+				first = cps[a], *how = "change point";
+		}
+		break;
+	}
+	return first;
+}
+
 static void
 judge_night(struct judge *j, size_t i, int last)
 {
@@ -472,31 +531,26 @@ judge_night(struct judge *j, size_t i, int last)
 		return;
 	}
 	int dir = VB_NONE;
-	size_t first = i, cps[16], at;
+	size_t first = i, cps[16], at, ncp = 0;
 	double ps[16];
 	if ((v->vb == VB_SLOWER || v->vb == VB_FASTER) && m_of_k(j, i))
-		dir = v->vb, first = streak_first(j, i);
-	/* The change-point test runs where something may have moved (or on the
-	 * judged night): a night clearly at its baseline's level cannot
-	 * confirm anything, and skipping it keeps long histories fast. */
-	int moved = dir || v->vb == VB_UNKNOWN || v->vb == VB_SLOWER || v->vb == VB_FASTER ||
-		    fabs(v->effect) >= p->min_effect / 2;
-	size_t ncp = moved || last ? changepoints(j, i, cps, ps, 16) : 0;
+		dir = v->vb;
 	const char *how = "first night of the confirmed streak";
 	if (dir) {
-		/* The change point names the first bad night when it lies at or
-		 * before the streak: it saw the shift before single nights did. */
-		for (size_t a = ncp; a-- > 0;)
-			if (cps[a] <= first && eligible_between(j, cps[a], first) <= (size_t)p->cp_window) {
-				size_t prev = a ? cps[a - 1] : 0;
-				double shift = mean_between(j, cps[a], first + 1) - mean_between(j, prev, cps[a]);
-				if (cps[a] == first || (shift > 0) == (dir == VB_SLOWER))
-					first = cps[a], how = "change point";
-				break;
-			}
-	} else if ((dir = cp_confirms(j, i, cps, ncp, &at)) != VB_NONE) {
-		first = at, how = "change point";
+		first = streak_first(j, i, dir);
+		ncp = changepoints(j, i, i + 1, cps, ps, 16);
+		first = name_first_bad(j, first, dir, cps, ncp, &how);
+	} else if (v->vb != VB_SAME || fabs(v->effect) >= p->min_effect) {
+		/* The change-point test runs where something may have moved: a
+		 * night at its baseline's level cannot confirm anything, and
+		 * skipping it keeps long histories fast. It looks at the nights
+		 * before night i, which only has to go on the same way. */
+		ncp = changepoints(j, i, i, cps, ps, 16);
+		if ((dir = cp_confirms(j, i, cps, ncp, &at)) != VB_NONE)
+			first = at, how = "change point";
 	}
+	if (last && !dir)
+		ncp = changepoints(j, i, i + 1, cps, ps, 16);
 	if (last) {
 		for (size_t a = 0; a < ncp; a++)
 			c->nights[cps[a]].cp = 1, c->nights[cps[a]].cp_p = ps[a];

@@ -20,6 +20,7 @@ struct policy {
 	double min_effect;      /* smallest step-time change that matters (fraction) */
 	double large_effect;    /* with min_nights_large..min_nights-1 baseline nights, only this is called */
 	int confirm_m, confirm_k;
+	double confirm_ratio;   /* the confirming nights agree on the effect within this ratio */
 	int min_nights_large, min_nights;
 	int window;             /* baseline: at most this many recent nights */
 	double alpha;           /* per-night test, one-sided */
@@ -58,6 +59,7 @@ struct vnight {
 	double effect, p;        /* relative effect; one-sided p (NAN when not tested) */
 	size_t base_n;
 	double base_mean, band_lo, band_hi;
+	double clip_lo, clip_hi;  /* what the change-point test sees of this night: mean within 3 sigma of its baseline */
 	int quarantined;
 	int vref;                /* verdict vs reference */
 	double ref, tol, ref_effect;

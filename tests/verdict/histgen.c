@@ -12,7 +12,7 @@
  *   drift:N:F    from night N each night F more (F=0.005: 0.5% per night)
  *   invalid:N:REASON   night N is recorded invalid
  *   failed:N     night N failed (no samples)
- *   nan:N        night N has a NaN step (record says valid: our check catches it)
+ *   nan:N        night N has a NaN step, written null (the record says valid: the reader's check catches it)
  *   short:N      night N's window is incomplete (summary.n > samples)
  *   repeat:N     night N has two runs
  *   skip:N       no record for night N
@@ -194,7 +194,7 @@ main(int argc, char **argv)
 			printf("\"samples\":[");
 			for (int s = 0; s < ns; s++) {
 				if (nan && s == ns / 2)
-					printf("%sNaN", s ? "," : "");
+					printf("%snull", s ? "," : "");
 				else
 					printf("%s%.6g", s ? "," : "", x[s]);
 			}
