@@ -145,7 +145,7 @@ nightly_trend_page() {
 	t_grep "Chromium: the rendered page has the change-point line" '<line class="cp"' "$TRASH/trend.dom"
 	(cd "$TRASH" && chrome --screenshot="$TRASH/trend.png" --window-size=1280,1400 "file://$page" >/dev/null)
 	t_ok "Chromium: the screenshot shows the change-point line" \
-		test "$(python3 "$TESTS_DIR/nightly/pixels.py" "$TRASH/trend.png" 207 34 46 30)" -ge 60
+		test "$(python3 "$TESTS_DIR/nightly/pixels.py" "$TRASH/trend.png" 207 34 46 90)" -ge 60
 }
 
 # Import: earlier run directories seed a new history, once.
