@@ -160,15 +160,18 @@ changed_json(const struct hrun *a, const struct hrun *b)
 	return o;
 }
 
+/* with_nights: the per-night detail (for JSON and HTML; the text needs
+ * none of it, and on long histories it is most of the work). */
 static json_t *
-config_json(const struct vconfig *c)
+config_json(const struct vconfig *c, int with_nights)
 {
 	const struct history *h = c->h;
 	json_t *o = json_pack("{s:s, s:s, s:O, s:i, s:i}", "fingerprint", h->fingerprint, "file", h->file, "key",
 			      h->key ? h->key : json_null(), "acks", (int)c->acks, "accepts", (int)c->accepts);
 	json_t *nights = json_array(), *cps = json_array();
 	for (size_t i = 0; i < c->n && (long)i <= c->judged; i++) {
-		json_array_append_new(nights, night_json(&c->nights[i]));
+		if (with_nights)
+			json_array_append_new(nights, night_json(&c->nights[i]));
 		if (c->nights[i].cp)
 			json_array_append_new(cps, json_pack("{s:s, s:o}", "night", c->nights[i].night, "p",
 							     jnum(c->nights[i].cp_p)));
@@ -356,7 +359,7 @@ judge_all(struct history *hs, size_t n, int day, const struct opts *o)
 			continue;
 		struct vconfig c;
 		verdict_judge(&hs[i], day, &o->pol, o->replay, &c);
-		json_t *cj = config_json(&c);
+		json_t *cj = config_json(&c, strcmp(o->fmt, "text") != 0);
 		const char *st = json_string_value(json_object_get(cj, "state"));
 		json_object_set_new(sum, st, json_integer(json_integer_value(json_object_get(sum, st)) + 1));
 		json_array_append_new(cs, cj);

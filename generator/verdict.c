@@ -486,6 +486,25 @@ settle(struct judge *j, size_t first, size_t i, int dir)
 		j->auto_day = j->c->nights[first].day;
 }
 
+/* Can the change-point test confirm anything at night i? Only if the
+ * cp_min_after nights before it lean night i's way by half the minimum
+ * effect (their median, against night i's baseline): cp_confirms needs
+ * that much and more, and the test is the costly part of judging. */
+static int
+leaning(const struct judge *j, size_t i)
+{
+	const struct vnight *v = &j->c->nights[i];
+	double m[64];
+	size_t n = 0;
+	for (size_t k = i; k-- > 0 && n < (size_t)j->p->cp_min_after && n < 64;)
+		if (eligible(&j->c->nights[k]))
+			m[n++] = j->c->nights[k].mean;
+	if ((int)n < j->p->cp_min_after || !(v->base_mean > 0))
+		return 0;
+	double e = (stats_median(m, n) - v->base_mean) / v->base_mean;
+	return (v->effect > 0 ? e : -e) >= j->p->min_effect / 2;
+}
+
 /* A change point names the first bad night instead of the streak's first
  * night when it lies before the streak and at least two nights between
  * them already leaned the streak's way by half the minimum effect (a slow
@@ -540,7 +559,7 @@ judge_night(struct judge *j, size_t i, int last)
 		first = streak_first(j, i, dir);
 		ncp = changepoints(j, i, i + 1, cps, ps, 16);
 		first = name_first_bad(j, first, dir, cps, ncp, &how);
-	} else if (v->vb != VB_SAME || fabs(v->effect) >= p->min_effect) {
+	} else if ((v->vb != VB_SAME || fabs(v->effect) >= p->min_effect) && leaning(j, i)) {
 		/* The change-point test runs where something may have moved: a
 		 * night at its baseline's level cannot confirm anything, and
 		 * skipping it keeps long histories fast. It looks at the nights
