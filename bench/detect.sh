@@ -2,7 +2,7 @@
 # detect.sh: detection quality of `llmb judge` on generated nightly series
 # (tests/verdict/histgen.c: run-to-run noise 1%, step noise 1%, AR(1)
 # correlated steps), and its speed on a 100,000-record history. Every
-# night is judged as if it were the latest (--replay). Prints the figures;
+# night is judged as if it were the latest. Prints the figures;
 # asserts nothing. DETECT_N scales the number of series (default 1).
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -23,7 +23,7 @@ series() {
 	for s in $(seq 1 "$count"); do
 		SEED=$((SEED + 1))
 		"$W/histgen" $NOISE -n "$nights" -S "$SEED" -f "h$s" "$@" >"$W/$kind/h$s.jsonl"
-		"$LLMB" judge --replay --format=json $POLICY "$W/$kind/h$s.jsonl" >"$W/$kind/h$s.json"
+		"$LLMB" judge --format=json $POLICY "$W/$kind/h$s.jsonl" >"$W/$kind/h$s.json"
 	done
 }
 POLICY=${DETECT_POLICY:-}

@@ -30,7 +30,6 @@ static const char usage_text[] =
 
 struct opts {
 	const char *fmt, *out, *night, *install, *select;
-	int replay;
 	struct policy pol;
 };
 
@@ -40,8 +39,12 @@ usage(FILE *f)
 	struct policy d;
 	policy_defaults(&d);
 	fputs(usage_text, f);
-	for (size_t i = 0; i < policy_count(); i++)
-		fprintf(f, "  --%s=%g\n", policy_name(i), policy_get(&d, i));
+	for (size_t i = 0; i < policy_count(); i++) {
+		fputs("  --", f);
+		for (const char *c = policy_name(i); *c; c++)
+			fputc(*c == '_' ? '-' : *c, f);
+		fprintf(f, "=%g\n", policy_get(&d, i));
+	}
 }
 
 /* ---- inputs ------------------------------------------------------------- */
@@ -178,6 +181,12 @@ config_json(const struct vconfig *c, int with_nights)
 	}
 	json_object_set_new(o, "nights", nights);
 	json_object_set_new(o, "change_points", cps);
+	json_t *anns = json_array();
+	for (size_t i = 0; i < h->nanns; i++)
+		json_array_append_new(anns, json_pack("{s:s, s:s, s:s}", "night", h->anns[i].night, "action",
+						      h->anns[i].action == ANN_ACK ? "ack-false-alarm" : "accept-baseline",
+						      "reason", h->anns[i].reason));
+	json_object_set_new(o, "annotations", anns);
 	if (c->judged < 0) {
 		json_object_set_new(o, "state", json_string("NOT-RUN"));
 		return o;
@@ -325,8 +334,6 @@ parse_args(int argc, char **argv, struct opts *o)
 			o->out = a + 6;
 		else if (!strncmp(a, "--night=", 8))
 			o->night = a + 8;
-		else if (!strcmp(a, "--replay"))
-			o->replay = 1;
 		else if (!strcmp(a, "-h") || !strcmp(a, "--help"))
 			return -3;
 		else if (!strncmp(a, "--", 2) && strchr(a, '=')) {
@@ -358,7 +365,7 @@ judge_all(struct history *hs, size_t n, int day, const struct opts *o)
 		if (!selected(&hs[i], o->select))
 			continue;
 		struct vconfig c;
-		verdict_judge(&hs[i], day, &o->pol, o->replay, &c);
+		verdict_judge(&hs[i], day, &o->pol, &c);
 		json_t *cj = config_json(&c, strcmp(o->fmt, "text") != 0);
 		const char *st = json_string_value(json_object_get(cj, "state"));
 		json_object_set_new(sum, st, json_integer(json_integer_value(json_object_get(sum, st)) + 1));

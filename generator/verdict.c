@@ -588,7 +588,7 @@ judge_night(struct judge *j, size_t i, int last)
 }
 
 void
-verdict_judge(const struct history *h, int day, const struct policy *p, int replay, struct vconfig *c)
+verdict_judge(const struct history *h, int day, const struct policy *p, struct vconfig *c)
 {
 	memset(c, 0, sizeof *c);
 	c->h = h;
@@ -606,7 +606,7 @@ verdict_judge(const struct history *h, int day, const struct policy *p, int repl
 	}
 	struct judge j = {c, p, INT_MIN, xmalloc((c->n + 1) * sizeof(double)), xmalloc((c->n + 1) * sizeof(size_t))};
 	for (size_t i = 0; i < upto; i++)
-		judge_night(&j, i, i + 1 == upto || replay);
+		judge_night(&j, i, i + 1 == upto);
 	if (upto) {
 		c->judged = (long)upto - 1;
 		c->state = c->nights[upto - 1].state;

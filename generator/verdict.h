@@ -82,10 +82,10 @@ struct vconfig {
 	size_t acks, accepts;
 };
 
-/* Judge h at night day (-1: its latest night). replay: judge every night as
- * if it were the latest (the states of all nights then include change-point
- * confirmation; used by benchmarks). */
-void verdict_judge(const struct history *h, int day, const struct policy *p, int replay, struct vconfig *c);
+/* Judge h at night day (-1: its latest night). Every night up to it is
+ * judged as if it were the latest; change points are marked as the test
+ * sees them on the judged night. */
+void verdict_judge(const struct history *h, int day, const struct policy *p, struct vconfig *c);
 void verdict_free(struct vconfig *c);
 
 #endif

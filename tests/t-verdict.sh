@@ -93,9 +93,10 @@ t_grep "accept: the annotation is one whole line" '^\{"action":"accept-baseline"
 
 # A false alarm acknowledged: the night is OK, out of baselines, counted.
 mk ack -n 8 shift:8:1.3
-t_ok "annotate: ack" "$LLMB" annotate --install "$TRASH/ack" "$FP" --ack 2026-01-08 --reason "node n3 throttled"
+t_ok "annotate: ack" "$LLMB" annotate --install "$TRASH/ack" "$FP" --ack 2026-01-08 --reason 'node "n3" throttled	(ECC) — ack'
 judge ack 0
 t_grep "ack: counted" '"acks": 1,' "$TRASH/ack.json"
+t_grep "ack: the reason read back whole" '"reason": "node \\"n3\\" throttled\\t\(ECC\) — ack"' "$TRASH/ack.json"
 t_rc "annotate: ack of a night without a run" 2 "$LLMB" annotate --install "$TRASH/ack" "$FP" --ack 2026-03-01 --reason x
 t_rc "annotate: unknown fingerprint" 2 "$LLMB" annotate --install "$TRASH/ack" nosuch_fp --ack 2026-01-08 --reason x
 t_rc "annotate: bad night" 2 "$LLMB" annotate --install "$TRASH/ack" "$FP" --ack 2026-13-01 --reason x
@@ -137,6 +138,8 @@ bad fingerprint "cat" other_fp.jsonl
 bad type "sed '1s/\"valid\":true/\"valid\":\"yes\"/'"
 bad missing "sed '2s/\"job\":\"1001\",//'"
 bad unknown-type "sed '3s/\"type\":\"run\"/\"type\":\"rerun\"/'"
+bad duplicate-key "sed '2s/\"v\":1/\"v\":1,\"v\":1/'"
+bad huge-number "sed '1s/\"tokens_per_s\":[0-9.]*/\"tokens_per_s\":1e999/'"
 t_rc "no history" 2 "$LLMB" judge --install "$TRASH/nosuch"
 t_rc "bad night" 2 "$LLMB" judge --night 2026-1-1 --install "$TRASH/pass"
 t_rc "bad knob" 2 "$LLMB" judge --min-effect=x --install "$TRASH/pass"
