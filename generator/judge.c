@@ -293,15 +293,17 @@ static void
 render_text(struct sb *o, const json_t *m)
 {
 	const json_t *s = json_object_get(m, "summary"), *cs = json_object_get(m, "configurations"), *c;
-	const char *k;
-	json_t *v;
 	size_t i;
 	sb_addf(o, "llmb judge %s: %d configuration%s:", jget(m, "night"), (int)json_array_size(cs),
 		json_array_size(cs) == 1 ? "" : "s");
+	static const char *const order[] = {"CONFIRMED", "SUSPECT", "FAILED", "INVALID", "INCONCLUSIVE", "NEW", "OK", "NOT-RUN"};
 	const char *sep = " ";
-	json_object_foreach((json_t *)s, k, v) {
-		sb_addf(o, "%s%d %s", sep, (int)json_integer_value(v), k);
-		sep = ", ";
+	for (size_t n = 0; n < sizeof order / sizeof *order; n++) {
+		json_int_t count = json_integer_value(json_object_get(s, order[n]));
+		if (count) {
+			sb_addf(o, "%s%lld %s", sep, (long long)count, order[n]);
+			sep = ", ";
+		}
 	}
 	sb_add(o, "\n");
 	json_array_foreach(cs, i, c) text_config(o, c);

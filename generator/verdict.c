@@ -132,7 +132,10 @@ policy_load(const char *path, struct policy *p)
 	names[NKNOBS] = NULL;
 	for (size_t i = 0; i < ymap_len(pol); i++) {
 		const struct ynode *k = ymap_key(pol, i), *v = ymap_val(pol, i);
-		int rc = v->kind == Y_SCALAR ? policy_set(p, k->str, v->str) : -2;
+		int known = 0;
+		for (size_t kn = 0; kn < NKNOBS; kn++)
+			known |= !strcmp(k->str, knobs[kn].name);
+		int rc = !known ? -1 : v->kind == Y_SCALAR ? policy_set(p, k->str, v->str) : -2;
 		const char *near = diag_suggest(k->str, names);
 		if (rc == -1 && (strict || (near && strcmp(near, k->str)))) {
 			if (near)

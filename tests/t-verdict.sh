@@ -111,6 +111,20 @@ mk repeat -n 7 repeat:7 skip:4
 judge repeat 0
 t_grep "repeat: two runs in the night" '"runs": 2,' "$TRASH/repeat.json"
 
+# A matrix: every configuration judged, the worst decides the exit; --select narrows.
+mkdir -p "$TRASH/matrix/history"
+cp "$TRASH/short/history/$FP.jsonl" "$TRASH/matrix/history/"
+"$TRASH/histgen" -f llama3_h100_70b_bf16_8_aaaaaaaaaaaa -S 2 -n 4 >"$TRASH/matrix/history/llama3_h100_70b_bf16_8_aaaaaaaaaaaa.jsonl"
+sed -i 's/"workload":"tinygpt"/"workload":"llama3"/' "$TRASH/matrix/history/llama3_h100_70b_bf16_8_aaaaaaaaaaaa.jsonl"
+judge matrix 1
+t_rc "matrix: --select llama3 passes" 0 "$LLMB" judge --install "$TRASH/matrix" --select llama3
+t_rc "matrix: --select tinygpt,llama3 fails" 1 "$LLMB" judge --install "$TRASH/matrix" --select tinygpt,llama3
+# The policy from a nightly: block (knobs beside the pipeline's own keys).
+printf 'nightly:\n  matrix: [tinygpt]\n  large_effect: 0.5\n' >"$TRASH/pol2.yaml"
+t_rc "policy: large_effect 50% leaves a 40% shift on 2 nights unknown" 4 "$LLMB" judge --policy "$TRASH/pol2.yaml" --install "$TRASH/short"
+printf 'nightly:\n  matrix: [tinygpt]\n  larg_effect: 0.5\n' >"$TRASH/pol2.yaml"
+t_rc "policy: a misspelt knob beside pipeline keys" 2 "$LLMB" judge --policy "$TRASH/pol2.yaml" --install "$TRASH/short"
+
 # The trend page: self-contained, the change point and confirmed nights marked.
 t_rc "html: exit 1 (confirmed)" 1 env -C "$TRASH/confirmed" "$LLMB" judge --install . --format=html --out trend.html
 t_grep "html: an svg chart" '<svg' "$TRASH/confirmed/trend.html"
