@@ -79,7 +79,12 @@ PY
 # Speed: 100 configurations x 1,000 nights = 100,000 records.
 mkdir -p "$W/speed/history"
 for c in $(seq 1 100); do "$W/histgen" $NOISE -n 1000 -S "$c" -f "cfg$c" >"$W/speed/history/cfg$c.jsonl"; done
-start=$(date +%s.%N)
-"$LLMB" judge --install "$W/speed" >/dev/null
-end=$(date +%s.%N)
-echo "judging 100,000 records ($(du -sh "$W/speed/history" | cut -f1)): $(echo "$end - $start" | bc) s (target 0.5 s)"
+# Wall time and CPU time (user + system) of the best of three: on a busy
+# machine the CPU time is the figure to compare.
+for k in 1 2 3; do
+	/usr/bin/time -f "%e %U %S" -o "$W/time.$k" "$LLMB" judge --install "$W/speed" >/dev/null
+done
+sort -n "$W"/time.* | head -1 | {
+	read -r wall user sys
+	echo "judging 100,000 records ($(du -sh "$W/speed/history" | cut -f1)): $wall s wall, $(echo "$user + $sys" | bc) s CPU (target 0.5 s)"
+}

@@ -212,8 +212,6 @@ config_json(const struct vconfig *c, int with_nights)
 			const struct vnight *lg = &c->nights[c->last_good];
 			json_object_set_new(o, "last_good_night", json_string(lg->night));
 			json_object_set_new(o, "changed", changed_json(lg->rep, fb->rep));
-			double e = (v->mean - lg->base_mean) / lg->base_mean;
-			(void)e;
 		}
 	}
 	return o;

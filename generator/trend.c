@@ -77,7 +77,19 @@ range(const json_t *nights, double ref, struct frame *f)
 		f->lo = fmin(f->lo, ref), f->hi = fmax(f->hi, ref);
 	if (!isfinite(f->lo))
 		f->lo = 0, f->hi = 1;
-	double pad = fmax((f->hi - f->lo) * 0.08, fabs(f->hi) * 0.01 + 1e-9);
+	/* The bands widen the range by at most half the nights' own spread (a
+	 * band from two nights can be wide; it is clipped rather than let to
+	 * flatten the curve). */
+	double span = fmax(f->hi - f->lo, fabs(f->hi) * 0.02), lo = f->lo, hi = f->hi;
+	json_array_foreach(nights, i, n) {
+		const json_t *b = json_object_get(n, "band");
+		if (json_is_array(b)) {
+			lo = fmin(lo, fmax(json_number_value(json_array_get(b, 0)), f->lo - span / 2));
+			hi = fmax(hi, fmin(json_number_value(json_array_get(b, 1)), f->hi + span / 2));
+		}
+	}
+	f->lo = lo, f->hi = hi;
+	double pad = fmax((f->hi - f->lo) * 0.05, fabs(f->hi) * 0.005 + 1e-9);
 	f->lo -= pad, f->hi += pad;
 }
 
