@@ -60,6 +60,24 @@ put_utf8(struct jscan *s, unsigned c)
 		o[3] = (char)(0x80 | (c & 0x3f)), s->slen += 4;
 }
 
+/* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong
+ * forms, no surrogates, nothing above U+10FFFF), or 0. */
+static size_t
+utf8_len(const char *p, size_t avail)
+{
+	const unsigned char *u = (const unsigned char *)p;
+	size_t n = u[0] >= 0xc2 && u[0] <= 0xdf ? 2 : u[0] >= 0xe0 && u[0] <= 0xef ? 3 : u[0] >= 0xf0 && u[0] <= 0xf4 ? 4 : 0;
+	if (!n || n > avail)
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((u[i] & 0xc0) != 0x80)
+			return 0;
+	if ((u[0] == 0xe0 && u[1] < 0xa0) || (u[0] == 0xed && u[1] >= 0xa0) || (u[0] == 0xf0 && u[1] < 0x90) ||
+	    (u[0] == 0xf4 && u[1] >= 0x90))
+		return 0;
+	return n;
+}
+
 /* A string at s->pos (the opening quote); its unescaped text goes to sbuf. */
 static const char *
 string(struct jscan *s)
@@ -72,7 +90,7 @@ string(struct jscan *s)
 	static unsigned char stop[256];
 	if (!stop['"'])
 		for (int c = 0; c < 256; c++)
-			stop[c] = c == '"' || c == '\\' || c < 0x20;
+			stop[c] = c == '"' || c == '\\' || c < 0x20 || c >= 0x80;
 	size_t end = s->pos;
 	while (end < s->len && !stop[(unsigned char)t[end]])
 		end++;
@@ -92,6 +110,14 @@ string(struct jscan *s)
 		}
 		if (c < 0x20)
 			return NULL;
+		if (c >= 0x80) {
+			size_t n = utf8_len(t + s->pos, s->len - s->pos);
+			if (!n)
+				return NULL;
+			memcpy(s->sbuf + s->slen, t + s->pos, n);
+			s->slen += n, s->pos += n;
+			continue;
+		}
 		if (c != '\\') {
 			s->sbuf[s->slen++] = (char)c, s->pos++;
 			continue;

@@ -39,6 +39,8 @@ static const struct knob {
 	{"cp_alpha", K_REAL, offsetof(struct policy, cp_alpha), 0.01, 1e-9, 0.5},
 	{"cp_min_after", K_INT, offsetof(struct policy, cp_min_after), 3, 2, 1000},
 	{"cp_window", K_INT, offsetof(struct policy, cp_window), 60, 4, 100000},
+	{"tail_alpha", K_REAL, offsetof(struct policy, tail_alpha), 0.0002, 0, 0.5},
+	{"tail_max", K_INT, offsetof(struct policy, tail_max), 8, 2, 1000},
 	{"seed", K_INT, offsetof(struct policy, seed), 1, 0, 1e15},
 };
 #define NKNOBS (sizeof knobs / sizeof *knobs)
@@ -190,7 +192,7 @@ night_from_runs(struct vnight *v, const struct hrun *const *r, size_t n)
 	v->valid = v->nvalid > 0;
 	v->mean = v->valid ? sum / (double)v->nvalid : NAN;
 	v->se = v->valid ? sqrt(se2 / (double)v->nvalid) / sqrt((double)v->nvalid) : NAN;
-	v->effect = v->p = v->base_mean = v->band_lo = v->band_hi = v->ref_effect = v->cp_p = NAN;
+	v->effect = v->p = v->base_mean = v->base_sd = v->band_lo = v->band_hi = v->ref_effect = v->cp_p = NAN;
 	v->clip_lo = -INFINITY, v->clip_hi = INFINITY;
 	if (!v->ref)
 		v->ref = v->tol = NAN;
@@ -236,6 +238,7 @@ verdict_vs_base(struct vnight *v, const struct base *b, const struct policy *p)
 	double tot = sqrt(sigma * sigma * (1 + 1.0 / (double)b->n) + extra);
 	double e = (v->mean - mu) / mu, crit;
 	v->base_mean = mu;
+	v->base_sd = tot / sqrt(1 + 1.0 / (double)b->n);
 	v->effect = e;
 	int dir = e > 0 ? VB_SLOWER : VB_FASTER;
 	if ((int)b->n >= p->min_nights) {
@@ -489,6 +492,49 @@ settle(struct judge *j, size_t first, size_t i, int dir)
 		j->auto_day = j->c->nights[first].day;
 }
 
+/* A shift too small for single nights, seen in the last few together: the
+ * mean of the last L eligible nights (L = cp_min_after+1 .. tail_max, night
+ * i the last, every night clipped to 2.5 sigma of that baseline so a spike
+ * counts as one unusual night) against the baseline of the first of them,
+ * which none of them is in. Confirms when the most significant L has
+ * p < tail_alpha (a strict level: this is looked at every night and for
+ * several L) and an effect of min_effect; its first night is the first
+ * bad night. */
+static int
+tail_confirms(const struct judge *j, size_t i, size_t *first)
+{
+	const struct policy *p = j->p;
+	const struct vnight *v = &j->c->nights[i];
+	int from = seg_day(j, i), dir = v->effect > 0 ? VB_SLOWER : VB_FASTER;
+	double best = 0, x[1000];
+	size_t n = 0, bestf = 0;
+	if (!(fabs(v->effect) >= p->min_effect / 2))
+		return VB_NONE;
+	for (size_t k = i + 1; k-- > 0 && (int)n < p->tail_max && n < 1000;) {
+		const struct vnight *w = &j->c->nights[k];
+		if (w->day < from)
+			break;
+		if (!eligible(w))
+			continue;
+		x[n++] = w->mean;
+		if ((int)n <= p->cp_min_after || (int)w->base_n < p->min_nights || !(w->base_sd > 0))
+			continue;
+		double mu = w->base_mean, lim = 2.5 * w->base_sd, sum = 0;
+		for (size_t a = 0; a < n; a++)
+			sum += fmin(fmax(x[a], mu - lim), mu + lim);
+		double m = sum / (double)n, e = (m - mu) / mu;
+		double t = (m - mu) / (w->base_sd * sqrt(1.0 / (double)n + 1.0 / (double)w->base_n));
+		if ((e > 0) != (dir == VB_SLOWER) || fabs(e) < p->min_effect)
+			continue;
+		if (stats_t_sf(fabs(t), (double)w->base_n - 1) < p->tail_alpha && fabs(t) > best)
+			best = fabs(t), bestf = k;
+	}
+	if (!(best > 0))
+		return VB_NONE;
+	*first = bestf;
+	return dir;
+}
+
 /* Can the change-point test confirm anything at night i? Only if the
  * cp_min_after nights before it lean night i's way by half the minimum
  * effect (their median, against night i's baseline): cp_confirms needs
@@ -558,7 +604,9 @@ judge_night(struct judge *j, size_t i, int last)
 	if ((v->vb == VB_SLOWER || v->vb == VB_FASTER) && m_of_k(j, i))
 		dir = v->vb;
 	const char *how = "first night of the confirmed streak";
-	if (dir) {
+	if (!dir && (dir = tail_confirms(j, i, &first)) != VB_NONE) {
+		how = "first night of the shifted tail";
+	} else if (dir) {
 		first = streak_first(j, i, dir);
 		ncp = changepoints(j, i, i + 1, cps, ps, 16);
 		first = name_first_bad(j, first, dir, cps, ncp, &how);

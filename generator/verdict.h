@@ -29,6 +29,8 @@ struct policy {
 	double cp_alpha;
 	int cp_min_after;       /* nights at and after a change point before it may confirm */
 	int cp_window;          /* the change-point test looks at this many recent nights */
+	double tail_alpha;      /* the last few nights together against the baseline before them */
+	int tail_max;
 	uint64_t seed;
 };
 
@@ -58,7 +60,7 @@ struct vnight {
 	int vb;                  /* verdict vs baseline */
 	double effect, p;        /* relative effect; one-sided p (NAN when not tested) */
 	size_t base_n;
-	double base_mean, band_lo, band_hi;
+	double base_mean, base_sd, band_lo, band_hi;
 	double clip_lo, clip_hi;  /* what the change-point test sees of this night: mean within 3 sigma of its baseline */
 	int quarantined;
 	int vref;                /* verdict vs reference */
