@@ -2,7 +2,7 @@
 # detect.sh: detection quality of `llmb judge` on generated nightly series
 # (tests/verdict/histgen.c: run-to-run noise 1%, step noise 1%, AR(1)
 # correlated steps), and its speed on a 100,000-record history. Every
-# night is judged as if it were the latest (--replay). Prints the figures;
+# night is judged as if it were the latest. Prints the figures;
 # asserts nothing. DETECT_N scales the number of series (default 1).
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -23,7 +23,7 @@ series() {
 	for s in $(seq 1 "$count"); do
 		SEED=$((SEED + 1))
 		"$W/histgen" $NOISE -n "$nights" -S "$SEED" -f "h$s" "$@" >"$W/$kind/h$s.jsonl"
-		"$LLMB" judge --replay --format=json $POLICY "$W/$kind/h$s.jsonl" >"$W/$kind/h$s.json"
+		"$LLMB" judge --format=json $POLICY "$W/$kind/h$s.jsonl" >"$W/$kind/h$s.json"
 	done
 }
 POLICY=${DETECT_POLICY:-}
@@ -79,7 +79,12 @@ PY
 # Speed: 100 configurations x 1,000 nights = 100,000 records.
 mkdir -p "$W/speed/history"
 for c in $(seq 1 100); do "$W/histgen" $NOISE -n 1000 -S "$c" -f "cfg$c" >"$W/speed/history/cfg$c.jsonl"; done
-start=$(date +%s.%N)
-"$LLMB" judge --install "$W/speed" >/dev/null
-end=$(date +%s.%N)
-echo "judging 100,000 records ($(du -sh "$W/speed/history" | cut -f1)): $(echo "$end - $start" | bc) s (target 0.5 s)"
+# Wall time and CPU time (user + system) of the best of three: on a busy
+# machine the CPU time is the figure to compare.
+for k in 1 2 3; do
+	/usr/bin/time -f "%e %U %S" -o "$W/time.$k" "$LLMB" judge --install "$W/speed" >/dev/null
+done
+sort -n "$W"/time.* | head -1 | {
+	read -r wall user sys
+	echo "judging 100,000 records ($(du -sh "$W/speed/history" | cut -f1)): $wall s wall, $(echo "$user + $sys" | bc) s CPU (target 0.5 s)"
+}

@@ -1,3 +1,4 @@
+#define _DEFAULT_SOURCE /* MAP_POPULATE */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
@@ -7,11 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cmds.h"
 #include "diag.h"
+#include "jscan.h"
 #include "util.h"
 
 #include "history.h"
@@ -55,10 +59,16 @@ history_night(int day, char out[11])
 	int y = yoe + era * 400, doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
 	int mp = (5 * doy + 2) / 153, d = doy - (153 * mp + 2) / 5 + 1;
 	int m = mp + (mp < 10 ? 3 : -9);
-	char buf[40];
-	snprintf(buf, sizeof buf, "%04d-%02d-%02d", (y + (m <= 2)) % 10000, m, d);
-	memcpy(out, buf, 10);
-	out[10] = 0;
+	int v[3] = {(y + (m <= 2)) % 10000, m, d}, w[3] = {4, 2, 2};
+	char *o = out;
+	for (int f = 0; f < 3; f++) {
+		for (int k = w[f]; k-- > 0;)
+			o[k] = (char)('0' + v[f] % 10), v[f] /= 10;
+		o += w[f];
+		if (f < 2)
+			*o++ = '-';
+	}
+	*o = 0;
 }
 
 int
@@ -79,19 +89,26 @@ struct line {
 	const char *file, *text;
 	int no;
 	size_t len;
+	struct jscan *js;
+	const struct jnode *f[32]; /* the record's fields, by table index */
 };
 
-/* Column of "key": in the line, so a type error points at its field. */
+/* Column of a member's key in the line (1-based), so an error points at its field. */
 static int
-keycol(const struct line *l, const char *key)
+keycol(const struct line *l, const struct jnode *v)
 {
-	char pat[64];
-	snprintf(pat, sizeof pat, "\"%s\":", key);
-	size_t pl = strlen(pat);
-	for (size_t i = 0; i + pl <= l->len; i++)
-		if (!memcmp(l->text + i, pat, pl))
-			return (int)i + 1;
-	return 1;
+	if (!v || !v->key)
+		return 1;
+	/* the key's opening quote: back from the value over ':', spaces and the key */
+	size_t p = v->raw, kl = strlen(v->key);
+	while (p > 0 && l->text[p - 1] != ':')
+		p--;
+	while (p > 0 && l->text[p - 1] != '"')
+		p--;
+	p = p > kl + 2 ? p - kl - 2 : 0;
+	while (p > 0 && l->text[p] != '"')
+		p--;
+	return (int)p + 1;
 }
 
 enum ftype { F_STR, F_INT, F_BOOL, F_NUM, F_ARR, F_OBJ, F_OBJNULL, F_NUMNULL, F_STRNULL };
@@ -101,54 +118,92 @@ static const char *const tnames[] = {
 };
 
 static int
-type_ok(const json_t *v, enum ftype t)
+type_ok(const struct jnode *v, enum ftype t)
 {
 	switch (t) {
-	case F_STR: return json_is_string(v);
-	case F_INT: return json_is_integer(v);
-	case F_BOOL: return json_is_boolean(v);
-	case F_NUM: return json_is_number(v);
-	case F_ARR: return json_is_array(v);
-	case F_OBJ: return json_is_object(v);
-	case F_OBJNULL: return json_is_object(v) || json_is_null(v);
-	case F_NUMNULL: return json_is_number(v) || json_is_null(v);
-	case F_STRNULL: return json_is_string(v) || json_is_null(v);
+	case F_STR: return v->type == JT_STR;
+	case F_INT: return v->type == JT_NUM && v->isint;
+	case F_BOOL: return v->type == JT_TRUE || v->type == JT_FALSE;
+	case F_NUM: return v->type == JT_NUM;
+	case F_ARR: return v->type == JT_ARR;
+	case F_OBJ: return v->type == JT_OBJ;
+	case F_OBJNULL: return v->type == JT_OBJ || v->type == JT_NULL;
+	case F_NUMNULL: return v->type == JT_NUM || v->type == JT_NULL;
+	case F_STRNULL: return v->type == JT_STR || v->type == JT_NULL;
 	}
 	return 0;
 }
 
-/* The fields of each record type: name, type, required. */
+/* The fields of each record type, in strcmp order (records are written
+ * with sorted keys, so one merge pass finds them all): name, type,
+ * required. The enums index a line's f[]. */
 struct field {
 	const char *name;
 	enum ftype type;
 	int required;
 };
+enum {
+	R_CONFIG_HASH, R_EXECUTOR, R_FINGERPRINT, R_IMAGE, R_INVALID, R_JOB, R_KEY, R_KNOBS, R_LLMB_VERSION,
+	R_MFU, R_NIGHT, R_NODES, R_RECORDED_AT, R_REFERENCE, R_SAMPLES, R_STATUS, R_SUMMARY, R_TFLOPS,
+	R_TOKENS, R_VALID, R_N
+};
 static const struct field run_fields[] = {
-	{"fingerprint", F_STR, 1}, {"key", F_OBJ, 1}, {"night", F_STR, 1}, {"job", F_STR, 1},
-	{"executor", F_STR, 1}, {"status", F_STR, 1}, {"valid", F_BOOL, 1}, {"invalid", F_ARR, 1},
-	{"samples", F_ARR, 1}, {"summary", F_OBJ, 1}, {"tokens_per_s", F_NUMNULL, 0},
-	{"tflops_per_gpu", F_NUMNULL, 0}, {"mfu", F_NUMNULL, 0}, {"reference", F_OBJNULL, 0},
-	{"image", F_OBJNULL, 0}, {"config_hash", F_STRNULL, 0}, {"llmb_version", F_STRNULL, 0},
-	{"nodes", F_STRNULL, 0}, {"recorded_at", F_STR, 0}, {"knobs", F_OBJNULL, 0},
+	{"config_hash", F_STRNULL, 0}, {"executor", F_STR, 1}, {"fingerprint", F_STR, 1},
+	{"image", F_OBJNULL, 0}, {"invalid", F_ARR, 1}, {"job", F_STR, 1}, {"key", F_OBJ, 1},
+	{"knobs", F_OBJNULL, 0}, {"llmb_version", F_STRNULL, 0}, {"mfu", F_NUMNULL, 0},
+	{"night", F_STR, 1}, {"nodes", F_STRNULL, 0}, {"recorded_at", F_STR, 0},
+	{"reference", F_OBJNULL, 0}, {"samples", F_ARR, 1}, {"status", F_STR, 1}, {"summary", F_OBJ, 1},
+	{"tflops_per_gpu", F_NUMNULL, 0}, {"tokens_per_s", F_NUMNULL, 0}, {"valid", F_BOOL, 1},
 	{NULL, 0, 0},
 };
+enum { A_ACTION, A_BY, A_FINGERPRINT, A_NIGHT, A_REASON, A_RECORDED_AT, A_N };
 static const struct field ann_fields[] = {
-	{"fingerprint", F_STR, 1}, {"action", F_STR, 1}, {"night", F_STR, 1}, {"reason", F_STR, 1},
-	{"by", F_STR, 0}, {"recorded_at", F_STR, 0}, {NULL, 0, 0},
+	{"action", F_STR, 1}, {"by", F_STR, 0}, {"fingerprint", F_STR, 1}, {"night", F_STR, 1},
+	{"reason", F_STR, 1}, {"recorded_at", F_STR, 0}, {NULL, 0, 0},
 };
 
+static const struct jnode *
+get(const struct line *l, const struct jnode *o, const char *k)
+{
+	return jscan_get(l->js, o, k);
+}
+
+/* Fill l->f[] with the record's fields, by a merge of its sorted keys with
+ * the table (or one lookup per field when a hand edit unsorted them). */
+static void
+find_fields(struct line *l, const struct jnode *o, const struct field *t)
+{
+	size_t n = 0;
+	while (t[n].name)
+		n++;
+	memset(l->f, 0, sizeof l->f);
+	if (!o->sorted) {
+		for (size_t i = 0; i < n; i++)
+			l->f[i] = get(l, o, t[i].name);
+		return;
+	}
+	size_t i = 0;
+	for (int k = o->first; k >= 0 && i < n; k = l->js->n[k].next) {
+		int c;
+		while (i < n && (c = strcmp(t[i].name, l->js->n[k].key)) < 0)
+			i++;
+		if (i < n && c == 0)
+			l->f[i++] = &l->js->n[k];
+	}
+}
+
 static int
-check_fields(const struct line *l, const json_t *o, const struct field *f)
+check_fields(struct line *l, const struct jnode *o, const struct field *f)
 {
 	int bad = 0;
-	for (; f->name; f++) {
-		const json_t *v = json_object_get(o, f->name);
-		if (!v && f->required) {
-			diag_error(l->file, l->no, 1, "missing field '%s'", f->name);
+	find_fields(l, o, f);
+	for (size_t i = 0; f[i].name; i++) {
+		const struct jnode *v = l->f[i];
+		if (!v && f[i].required) {
+			diag_error(l->file, l->no, 1, "missing field '%s'", f[i].name);
 			bad++;
-		} else if (v && !type_ok(v, f->type)) {
-			diag_error(l->file, l->no, keycol(l, f->name), "field '%s' must be %s", f->name,
-				   tnames[f->type]);
+		} else if (v && !type_ok(v, f[i].type)) {
+			diag_error(l->file, l->no, keycol(l, v), "field '%s' must be %s", f[i].name, tnames[f[i].type]);
 			bad++;
 		}
 	}
@@ -156,10 +211,15 @@ check_fields(const struct line *l, const json_t *o, const struct field *f)
 }
 
 static char *
-ostr(const json_t *o, const char *k)
+vstr(const struct jnode *v)
 {
-	const char *s = json_string_value(json_object_get(o, k));
-	return s ? xstrdup(s) : NULL;
+	return v && v->type == JT_STR ? xstrdup(v->str) : NULL;
+}
+
+static char *
+ostr(const struct line *l, const struct jnode *o, const char *k)
+{
+	return vstr(get(l, o, k));
 }
 
 static void
@@ -171,33 +231,31 @@ add_why(struct hrun *r, const char *why)
 	r->why = w;
 }
 
-/* Samples: numbers. Our own validity checks beside the record's: an
- * incomplete window, non-finite or non-positive step times. */
+/* Samples: numbers (null for a non-finite step: JSON has no NaN). Our own
+ * validity checks beside the record's: an incomplete window, non-finite
+ * or non-positive step times. */
 static int
-load_samples(const struct line *l, const json_t *o, struct hrun *r)
+load_samples(const struct line *l, struct hrun *r)
 {
-	const json_t *a = json_object_get(o, "samples"), *v;
-	size_t i;
-	r->x = xmalloc((json_array_size(a) + 1) * sizeof *r->x);
-	json_array_foreach(a, i, v) {
-		if (json_is_null(v)) { /* JSON has no NaN: a non-finite step is written as null */
-			r->x[r->n++] = NAN;
-			continue;
-		}
-		if (!json_is_number(v)) {
-			diag_error(l->file, l->no, keycol(l, "samples"), "samples[%zu] is neither a number nor null", i);
+	const struct jnode *a = l->f[R_SAMPLES];
+	size_t i = 0;
+	r->x = xmalloc((a->nkids + 1) * sizeof *r->x);
+	for (int k = a->first; k >= 0; k = l->js->n[k].next, i++) {
+		const struct jnode *v = &l->js->n[k];
+		if (v->type != JT_NUM && v->type != JT_NULL) {
+			diag_error(l->file, l->no, keycol(l, a), "samples[%zu] is neither a number nor null", i);
 			return 1;
 		}
-		r->x[r->n++] = json_number_value(v);
+		r->x[r->n++] = v->type == JT_NUM ? v->num : NAN;
 	}
-	const json_t *sn = json_object_get(json_object_get(o, "summary"), "n");
+	const struct jnode *sn = get(l, l->f[R_SUMMARY], "n");
 	int bad = 0;
 	for (i = 0; i < r->n; i++)
 		bad |= !isfinite(r->x[i]) ? 1 : r->x[i] <= 0 ? 2 : 0;
 	if (r->ok && r->valid) {
 		if (!r->n)
 			add_why(r, "no samples");
-		else if (json_is_integer(sn) && json_integer_value(sn) != (json_int_t)r->n)
+		else if (sn && sn->type == JT_NUM && sn->isint && sn->num != (double)r->n)
 			add_why(r, "incomplete window (summary.n differs from the samples)");
 		if (bad & 1)
 			add_why(r, "non-finite step time");
@@ -208,70 +266,72 @@ load_samples(const struct line *l, const json_t *o, struct hrun *r)
 }
 
 static void
-load_reference(const json_t *o, struct hrun *r)
+load_reference(const struct line *l, struct hrun *r)
 {
-	const json_t *ref = json_object_get(o, "reference");
+	const struct jnode *ref = l->f[R_REFERENCE];
 	r->ref = r->tol = NAN;
-	if (!json_is_object(ref))
+	if (!ref || ref->type != JT_OBJ)
 		return;
-	const json_t *st = json_object_get(ref, "step_time"), *tol = json_object_get(ref, "tolerance");
-	if (json_is_number(st) && json_number_value(st) > 0)
-		r->ref = json_number_value(st);
-	r->tol = json_is_number(tol) ? json_number_value(tol) : 0.05;
+	const struct jnode *st = get(l, ref, "step_time"), *tol = get(l, ref, "tolerance");
+	if (st && st->type == JT_NUM && st->num > 0)
+		r->ref = st->num;
+	r->tol = tol && tol->type == JT_NUM ? tol->num : 0.05;
 	/* The report's --tolerance is in percent: read values above 1 so. */
 	if (r->tol > 1)
 		r->tol /= 100;
 }
 
 static int
-load_run(const struct line *l, const json_t *o, struct hrun *r)
+load_run(struct line *l, const struct jnode *o, struct hrun *r)
 {
 	if (check_fields(l, o, run_fields))
 		return 1;
-	const char *st = json_string_value(json_object_get(o, "status"));
+	const struct jnode *stn = l->f[R_STATUS];
+	const char *st = stn->str;
 	if (strcmp(st, "ok") && strcmp(st, "failed")) {
-		diag_error(l->file, l->no, keycol(l, "status"), "status '%s' is neither 'ok' nor 'failed'", st);
+		diag_error(l->file, l->no, keycol(l, stn), "status '%s' is neither 'ok' nor 'failed'", st);
 		return 1;
 	}
 	r->ok = !strcmp(st, "ok");
-	r->valid = json_is_true(json_object_get(o, "valid"));
-	r->job = ostr(o, "job");
-	const json_t *inv = json_object_get(o, "invalid"), *v;
-	size_t i;
-	json_array_foreach(inv, i, v) if (json_is_string(v)) add_why(r, json_string_value(v));
-	r->valid = json_is_true(json_object_get(o, "valid")) && r->ok;
+	r->job = vstr(l->f[R_JOB]);
+	const struct jnode *inv = l->f[R_INVALID];
+	for (int k = inv->first; k >= 0; k = l->js->n[k].next)
+		if (l->js->n[k].type == JT_STR)
+			add_why(r, l->js->n[k].str);
+	r->valid = l->f[R_VALID]->type == JT_TRUE && r->ok;
 	if (!r->ok)
 		add_why(r, "failed");
-	if (load_samples(l, o, r))
+	if (load_samples(l, r))
 		return 1;
-	load_reference(o, r);
-	const json_t *img = json_object_get(o, "image");
-	r->image_ref = ostr(img, "ref");
-	r->image_digest = ostr(img, "digest");
-	r->config_hash = ostr(o, "config_hash");
-	r->llmb_version = ostr(o, "llmb_version");
-	r->nodes = ostr(o, "nodes");
-	const json_t *k = json_object_get(o, "knobs");
-	if (json_is_object(k) && json_object_size(k))
-		r->knobs = json_dumps(k, JSON_SORT_KEYS | JSON_COMPACT);
+	load_reference(l, r);
+	const struct jnode *img = l->f[R_IMAGE];
+	r->image_ref = ostr(l, img, "ref");
+	r->image_digest = ostr(l, img, "digest");
+	r->config_hash = vstr(l->f[R_CONFIG_HASH]);
+	r->llmb_version = vstr(l->f[R_LLMB_VERSION]);
+	r->nodes = vstr(l->f[R_NODES]);
+	/* Records are written with sorted keys: the text is the canonical form. */
+	const struct jnode *k = l->f[R_KNOBS];
+	if (k && k->type == JT_OBJ && k->nkids)
+		r->knobs = xstrndup(l->text + k->raw, k->rawlen);
 	return 0;
 }
 
 static int
-load_ann(const struct line *l, const json_t *o, struct hann *a)
+load_ann(struct line *l, const struct jnode *o, struct hann *a)
 {
 	if (check_fields(l, o, ann_fields))
 		return 1;
-	const char *act = json_string_value(json_object_get(o, "action"));
-	if (!strcmp(act, "accept-baseline"))
+	const struct jnode *an = l->f[A_ACTION];
+	if (!strcmp(an->str, "accept-baseline"))
 		a->action = ANN_ACCEPT;
-	else if (!strcmp(act, "ack-false-alarm"))
+	else if (!strcmp(an->str, "ack-false-alarm"))
 		a->action = ANN_ACK;
 	else {
-		diag_error(l->file, l->no, keycol(l, "action"), "unknown annotation action '%s'", act);
+		diag_error(l->file, l->no, keycol(l, an), "unknown annotation action '%s'", an->str);
 		return 1;
 	}
-	a->reason = ostr(o, "reason");
+	a->reason = vstr(l->f[A_REASON]);
 	return 0;
 }
 
@@ -328,61 +388,71 @@ free_run(struct hrun *r)
 
 /* The common header of both record types: v, type, fingerprint, night. */
 static int
-check_header(const struct line *l, const json_t *o, const struct history *h, const char **type, int *day)
+check_header(const struct line *l, const struct jnode *o, const struct history *h, const char **type, int *day)
 {
-	const json_t *v = json_object_get(o, "v"), *t = json_object_get(o, "type");
-	if (!json_is_object(o)) {
+	if (o->type != JT_OBJ) {
 		diag_error(l->file, l->no, 1, "a record must be a JSON object");
 		return 1;
 	}
-	if (!json_is_integer(v)) {
-		diag_error(l->file, l->no, v ? keycol(l, "v") : 1, v ? "field 'v' must be an integer" : "missing field 'v'");
+	const struct jnode *v = get(l, o, "v"), *t = get(l, o, "type");
+	if (!v || v->type != JT_NUM || !v->isint) {
+		diag_error(l->file, l->no, keycol(l, v), v ? "field 'v' must be an integer" : "missing field 'v'");
 		return 1;
 	}
-	if (json_integer_value(v) > HISTORY_VERSION || json_integer_value(v) < 1) {
-		diag_error(l->file, l->no, keycol(l, "v"), "record version %lld %s (this llmb reads version %d)",
-			   (long long)json_integer_value(v),
-			   json_integer_value(v) > HISTORY_VERSION ? "was written by a newer llmb" : "is not valid",
-			   HISTORY_VERSION);
+	if (v->num > HISTORY_VERSION || v->num < 1) {
+		diag_error(l->file, l->no, keycol(l, v), "record version %.0f %s (this llmb reads version %d)", v->num,
+			   v->num > HISTORY_VERSION ? "was written by a newer llmb" : "is not valid", HISTORY_VERSION);
 		return 1;
 	}
-	if (!json_is_string(t)) {
-		diag_error(l->file, l->no, t ? keycol(l, "type") : 1, t ? "field 'type' must be a string" : "missing field 'type'");
+	if (!t || t->type != JT_STR) {
+		diag_error(l->file, l->no, keycol(l, t), t ? "field 'type' must be a string" : "missing field 'type'");
 		return 1;
 	}
-	*type = json_string_value(t);
+	*type = t->str;
 	if (strcmp(*type, "run") && strcmp(*type, "annotation")) {
-		diag_error(l->file, l->no, keycol(l, "type"), "unknown record type '%s'", *type);
+		diag_error(l->file, l->no, keycol(l, t), "unknown record type '%s'", *type);
 		return 1;
 	}
-	const char *fp = json_string_value(json_object_get(o, "fingerprint"));
-	if (fp && strcmp(fp, h->fingerprint)) {
-		diag_error(l->file, l->no, keycol(l, "fingerprint"),
-			   "fingerprint '%s' does not match the file's '%s'", fp, h->fingerprint);
+	const struct jnode *fp = get(l, o, "fingerprint");
+	if (fp && fp->type == JT_STR && strcmp(fp->str, h->fingerprint)) {
+		diag_error(l->file, l->no, keycol(l, fp), "fingerprint '%s' does not match the file's '%s'", fp->str,
+			   h->fingerprint);
 		return 1;
 	}
-	const char *night = json_string_value(json_object_get(o, "night"));
-	*day = night ? history_day(night) : -2;
-	if (night && *day < 0) {
-		diag_error(l->file, l->no, keycol(l, "night"), "night '%s' is not a date (YYYY-MM-DD)", night);
+	const struct jnode *night = get(l, o, "night");
+	*day = night && night->type == JT_STR ? history_day(night->str) : -2;
+	if (night && night->type == JT_STR && *day < 0) {
+		diag_error(l->file, l->no, keycol(l, night), "night '%s' is not a date (YYYY-MM-DD)", night->str);
 		return 1;
 	}
 	return 0;
 }
 
+/* Not JSON: Jansson says where and why, in its words. */
 static void
-load_line(const struct line *l, struct history *h, struct jobset *js)
+not_json(const struct line *l)
 {
 	json_error_t err;
 	json_t *o = json_loadb(l->text, l->len, JSON_REJECT_DUPLICATES, &err);
-	if (!o) {
+	if (o) {
+		json_decref(o);
+		diag_error(l->file, l->no, 1, "not JSON this reader accepts (numbers must be finite)");
+	} else
 		diag_error(l->file, l->no, err.column > 0 ? err.column : 1, "not JSON: %s", err.text);
+}
+
+static void
+load_line(struct line *l, struct history *h, struct jobset *js, const char **key, size_t *keylen)
+{
+	if (jscan_parse(l->js, l->text, l->len)) {
+		not_json(l);
 		return;
 	}
+	const struct jnode *o = &l->js->n[0];
 	const char *type;
 	int day;
 	if (check_header(l, o, h, &type, &day))
-		goto out;
+		return;
 	if (!strcmp(type, "annotation")) {
 		struct hann a = {.line = l->no, .day = day};
 		if (!load_ann(l, o, &a)) {
@@ -390,12 +460,12 @@ load_line(const struct line *l, struct history *h, struct jobset *js)
 			h->anns = xrealloc(h->anns, (h->nanns + 1) * sizeof *h->anns);
 			h->anns[h->nanns++] = a;
 		}
-		goto out;
+		return;
 	}
 	struct hrun r = {.line = l->no, .day = day};
 	if (load_run(l, o, &r)) {
 		free_run(&r);
-		goto out;
+		return;
 	}
 	history_night(day, r.night);
 	if (h->nruns >= 16 ? !(h->nruns & (h->nruns - 1)) : !h->nruns)
@@ -403,16 +473,42 @@ load_line(const struct line *l, struct history *h, struct jobset *js)
 	h->runs[h->nruns] = r;
 	long dup = jobset_add(js, h, h->nruns);
 	if (dup >= 0) {
-		diag_error(l->file, l->no, keycol(l, "job"), "job '%s' is recorded twice (first at line %d)", r.job,
-			   h->runs[dup].line);
+		diag_error(l->file, l->no, keycol(l, get(l, o, "job")), "job '%s' is recorded twice (first at line %d)",
+			   r.job, h->runs[dup].line);
 		free_run(&r);
-		goto out;
+		return;
 	}
 	h->nruns++;
-	json_decref(h->key);
-	h->key = json_incref(json_object_get(o, "key"));
-out:
-	json_decref(o);
+	const struct jnode *k = l->f[R_KEY];
+	*key = l->text + k->raw, *keylen = k->rawlen;
+}
+
+/* The whole file, mapped: histories are large, and a copy (or a growing
+ * buffer) costs more than reading it. */
+static char *
+map_file(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || st.st_size < 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return NULL;
+	}
+	*len = (size_t)st.st_size;
+#ifdef MAP_POPULATE
+	int flags = MAP_PRIVATE | MAP_POPULATE; /* one pass over the pages, not a fault per page */
+#else
+	int flags = MAP_PRIVATE;
+#endif
+	char *p = *len ? mmap(NULL, *len, PROT_READ, flags, fd, 0) : (char *)"";
+	int e = errno;
+	close(fd);
+	errno = e;
+	return p == MAP_FAILED ? NULL : p;
 }
 
 static char *
@@ -434,13 +530,16 @@ history_load(const char *path, struct history *h)
 	h->file = xstrdup(path);
 	h->fingerprint = fingerprint_of(path);
 	size_t len;
-	char *buf = read_file(path, &len);
+	char *buf = map_file(path, &len);
 	if (!buf) {
 		diag_error(path, 0, 0, "cannot read: %s", strerror(errno));
 		return diag_errors - before;
 	}
 	struct jobset js = {0};
-	struct line l = {.file = path};
+	struct jscan scan = {0};
+	struct line l = {.file = path, .js = &scan};
+	const char *key = NULL;
+	size_t keylen = 0;
 	for (size_t at = 0; at < len;) {
 		char *nl = memchr(buf + at, '\n', len - at);
 		l.no++;
@@ -452,12 +551,17 @@ history_load(const char *path, struct history *h)
 			break;
 		}
 		if (l.len)
-			load_line(&l, h, &js);
+			load_line(&l, h, &js, &key, &keylen);
 		else
 			diag_error(path, l.no, 1, "empty line");
 	}
+	/* The latest run record's key, as Jansson's tree for the output. */
+	if (key)
+		h->key = json_loadb(key, keylen, 0, NULL);
+	jscan_free(&scan);
 	free(js.slot);
-	free(buf);
+	if (len)
+		munmap(buf, len);
 	return diag_errors - before;
 }
 

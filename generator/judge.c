@@ -30,7 +30,6 @@ static const char usage_text[] =
 
 struct opts {
 	const char *fmt, *out, *night, *install, *select;
-	int replay;
 	struct policy pol;
 };
 
@@ -40,8 +39,12 @@ usage(FILE *f)
 	struct policy d;
 	policy_defaults(&d);
 	fputs(usage_text, f);
-	for (size_t i = 0; i < policy_count(); i++)
-		fprintf(f, "  --%s=%g\n", policy_name(i), policy_get(&d, i));
+	for (size_t i = 0; i < policy_count(); i++) {
+		fputs("  --", f);
+		for (const char *c = policy_name(i); *c; c++)
+			fputc(*c == '_' ? '-' : *c, f);
+		fprintf(f, "=%g\n", policy_get(&d, i));
+	}
 }
 
 /* ---- inputs ------------------------------------------------------------- */
@@ -160,21 +163,30 @@ changed_json(const struct hrun *a, const struct hrun *b)
 	return o;
 }
 
+/* with_nights: the per-night detail (for JSON and HTML; the text needs
+ * none of it, and on long histories it is most of the work). */
 static json_t *
-config_json(const struct vconfig *c)
+config_json(const struct vconfig *c, int with_nights)
 {
 	const struct history *h = c->h;
 	json_t *o = json_pack("{s:s, s:s, s:O, s:i, s:i}", "fingerprint", h->fingerprint, "file", h->file, "key",
 			      h->key ? h->key : json_null(), "acks", (int)c->acks, "accepts", (int)c->accepts);
 	json_t *nights = json_array(), *cps = json_array();
 	for (size_t i = 0; i < c->n && (long)i <= c->judged; i++) {
-		json_array_append_new(nights, night_json(&c->nights[i]));
+		if (with_nights)
+			json_array_append_new(nights, night_json(&c->nights[i]));
 		if (c->nights[i].cp)
 			json_array_append_new(cps, json_pack("{s:s, s:o}", "night", c->nights[i].night, "p",
 							     jnum(c->nights[i].cp_p)));
 	}
 	json_object_set_new(o, "nights", nights);
 	json_object_set_new(o, "change_points", cps);
+	json_t *anns = json_array();
+	for (size_t i = 0; i < h->nanns; i++)
+		json_array_append_new(anns, json_pack("{s:s, s:s, s:s}", "night", h->anns[i].night, "action",
+						      h->anns[i].action == ANN_ACK ? "ack-false-alarm" : "accept-baseline",
+						      "reason", h->anns[i].reason));
+	json_object_set_new(o, "annotations", anns);
 	if (c->judged < 0) {
 		json_object_set_new(o, "state", json_string("NOT-RUN"));
 		return o;
@@ -200,8 +212,6 @@ config_json(const struct vconfig *c)
 			const struct vnight *lg = &c->nights[c->last_good];
 			json_object_set_new(o, "last_good_night", json_string(lg->night));
 			json_object_set_new(o, "changed", changed_json(lg->rep, fb->rep));
-			double e = (v->mean - lg->base_mean) / lg->base_mean;
-			(void)e;
 		}
 	}
 	return o;
@@ -281,15 +291,17 @@ static void
 render_text(struct sb *o, const json_t *m)
 {
 	const json_t *s = json_object_get(m, "summary"), *cs = json_object_get(m, "configurations"), *c;
-	const char *k;
-	json_t *v;
 	size_t i;
 	sb_addf(o, "llmb judge %s: %d configuration%s:", jget(m, "night"), (int)json_array_size(cs),
 		json_array_size(cs) == 1 ? "" : "s");
+	static const char *const order[] = {"CONFIRMED", "SUSPECT", "FAILED", "INVALID", "INCONCLUSIVE", "NEW", "OK", "NOT-RUN"};
 	const char *sep = " ";
-	json_object_foreach((json_t *)s, k, v) {
-		sb_addf(o, "%s%d %s", sep, (int)json_integer_value(v), k);
-		sep = ", ";
+	for (size_t n = 0; n < sizeof order / sizeof *order; n++) {
+		json_int_t count = json_integer_value(json_object_get(s, order[n]));
+		if (count) {
+			sb_addf(o, "%s%lld %s", sep, (long long)count, order[n]);
+			sep = ", ";
+		}
 	}
 	sb_add(o, "\n");
 	json_array_foreach(cs, i, c) text_config(o, c);
@@ -322,8 +334,6 @@ parse_args(int argc, char **argv, struct opts *o)
 			o->out = a + 6;
 		else if (!strncmp(a, "--night=", 8))
 			o->night = a + 8;
-		else if (!strcmp(a, "--replay"))
-			o->replay = 1;
 		else if (!strcmp(a, "-h") || !strcmp(a, "--help"))
 			return -3;
 		else if (!strncmp(a, "--", 2) && strchr(a, '=')) {
@@ -355,8 +365,8 @@ judge_all(struct history *hs, size_t n, int day, const struct opts *o)
 		if (!selected(&hs[i], o->select))
 			continue;
 		struct vconfig c;
-		verdict_judge(&hs[i], day, &o->pol, o->replay, &c);
-		json_t *cj = config_json(&c);
+		verdict_judge(&hs[i], day, &o->pol, &c);
+		json_t *cj = config_json(&c, strcmp(o->fmt, "text") != 0);
 		const char *st = json_string_value(json_object_get(cj, "state"));
 		json_object_set_new(sum, st, json_integer(json_integer_value(json_object_get(sum, st)) + 1));
 		json_array_append_new(cs, cj);

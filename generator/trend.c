@@ -10,6 +10,8 @@
 #include "judge.h"
 #include "stats.h"
 
+#define TREND_NIGHTS 120
+
 static const char css[] =
 	"body{font:14px sans-serif;margin:1.5em;color:#222}table{border-collapse:collapse;margin:0.5em 0 1.5em}\n"
 	"td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}td.l,th.l{text-align:left}\n"
@@ -77,7 +79,19 @@ range(const json_t *nights, double ref, struct frame *f)
 		f->lo = fmin(f->lo, ref), f->hi = fmax(f->hi, ref);
 	if (!isfinite(f->lo))
 		f->lo = 0, f->hi = 1;
-	double pad = fmax((f->hi - f->lo) * 0.08, fabs(f->hi) * 0.01 + 1e-9);
+	/* The bands widen the range by at most half the nights' own spread (a
+	 * band from two nights can be wide; it is clipped rather than let to
+	 * flatten the curve). */
+	double span = fmax(f->hi - f->lo, fabs(f->hi) * 0.02), lo = f->lo, hi = f->hi;
+	json_array_foreach(nights, i, n) {
+		const json_t *b = json_object_get(n, "band");
+		if (json_is_array(b)) {
+			lo = fmin(lo, fmax(json_number_value(json_array_get(b, 0)), f->lo - span / 2));
+			hi = fmax(hi, fmin(json_number_value(json_array_get(b, 1)), f->hi + span / 2));
+		}
+	}
+	f->lo = lo, f->hi = hi;
+	double pad = fmax((f->hi - f->lo) * 0.05, fabs(f->hi) * 0.005 + 1e-9);
 	f->lo -= pad, f->hi += pad;
 }
 
@@ -161,9 +175,8 @@ marks(struct sb *o, const struct frame *f, const json_t *nights, const char *fir
 }
 
 static void
-chart(struct sb *o, const json_t *c)
+chart(struct sb *o, const json_t *c, const json_t *nights)
 {
-	const json_t *nights = json_object_get(c, "nights");
 	double ref = gn(json_object_get(c, "reference"), "step_time");
 	struct frame f = {64, 740, 24, 240, 0, 0, json_array_size(nights)};
 	if (!f.n)
@@ -189,13 +202,13 @@ cell_num(struct sb *o, double v, const char *fmt)
 }
 
 static void
-night_table(struct sb *o, const json_t *c)
+night_table(struct sb *o, const json_t *nights)
 {
 	size_t i;
 	json_t *n;
 	sb_add(o, "<table><tr><th class=\"l\">night</th><th>runs</th><th>step time (s)</th><th>baseline (s)</th><th>nights</th>"
 		  "<th>effect %</th><th class=\"l\">verdict</th><th class=\"l\">state</th><th class=\"l\">notes</th></tr>\n");
-	json_array_foreach(json_object_get(c, "nights"), i, n) {
+	json_array_foreach(nights, i, n) {
 		const char *st = gs(n, "state");
 		sb_addf(o, "<tr><td class=\"l\">%s</td><td>%d</td>", gs(n, "night"), (int)json_integer_value(json_object_get(n, "runs")));
 		cell_num(o, gn(n, "mean"), "%.4f");
@@ -251,8 +264,17 @@ trend_html(struct sb *o, const json_t *m)
 		sb_addf(o, "<h2 id=\"c%zu\">", i);
 		esc(o, gs(c, "fingerprint"));
 		sb_addf(o, " <span class=\"%s\">%s</span></h2>\n", st, st);
-		chart(o, c);
-		night_table(o, c);
+		/* The page shows the recent nights; the JSON keeps them all. */
+		const json_t *all = json_object_get(c, "nights");
+		json_t *recent = json_array();
+		size_t n = json_array_size(all), from = n > TREND_NIGHTS ? n - TREND_NIGHTS : 0;
+		for (size_t k = from; k < n; k++)
+			json_array_append(recent, json_array_get(all, k));
+		if (from)
+			sb_addf(o, "<p>the last %d of %zu nights</p>\n", TREND_NIGHTS, n);
+		chart(o, c, recent);
+		night_table(o, recent);
+		json_decref(recent);
 	}
 	sb_add(o, "</body></html>\n");
 }

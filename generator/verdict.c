@@ -39,6 +39,8 @@ static const struct knob {
 	{"cp_alpha", K_REAL, offsetof(struct policy, cp_alpha), 0.01, 1e-9, 0.5},
 	{"cp_min_after", K_INT, offsetof(struct policy, cp_min_after), 3, 2, 1000},
 	{"cp_window", K_INT, offsetof(struct policy, cp_window), 60, 4, 100000},
+	{"tail_alpha", K_REAL, offsetof(struct policy, tail_alpha), 0.0002, 0, 0.5},
+	{"tail_max", K_INT, offsetof(struct policy, tail_max), 8, 2, 1000},
 	{"seed", K_INT, offsetof(struct policy, seed), 1, 0, 1e15},
 };
 #define NKNOBS (sizeof knobs / sizeof *knobs)
@@ -132,7 +134,10 @@ policy_load(const char *path, struct policy *p)
 	names[NKNOBS] = NULL;
 	for (size_t i = 0; i < ymap_len(pol); i++) {
 		const struct ynode *k = ymap_key(pol, i), *v = ymap_val(pol, i);
-		int rc = v->kind == Y_SCALAR ? policy_set(p, k->str, v->str) : -2;
+		int known = 0;
+		for (size_t kn = 0; kn < NKNOBS; kn++)
+			known |= !strcmp(k->str, knobs[kn].name);
+		int rc = !known ? -1 : v->kind == Y_SCALAR ? policy_set(p, k->str, v->str) : -2;
 		const char *near = diag_suggest(k->str, names);
 		if (rc == -1 && (strict || (near && strcmp(near, k->str)))) {
 			if (near)
@@ -187,7 +192,7 @@ night_from_runs(struct vnight *v, const struct hrun *const *r, size_t n)
 	v->valid = v->nvalid > 0;
 	v->mean = v->valid ? sum / (double)v->nvalid : NAN;
 	v->se = v->valid ? sqrt(se2 / (double)v->nvalid) / sqrt((double)v->nvalid) : NAN;
-	v->effect = v->p = v->base_mean = v->band_lo = v->band_hi = v->ref_effect = v->cp_p = NAN;
+	v->effect = v->p = v->base_mean = v->base_sd = v->band_lo = v->band_hi = v->ref_effect = v->cp_p = NAN;
 	v->clip_lo = -INFINITY, v->clip_hi = INFINITY;
 	if (!v->ref)
 		v->ref = v->tol = NAN;
@@ -233,6 +238,7 @@ verdict_vs_base(struct vnight *v, const struct base *b, const struct policy *p)
 	double tot = sqrt(sigma * sigma * (1 + 1.0 / (double)b->n) + extra);
 	double e = (v->mean - mu) / mu, crit;
 	v->base_mean = mu;
+	v->base_sd = tot / sqrt(1 + 1.0 / (double)b->n);
 	v->effect = e;
 	int dir = e > 0 ? VB_SLOWER : VB_FASTER;
 	if ((int)b->n >= p->min_nights) {
@@ -486,6 +492,68 @@ settle(struct judge *j, size_t first, size_t i, int dir)
 		j->auto_day = j->c->nights[first].day;
 }
 
+/* A shift too small for single nights, seen in the last few together: the
+ * mean of the last L eligible nights (L = cp_min_after+1 .. tail_max, night
+ * i the last, every night clipped to 2.5 sigma of that baseline so a spike
+ * counts as one unusual night) against the baseline of the first of them,
+ * which none of them is in. Confirms when the most significant L has
+ * p < tail_alpha (a strict level: this is looked at every night and for
+ * several L) and an effect of min_effect; its first night is the first
+ * bad night. */
+static int
+tail_confirms(const struct judge *j, size_t i, size_t *first)
+{
+	const struct policy *p = j->p;
+	const struct vnight *v = &j->c->nights[i];
+	int from = seg_day(j, i), dir = v->effect > 0 ? VB_SLOWER : VB_FASTER;
+	double best = 0, x[1000];
+	size_t n = 0, bestf = 0;
+	if (!(fabs(v->effect) >= p->min_effect / 2))
+		return VB_NONE;
+	for (size_t k = i + 1; k-- > 0 && (int)n < p->tail_max && n < 1000;) {
+		const struct vnight *w = &j->c->nights[k];
+		if (w->day < from)
+			break;
+		if (!eligible(w))
+			continue;
+		x[n++] = w->mean;
+		if ((int)n <= p->cp_min_after || (int)w->base_n < p->min_nights || !(w->base_sd > 0))
+			continue;
+		double mu = w->base_mean, lim = 2.5 * w->base_sd, sum = 0;
+		for (size_t a = 0; a < n; a++)
+			sum += fmin(fmax(x[a], mu - lim), mu + lim);
+		double m = sum / (double)n, e = (m - mu) / mu;
+		double t = (m - mu) / (w->base_sd * sqrt(1.0 / (double)n + 1.0 / (double)w->base_n));
+		if ((e > 0) != (dir == VB_SLOWER) || fabs(e) < p->min_effect)
+			continue;
+		if (stats_t_sf(fabs(t), (double)w->base_n - 1) < p->tail_alpha && fabs(t) > best)
+			best = fabs(t), bestf = k;
+	}
+	if (!(best > 0))
+		return VB_NONE;
+	*first = bestf;
+	return dir;
+}
+
+/* Can the change-point test confirm anything at night i? Only if the
+ * cp_min_after nights before it lean night i's way by half the minimum
+ * effect (their median, against night i's baseline): cp_confirms needs
+ * that much and more, and the test is the costly part of judging. */
+static int
+leaning(const struct judge *j, size_t i)
+{
+	const struct vnight *v = &j->c->nights[i];
+	double m[64];
+	size_t n = 0;
+	for (size_t k = i; k-- > 0 && n < (size_t)j->p->cp_min_after && n < 64;)
+		if (eligible(&j->c->nights[k]))
+			m[n++] = j->c->nights[k].mean;
+	if ((int)n < j->p->cp_min_after || !(v->base_mean > 0))
+		return 0;
+	double e = (stats_median(m, n) - v->base_mean) / v->base_mean;
+	return (v->effect > 0 ? e : -e) >= j->p->min_effect / 2;
+}
+
 /* A change point names the first bad night instead of the streak's first
  * night when it lies before the streak and at least two nights between
  * them already leaned the streak's way by half the minimum effect (a slow
@@ -536,11 +604,13 @@ judge_night(struct judge *j, size_t i, int last)
 	if ((v->vb == VB_SLOWER || v->vb == VB_FASTER) && m_of_k(j, i))
 		dir = v->vb;
 	const char *how = "first night of the confirmed streak";
-	if (dir) {
+	if (!dir && (dir = tail_confirms(j, i, &first)) != VB_NONE) {
+		how = "first night of the shifted tail";
+	} else if (dir) {
 		first = streak_first(j, i, dir);
 		ncp = changepoints(j, i, i + 1, cps, ps, 16);
 		first = name_first_bad(j, first, dir, cps, ncp, &how);
-	} else if (v->vb != VB_SAME || fabs(v->effect) >= p->min_effect) {
+	} else if ((v->vb != VB_SAME || fabs(v->effect) >= p->min_effect) && leaning(j, i)) {
 		/* The change-point test runs where something may have moved: a
 		 * night at its baseline's level cannot confirm anything, and
 		 * skipping it keeps long histories fast. It looks at the nights
@@ -569,7 +639,7 @@ judge_night(struct judge *j, size_t i, int last)
 }
 
 void
-verdict_judge(const struct history *h, int day, const struct policy *p, int replay, struct vconfig *c)
+verdict_judge(const struct history *h, int day, const struct policy *p, struct vconfig *c)
 {
 	memset(c, 0, sizeof *c);
 	c->h = h;
@@ -587,7 +657,7 @@ verdict_judge(const struct history *h, int day, const struct policy *p, int repl
 	}
 	struct judge j = {c, p, INT_MIN, xmalloc((c->n + 1) * sizeof(double)), xmalloc((c->n + 1) * sizeof(size_t))};
 	for (size_t i = 0; i < upto; i++)
-		judge_night(&j, i, i + 1 == upto || replay);
+		judge_night(&j, i, i + 1 == upto);
 	if (upto) {
 		c->judged = (long)upto - 1;
 		c->state = c->nights[upto - 1].state;

@@ -29,6 +29,8 @@ struct policy {
 	double cp_alpha;
 	int cp_min_after;       /* nights at and after a change point before it may confirm */
 	int cp_window;          /* the change-point test looks at this many recent nights */
+	double tail_alpha;      /* the last few nights together against the baseline before them */
+	int tail_max;
 	uint64_t seed;
 };
 
@@ -58,7 +60,7 @@ struct vnight {
 	int vb;                  /* verdict vs baseline */
 	double effect, p;        /* relative effect; one-sided p (NAN when not tested) */
 	size_t base_n;
-	double base_mean, band_lo, band_hi;
+	double base_mean, base_sd, band_lo, band_hi;
 	double clip_lo, clip_hi;  /* what the change-point test sees of this night: mean within 3 sigma of its baseline */
 	int quarantined;
 	int vref;                /* verdict vs reference */
@@ -82,10 +84,10 @@ struct vconfig {
 	size_t acks, accepts;
 };
 
-/* Judge h at night day (-1: its latest night). replay: judge every night as
- * if it were the latest (the states of all nights then include change-point
- * confirmation; used by benchmarks). */
-void verdict_judge(const struct history *h, int day, const struct policy *p, int replay, struct vconfig *c);
+/* Judge h at night day (-1: its latest night). Every night up to it is
+ * judged as if it were the latest; change points are marked as the test
+ * sees them on the judged night. */
+void verdict_judge(const struct history *h, int day, const struct policy *p, struct vconfig *c);
 void verdict_free(struct vconfig *c);
 
 #endif

@@ -93,9 +93,10 @@ t_grep "accept: the annotation is one whole line" '^\{"action":"accept-baseline"
 
 # A false alarm acknowledged: the night is OK, out of baselines, counted.
 mk ack -n 8 shift:8:1.3
-t_ok "annotate: ack" "$LLMB" annotate --install "$TRASH/ack" "$FP" --ack 2026-01-08 --reason "node n3 throttled"
+t_ok "annotate: ack" "$LLMB" annotate --install "$TRASH/ack" "$FP" --ack 2026-01-08 --reason 'node "n3" throttled	(ECC) — ack'
 judge ack 0
 t_grep "ack: counted" '"acks": 1,' "$TRASH/ack.json"
+t_grep "ack: the reason read back whole" '"reason": "node \\"n3\\" throttled\\t\(ECC\) — ack"' "$TRASH/ack.json"
 t_rc "annotate: ack of a night without a run" 2 "$LLMB" annotate --install "$TRASH/ack" "$FP" --ack 2026-03-01 --reason x
 t_rc "annotate: unknown fingerprint" 2 "$LLMB" annotate --install "$TRASH/ack" nosuch_fp --ack 2026-01-08 --reason x
 t_rc "annotate: bad night" 2 "$LLMB" annotate --install "$TRASH/ack" "$FP" --ack 2026-13-01 --reason x
@@ -109,6 +110,20 @@ t_grep "reference: slower than published" '"verdict": "SLOWER"' "$TRASH/referenc
 mk repeat -n 7 repeat:7 skip:4
 judge repeat 0
 t_grep "repeat: two runs in the night" '"runs": 2,' "$TRASH/repeat.json"
+
+# A matrix: every configuration judged, the worst decides the exit; --select narrows.
+mkdir -p "$TRASH/matrix/history"
+cp "$TRASH/short/history/$FP.jsonl" "$TRASH/matrix/history/"
+"$TRASH/histgen" -f llama3_h100_70b_bf16_8_aaaaaaaaaaaa -S 2 -n 4 >"$TRASH/matrix/history/llama3_h100_70b_bf16_8_aaaaaaaaaaaa.jsonl"
+sed -i 's/"workload":"tinygpt"/"workload":"llama3"/' "$TRASH/matrix/history/llama3_h100_70b_bf16_8_aaaaaaaaaaaa.jsonl"
+judge matrix 1
+t_rc "matrix: --select llama3 passes" 0 "$LLMB" judge --install "$TRASH/matrix" --select llama3
+t_rc "matrix: --select tinygpt,llama3 fails" 1 "$LLMB" judge --install "$TRASH/matrix" --select tinygpt,llama3
+# The policy from a nightly: block (knobs beside the pipeline's own keys).
+printf 'nightly:\n  matrix: [tinygpt]\n  large_effect: 0.5\n' >"$TRASH/pol2.yaml"
+t_rc "policy: large_effect 50% leaves a 40% shift on 2 nights unknown" 4 "$LLMB" judge --policy "$TRASH/pol2.yaml" --install "$TRASH/short"
+printf 'nightly:\n  matrix: [tinygpt]\n  larg_effect: 0.5\n' >"$TRASH/pol2.yaml"
+t_rc "policy: a misspelt knob beside pipeline keys" 2 "$LLMB" judge --policy "$TRASH/pol2.yaml" --install "$TRASH/short"
 
 # The trend page: self-contained, the change point and confirmed nights marked.
 t_rc "html: exit 1 (confirmed)" 1 env -C "$TRASH/confirmed" "$LLMB" judge --install . --format=html --out trend.html
@@ -137,6 +152,9 @@ bad fingerprint "cat" other_fp.jsonl
 bad type "sed '1s/\"valid\":true/\"valid\":\"yes\"/'"
 bad missing "sed '2s/\"job\":\"1001\",//'"
 bad unknown-type "sed '3s/\"type\":\"run\"/\"type\":\"rerun\"/'"
+bad duplicate-key "sed '2s/\"v\":1/\"v\":1,\"v\":1/'"
+bad bad-utf8 "sed '2s/\"executor\":\"local\"/\"executor\":\"lo\\xc3\\x28al\"/'"
+bad huge-number "sed '1s/\"tokens_per_s\":[0-9.]*/\"tokens_per_s\":1e999/'"
 t_rc "no history" 2 "$LLMB" judge --install "$TRASH/nosuch"
 t_rc "bad night" 2 "$LLMB" judge --night 2026-1-1 --install "$TRASH/pass"
 t_rc "bad knob" 2 "$LLMB" judge --min-effect=x --install "$TRASH/pass"
