@@ -287,6 +287,20 @@ static int
 nightly_run(struct night *n, char **make_argv)
 {
 	int dry = make_dry_run();
+	if (fix_night(n, 1))
+		return 2;
+	setenv("LLMB_NIGHT", n->id, 1);
+	if (!getenv("LLMB_NIGHTLY") || !*getenv("LLMB_NIGHTLY"))
+		setenv("LLMB_NIGHTLY", n->policy, 1);
+	/* A selection that plans nothing runs nothing: make -k would go on
+	 * with the rules of an earlier night. */
+	struct sel s;
+	sel_from_env(&s);
+	struct plan p;
+	int bad = plan_build(&p, n->top, &s, 0);
+	plan_free(&p);
+	if (bad)
+		return 2;
 	if (!dry)
 		mkdir_p(n->dir, 0);
 	int lockfd = dry ? -1 : take_lock(n);
@@ -295,16 +309,10 @@ nightly_run(struct night *n, char **make_argv)
 			close(lockfd);
 		return 2;
 	}
-	setenv("LLMB_NIGHT", n->id, 1);
-	if (!getenv("LLMB_NIGHTLY") || !*getenv("LLMB_NIGHTLY"))
-		setenv("LLMB_NIGHTLY", n->policy, 1);
 	printf("llmb nightly: night %s%s\n", n->id, dry ? " (make -n: what would run)" : "");
 	int mk = *make_argv ? run_argv(make_argv, NULL) : 0;
 	if (dry)
 		return mk;
-	struct sel s;
-	sel_from_env(&s);
-	struct plan p;
 	if (plan_build(&p, n->top, &s, 0)) {
 		plan_free(&p);
 		close(lockfd);
