@@ -1505,8 +1505,10 @@ plan_build(struct plan *p, const char *top, const struct sel *s, int all)
 	qsort(p->rec.workloads, p->rec.nworkloads, sizeof *p->rec.workloads, cmp_wl);
 	struct sel *alts = NULL;
 	struct nmatrix mx = {0};
-	if (!all && s->night && nightly_sels(p, top, s, &alts, &mx))
+	if (!all && s->night && nightly_sels(p, top, s, &alts, &mx)) {
+		nmatrix_free(&mx);
 		return diag_errors - before;
+	}
 	const char *wsel = all ? NULL : s->v[K_WORKLOAD];
 	if (wsel) {
 		for (const char *q = wsel; *q;) {
