@@ -18,6 +18,7 @@
 #include "feasible.h"
 #include "makesafe.h"
 #include "outputs.h"
+#include "nightmatrix.h"
 #include "plan.h"
 #include "util.h"
 
@@ -348,9 +349,18 @@ cmd_check(int argc, char **argv)
 	if (parse_opts(argc, argv, &o, "usage: llmb check [--top DIR]\n"
 		       "Validates every recipe and expands every configuration; exit 2 on errors.\n"))
 		return 2;
-	struct sel s = {{0}};
+	struct sel s;
+	memset(&s, 0, sizeof s);
 	struct plan p;
 	int errs = plan_build(&p, o.top, &s, 1);
+	/* and the nightly matrix, when the checkout has one */
+	char *nm = xasprintf("%s/pipelines/nightly.yaml", o.top);
+	if (file_exists(nm)) {
+		struct nmatrix m;
+		errs += nmatrix_load(!strcmp(o.top, ".") ? nm + 2 : nm, &m);
+		nmatrix_free(&m);
+	}
+	free(nm);
 	if (!errs)
 		printf("llmb check: %zu workloads, %zu pipelines, %zu stages: ok\n",
 		       p.rec.nworkloads, p.rec.npipelines, p.n);

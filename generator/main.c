@@ -25,6 +25,10 @@ static const struct command {
 	{"metrics", cmd_metrics, "derived metrics from a step time"},
 	{"calc", cmd_calc, "evaluate a recipe expression"},
 	{"import", cmd_import, "convert an upstream metadata.yaml"},
+	{"record", cmd_record, "append finished runs to the history"},
+	{"nightly", cmd_nightly, "run, record and judge one night"},
+	{"judge", cmd_judge, "verdicts on the nightly history; trend page"},
+	{"annotate", cmd_annotate, "record a human decision in the nightly history"},
 };
 
 static int

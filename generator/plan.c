@@ -8,6 +8,7 @@
 #include "flops.h"
 #include "jobscript.h"
 #include "makesafe.h"
+#include "nightmatrix.h"
 #include "plan.h"
 #include "recipecheck.h"
 #include "schema.h"
@@ -17,7 +18,7 @@ const char *const knob_names[K_NKNOBS] = {
 	"WORKLOAD", "SIZE", "DTYPE", "GPU_TYPE", "SCALES",
 	"ENABLE_PROFILE", "PROFILE_START_STEP", "PROFILE_STOP_STEP",
 	"ENABLE_NCCLTRACE", "ENABLE_CHECKPOINT", "LOAD_CHECKPOINT_PATH",
-	"ADDITIONAL_SLURM_PARAMS", "TIME_LIMIT", "MAX_STEPS",
+	"ADDITIONAL_SLURM_PARAMS", "TIME_LIMIT", "MAX_STEPS", "EXTRA_WORK",
 };
 
 void
@@ -27,6 +28,8 @@ sel_from_env(struct sel *s)
 		const char *v = getenv(knob_names[i]);
 		s->v[i] = v && *v ? v : NULL;
 	}
+	s->night = getenv("LLMB_NIGHT") && *getenv("LLMB_NIGHT") ? getenv("LLMB_NIGHT") : NULL;
+	s->nightly = getenv("LLMB_NIGHTLY") && *getenv("LLMB_NIGHTLY") ? getenv("LLMB_NIGHTLY") : NULL;
 }
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -960,6 +963,8 @@ check_wl_knobs(struct wctx *w)
 		knob_refuse(w, "checkpoint", "ENABLE_CHECKPOINT=true");
 	if (s->v[K_LOAD_CHECKPOINT_PATH] && !ybool(knobs, "checkpoint", 0))
 		knob_refuse(w, "checkpoint", "LOAD_CHECKPOINT_PATH");
+	if (s->v[K_EXTRA_WORK] && !ymap_get(knobs, "extra_work_args"))
+		knob_refuse(w, "extra_work_args", "EXTRA_WORK");
 	if (profile && !ymap_get(knobs, "profile"))
 		knob_refuse(w, "profile", "ENABLE_PROFILE=true");
 	if (pdef && s->v[K_ENABLE_PROFILE] && !profile) {
@@ -1031,6 +1036,7 @@ run_knobs(struct wctx *w, struct vars *vs, struct runknobs *k)
 	var_set(vs, "profile_stop", strtod(k->pstop, NULL));
 	var_set(vs, "nccltrace", k->nccl);
 	var_set(vs, "checkpoint", knob_true(s->v[K_ENABLE_CHECKPOINT]));
+	var_set(vs, "extra_work", s->v[K_EXTRA_WORK] ? strtod(s->v[K_EXTRA_WORK], NULL) : 0);
 }
 
 static void
@@ -1177,6 +1183,9 @@ build_train(struct wctx *w, struct inst *in, const struct run *r, const char *ru
 	free_strv(cmd_args, nargs);
 	if (ymap_get(r->row, "args"))
 		add_argv(w, in, ymap_get(r->row, "args"), vs);
+	/* the workload's own words for the extra-work knob, only when it is set */
+	if (s->v[K_EXTRA_WORK])
+		add_argv(w, in, ymap_get(ymap_get(w->wl, "knobs"), "extra_work_args"), vs);
 	add_env(w, in, ymap_get(train, "env"), vs);
 	add_env(w, in, ymap_get(r->row, "env"), vs);
 	add_mounts(w, in, ymap_get(train, "mounts"), vs);
@@ -1192,6 +1201,8 @@ build_train(struct wctx *w, struct inst *in, const struct run *r, const char *ru
 		sb_add(&pl, " NCCLTRACE");
 	if (s->v[K_LOAD_CHECKPOINT_PATH])
 		sb_add(&pl, " LOAD-CHECKPOINT");
+	if (s->v[K_EXTRA_WORK])
+		sb_addf(&pl, " EXTRA_WORK=%s", s->v[K_EXTRA_WORK]);
 	if (k->marked)
 		sb_add(&pl, " (not compared with the reference)");
 	in->plan = sb_steal(&pl);
@@ -1209,12 +1220,21 @@ build_runs(struct wctx *w, const struct ynode *stage, struct vars *vs)
 	int report = !strcmp(kind, "report");
 	if (!strcmp(kind, "train") && w->nruns && check_wl_knobs(w))
 		return;
-	for (size_t j = 0; j < w->nruns; j++) {
-		const struct run *r = &w->runs[j];
+	/* A night's runs are recorded and judged, not reported. */
+	const char *night = w->p->sel.night;
+	if (report && night)
+		return;
+	long nrep = night ? w->p->night_repeats : 1;
+	for (size_t j = 0; j < w->nruns * (size_t)nrep; j++) {
+		const struct run *r = &w->runs[j / (size_t)nrep];
+		char *rep = !night ? NULL : nrep > 1 ? xasprintf("night-%s-%zu", night, j % (size_t)nrep + 1)
+			    : xasprintf("night-%s", night);
 		char *id = report ? xasprintf("%s.%s.%s.%s.%s", sname, wname, r->gpu, r->size, r->dtype)
-				  : xasprintf("%s.%s.%s.%s.%s.%ld", sname, wname, r->gpu, r->size, r->dtype, r->scale);
+				  : xasprintf("%s.%s.%s.%s.%s.%ld%s%s", sname, wname, r->gpu, r->size, r->dtype, r->scale,
+					      rep ? "." : "", rep ? rep : "");
 		if (plan_find(w->p, id)) {
 			free(id);
+			free(rep);
 			continue;
 		}
 		struct inst *in = add_inst(w->p, id, stage, w->wl);
@@ -1223,12 +1243,14 @@ build_runs(struct wctx *w, const struct ynode *stage, struct vars *vs)
 		in->size = r->size;
 		in->dtype = r->dtype;
 		in->scale = report ? 0 : r->scale;
+		in->rep = rep;
 		if (report) {
 			build_report(w, in, r);
 			continue;
 		}
-		char *run = xasprintf("%s_%s_%s_%ld", r->gpu, r->size, r->dtype, r->scale);
-		in->label = xasprintf("%s %s %s %s %s x%ld", sname, wname, r->gpu, r->size, r->dtype, r->scale);
+		char *run = xasprintf("%s_%s_%s_%ld%s%s", r->gpu, r->size, r->dtype, r->scale, rep ? "/" : "", rep ? rep : "");
+		in->label = xasprintf("%s %s %s %s %s x%ld%s%s", sname, wname, r->gpu, r->size, r->dtype, r->scale,
+				      rep ? " " : "", rep ? rep : "");
 		cfg_line(in, "run", run);
 		struct params prm = {0};
 		if (bind_run(w, r, vs, &prm) == 0) {
@@ -1268,7 +1290,7 @@ check_knobs(const struct sel *s)
 {
 	int errs = 0;
 	static const enum knob bools[] = {K_ENABLE_PROFILE, K_ENABLE_NCCLTRACE, K_ENABLE_CHECKPOINT};
-	static const enum knob ints[] = {K_PROFILE_START_STEP, K_PROFILE_STOP_STEP, K_MAX_STEPS};
+	static const enum knob ints[] = {K_PROFILE_START_STEP, K_PROFILE_STOP_STEP, K_MAX_STEPS, K_EXTRA_WORK};
 	for (size_t i = 0; i < sizeof bools / sizeof *bools; i++) {
 		const char *v = s->v[bools[i]];
 		if (v && parse_bool(v) < 0) {
@@ -1355,6 +1377,8 @@ matches(const struct inst *u, const struct inst *d)
 		return 0;
 	if (u->dtype && d->dtype && strcmp(u->dtype, d->dtype))
 		return 0;
+	if (u->rep && d->rep && strcmp(u->rep, d->rep))
+		return 0;
 	return !(u->scale && d->scale && u->scale != d->scale);
 }
 
@@ -1420,8 +1444,9 @@ link_and_hash(struct plan *p, size_t from)
 		}
 		for (size_t a = 0; a < na; a++) {
 			/* A run depends on the same run of a per-run stage: one lookup. */
-			char *key = d->scale ? xasprintf("%s.%s.%s.%s.%s.%ld", it[a]->str, d->workload, d->gpu,
-							 d->size, d->dtype, d->scale) : NULL;
+			char *key = d->scale ? xasprintf("%s.%s.%s.%s.%s.%ld%s%s", it[a]->str, d->workload, d->gpu,
+							 d->size, d->dtype, d->scale, d->rep ? "." : "",
+							 d->rep ? d->rep : "") : NULL;
 			long hit = key ? index_get(&p->ids, key) : -1;
 			free(key);
 			struct stage_list *sl = stage_list_of(lists, it[a]->str);
@@ -1448,6 +1473,71 @@ link_and_hash(struct plan *p, size_t from)
 	free(lists);
 }
 
+/* make nightly: the matrix entries, narrowed by the command line, as
+ * selections of their own (knobs from the command line). */
+static int
+nightly_sels(struct plan *p, const char *top, const struct sel *s, struct sel **alts, struct nmatrix *m)
+{
+	if (!night_valid(s->night)) {
+		fprintf(stderr, "llmb: error: NIGHT=%s: a night is a date, YYYY-MM-DD\n", s->night);
+		return ++diag_errors;
+	}
+	p->night_repeats = 1;
+	if (!s->nightly)
+		return 0;
+	char *path = s->nightly[0] == '/' || !strcmp(top, ".") ? xstrdup(s->nightly) : xasprintf("%s/%s", top, s->nightly);
+	int errs = nmatrix_load(path, m);
+	if (!errs) {
+		nmatrix_narrow(m, s->v);
+		if (!m->n) {
+			fprintf(stderr, "llmb: error: the selection (WORKLOAD SIZE DTYPE GPU_TYPE SCALES) leaves nothing of the nightly matrix %s\n", path);
+			errs = ++diag_errors;
+		}
+	}
+	free(path);
+	if (errs)
+		return errs;
+	p->night_repeats = m->repeats;
+	*alts = xcalloc(m->n, sizeof **alts);
+	for (size_t i = 0; i < m->n; i++) {
+		(*alts)[i] = *s;
+		for (int k = 0; k < NM_VARS; k++)
+			(*alts)[i].v[k] = m->entry[i][k];
+	}
+	return 0;
+}
+
+/* The runs of w that the matrix entries select, each once. */
+static int
+select_matrix_runs(struct wctx *w, const struct sel *alts, size_t nalts)
+{
+	const char *wname = ystr(w->wl, "workload", "");
+	for (size_t a = 0; a < nalts; a++) {
+		if (!in_words(alts[a].v[K_WORKLOAD], wname))
+			continue;
+		struct wctx t = *w;
+		t.runs = NULL;
+		t.nruns = 0;
+		if (select_runs(&t, &alts[a], 0) < 0) {
+			free(t.runs);
+			return -1;
+		}
+		for (size_t i = 0; i < t.nruns; i++) {
+			const struct run *r = &t.runs[i];
+			size_t k = 0;
+			while (k < w->nruns && (strcmp(w->runs[k].gpu, r->gpu) || strcmp(w->runs[k].size, r->size) ||
+						strcmp(w->runs[k].dtype, r->dtype) || w->runs[k].scale != r->scale))
+				k++;
+			if (k < w->nruns)
+				continue;
+			w->runs = xrealloc(w->runs, (w->nruns + 1) * sizeof *w->runs);
+			w->runs[w->nruns++] = *r;
+		}
+		free(t.runs);
+	}
+	return 0;
+}
+
 static int
 cmp_wl(const void *a, const void *b)
 {
@@ -1466,6 +1556,12 @@ plan_build(struct plan *p, const char *top, const struct sel *s, int all)
 	if (check_knobs(s))
 		return diag_errors - before;
 	qsort(p->rec.workloads, p->rec.nworkloads, sizeof *p->rec.workloads, cmp_wl);
+	struct sel *alts = NULL;
+	struct nmatrix mx = {0};
+	if (!all && s->night && nightly_sels(p, top, s, &alts, &mx)) {
+		nmatrix_free(&mx);
+		return diag_errors - before;
+	}
 	const char *wsel = all ? NULL : s->v[K_WORKLOAD];
 	if (wsel) {
 		for (const char *q = wsel; *q;) {
@@ -1485,15 +1581,21 @@ plan_build(struct plan *p, const char *top, const struct sel *s, int all)
 			free(one);
 			q += n;
 		}
-		if (diag_errors > before)
+		if (diag_errors > before) {
+			free(alts);
+			nmatrix_free(&mx);
 			return diag_errors - before;
+		}
 	}
 	struct vars vs = {0};
 	for (size_t wi = 0; wi < p->rec.nworkloads; wi++) {
 		struct wctx w = {.p = p, .doc = p->rec.workloads[wi], .wl = p->rec.workloads[wi]->root};
 		w.file = w.doc->file;
 		const char *wname = ystr(w.wl, "workload", "");
-		if (!in_words(wsel, wname))
+		int named = 0;
+		for (size_t a = 0; a < mx.n; a++)
+			named |= in_words(alts[a].v[K_WORKLOAD], wname);
+		if (alts ? !named : !in_words(wsel, wname))
 			continue;
 		struct ydoc *pdoc = NULL;
 		const struct ynode *pl = pipeline_find(&p->rec, ystr(w.wl, "pipeline", ""), &pdoc);
@@ -1508,7 +1610,7 @@ plan_build(struct plan *p, const char *top, const struct sel *s, int all)
 			continue;
 		}
 		int no = stage_order(pdoc->file, pl, order);
-		if (no < 0 || select_runs(&w, s, all) < 0) {
+		if (no < 0 || (alts ? select_matrix_runs(&w, alts, mx.n) : select_runs(&w, s, all)) < 0) {
 			free(w.runs);
 			continue;
 		}
@@ -1530,6 +1632,8 @@ plan_build(struct plan *p, const char *top, const struct sel *s, int all)
 	/* Hash in creation order: every dependency has a lower index. Shared
 	 * instances (images, venvs) were created by their first workload. */
 	link_and_hash(p, 0);
+	free(alts);
+	nmatrix_free(&mx);
 	return diag_errors - before;
 }
 
@@ -1540,6 +1644,7 @@ plan_free(struct plan *p)
 		struct inst *in = &p->v[i];
 		free(in->id);
 		free(in->label);
+		free(in->rep);
 		free(in->plan);
 		sb_free(&in->cfg);
 		free(in->deps);

@@ -16,13 +16,17 @@ enum knob {
 	K_WORKLOAD, K_SIZE, K_DTYPE, K_GPU_TYPE, K_SCALES,
 	K_ENABLE_PROFILE, K_PROFILE_START_STEP, K_PROFILE_STOP_STEP,
 	K_ENABLE_NCCLTRACE, K_ENABLE_CHECKPOINT, K_LOAD_CHECKPOINT_PATH,
-	K_ADDITIONAL_SLURM_PARAMS, K_TIME_LIMIT, K_MAX_STEPS,
+	K_ADDITIONAL_SLURM_PARAMS, K_TIME_LIMIT, K_MAX_STEPS, K_EXTRA_WORK,
 	K_NKNOBS
 };
 extern const char *const knob_names[K_NKNOBS];
 
 struct sel {
 	const char *v[K_NKNOBS];    /* NULL or "" when unset */
+	/* make nightly: LLMB_NIGHT names the night, whose runs are new
+	 * instances (ids and run directories end in night-<NIGHT>[-<repeat>]);
+	 * LLMB_NIGHTLY is the matrix file that the selection narrows. */
+	const char *night, *nightly;
 };
 /* Fills s from the environment (the GNUmakefile exports the variables). */
 void sel_from_env(struct sel *s);
@@ -35,6 +39,7 @@ struct inst {
 	const struct ynode *wl;
 	const char *gpu, *size, *dtype; /* NULL where the stage is not per run */
 	long scale;                 /* 0 where not per run */
+	char *rep;                  /* nightly runs: "night-2026-01-05[-2]", else NULL */
 	char *label;                /* "train tinygpt cpu tiny fp32 x2" */
 	char *plan;                 /* what would be submitted, one line */
 	struct sb cfg;              /* effective configuration, KEY=VALUE lines */
@@ -70,6 +75,7 @@ struct plan {
 	struct pindex files;        /* checkout file -> position in fhash */
 	char (*fhash)[65];          /* content hashes of files commands name */
 	size_t nfhash;
+	long night_repeats;         /* runs of each configuration per night (nightly) */
 };
 
 /* Builds the plan of everything selected. Prints every error; returns

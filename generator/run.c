@@ -394,6 +394,10 @@ submit(struct ctx *c, struct record *r, int attempt)
 		cget(c, "workload", w, sizeof w);
 		char *dir = xasprintf("%s/workloads/%s/experiments/%s", c->install, w, run);
 		mkdir_p(dir, 0);
+		/* a night's run lives in <run>/night-<NIGHT>: one file name */
+		for (char *q = run; *q; q++)
+			if (*q == '/')
+				*q = '_';
 		logpat = xasprintf("%s/log-%s_%s_%%j.out", dir, w, run);
 		free(dir);
 	} else {

@@ -73,6 +73,12 @@ def parse_args(argv):
     ap.add_argument("--dtype", choices=("fp32", "bf16"), default="fp32",
                     help="fp32, or bf16: autocast to bfloat16 over fp32 weights")
     ap.add_argument("--compile", action="store_true", help="torch.compile the model (PyTorch >= 2.0)")
+    ap.add_argument("--extra-work", type=int, default=0,
+                    help="extra forward passes of each micro-batch per step, without gradients: "
+                         "real work that makes every step slower (regression tests)")
+    ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                    help="step time as wall-clock seconds, or as this process's CPU seconds "
+                         "(what the load of a shared machine changes least)")
     return ap.parse_args(argv)
 
 
@@ -249,6 +255,8 @@ def validate(args, world):
     for name in ("steps", "seq", "layers", "hidden", "heads", "vocab", "mbs", "gbs"):
         if getattr(args, name) < 1:
             errs.append("--%s must be >= 1" % name)
+    if args.extra_work < 0:
+        errs.append("--extra-work must be >= 0")
     if args.hidden % max(1, args.heads):
         errs.append("--hidden %d is not divisible by --heads %d" % (args.hidden, args.heads))
     if args.gbs % (world * args.mbs):
@@ -367,8 +375,9 @@ def train(args, rank, world, addr, port, local_world, local_rank=0):
 
     losses = []
     model.train()
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
     for step in range(steps):
-        t0 = time.perf_counter()
+        t0 = clock()
         starts = torch.randint(0, data.numel() - args.seq - 1, (args.gbs,), generator=gen)
         mine = starts[rank * per_rank:(rank + 1) * per_rank]
         windows = data[mine.unsqueeze(1) + offs].to(dev).long()
@@ -380,6 +389,10 @@ def train(args, rank, world, addr, port, local_world, local_rank=0):
                 loss = model(w[:, :-1], w[:, 1:]) / nmicro
             loss.backward()
             loss_sum += loss.detach().float()
+            with torch.no_grad():
+                for _ in range(args.extra_work):
+                    with autocast():
+                        model(w[:, :-1], w[:, 1:])
         if cuda:
             # DDP has averaged the gradients; only the loss is left.
             if world > 1:
@@ -405,7 +418,7 @@ def train(args, rank, world, addr, port, local_world, local_rank=0):
         if cuda:
             # Kernels run asynchronously: the step ends when the GPU is done.
             torch.cuda.synchronize(dev)
-        dt = torch.tensor([time.perf_counter() - t0], dtype=torch.float64, device=dev)
+        dt = torch.tensor([clock() - t0], dtype=torch.float64, device=dev)
         if world > 1:
             dist.all_reduce(dt, op=dist.ReduceOp.MAX)
         dt = float(dt)

@@ -1,0 +1,110 @@
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+#include "util.h"
+
+#include "changepoint.h"
+
+/* Q(tau) = tau (n - tau) / n * E(tau), with E the energy distance between
+ * x[0..tau) and x[tau..n) (exponent 1). Moving one point from the right
+ * part to the left updates the three distance sums in O(n), so every
+ * split of a series costs O(n^2) in all. */
+size_t
+cp_best_split(const double *x, size_t n, size_t min_seg, double *q)
+{
+	double left = 0, right = 0, cross = 0;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			right += fabs(x[i] - x[j]);
+	size_t best = 0;
+	*q = -INFINITY;
+	for (size_t t = 1; t + min_seg <= n; t++) {
+		/* point t-1 moves from the right part to the left */
+		double da = 0, db = 0, y = x[t - 1];
+		for (size_t i = 0; i + 1 < t; i++)
+			da += fabs(y - x[i]);
+		for (size_t j = t; j < n; j++)
+			db += fabs(y - x[j]);
+		left += da, right -= db, cross += db - da;
+		if (t < min_seg)
+			continue;
+		double a = (double)t, b = (double)(n - t);
+		double e = 2 * cross / (a * b) - (a > 1 ? left / (a * (a - 1) / 2) : 0) -
+			   (b > 1 ? right / (b * (b - 1) / 2) : 0);
+		double qt = a * b / (double)n * e;
+		if (qt > *q)
+			*q = qt, best = t;
+	}
+	return best;
+}
+
+/* Permutation p-value of a split with statistic q in x[0..n): the share of
+ * shuffles whose best split is at least as strong. Stops as soon as the
+ * answer can no longer be "significant". */
+static double
+perm_p(const double *x, size_t n, double q, const struct cp_opts *o, struct rng *r)
+{
+	double *y = xmalloc(n * sizeof *y);
+	memcpy(y, x, n * sizeof *y);
+	int ge = 0, done = 0, limit = (int)floor(o->alpha * (o->perms + 1));
+	for (; done < o->perms; done++) {
+		for (size_t i = n - 1; i > 0; i--) {
+			size_t j = rng_below(r, i + 1);
+			double t = y[i];
+			y[i] = y[j], y[j] = t;
+		}
+		double qp;
+		cp_best_split(y, n, o->min_seg, &qp);
+		if (qp >= q && ++ge >= limit) {
+			done++;
+			break;
+		}
+	}
+	free(y);
+	return done < o->perms ? 1.0 : (ge + 1.0) / (o->perms + 1.0);
+}
+
+static int
+cmp_at(const void *a, const void *b)
+{
+	size_t x = ((const struct cpoint *)a)->at, y = ((const struct cpoint *)b)->at;
+	return (x > y) - (x < y);
+}
+
+size_t
+cp_edivisive(const double *x, size_t n, const struct cp_opts *o, struct cpoint *out, size_t max)
+{
+	struct rng r = {o->seed};
+	size_t ncp = 0;
+	/* bounds[0..nb) are segment starts; n closes the last one */
+	size_t *bounds = xmalloc((max + 2) * sizeof *bounds), nb = 1;
+	bounds[0] = 0;
+	while (ncp < max) {
+		size_t bs = 0, bt = 0;
+		double bq = -INFINITY;
+		for (size_t s = 0; s < nb; s++) {
+			size_t from = bounds[s], to = s + 1 < nb ? bounds[s + 1] : n;
+			if (to - from < 2 * o->min_seg)
+				continue;
+			double q;
+			size_t t = cp_best_split(x + from, to - from, o->min_seg, &q);
+			if (t && q > bq)
+				bq = q, bs = s, bt = from + t;
+		}
+		if (!bt)
+			break;
+		size_t from = bounds[bs], to = bs + 1 < nb ? bounds[bs + 1] : n;
+		double p = perm_p(x + from, to - from, bq, o, &r);
+		if (p > o->alpha)
+			break;
+		out[ncp++] = (struct cpoint){bt, p, bq};
+		memmove(bounds + bs + 2, bounds + bs + 1, (nb - bs - 1) * sizeof *bounds);
+		bounds[bs + 1] = bt;
+		nb++;
+	}
+	free(bounds);
+	qsort(out, ncp, sizeof *out, cmp_at);
+	return ncp;
+}

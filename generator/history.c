@@ -1,0 +1,699 @@
+#define _DEFAULT_SOURCE /* MAP_POPULATE */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "diag.h"
+#include "jscan.h"
+#include "util.h"
+
+#include "history.h"
+
+/* ---- dates -------------------------------------------------------------- */
+
+/* Howard Hinnant's days_from_civil. */
+static int
+days_from_civil(int y, int m, int d)
+{
+	y -= m <= 2;
+	int era = (y >= 0 ? y : y - 399) / 400;
+	int yoe = y - era * 400;
+	int doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+int
+history_day(const char *s)
+{
+	static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+	if (strlen(s) != 10 || s[4] != '-' || s[7] != '-')
+		return -1;
+	for (int i = 0; i < 10; i++)
+		if (i != 4 && i != 7 && (s[i] < '0' || s[i] > '9'))
+			return -1;
+	int y = atoi(s), m = atoi(s + 5), d = atoi(s + 8);
+	int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+	if (y < 1970 || m < 1 || m > 12 || d < 1 || d > mdays[m - 1] + (m == 2 && leap))
+		return -1;
+	return days_from_civil(y, m, d);
+}
+
+void
+history_night(int day, char out[11])
+{
+	int z = day + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
+	int doe = z - era * 146097;
+	int yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	int y = yoe + era * 400, doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	int mp = (5 * doy + 2) / 153, d = doy - (153 * mp + 2) / 5 + 1;
+	int m = mp + (mp < 10 ? 3 : -9);
+	int v[3] = {(y + (m <= 2)) % 10000, m, d}, w[3] = {4, 2, 2};
+	char *o = out;
+	for (int f = 0; f < 3; f++) {
+		for (int k = w[f]; k-- > 0;)
+			o[k] = (char)('0' + v[f] % 10), v[f] /= 10;
+		o += w[f];
+		if (f < 2)
+			*o++ = '-';
+	}
+	*o = 0;
+}
+
+int
+history_fingerprint_ok(const char *s)
+{
+	if (!*s || *s == '.' || strlen(s) > 200)
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		      *s == '_' || *s == '-' || *s == '.'))
+			return 0;
+	return 1;
+}
+
+/* ---- one line ----------------------------------------------------------- */
+
+struct line {
+	const char *file, *text;
+	int no;
+	size_t len;
+	struct jscan *js;
+	const struct jnode *f[32]; /* the record's fields, by table index */
+};
+
+/* Column of a member's key in the line (1-based), so an error points at its field. */
+static int
+keycol(const struct line *l, const struct jnode *v)
+{
+	if (!v || !v->key)
+		return 1;
+	/* the key's opening quote: back from the value over ':', spaces and the key */
+	size_t p = v->raw, kl = strlen(v->key);
+	while (p > 0 && l->text[p - 1] != ':')
+		p--;
+	while (p > 0 && l->text[p - 1] != '"')
+		p--;
+	p = p > kl + 2 ? p - kl - 2 : 0;
+	while (p > 0 && l->text[p] != '"')
+		p--;
+	return (int)p + 1;
+}
+
+enum ftype { F_STR, F_INT, F_BOOL, F_NUM, F_ARR, F_OBJ, F_OBJNULL, F_NUMNULL, F_STRNULL };
+static const char *const tnames[] = {
+	"a string", "an integer", "true or false", "a number", "an array", "an object",
+	"an object or null", "a number or null", "a string or null",
+};
+
+static int
+type_ok(const struct jnode *v, enum ftype t)
+{
+	switch (t) {
+	case F_STR: return v->type == JT_STR;
+	case F_INT: return v->type == JT_NUM && v->isint;
+	case F_BOOL: return v->type == JT_TRUE || v->type == JT_FALSE;
+	case F_NUM: return v->type == JT_NUM;
+	case F_ARR: return v->type == JT_ARR;
+	case F_OBJ: return v->type == JT_OBJ;
+	case F_OBJNULL: return v->type == JT_OBJ || v->type == JT_NULL;
+	case F_NUMNULL: return v->type == JT_NUM || v->type == JT_NULL;
+	case F_STRNULL: return v->type == JT_STR || v->type == JT_NULL;
+	}
+	return 0;
+}
+
+/* The fields of each record type, in strcmp order (records are written
+ * with sorted keys, so one merge pass finds them all): name, type,
+ * required. The enums index a line's f[]. */
+struct field {
+	const char *name;
+	enum ftype type;
+	int required;
+};
+enum {
+	R_CONFIG_HASH, R_EXECUTOR, R_FINGERPRINT, R_IMAGE, R_INVALID, R_JOB, R_KEY, R_KNOBS, R_LLMB_VERSION,
+	R_MFU, R_NIGHT, R_NODES, R_RECORDED_AT, R_REFERENCE, R_SAMPLES, R_STATUS, R_SUMMARY, R_TFLOPS,
+	R_TOKENS, R_VALID, R_N
+};
+static const struct field run_fields[] = {
+	{"config_hash", F_STRNULL, 0}, {"executor", F_STR, 1}, {"fingerprint", F_STR, 1},
+	{"image", F_OBJNULL, 0}, {"invalid", F_ARR, 1}, {"job", F_STR, 1}, {"key", F_OBJ, 1},
+	{"knobs", F_OBJNULL, 0}, {"llmb_version", F_STRNULL, 0}, {"mfu", F_NUMNULL, 0},
+	{"night", F_STR, 1}, {"nodes", F_STRNULL, 0}, {"recorded_at", F_STR, 0},
+	{"reference", F_OBJNULL, 0}, {"samples", F_ARR, 1}, {"status", F_STR, 1}, {"summary", F_OBJ, 1},
+	{"tflops_per_gpu", F_NUMNULL, 0}, {"tokens_per_s", F_NUMNULL, 0}, {"valid", F_BOOL, 1},
+	{NULL, 0, 0},
+};
+enum { A_ACTION, A_BY, A_FINGERPRINT, A_NIGHT, A_REASON, A_RECORDED_AT, A_N };
+static const struct field ann_fields[] = {
+	{"action", F_STR, 1}, {"by", F_STR, 0}, {"fingerprint", F_STR, 1}, {"night", F_STR, 1},
+	{"reason", F_STR, 1}, {"recorded_at", F_STR, 0}, {NULL, 0, 0},
+};
+
+static const struct jnode *
+get(const struct line *l, const struct jnode *o, const char *k)
+{
+	return jscan_get(l->js, o, k);
+}
+
+/* Fill l->f[] with the record's fields, by a merge of its sorted keys with
+ * the table (or one lookup per field when a hand edit unsorted them). */
+static void
+find_fields(struct line *l, const struct jnode *o, const struct field *t)
+{
+	size_t n = 0;
+	while (t[n].name)
+		n++;
+	memset(l->f, 0, sizeof l->f);
+	if (!o->sorted) {
+		for (size_t i = 0; i < n; i++)
+			l->f[i] = get(l, o, t[i].name);
+		return;
+	}
+	size_t i = 0;
+	for (int k = o->first; k >= 0 && i < n; k = l->js->n[k].next) {
+		int c;
+		while (i < n && (c = strcmp(t[i].name, l->js->n[k].key)) < 0)
+			i++;
+		if (i < n && c == 0)
+			l->f[i++] = &l->js->n[k];
+	}
+}
+
+static int
+check_fields(struct line *l, const struct jnode *o, const struct field *f)
+{
+	int bad = 0;
+	find_fields(l, o, f);
+	for (size_t i = 0; f[i].name; i++) {
+		const struct jnode *v = l->f[i];
+		if (!v && f[i].required) {
+			diag_error(l->file, l->no, 1, "missing field '%s'", f[i].name);
+			bad++;
+		} else if (v && !type_ok(v, f[i].type)) {
+			diag_error(l->file, l->no, keycol(l, v), "field '%s' must be %s", f[i].name, tnames[f[i].type]);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+static char *
+vstr(const struct jnode *v)
+{
+	return v && v->type == JT_STR ? xstrdup(v->str) : NULL;
+}
+
+static char *
+ostr(const struct line *l, const struct jnode *o, const char *k)
+{
+	return vstr(get(l, o, k));
+}
+
+static void
+add_why(struct hrun *r, const char *why)
+{
+	r->valid = 0;
+	char *w = r->why ? xasprintf("%s; %s", r->why, why) : xstrdup(why);
+	free(r->why);
+	r->why = w;
+}
+
+/* Samples: numbers (null for a non-finite step: JSON has no NaN). Our own
+ * validity checks beside the record's: an incomplete window, non-finite
+ * or non-positive step times. */
+static int
+load_samples(const struct line *l, struct hrun *r)
+{
+	const struct jnode *a = l->f[R_SAMPLES];
+	size_t i = 0;
+	r->x = xmalloc((a->nkids + 1) * sizeof *r->x);
+	for (int k = a->first; k >= 0; k = l->js->n[k].next, i++) {
+		const struct jnode *v = &l->js->n[k];
+		if (v->type != JT_NUM && v->type != JT_NULL) {
+			diag_error(l->file, l->no, keycol(l, a), "samples[%zu] is neither a number nor null", i);
+			return 1;
+		}
+		r->x[r->n++] = v->type == JT_NUM ? v->num : NAN;
+	}
+	const struct jnode *sn = get(l, l->f[R_SUMMARY], "n");
+	int bad = 0;
+	for (i = 0; i < r->n; i++)
+		bad |= !isfinite(r->x[i]) ? 1 : r->x[i] <= 0 ? 2 : 0;
+	if (r->ok && r->valid) {
+		if (!r->n)
+			add_why(r, "no samples");
+		else if (sn && sn->type == JT_NUM && sn->isint && sn->num != (double)r->n)
+			add_why(r, "incomplete window (summary.n differs from the samples)");
+		if (bad & 1)
+			add_why(r, "non-finite step time");
+		if (bad & 2)
+			add_why(r, "zero or negative step time");
+	}
+	return 0;
+}
+
+static void
+load_reference(const struct line *l, struct hrun *r)
+{
+	const struct jnode *ref = l->f[R_REFERENCE];
+	r->ref = r->tol = NAN;
+	if (!ref || ref->type != JT_OBJ)
+		return;
+	const struct jnode *st = get(l, ref, "step_time"), *tol = get(l, ref, "tolerance");
+	if (st && st->type == JT_NUM && st->num > 0)
+		r->ref = st->num;
+	r->tol = tol && tol->type == JT_NUM ? tol->num : 0.05;
+	/* The report's --tolerance is in percent: read values above 1 so. */
+	if (r->tol > 1)
+		r->tol /= 100;
+}
+
+static int
+load_run(struct line *l, const struct jnode *o, struct hrun *r)
+{
+	if (check_fields(l, o, run_fields))
+		return 1;
+	const struct jnode *stn = l->f[R_STATUS];
+	const char *st = stn->str;
+	if (strcmp(st, "ok") && strcmp(st, "failed")) {
+		diag_error(l->file, l->no, keycol(l, stn), "status '%s' is neither 'ok' nor 'failed'", st);
+		return 1;
+	}
+	r->ok = !strcmp(st, "ok");
+	r->job = vstr(l->f[R_JOB]);
+	const struct jnode *inv = l->f[R_INVALID];
+	for (int k = inv->first; k >= 0; k = l->js->n[k].next)
+		if (l->js->n[k].type == JT_STR)
+			add_why(r, l->js->n[k].str);
+	r->valid = l->f[R_VALID]->type == JT_TRUE && r->ok;
+	if (!r->ok)
+		add_why(r, "failed");
+	if (load_samples(l, r))
+		return 1;
+	load_reference(l, r);
+	const struct jnode *img = l->f[R_IMAGE];
+	r->image_ref = ostr(l, img, "ref");
+	r->image_digest = ostr(l, img, "digest");
+	r->config_hash = vstr(l->f[R_CONFIG_HASH]);
+	r->llmb_version = vstr(l->f[R_LLMB_VERSION]);
+	r->nodes = vstr(l->f[R_NODES]);
+	/* Records are written with sorted keys: the text is the canonical form. */
+	const struct jnode *k = l->f[R_KNOBS];
+	if (k && k->type == JT_OBJ && k->nkids)
+		r->knobs = xstrndup(l->text + k->raw, k->rawlen);
+	return 0;
+}
+
+static int
+load_ann(struct line *l, const struct jnode *o, struct hann *a)
+{
+	if (check_fields(l, o, ann_fields))
+		return 1;
+	const struct jnode *an = l->f[A_ACTION];
+	if (!strcmp(an->str, "accept-baseline"))
+		a->action = ANN_ACCEPT;
+	else if (!strcmp(an->str, "ack-false-alarm"))
+		a->action = ANN_ACK;
+	else {
+		diag_error(l->file, l->no, keycol(l, an), "unknown annotation action '%s'", an->str);
+		return 1;
+	}
+	a->reason = vstr(l->f[A_REASON]);
+	return 0;
+}
+
+/* ---- duplicate jobs: an open-addressing table of job -> run index ------- */
+
+struct jobset {
+	size_t *slot; /* run index + 1; 0 is empty */
+	size_t cap;
+};
+
+static uint64_t
+strhash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* Returns the index of an earlier run with the same job, or -1 after adding. */
+static long
+jobset_add(struct jobset *js, const struct history *h, size_t idx)
+{
+	if (2 * (h->nruns + 1) > js->cap) {
+		struct jobset n = {xcalloc(js->cap ? 2 * js->cap : 64, sizeof *n.slot), js->cap ? 2 * js->cap : 64};
+		for (size_t i = 0; i < js->cap; i++) {
+			if (!js->slot[i])
+				continue;
+			size_t p = strhash(h->runs[js->slot[i] - 1].job) & (n.cap - 1);
+			while (n.slot[p])
+				p = (p + 1) & (n.cap - 1);
+			n.slot[p] = js->slot[i];
+		}
+		free(js->slot);
+		*js = n;
+	}
+	const char *job = h->runs[idx].job;
+	size_t p = strhash(job) & (js->cap - 1);
+	for (; js->slot[p]; p = (p + 1) & (js->cap - 1))
+		if (!strcmp(h->runs[js->slot[p] - 1].job, job))
+			return (long)js->slot[p] - 1;
+	js->slot[p] = idx + 1;
+	return -1;
+}
+
+/* ---- the file ----------------------------------------------------------- */
+
+static void
+free_run(struct hrun *r)
+{
+	free(r->job), free(r->why), free(r->x), free(r->image_ref), free(r->image_digest);
+	free(r->config_hash), free(r->llmb_version), free(r->nodes), free(r->knobs);
+}
+
+/* The common header of both record types: v, type, fingerprint, night. */
+static int
+check_header(const struct line *l, const struct jnode *o, const struct history *h, const char **type, int *day)
+{
+	if (o->type != JT_OBJ) {
+		diag_error(l->file, l->no, 1, "a record must be a JSON object");
+		return 1;
+	}
+	const struct jnode *v = get(l, o, "v"), *t = get(l, o, "type");
+	if (!v || v->type != JT_NUM || !v->isint) {
+		diag_error(l->file, l->no, keycol(l, v), v ? "field 'v' must be an integer" : "missing field 'v'");
+		return 1;
+	}
+	if (v->num > HISTORY_VERSION || v->num < 1) {
+		diag_error(l->file, l->no, keycol(l, v), "record version %.0f %s (this llmb reads version %d)", v->num,
+			   v->num > HISTORY_VERSION ? "was written by a newer llmb" : "is not valid", HISTORY_VERSION);
+		return 1;
+	}
+	if (!t || t->type != JT_STR) {
+		diag_error(l->file, l->no, keycol(l, t), t ? "field 'type' must be a string" : "missing field 'type'");
+		return 1;
+	}
+	*type = t->str;
+	if (strcmp(*type, "run") && strcmp(*type, "annotation")) {
+		diag_error(l->file, l->no, keycol(l, t), "unknown record type '%s'", *type);
+		return 1;
+	}
+	const struct jnode *fp = get(l, o, "fingerprint");
+	if (fp && fp->type == JT_STR && strcmp(fp->str, h->fingerprint)) {
+		diag_error(l->file, l->no, keycol(l, fp), "fingerprint '%s' does not match the file's '%s'", fp->str,
+			   h->fingerprint);
+		return 1;
+	}
+	const struct jnode *night = get(l, o, "night");
+	*day = night && night->type == JT_STR ? history_day(night->str) : -2;
+	if (night && night->type == JT_STR && *day < 0) {
+		diag_error(l->file, l->no, keycol(l, night), "night '%s' is not a date (YYYY-MM-DD)", night->str);
+		return 1;
+	}
+	return 0;
+}
+
+/* Not JSON: Jansson says where and why, in its words. */
+static void
+not_json(const struct line *l)
+{
+	json_error_t err;
+	json_t *o = json_loadb(l->text, l->len, JSON_REJECT_DUPLICATES, &err);
+	if (o) {
+		json_decref(o);
+		diag_error(l->file, l->no, 1, "not JSON this reader accepts (numbers must be finite)");
+	} else
+		diag_error(l->file, l->no, err.column > 0 ? err.column : 1, "not JSON: %s", err.text);
+}
+
+static void
+load_line(struct line *l, struct history *h, struct jobset *js, const char **key, size_t *keylen)
+{
+	if (jscan_parse(l->js, l->text, l->len)) {
+		not_json(l);
+		return;
+	}
+	const struct jnode *o = &l->js->n[0];
+	const char *type;
+	int day;
+	if (check_header(l, o, h, &type, &day))
+		return;
+	if (!strcmp(type, "annotation")) {
+		struct hann a = {.line = l->no, .day = day};
+		if (!load_ann(l, o, &a)) {
+			history_night(day, a.night);
+			h->anns = xrealloc(h->anns, (h->nanns + 1) * sizeof *h->anns);
+			h->anns[h->nanns++] = a;
+		}
+		return;
+	}
+	struct hrun r = {.line = l->no, .day = day};
+	if (load_run(l, o, &r)) {
+		free_run(&r);
+		return;
+	}
+	history_night(day, r.night);
+	if (h->nruns >= 16 ? !(h->nruns & (h->nruns - 1)) : !h->nruns)
+		h->runs = xrealloc(h->runs, (h->nruns ? 2 * h->nruns : 16) * sizeof *h->runs);
+	h->runs[h->nruns] = r;
+	long dup = jobset_add(js, h, h->nruns);
+	if (dup >= 0) {
+		diag_error(l->file, l->no, keycol(l, get(l, o, "job")), "job '%s' is recorded twice (first at line %d)",
+			   r.job, h->runs[dup].line);
+		free_run(&r);
+		return;
+	}
+	h->nruns++;
+	const struct jnode *k = l->f[R_KEY];
+	*key = l->text + k->raw, *keylen = k->rawlen;
+}
+
+/* The whole file, mapped: histories are large, and a copy (or a growing
+ * buffer) costs more than reading it. */
+static char *
+map_file(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || st.st_size < 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return NULL;
+	}
+	*len = (size_t)st.st_size;
+#ifdef MAP_POPULATE
+	int flags = MAP_PRIVATE | MAP_POPULATE; /* one pass over the pages, not a fault per page */
+#else
+	int flags = MAP_PRIVATE;
+#endif
+	char *p = *len ? mmap(NULL, *len, PROT_READ, flags, fd, 0) : (char *)"";
+	int e = errno;
+	close(fd);
+	errno = e;
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static char *
+fingerprint_of(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	size_t n = strlen(b);
+	if (n > 6 && !strcmp(b + n - 6, ".jsonl"))
+		n -= 6;
+	return xstrndup(b, n);
+}
+
+int
+history_load(const char *path, struct history *h)
+{
+	int before = diag_errors;
+	memset(h, 0, sizeof *h);
+	h->file = xstrdup(path);
+	h->fingerprint = fingerprint_of(path);
+	size_t len;
+	char *buf = map_file(path, &len);
+	if (!buf) {
+		diag_error(path, 0, 0, "cannot read: %s", strerror(errno));
+		return diag_errors - before;
+	}
+	struct jobset js = {0};
+	struct jscan scan = {0};
+	struct line l = {.file = path, .js = &scan};
+	const char *key = NULL;
+	size_t keylen = 0;
+	for (size_t at = 0; at < len;) {
+		char *nl = memchr(buf + at, '\n', len - at);
+		l.no++;
+		l.text = buf + at;
+		l.len = (nl ? (size_t)(nl - buf) : len) - at;
+		at += l.len + 1;
+		if (!nl) {
+			diag_error(path, l.no, (int)l.len + 1, "torn last line (no newline at the end): an append was cut short");
+			break;
+		}
+		if (l.len)
+			load_line(&l, h, &js, &key, &keylen);
+		else
+			diag_error(path, l.no, 1, "empty line");
+	}
+	/* The latest run record's key, as Jansson's tree for the output. */
+	if (key)
+		h->key = json_loadb(key, keylen, 0, NULL);
+	jscan_free(&scan);
+	free(js.slot);
+	if (len)
+		munmap(buf, len);
+	return diag_errors - before;
+}
+
+void
+history_free(struct history *h)
+{
+	for (size_t i = 0; i < h->nruns; i++)
+		free_run(&h->runs[i]);
+	for (size_t i = 0; i < h->nanns; i++)
+		free(h->anns[i].reason);
+	free(h->runs), free(h->anns), free(h->file), free(h->fingerprint);
+	json_decref(h->key);
+	memset(h, 0, sizeof *h);
+}
+
+/* ---- llmb annotate ------------------------------------------------------ */
+
+static const char annotate_usage[] =
+	"usage: llmb annotate --install DIR FINGERPRINT (--accept-baseline NIGHT | --ack NIGHT) --reason TEXT\n"
+	"  --accept-baseline NIGHT  a new baseline segment starts at NIGHT (an intended change)\n"
+	"  --ack NIGHT              NIGHT was a false alarm: excluded from baselines, counted\n"
+	"Appended to DIR/history/FINGERPRINT.jsonl under DIR/history/.lock.\n";
+
+/* Append one whole line: flock on the history lock, O_APPEND, a single
+ * write, fsync. A line is written whole or not at all as far as readers
+ * go: a cut-short write is reported as a torn line, never half-read. */
+static int
+append_line(const char *dir, const char *path, const char *line)
+{
+	char *lock = xasprintf("%s/.lock", dir);
+	int lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644), rc = -1;
+	free(lock);
+	if (lfd < 0)
+		return -1;
+	if (flock(lfd, LOCK_EX) == 0) {
+		int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+		if (fd >= 0) {
+			size_t n = strlen(line);
+			ssize_t w = write(fd, line, n);
+			rc = w == (ssize_t)n && fsync(fd) == 0 ? 0 : -1;
+			close(fd);
+		}
+	}
+	close(lfd);
+	return rc;
+}
+
+static char *
+annotation_line(const char *fp, const char *action, const char *night, const char *reason)
+{
+	char at[32];
+	time_t now = time(NULL);
+	strftime(at, sizeof at, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	json_t *o = json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "v", HISTORY_VERSION, "type",
+			      "annotation", "fingerprint", fp, "action", action, "night", night, "reason", reason,
+			      "by", "user", "recorded_at", at);
+	char *j = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT);
+	json_decref(o);
+	char *line = xasprintf("%s\n", j);
+	free(j);
+	return line;
+}
+
+static int
+has_night(const struct history *h, int day)
+{
+	for (size_t i = 0; i < h->nruns; i++)
+		if (h->runs[i].day == day)
+			return 1;
+	return 0;
+}
+
+int
+cmd_annotate(int argc, char **argv)
+{
+	const char *install = NULL, *fp = NULL, *night = NULL, *action = NULL, *reason = NULL;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--install") && i + 1 < argc)
+			install = argv[++i];
+		else if (!strcmp(a, "--accept-baseline") && i + 1 < argc)
+			action = "accept-baseline", night = argv[++i];
+		else if (!strcmp(a, "--ack") && i + 1 < argc)
+			action = "ack-false-alarm", night = argv[++i];
+		else if (!strcmp(a, "--reason") && i + 1 < argc)
+			reason = argv[++i];
+		else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(annotate_usage, stdout);
+			return 0;
+		} else if (a[0] != '-' && !fp)
+			fp = a;
+		else {
+			fputs(annotate_usage, stderr);
+			return 2;
+		}
+	}
+	if (!install || !fp || !action || !reason) {
+		fputs(annotate_usage, stderr);
+		return 2;
+	}
+	if (!*reason || strchr(reason, '\n')) {
+		fprintf(stderr, "%s: the reason must be one non-empty line\n", progname);
+		return 2;
+	}
+	if (!history_fingerprint_ok(fp)) {
+		fprintf(stderr, "%s: '%s' is not a configuration fingerprint\n", progname, fp);
+		return 2;
+	}
+	int day = history_day(night);
+	if (day < 0) {
+		fprintf(stderr, "%s: night '%s' is not a date (YYYY-MM-DD)\n", progname, night);
+		return 2;
+	}
+	char *dir = xasprintf("%s/history", install), *path = xasprintf("%s/%s.jsonl", dir, fp);
+	struct history h;
+	int rc = 2;
+	if (!file_exists(path))
+		fprintf(stderr, "%s: unknown fingerprint '%s': no %s\n", progname, fp, path);
+	else if (history_load(path, &h) == 0) {
+		if (!strcmp(action, "ack-false-alarm") && !has_night(&h, day))
+			fprintf(stderr, "%s: %s has no run on night %s to acknowledge\n", progname, fp, night);
+		else {
+			char *line = annotation_line(fp, action, night, reason);
+			if (append_line(dir, path, line) == 0)
+				rc = 0;
+			else
+				fprintf(stderr, "%s: cannot append to %s: %s\n", progname, path, strerror(errno));
+			free(line);
+		}
+		history_free(&h);
+	} else
+		history_free(&h);
+	free(dir), free(path);
+	return rc;
+}

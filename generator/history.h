@@ -1,0 +1,61 @@
+/* history: reading and validating the nightly history files (JSONL, format
+ * v1: one run or annotation record per line, one file per configuration
+ * fingerprint under $LLMB_INSTALL/history/), and appending annotations.
+ * Every problem is a "file:line:col: error:" diagnostic; nothing is
+ * de-duplicated or repaired silently. A struct history owns all its
+ * strings; history_free() releases them. */
+#ifndef LLMB_HISTORY_H
+#define LLMB_HISTORY_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#define HISTORY_VERSION 1
+
+/* One run record. Provenance strings are NULL when absent. */
+struct hrun {
+	int line;
+	int day;                /* night as days since 1970-01-01 */
+	char night[11];
+	char *job;
+	int ok;                 /* status "ok" */
+	int valid;              /* the record's "valid" and our own checks */
+	char *why;              /* invalid reasons, "; "-joined, or NULL */
+	double *x;              /* per-step samples */
+	size_t n;
+	double ref, tol;        /* reference step time and tolerance (fraction); NAN when none */
+	char *image_ref, *image_digest, *config_hash, *llmb_version, *nodes, *knobs;
+};
+
+enum { ANN_ACCEPT, ANN_ACK };
+
+struct hann {
+	int line;
+	int action;             /* ANN_ACCEPT or ANN_ACK */
+	int day;
+	char night[11];
+	char *reason;
+};
+
+struct history {
+	char *file;
+	char *fingerprint;      /* from the file name */
+	json_t *key;            /* the latest run record's "key" (owned) */
+	struct hrun *runs;
+	size_t nruns;
+	struct hann *anns;
+	size_t nanns;
+};
+
+/* Load and validate one history file. Returns the number of errors
+ * reported (0: h is complete); h is usable and must be freed either way. */
+int history_load(const char *path, struct history *h);
+void history_free(struct history *h);
+/* Days since 1970-01-01 of a "YYYY-MM-DD" that is a real date, or -1. */
+int history_day(const char *s);
+/* The "YYYY-MM-DD" of a day number. */
+void history_night(int day, char out[11]);
+/* Is s usable as a fingerprint (and so as a file name)? */
+int history_fingerprint_ok(const char *s);
+
+#endif

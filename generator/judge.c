@@ -1,0 +1,461 @@
+/* judge: `llmb judge`. Loads every history file (all errors first: bad
+ * input is exit 2 and nothing is judged), judges each configuration at one
+ * night (verdict.c), builds one JSON model and renders it as text, JSON or
+ * the HTML trend page (trend.c). Exit: 0 pass, 1 a confirmed regression,
+ * 3 invalid or failed runs, 4 inconclusive only, 2 bad input or usage. */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "diag.h"
+#include "history.h"
+#include "judge.h"
+#include "util.h"
+#include "verdict.h"
+
+#define JUDGE_SCHEMA 1
+
+static const char usage_text[] =
+	"usage: llmb judge [--format=text|json|html] [--out FILE] [--night NIGHT] [--policy FILE.yaml]\n"
+	"                  [--KNOB=VALUE...] [--select WORKLOAD[,...]] (--install DIR | HISTORY_FILE...)\n"
+	"Judges every configuration's nightly history at NIGHT (default: the latest night).\n"
+	"Exit status: 0 pass (SUSPECT only warns), 1 a CONFIRMED regression, 3 invalid or\n"
+	"failed runs in the judged night (and no confirmed regression), 4 inconclusive only\n"
+	"(UNKNOWN: too little history or too much noise), 2 bad input or usage.\n"
+	"Policy knobs (--KNOB=VALUE or a 'nightly:' block of --policy):\n";
+
+struct opts {
+	const char *fmt, *out, *night, *install, *select;
+	struct policy pol;
+};
+
+static void
+usage(FILE *f)
+{
+	struct policy d;
+	policy_defaults(&d);
+	fputs(usage_text, f);
+	for (size_t i = 0; i < policy_count(); i++) {
+		fputs("  --", f);
+		for (const char *c = policy_name(i); *c; c++)
+			fputc(*c == '_' ? '-' : *c, f);
+		fprintf(f, "=%g\n", policy_get(&d, i));
+	}
+}
+
+/* ---- inputs ------------------------------------------------------------- */
+
+static int
+cmpstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* DIR/history/<fingerprint>.jsonl, sorted by name. */
+static char **
+install_files(const char *install, size_t *n)
+{
+	char *dir = xasprintf("%s/history", install);
+	DIR *d = opendir(dir);
+	char **v = NULL;
+	*n = 0;
+	if (!d) {
+		free(dir);
+		return NULL;
+	}
+	for (struct dirent *e; (e = readdir(d));) {
+		size_t l = strlen(e->d_name);
+		if (e->d_name[0] == '.' || l < 7 || strcmp(e->d_name + l - 6, ".jsonl"))
+			continue;
+		v = xrealloc(v, (*n + 1) * sizeof *v);
+		v[(*n)++] = xasprintf("%s/%s", dir, e->d_name);
+	}
+	closedir(d);
+	free(dir);
+	if (*n)
+		qsort(v, *n, sizeof *v, cmpstr);
+	return v;
+}
+
+static int
+selected(const struct history *h, const char *select)
+{
+	if (!select)
+		return 1;
+	const char *w = json_string_value(json_object_get(h->key, "workload"));
+	if (!w)
+		return 0;
+	size_t wl = strlen(w);
+	for (const char *s = select; *s;) {
+		size_t l = strcspn(s, ",");
+		if (l == wl && !strncmp(s, w, l))
+			return 1;
+		s += l + (s[l] == ',');
+	}
+	return 0;
+}
+
+/* ---- the model ---------------------------------------------------------- */
+
+static json_t *
+jnum(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *
+jpct(double v)
+{
+	return isfinite(v) ? json_real(round(v * 1e4) / 1e2) : json_null();
+}
+
+static json_t *
+jstr(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *
+night_json(const struct vnight *v)
+{
+	json_t *o = json_pack("{s:s, s:b, s:s, s:i, s:i, s:o, s:o}", "night", v->night, "valid", v->valid, "state",
+			      state_names[v->state], "runs", (int)v->nruns, "valid_runs", (int)v->nvalid, "mean",
+			      jnum(v->mean), "se", jnum(v->se));
+	if (!v->valid) {
+		json_object_set_new(o, "invalid", jstr(v->rep->why));
+		return o;
+	}
+	json_object_set_new(o, "verdict", json_string(vb_names[v->vb]));
+	json_object_set_new(o, "effect_pct", jpct(v->effect));
+	json_object_set_new(o, "p", jnum(v->p));
+	json_object_set_new(o, "baseline_n", json_integer((json_int_t)v->base_n));
+	json_object_set_new(o, "baseline", jnum(v->base_mean));
+	json_object_set_new(o, "band", v->base_n ? json_pack("[o,o]", jnum(v->band_lo), jnum(v->band_hi)) : json_null());
+	json_object_set_new(o, "reference_verdict", json_string(vb_names[v->vref]));
+	if (v->acked)
+		json_object_set_new(o, "acked", json_true());
+	if (v->cp)
+		json_object_set_new(o, "change_point", json_true());
+	if (v->confirmed)
+		json_object_set_new(o, "confirmed", json_true());
+	if (v->first_bad >= 0)
+		json_object_set_new(o, "first_bad_index", json_integer(v->first_bad));
+	return o;
+}
+
+/* What the provenance fields say on the last good and the first bad night. */
+static json_t *
+changed_json(const struct hrun *a, const struct hrun *b)
+{
+	json_t *o = json_object();
+	const char *names[] = {"image.ref", "image.digest", "config_hash", "llmb_version", "nodes", "knobs"};
+	const char *va[] = {a->image_ref, a->image_digest, a->config_hash, a->llmb_version, a->nodes, a->knobs};
+	const char *vb[] = {b->image_ref, b->image_digest, b->config_hash, b->llmb_version, b->nodes, b->knobs};
+	for (size_t i = 0; i < 6; i++) {
+		if ((va[i] && vb[i] && !strcmp(va[i], vb[i])) || (!va[i] && !vb[i]))
+			continue;
+		json_object_set_new(o, names[i], json_pack("[o,o]", jstr(va[i]), jstr(vb[i])));
+	}
+	return o;
+}
+
+/* with_nights: the per-night detail (for JSON and HTML; the text needs
+ * none of it, and on long histories it is most of the work). */
+static json_t *
+config_json(const struct vconfig *c, int with_nights)
+{
+	const struct history *h = c->h;
+	json_t *o = json_pack("{s:s, s:s, s:O, s:i, s:i}", "fingerprint", h->fingerprint, "file", h->file, "key",
+			      h->key ? h->key : json_null(), "acks", (int)c->acks, "accepts", (int)c->accepts);
+	json_t *nights = json_array(), *cps = json_array();
+	for (size_t i = 0; i < c->n && (long)i <= c->judged; i++) {
+		if (with_nights)
+			json_array_append_new(nights, night_json(&c->nights[i]));
+		if (c->nights[i].cp)
+			json_array_append_new(cps, json_pack("{s:s, s:o}", "night", c->nights[i].night, "p",
+							     jnum(c->nights[i].cp_p)));
+	}
+	json_object_set_new(o, "nights", nights);
+	json_object_set_new(o, "change_points", cps);
+	json_t *anns = json_array();
+	for (size_t i = 0; i < h->nanns; i++)
+		json_array_append_new(anns, json_pack("{s:s, s:s, s:s}", "night", h->anns[i].night, "action",
+						      h->anns[i].action == ANN_ACK ? "ack-false-alarm" : "accept-baseline",
+						      "reason", h->anns[i].reason));
+	json_object_set_new(o, "annotations", anns);
+	if (c->judged < 0) {
+		json_object_set_new(o, "state", json_string("NOT-RUN"));
+		return o;
+	}
+	const struct vnight *v = &c->nights[c->judged];
+	json_object_set_new(o, "night", json_string(v->night));
+	json_object_set_new(o, "state", json_string(state_names[c->state]));
+	json_object_set_new(o, "mean", jnum(v->mean));
+	json_object_set_new(o, "baseline", json_pack("{s:i, s:o, s:o, s:o}", "n", (int)v->base_n, "mean",
+						     jnum(v->base_mean), "low", jnum(v->band_lo), "high", jnum(v->band_hi)));
+	json_object_set_new(o, "verdict_baseline", json_pack("{s:s, s:o, s:o}", "verdict", v->valid ? vb_names[v->vb] : "NONE",
+							     "effect_pct", jpct(v->effect), "p", jnum(v->p)));
+	json_object_set_new(o, "reference", isnan(v->ref) ? json_null() : json_pack("{s:f, s:f}", "step_time", v->ref, "tolerance", v->tol));
+	json_object_set_new(o, "verdict_reference", json_pack("{s:s, s:o}", "verdict", vb_names[v->vref],
+							      "effect_pct", jpct(v->ref_effect)));
+	if (!v->valid)
+		json_object_set_new(o, "invalid", jstr(v->rep->why));
+	if (c->first_bad >= 0) {
+		const struct vnight *fb = &c->nights[c->first_bad];
+		json_object_set_new(o, "first_bad_night", json_string(fb->night));
+		json_object_set_new(o, "first_bad_how", json_string(c->first_bad_how));
+		if (c->last_good >= 0) {
+			const struct vnight *lg = &c->nights[c->last_good];
+			json_object_set_new(o, "last_good_night", json_string(lg->night));
+			json_object_set_new(o, "changed", changed_json(lg->rep, fb->rep));
+		}
+	}
+	return o;
+}
+
+static int
+exit_of(const json_t *summary)
+{
+	if (json_integer_value(json_object_get(summary, "CONFIRMED")))
+		return 1;
+	if (json_integer_value(json_object_get(summary, "INVALID")) || json_integer_value(json_object_get(summary, "FAILED")))
+		return 3;
+	if (json_integer_value(json_object_get(summary, "INCONCLUSIVE")))
+		return 4;
+	return 0;
+}
+
+static json_t *
+policy_json(const struct policy *p)
+{
+	json_t *o = json_object();
+	for (size_t i = 0; i < policy_count(); i++)
+		json_object_set_new(o, policy_name(i), json_real(policy_get(p, i)));
+	return o;
+}
+
+/* ---- text --------------------------------------------------------------- */
+
+static const char *
+jget(const json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+	return s ? s : "-";
+}
+
+static void
+text_changed(struct sb *o, const json_t *ch)
+{
+	const char *k;
+	json_t *v;
+	if (!ch)
+		return;
+	if (!json_object_size(ch)) {
+		sb_add(o, "  changed: nothing recorded (image, config hash, llmb version, nodes, knobs are the same)\n");
+		return;
+	}
+	json_object_foreach((json_t *)ch, k, v) {
+		const char *a = json_string_value(json_array_get(v, 0)), *b = json_string_value(json_array_get(v, 1));
+		sb_addf(o, "  changed: %s: %s -> %s\n", k, a ? a : "(none)", b ? b : "(none)");
+	}
+}
+
+static void
+text_config(struct sb *o, const json_t *c)
+{
+	const char *st = jget(c, "state"), *fp = jget(c, "fingerprint");
+	const json_t *vb = json_object_get(c, "verdict_baseline"), *b = json_object_get(c, "baseline");
+	double e = json_number_value(json_object_get(vb, "effect_pct"));
+	if (!strcmp(st, "CONFIRMED") || !strcmp(st, "SUSPECT")) {
+		sb_addf(o, "%s %s: step time %+.1f%% (%.4g s vs baseline %.4g s of %d nights)\n", st, fp, e,
+			json_number_value(json_object_get(c, "mean")), json_number_value(json_object_get(b, "mean")),
+			(int)json_integer_value(json_object_get(b, "n")));
+		if (!strcmp(st, "CONFIRMED")) {
+			sb_addf(o, "  first bad night %s (%s), last good night %s\n", jget(c, "first_bad_night"),
+				jget(c, "first_bad_how"), jget(c, "last_good_night"));
+			text_changed(o, json_object_get(c, "changed"));
+		}
+	} else if (!strcmp(st, "INVALID") || !strcmp(st, "FAILED")) {
+		sb_addf(o, "%s %s: %s\n", st, fp, jget(c, "invalid"));
+	} else if (!strcmp(st, "INCONCLUSIVE")) {
+		sb_addf(o, "%s %s: step time %+.1f%% vs %d baseline nights: noise or too little history\n", st, fp, e,
+			(int)json_integer_value(json_object_get(b, "n")));
+	}
+}
+
+static void
+render_text(struct sb *o, const json_t *m)
+{
+	const json_t *s = json_object_get(m, "summary"), *cs = json_object_get(m, "configurations"), *c;
+	size_t i;
+	sb_addf(o, "llmb judge %s: %d configuration%s:", jget(m, "night"), (int)json_array_size(cs),
+		json_array_size(cs) == 1 ? "" : "s");
+	static const char *const order[] = {"CONFIRMED", "SUSPECT", "FAILED", "INVALID", "INCONCLUSIVE", "NEW", "OK", "NOT-RUN"};
+	const char *sep = " ";
+	for (size_t n = 0; n < sizeof order / sizeof *order; n++) {
+		json_int_t count = json_integer_value(json_object_get(s, order[n]));
+		if (count) {
+			sb_addf(o, "%s%lld %s", sep, (long long)count, order[n]);
+			sep = ", ";
+		}
+	}
+	sb_add(o, "\n");
+	json_array_foreach(cs, i, c) text_config(o, c);
+}
+
+/* ---- main --------------------------------------------------------------- */
+
+static int
+parse_args(int argc, char **argv, struct opts *o)
+{
+	int i = 1;
+	const char **val[] = {&o->out, &o->night, &o->install, &o->select};
+	static const char *const names[] = {"--out", "--night", "--install", "--select"};
+	policy_defaults(&o->pol);
+	for (; i < argc; i++) {
+		const char *a = argv[i];
+		size_t k = 0;
+		while (k < 4 && strcmp(a, names[k]))
+			k++;
+		if (k < 4 && i + 1 < argc) {
+			*val[k] = argv[++i];
+			continue;
+		}
+		if (!strcmp(a, "--policy") && i + 1 < argc) {
+			if (policy_load(argv[++i], &o->pol))
+				return -2;
+		} else if (!strncmp(a, "--format=", 9))
+			o->fmt = a + 9;
+		else if (!strncmp(a, "--out=", 6))
+			o->out = a + 6;
+		else if (!strncmp(a, "--night=", 8))
+			o->night = a + 8;
+		else if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+			return -3;
+		else if (!strncmp(a, "--", 2) && strchr(a, '=')) {
+			char *name = xstrndup(a + 2, (size_t)(strchr(a, '=') - a - 2));
+			for (char *p = name; *p; p++)
+				*p = *p == '-' ? '_' : *p;
+			int rc = policy_set(&o->pol, name, strchr(a, '=') + 1);
+			free(name);
+			if (rc)
+				return -1;
+		} else if (!strcmp(a, "--"))
+			return i + 1;
+		else if (a[0] == '-')
+			return -1;
+		else
+			break;
+	}
+	return i;
+}
+
+static json_t *
+judge_all(struct history *hs, size_t n, int day, const struct opts *o)
+{
+	json_t *m = json_object(), *cs = json_array(), *sum = json_object();
+	char night[11] = "-";
+	if (day >= 0)
+		history_night(day, night);
+	for (size_t i = 0; i < n; i++) {
+		if (!selected(&hs[i], o->select))
+			continue;
+		struct vconfig c;
+		verdict_judge(&hs[i], day, &o->pol, &c);
+		json_t *cj = config_json(&c, strcmp(o->fmt, "text") != 0);
+		const char *st = json_string_value(json_object_get(cj, "state"));
+		json_object_set_new(sum, st, json_integer(json_integer_value(json_object_get(sum, st)) + 1));
+		json_array_append_new(cs, cj);
+		verdict_free(&c);
+	}
+	json_object_set_new(m, "schema", json_integer(JUDGE_SCHEMA));
+	json_object_set_new(m, "night", json_string(night));
+	json_object_set_new(m, "policy", policy_json(&o->pol));
+	json_object_set_new(m, "exit", json_integer(exit_of(sum)));
+	json_object_set_new(m, "summary", sum);
+	json_object_set_new(m, "configurations", cs);
+	return m;
+}
+
+static int
+latest_day(const struct history *hs, size_t n, const char *select)
+{
+	int day = -1;
+	for (size_t i = 0; i < n; i++)
+		for (size_t r = 0; selected(&hs[i], select) && r < hs[i].nruns; r++)
+			if (hs[i].runs[r].day > day)
+				day = hs[i].runs[r].day;
+	return day;
+}
+
+static int
+emit(const json_t *m, const struct opts *o)
+{
+	struct sb s = {0};
+	if (!strcmp(o->fmt, "json")) {
+		char *j = json_dumps(m, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(6));
+		sb_add(&s, j);
+		sb_add(&s, "\n");
+		free(j);
+	} else if (!strcmp(o->fmt, "html"))
+		trend_html(&s, m);
+	else
+		render_text(&s, m);
+	int rc = 0;
+	if (o->out) {
+		if (write_file_atomic(o->out, s.buf, s.len)) {
+			fprintf(stderr, "%s: cannot write %s\n", progname, o->out);
+			rc = 2;
+		}
+	} else
+		fwrite(s.buf, 1, s.len, stdout);
+	sb_free(&s);
+	return rc;
+}
+
+int
+cmd_judge(int argc, char **argv)
+{
+	struct opts o = {.fmt = "text"};
+	int i = parse_args(argc, argv, &o);
+	if (i == -3) {
+		usage(stdout);
+		return 0;
+	}
+	if (i == -2)
+		return 2;
+	if (i < 0 || (strcmp(o.fmt, "text") && strcmp(o.fmt, "json") && strcmp(o.fmt, "html")) ||
+	    (!o.install) == (i >= argc)) {
+		usage(stderr);
+		return 2;
+	}
+	size_t n = 0;
+	char **files = o.install ? install_files(o.install, &n) : NULL;
+	if (o.install && !n) {
+		fprintf(stderr, "%s: no history in %s/history\n", progname, o.install);
+		return 2;
+	}
+	if (!o.install)
+		for (; i < argc; i++)
+			files = xrealloc(files, (n + 1) * sizeof *files), files[n++] = xstrdup(argv[i]);
+	struct history *hs = xcalloc(n, sizeof *hs);
+	for (size_t k = 0; k < n; k++)
+		history_load(files[k], &hs[k]);
+	int day = o.night ? history_day(o.night) : latest_day(hs, n, o.select), rc = 2;
+	if (o.night && day < 0)
+		fprintf(stderr, "%s: night '%s' is not a date (YYYY-MM-DD)\n", progname, o.night);
+	else if (!diag_errors) {
+		json_t *m = judge_all(hs, n, day, &o);
+		rc = emit(m, &o);
+		rc = rc ? rc : (int)json_integer_value(json_object_get(m, "exit"));
+		json_decref(m);
+	}
+	for (size_t k = 0; k < n; k++)
+		history_free(&hs[k]), free(files[k]);
+	free(hs), free(files);
+	return rc;
+}

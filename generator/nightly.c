@@ -1,0 +1,449 @@
+/* nightly: `llmb nightly`, what `make nightly` runs. One night at a time
+ * per install tree (flock on INSTALL/nightly/.lock; a second make waits):
+ * fixes the night's id (NIGHT, else the unfinished night recorded in
+ * INSTALL/nightly/current, else today's UTC date), runs the night's make
+ * graph (setup stages shared with `make report`, fresh runs under
+ * night-<NIGHT>), records every finished run in the history, then asks
+ * `llmb judge` for the verdict and leaves it in INSTALL/nightly/<NIGHT>/:
+ * summary.txt, verdict.json, trend.html and status ("<code> <word>").
+ * A night whose jobs still run (ASYNC=1) stays current; the next
+ * `make nightly` collects it. Killing make at any point loses nothing: jobs
+ * run on, stamps and records are written whole, recording is idempotent. */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmds.h"
+#include "nightmatrix.h"
+#include "plan.h"
+#include "record.h"
+#include "util.h"
+
+/* Exit statuses of `llmb judge`, and so of `llmb nightly`. */
+static const char *const verdict_words[] = {
+	[0] = "pass", [1] = "regression", [2] = "error", [3] = "invalid", [4] = "inconclusive",
+};
+
+struct night {
+	const char *top, *install, *policy;
+	char *dir;                  /* INSTALL/nightly */
+	char id[16];
+	int async;
+};
+
+static char *
+today_utc(void)
+{
+	char buf[16];
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+	return xstrdup(buf);
+}
+
+/* Holds INSTALL/nightly/.lock for the life of the process. */
+static int
+take_lock(const struct night *n)
+{
+	char *path = xasprintf("%s/.lock", n->dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		die("cannot open %s: %s", path, strerror(errno));
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		fprintf(stderr, "llmb nightly: another make nightly is running on %s; waiting for it\n", n->install);
+		while (flock(fd, LOCK_EX) < 0)
+			if (errno != EINTR)
+				die("cannot lock %s: %s", path, strerror(errno));
+	}
+	free(path);
+	return fd;
+}
+
+/* NIGHT, else the unfinished night, else today (UTC); written down so a
+ * night resumed after midnight keeps its id. */
+static int
+fix_night(struct night *n, int dry)
+{
+	const char *want = getenv("NIGHT"); /* make exports an unset NIGHT as "" */
+	if (want && !*want)
+		want = NULL;
+	char *cur_path = xasprintf("%s/current", n->dir), *cur = read_file(cur_path, NULL), *today = NULL;
+	if (cur)
+		cur[strcspn(cur, "\n")] = 0;
+	const char *id = want ? want : cur && night_valid(cur) ? cur : (today = today_utc());
+	if (!night_valid(id)) {
+		fprintf(stderr, "llmb nightly: error: NIGHT=%s: a night is a date, YYYY-MM-DD (default: today in UTC)\n", id);
+		free(cur_path); free(cur); free(today);
+		return -1;
+	}
+	if (!want && cur && night_valid(cur))
+		printf("llmb nightly: resuming night %s\n", cur);
+	else if (cur && night_valid(cur) && strcmp(cur, id))
+		fprintf(stderr, "llmb nightly: warning: night %s was not finished; make nightly NIGHT=%s collects it\n", cur, cur);
+	snprintf(n->id, sizeof n->id, "%s", id);
+	if (dry) {
+		free(cur_path); free(cur); free(today);
+		return 0;
+	}
+	char *line = xasprintf("%s\n", n->id);
+	if ((!cur || strcmp(cur, n->id)) && write_file_atomic(cur_path, line, strlen(line)) < 0)
+		die("cannot write %s: %s", cur_path, strerror(errno));
+	/* the version of the checkout the night runs, captured when it starts */
+	char *vpath = xasprintf("%s/%s/llmb-version", n->dir, n->id);
+	if (!file_exists(vpath)) {
+		char *v = llmb_version(n->top), *vl = xasprintf("%s\n", v);
+		mkdir_p(vpath, 1);
+		if (write_file_atomic(vpath, vl, strlen(vl)) < 0)
+			die("cannot write %s: %s", vpath, strerror(errno));
+		free(v);
+		free(vl);
+	}
+	free(vpath); free(line); free(cur_path); free(cur); free(today);
+	return 0;
+}
+
+/* Runs argv; its exit status, or 127/128+signal. */
+static int
+run_argv(char **argv, const char *out_path)
+{
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (pid == 0) {
+		if (out_path) {
+			int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+			if (fd < 0 || dup2(fd, 1) < 0)
+				_exit(127);
+		}
+		execvp(argv[0], argv);
+		fprintf(stderr, "llmb nightly: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return 127;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+enum runstate { R_DONE, R_FAILED, R_PENDING };
+
+/* A run is done when its train.done belongs to this configuration, failed
+ * when its job failed without one, pending otherwise. */
+static enum runstate
+run_state(struct plan *p, const struct inst *parse, const char *install)
+{
+	const struct inst *train = NULL;
+	for (size_t i = 0; i < parse->ndeps; i++)
+		if (!strcmp(p->v[parse->deps[i]].kind, "train"))
+			train = &p->v[parse->deps[i]];
+	if (!train)
+		return R_PENDING;
+	char run[512], buf[80];
+	cfg_get(parse->cfg.buf, "run", run, sizeof run);
+	char *done = xasprintf("%s/workloads/%s/experiments/%s/train.done", install, parse->workload, run);
+	char *rp = xasprintf("%s/state/jobs/%s/record", install, train->id);
+	char *td = read_file(done, NULL), *rs = read_file(rp, NULL);
+	enum runstate st = R_PENDING;
+	if (td && cfg_get(td, "cfg", buf, sizeof buf) && !strcmp(buf, train->hash))
+		st = R_DONE;
+	else if (rs && cfg_get(rs, "cfg", buf, sizeof buf) && !strcmp(buf, train->hash) &&
+		 cfg_get(rs, "state", buf, sizeof buf) && !strcmp(buf, "failed"))
+		st = R_FAILED;
+	free(done); free(rp); free(td); free(rs);
+	return st;
+}
+
+/* Records every finished run of the night; returns the runs still pending. */
+static int
+collect(struct night *n, struct plan *p, struct sb *workloads)
+{
+	char *vpath = xasprintf("%s/%s/llmb-version", n->dir, n->id), *ver = read_file(vpath, NULL);
+	free(vpath);
+	if (ver)
+		ver[strcspn(ver, "\n")] = 0;
+	int pending = 0, runs = 0, fresh = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		struct inst *in = &p->v[i];
+		if (strcmp(in->kind, "parse"))
+			continue;
+		runs++;
+		char w[160];
+		snprintf(w, sizeof w, ",%s,", in->workload);
+		if (!workloads->buf || !strstr(workloads->buf, w))
+			sb_addf(workloads, "%s%s,", workloads->len ? "" : ",", in->workload);
+		enum runstate st = run_state(p, in, n->install);
+		if (st == R_PENDING) {
+			pending++;
+			continue;
+		}
+		struct sb err = {0};
+		json_t *rec = record_of_stage(p, in, n->install, n->id, ver, &err);
+		int rc = rec ? record_append(n->install, rec) : -1;
+		if (!rec)
+			fprintf(stderr, "llmb nightly: error: %s\n", err.buf);
+		fresh += rc > 0;
+		json_decref(rec);
+		sb_free(&err);
+	}
+	free(ver);
+	printf("llmb nightly: night %s: %d run(s), %d recorded now, %d pending\n", n->id, runs, fresh, pending);
+	return pending;
+}
+
+static void
+write_status(struct night *n, int code)
+{
+	char *path = xasprintf("%s/%s/status", n->dir, n->id);
+	char *s = xasprintf("%d %s\n", code, code >= 0 && code <= 4 ? verdict_words[code] : "error");
+	if (write_file_atomic(path, s, strlen(s)) < 0)
+		die("cannot write %s: %s", path, strerror(errno));
+	free(path);
+	free(s);
+}
+
+/* llmb judge three times (text, JSON, HTML) into the night's directory;
+ * the text run's exit status is the night's. */
+static int
+judge(struct night *n, const char *workloads)
+{
+	/* this very binary, even when a rebuild has replaced the file since */
+	char *self = "/proc/self/exe";
+	char *d = xasprintf("%s/%s", n->dir, n->id);
+	char *files[] = {"summary.txt", "verdict.json", "trend.html"};
+	char *fmts[] = {"--format=text", "--format=json", "--format=html"};
+	int code = 0;
+	for (int i = 2; i >= 0; i--) {
+		char *tmp = xasprintf("%s/%s.tmp", d, files[i]), *out = xasprintf("%s/%s", d, files[i]);
+		char *argv[] = {self, "judge", fmts[i], "--install", (char *)n->install, "--night", n->id,
+			"--select", (char *)workloads, "--policy", (char *)n->policy, NULL};
+		if (!file_exists(n->policy))
+			argv[9] = NULL;
+		int rc = run_argv(argv, tmp);
+		if (rc <= 4 && rc != 2 && rename(tmp, out) < 0)
+			die("cannot rename %s: %s", tmp, strerror(errno));
+		if (rc == 2 || rc > 4) {
+			unlink(tmp);
+			fprintf(stderr, "llmb nightly: error: llmb judge %s exited with status %d\n", fmts[i], rc);
+		}
+		if (i == 0)
+			code = rc > 4 ? 2 : rc;
+		free(tmp);
+		free(out);
+	}
+	free(d);
+	return code;
+}
+
+/* NIGHTLY_NOTIFY='cmd' runs as `cmd SUMMARY-FILE` when the night needs
+ * attention; the command is the user's own shell text. */
+static void
+notify(struct night *n, int code)
+{
+	const char *cmd = getenv("NIGHTLY_NOTIFY");
+	if (!cmd || !*cmd || code == 0)
+		return;
+	char *sum = xasprintf("%s/%s/summary.txt", n->dir, n->id), *script = xasprintf("%s \"$1\"", cmd);
+	char *argv[] = {"/bin/sh", "-c", script, "nightly-notify", sum, NULL};
+	int rc = run_argv(argv, NULL);
+	if (rc)
+		fprintf(stderr, "llmb nightly: warning: NIGHTLY_NOTIFY exited with status %d\n", rc);
+	free(sum);
+	free(script);
+}
+
+static void
+print_file(const char *path)
+{
+	char *s = read_file(path, NULL);
+	if (s)
+		fputs(s, stdout);
+	free(s);
+}
+
+/* make -n nightly: MAKEFLAGS's first word holds make's one-letter flags. */
+static int
+make_dry_run(void)
+{
+	const char *f = getenv("MAKEFLAGS");
+	if (!f || *f == '-' || *f == ' ')
+		return 0;
+	size_t n = strcspn(f, " ");
+	return memchr(f, 'n', n) != NULL;
+}
+
+static int
+nightly_run(struct night *n, char **make_argv)
+{
+	int dry = make_dry_run();
+	if (fix_night(n, 1))
+		return 2;
+	setenv("LLMB_NIGHT", n->id, 1);
+	if (!getenv("LLMB_NIGHTLY") || !*getenv("LLMB_NIGHTLY"))
+		setenv("LLMB_NIGHTLY", n->policy, 1);
+	/* A selection that plans nothing runs nothing: make -k would go on
+	 * with the rules of an earlier night. */
+	struct sel s;
+	sel_from_env(&s);
+	struct plan p;
+	int bad = plan_build(&p, n->top, &s, 0);
+	plan_free(&p);
+	if (bad)
+		return 2;
+	if (!dry)
+		mkdir_p(n->dir, 0);
+	int lockfd = dry ? -1 : take_lock(n);
+	if (fix_night(n, dry)) {
+		if (lockfd >= 0)
+			close(lockfd);
+		return 2;
+	}
+	printf("llmb nightly: night %s%s\n", n->id, dry ? " (make -n: what would run)" : "");
+	int mk = *make_argv ? run_argv(make_argv, NULL) : 0;
+	if (dry)
+		return mk;
+	if (plan_build(&p, n->top, &s, 0)) {
+		plan_free(&p);
+		close(lockfd);
+		return 2;
+	}
+	struct sb wls = {0};
+	int pending = collect(n, &p, &wls);
+	plan_free(&p);
+	if (pending && n->async) {
+		printf("llmb nightly: night %s: %d run(s) still running; the next make nightly collects and judges them\n",
+		       n->id, pending);
+		sb_free(&wls);
+		close(lockfd);
+		return 0;
+	}
+	if (pending)
+		fprintf(stderr, "llmb nightly: night %s: %d run(s) did not run (make exited %d); judged without them\n",
+			n->id, pending, mk);
+	/* ",a,b," -> "a,b" */
+	char *w = xstrndup(wls.buf ? wls.buf + 1 : "", wls.len > 1 ? wls.len - 2 : 0);
+	sb_free(&wls);
+	int code = judge(n, w);
+	free(w);
+	if (code == 0 && pending)
+		code = 3;
+	write_status(n, code);
+	char *sum = xasprintf("%s/%s/summary.txt", n->dir, n->id);
+	print_file(sum);
+	free(sum);
+	notify(n, code);
+	/* the night is over: the next make nightly starts a new one */
+	char *cur = xasprintf("%s/current", n->dir);
+	unlink(cur);
+	free(cur);
+	close(lockfd);
+	return code;
+}
+
+/* llmb nightly status [NIGHT]: the stored outcome of a night (default: the
+ * latest judged one); exits with its status. */
+static int
+nightly_status(struct night *n, const char *want)
+{
+	char *night = want ? xstrdup(want) : NULL;
+	if (!night) {
+		char *cur = xasprintf("%s/current", n->dir), *c = read_file(cur, NULL);
+		if (c) {
+			c[strcspn(c, "\n")] = 0;
+			printf("night %s: in progress (make nightly collects it)\n", c);
+		}
+		free(c);
+		free(cur);
+		/* the latest night with a status */
+		char *cmd = xasprintf("%s", n->dir);
+		struct sb best = {0};
+		DIR *d = opendir(cmd);
+		for (struct dirent *e; d && (e = readdir(d));) {
+			char *st = xasprintf("%s/%s/status", n->dir, e->d_name);
+			if (night_valid(e->d_name) && file_exists(st) && (!best.buf || strcmp(e->d_name, best.buf) > 0)) {
+				sb_reset(&best);
+				sb_add(&best, e->d_name);
+			}
+			free(st);
+		}
+		if (d)
+			closedir(d);
+		free(cmd);
+		night = best.buf ? sb_steal(&best) : NULL;
+	}
+	if (!night || !night_valid(night)) {
+		fprintf(stderr, "llmb nightly: %s\n", night ? "error: NIGHT is a date, YYYY-MM-DD" : "no judged night yet");
+		free(night);
+		return 2;
+	}
+	char *sp = xasprintf("%s/%s/status", n->dir, night), *st = read_file(sp, NULL);
+	int code = st ? atoi(st) : 2;
+	printf("night %s: %s", night, st ? st : "not judged\n");
+	char *sum = xasprintf("%s/%s/summary.txt", n->dir, night);
+	print_file(sum);
+	printf("files: %s/%s/{summary.txt,verdict.json,trend.html,status}\n", n->dir, night);
+	free(sum); free(sp); free(st); free(night);
+	return code;
+}
+
+int
+cmd_nightly(int argc, char **argv)
+{
+	static const char usage[] =
+		"usage: llmb nightly run [--top DIR] [--install DIR] [--policy FILE] [--async] -- MAKE-COMMAND...\n"
+		"       llmb nightly status [--install DIR] [NIGHT]\n"
+		"run: one night of the nightly matrix (what `make nightly` calls): fixes the night (NIGHT,\n"
+		"else the unfinished one, else today in UTC), runs MAKE-COMMAND with LLMB_NIGHT set, records\n"
+		"the finished runs in INSTALL/history, judges with `llmb judge` and writes\n"
+		"INSTALL/nightly/<NIGHT>/{summary.txt,verdict.json,trend.html,status}.\n"
+		"Exit status (also in the status file): 0 pass (suspects only warn), 1 confirmed regression,\n"
+		"2 error, 3 invalid or failed runs, 4 inconclusive.\n";
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fprintf(argc < 2 ? stderr : stdout, "%s", usage);
+		return argc < 2 ? 2 : 0;
+	}
+	struct night n = {.top = ".", .install = getenv("LLMB_INSTALL") ? getenv("LLMB_INSTALL") : "install",
+		.policy = "pipelines/nightly.yaml"};
+	const char *a = getenv("ASYNC");
+	n.async = a && *a && strcmp(a, "0");
+	int i = 2;
+	for (; i < argc && strcmp(argv[i], "--"); i++) {
+		if (i + 1 < argc && !strcmp(argv[i], "--top"))
+			n.top = argv[++i];
+		else if (i + 1 < argc && !strcmp(argv[i], "--install"))
+			n.install = argv[++i];
+		else if (i + 1 < argc && !strcmp(argv[i], "--policy"))
+			n.policy = argv[++i];
+		else if (!strcmp(argv[i], "--async"))
+			n.async = 1;
+		else if (argv[i][0] != '-' && !strcmp(argv[1], "status"))
+			break;
+		else {
+			fprintf(stderr, "%s", usage);
+			return 2;
+		}
+	}
+	n.dir = xasprintf("%s/nightly", n.install);
+	int rc;
+	if (!strcmp(argv[1], "run"))
+		rc = nightly_run(&n, argv + (i < argc ? i + 1 : argc));
+	else if (!strcmp(argv[1], "status"))
+		rc = nightly_status(&n, i < argc ? argv[i] : NULL);
+	else {
+		fprintf(stderr, "%s", usage);
+		rc = 2;
+	}
+	free(n.dir);
+	return rc;
+}

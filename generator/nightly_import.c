@@ -1,0 +1,302 @@
+/* nightly_import: `llmb record`, the command. Records the parse stages of a
+ * night (the plan of the selection in the environment, LLMB_NIGHT set), or
+ * with --import seeds the history from run directories that exist already:
+ * earlier `make report` runs (train.done, result.json) and upstream
+ * experiment folders (logs only, read by the log parser). An imported run's
+ * night is the UTC date its log was last written; its job keys it, so a
+ * second import appends nothing. */
+#define _DEFAULT_SOURCE
+#include <dirent.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cmds.h"
+#include "nightmatrix.h"
+#include "plan.h"
+#include "record.h"
+#include "recipe.h"
+#include "util.h"
+
+struct counts {
+	int appended, present, failed;
+};
+
+static void
+append_one(const char *install, json_t *rec, struct counts *c, const char *what)
+{
+	int rc = record_append(install, rec);
+	if (rc > 0)
+		printf("recorded %s: %s night %s job %s\n", what, json_string_value(json_object_get(rec, "fingerprint")),
+		       json_string_value(json_object_get(rec, "night")), json_string_value(json_object_get(rec, "job")));
+	if (rc == 0)
+		printf("%s %s night %s job %s: already in the history\n", what, json_string_value(json_object_get(rec, "fingerprint")),
+		       json_string_value(json_object_get(rec, "night")), json_string_value(json_object_get(rec, "job")));
+	c->appended += rc > 0;
+	c->present += rc == 0;
+	c->failed += rc < 0;
+}
+
+/* ---- import ----------------------------------------------------------------- */
+
+/* "cpu_tiny_fp32_2" -> its coordinates; 0 when the name is no run. */
+static int
+run_name(const char *name, char *gpu, char *size, char *dtype, long *scale)
+{
+	char g[64], s[64], d[64];
+	int n = 0;
+	if (sscanf(name, "%63[^_]_%63[^_]_%63[^_]_%ld%n", g, s, d, scale, &n) != 4 || name[n])
+		return 0;
+	strcpy(gpu, g);
+	strcpy(size, s);
+	strcpy(dtype, d);
+	return *scale > 0;
+}
+
+static char *
+night_of_mtime(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return NULL;
+	struct tm tm;
+	gmtime_r(&st.st_mtime, &tm);
+	char buf[16];
+	strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+	return xstrdup(buf);
+}
+
+/* The job id in an upstream log name: "log-..._<digits>.out", else the name. */
+static char *
+job_of_log(const char *name)
+{
+	size_t l = strlen(name);
+	const char *end = name + l - 4, *p = end;
+	while (p > name && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	if (p < end && p > name && p[-1] == '_')
+		return xstrndup(p, (size_t)(end - p));
+	return xstrndup(name, l - 4);
+}
+
+struct imp {
+	struct plan *p;
+	const char *install, *workload;
+	struct counts c;
+};
+
+/* One run directory: its train.done, or each of its logs. */
+static void
+import_run(struct imp *im, const char *dir, const char *w, const char *gpu, const char *size, const char *dtype,
+	   long scale)
+{
+	char *tid = xasprintf("train.%s.%s.%s.%s.%ld", w, gpu, size, dtype, scale);
+	char *pid = xasprintf("parse.%s.%s.%s.%s.%ld", w, gpu, size, dtype, scale);
+	struct inst *t = plan_find(im->p, tid), *pa = plan_find(im->p, pid);
+	free(tid);
+	free(pid);
+	if (!t || !pa) {
+		fprintf(stderr, "llmb record: warning: %s: %s has no run %s %s %s x%ld; skipped\n", dir, w, gpu, size, dtype, scale);
+		return;
+	}
+	struct rec_src s = {im->install, im->p->rec.top, NULL, dir, t->cfg.buf, pa->cfg.buf, t->wl,
+		gpu_find(&im->p->rec, gpu), NULL, NULL, NULL, NULL, NULL, "unknown"};
+	char *done = xasprintf("%s/train.done", dir), *td = read_file(done, NULL), logb[4096];
+	DIR *d = opendir(dir);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		size_t l = strlen(e->d_name);
+		if (l < 5 || strcmp(e->d_name + l - 4, ".out"))
+			continue;
+		char *log = xasprintf("%s/%s", dir, e->d_name);
+		/* with a train.done, only the log it names */
+		if (td && (!cfg_get(td, "log", logb, sizeof logb) || strcmp(logb, log))) {
+			free(log);
+			continue;
+		}
+		char *night = night_of_mtime(log), *job = td ? NULL : job_of_log(e->d_name);
+		s.night = night;
+		s.log = log;
+		s.job = job;
+		s.executor = td ? NULL : "slurm";
+		if (td && cfg_get(td, "executor", logb, sizeof logb) && !strcmp(logb, "local"))
+			s.nodes = NULL; /* this host */
+		struct sb err = {0};
+		json_t *rec = record_build(&s, &err);
+		if (rec)
+			append_one(im->install, rec, &im->c, "import");
+		else
+			fprintf(stderr, "llmb record: warning: %s\n", err.buf);
+		json_decref(rec);
+		sb_free(&err);
+		free(night);
+		free(job);
+		free(log);
+		s.nodes = "unknown";
+	}
+	if (d)
+		closedir(d);
+	free(td);
+	free(done);
+}
+
+/* The workload a path below workloads/<w>/experiments belongs to, or NULL. */
+static char *
+workload_of_path(const char *dir)
+{
+	char *abs = realpath(dir, NULL), *w = NULL;
+	const char *p = abs ? abs : dir, *q;
+	for (q = strstr(p, "/workloads/"); q; q = strstr(q + 1, "/workloads/")) {
+		const char *name = q + 11, *e = strchr(name, '/');
+		if (e && !strncmp(e, "/experiments", 12) && (e[12] == '/' || !e[12])) {
+			free(w);
+			w = xstrndup(name, (size_t)(e - name));
+		}
+	}
+	free(abs);
+	return w;
+}
+
+/* Walks dir for run directories (and their repeat-* / night-* children). */
+static void
+import_walk(struct imp *im, const char *dir, const char *w, int depth)
+{
+	DIR *d = opendir(dir);
+	if (!d) {
+		fprintf(stderr, "llmb record: warning: cannot read %s\n", dir);
+		return;
+	}
+	const char *base = strrchr(dir, '/');
+	base = base ? base + 1 : dir;
+	char gpu[64], size[64], dtype[64];
+	long scale;
+	int is_run = run_name(base, gpu, size, dtype, &scale);
+	for (struct dirent *e; (e = readdir(d));) {
+		if (e->d_name[0] == '.')
+			continue;
+		char *sub = xasprintf("%s/%s", dir, e->d_name);
+		struct stat st;
+		if (stat(sub, &st) == 0 && S_ISDIR(st.st_mode) && depth < 6) {
+			/* workloads/<w>/experiments names the workload */
+			const char *nw = w;
+			if (!strcmp(e->d_name, "experiments") && strstr(dir, "/workloads/"))
+				nw = strrchr(dir, '/') + 1;
+			if (is_run && (!strncmp(e->d_name, "repeat-", 7) || !strncmp(e->d_name, "night-", 6))) {
+				if (nw)
+					import_run(im, sub, nw, gpu, size, dtype, scale);
+			} else {
+				import_walk(im, sub, nw, depth + 1);
+			}
+		}
+		free(sub);
+	}
+	closedir(d);
+	if (is_run) {
+		if (w)
+			import_run(im, dir, w, gpu, size, dtype, scale);
+		else
+			fprintf(stderr, "llmb record: warning: %s: which workload? (give --workload)\n", dir);
+	}
+}
+
+static int
+import_dirs(const char *top, const char *install, const char *workload, char **dirs, int n)
+{
+	struct sel s;
+	memset(&s, 0, sizeof s);
+	struct plan p;
+	if (plan_build(&p, top, &s, 1)) {
+		plan_free(&p);
+		return 2;
+	}
+	struct imp im = {&p, install, workload, {0, 0, 0}};
+	for (int i = 0; i < n; i++) {
+		char *d = xstrdup(dirs[i]);
+		size_t l = strlen(d);
+		while (l > 1 && d[l - 1] == '/')
+			d[--l] = 0;
+		char *w = workload ? NULL : workload_of_path(d);
+		import_walk(&im, d, workload ? workload : w, 0);
+		free(w);
+		free(d);
+	}
+	printf("llmb record: imported %d run(s), %d already in the history\n", im.c.appended, im.c.present);
+	plan_free(&p);
+	return im.c.failed ? 1 : 0;
+}
+
+/* ---- the night's stages -------------------------------------------------------- */
+
+static int
+record_stages(const char *top, const char *install, const char *version, char **ids, int n)
+{
+	struct sel s;
+	sel_from_env(&s);
+	if (!s.night) {
+		fprintf(stderr, "llmb record: error: no night: set LLMB_NIGHT (make nightly does)\n");
+		return 2;
+	}
+	struct plan p;
+	if (plan_build(&p, top, &s, 0)) {
+		plan_free(&p);
+		return 2;
+	}
+	struct counts c = {0, 0, 0};
+	for (int i = 0; i < n; i++) {
+		struct inst *in = plan_find(&p, ids[i]);
+		struct sb err = {0};
+		json_t *rec = in && !strcmp(in->kind, "parse") ? record_of_stage(&p, in, install, s.night, version, &err) : NULL;
+		if (!in || strcmp(in->kind, "parse"))
+			sb_addf(&err, "%s is not a parse stage of the selection", ids[i]);
+		if (rec)
+			append_one(install, rec, &c, "run");
+		else
+			fprintf(stderr, "llmb record: error: %s\n", err.buf);
+		c.failed += !rec;
+		json_decref(rec);
+		sb_free(&err);
+	}
+	plan_free(&p);
+	return c.failed ? 1 : 0;
+}
+
+int
+cmd_record(int argc, char **argv)
+{
+	static const char usage[] =
+		"usage: llmb record [--top DIR] [--install DIR] [--version V] PARSE-STAGE-ID...\n"
+		"       llmb record --import [--top DIR] [--install DIR] [--workload W] DIR...\n"
+		"Appends the history record of each run (once per job) to INSTALL/history/<fingerprint>.jsonl.\n"
+		"The first form records a night's parse stages (LLMB_NIGHT and the selection in the environment);\n"
+		"--import seeds the history from run directories (train.done or upstream logs), each run's night\n"
+		"being the UTC date its log was last written.\n";
+	static const struct option lo[] = {
+		{"top", required_argument, 0, 't'}, {"install", required_argument, 0, 'i'},
+		{"version", required_argument, 0, 'v'}, {"workload", required_argument, 0, 'w'},
+		{"import", no_argument, 0, 'I'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+	};
+	const char *top = ".", *install = getenv("LLMB_INSTALL") ? getenv("LLMB_INSTALL") : "install";
+	const char *version = NULL, *workload = NULL;
+	int imp = 0;
+	optind = 1;
+	for (int c; (c = getopt_long(argc, argv, "h", lo, NULL)) != -1;) {
+		switch (c) {
+		case 't': top = optarg; break;
+		case 'i': install = optarg; break;
+		case 'v': version = optarg; break;
+		case 'w': workload = optarg; break;
+		case 'I': imp = 1; break;
+		case 'h': printf("%s", usage); return 0;
+		default: fprintf(stderr, "%s", usage); return 2;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "%s", usage);
+		return 2;
+	}
+	if (imp)
+		return import_dirs(top, install, workload, argv + optind, argc - optind);
+	return record_stages(top, install, version, argv + optind, argc - optind);
+}

@@ -1,0 +1,44 @@
+/* stats: the small statistics the nightly verdicts need, all deterministic:
+ * summaries (n, mean, median, std, MAD), the standard error of a mean of
+ * autocorrelated per-step samples (batch means), Student's t distribution,
+ * a seeded PRNG for permutation tests, and round axis ticks (1-2-5). */
+#ifndef LLMB_STATS_H
+#define LLMB_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct summary {
+	size_t n;
+	double mean, median, std, mad; /* std: sample (n-1); mad: raw median |x - median| */
+};
+
+double stats_mean(const double *x, size_t n);
+/* Sample standard deviation (n-1); 0 when n < 2. */
+double stats_std(const double *x, size_t n);
+/* Median of x (x is left unchanged). */
+double stats_median(const double *x, size_t n);
+void stats_summary(const double *x, size_t n, struct summary *s);
+/* Standard error of the mean of n autocorrelated samples: the samples are
+ * cut into about sqrt(n) consecutive batches and the error is the std of
+ * the batch means over sqrt(batches); a short window falls back to
+ * std/sqrt(n) doubled (a conservative allowance for correlation). */
+double stats_batch_se(const double *x, size_t n);
+/* P(T > t) for Student's t with df degrees of freedom (df > 0). */
+double stats_t_sf(double t, double df);
+/* The t with P(T > t) = p, 0 < p < 0.5. */
+double stats_t_isf(double p, double df);
+
+/* splitmix64: a tiny seeded generator, the same numbers on every platform. */
+struct rng {
+	uint64_t s;
+};
+uint64_t rng_next(struct rng *r);
+/* Uniform integer in [0, n). */
+size_t rng_below(struct rng *r, size_t n);
+
+/* Round axis ticks over [lo, hi]: a step of 1, 2 or 5 times a power of ten
+ * giving at most max ticks; writes the first tick and the step. */
+void stats_ticks(double lo, double hi, int max, double *first, double *step);
+
+#endif

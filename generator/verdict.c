@@ -1,0 +1,674 @@
+#include <limits.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "changepoint.h"
+#include "diag.h"
+#include "stats.h"
+#include "util.h"
+#include "yamlload.h"
+
+#include "verdict.h"
+
+const char *const vb_names[] = {"NONE", "SAME", "SLOWER", "FASTER", "UNKNOWN"};
+const char *const state_names[] = {"OK", "SUSPECT", "CONFIRMED", "INVALID", "FAILED", "INCONCLUSIVE", "NEW"};
+
+/* ---- the policy: one row per knob --------------------------------------- */
+
+enum { K_REAL, K_INT };
+static const struct knob {
+	const char *name;
+	int kind;
+	size_t off;
+	double def, lo, hi;
+} knobs[] = {
+	{"min_effect", K_REAL, offsetof(struct policy, min_effect), 0.015, 0, 1},
+	{"large_effect", K_REAL, offsetof(struct policy, large_effect), 0.10, 0, 10},
+	{"confirm_m", K_INT, offsetof(struct policy, confirm_m), 2, 1, 100},
+	{"confirm_k", K_INT, offsetof(struct policy, confirm_k), 3, 1, 100},
+	{"confirm_ratio", K_REAL, offsetof(struct policy, confirm_ratio), 0.33, 0, 1},
+	{"min_nights_large", K_INT, offsetof(struct policy, min_nights_large), 2, 1, 1000},
+	{"min_nights", K_INT, offsetof(struct policy, min_nights), 5, 2, 1000},
+	{"window", K_INT, offsetof(struct policy, window), 30, 2, 10000},
+	{"alpha", K_REAL, offsetof(struct policy, alpha), 0.01, 1e-9, 0.5},
+	{"noise_floor", K_REAL, offsetof(struct policy, noise_floor), 0.002, 0, 1},
+	{"cp_permutations", K_INT, offsetof(struct policy, cp_perms), 199, 19, 100000},
+	{"cp_alpha", K_REAL, offsetof(struct policy, cp_alpha), 0.01, 1e-9, 0.5},
+	{"cp_min_after", K_INT, offsetof(struct policy, cp_min_after), 3, 2, 1000},
+	{"cp_window", K_INT, offsetof(struct policy, cp_window), 60, 4, 100000},
+	{"tail_alpha", K_REAL, offsetof(struct policy, tail_alpha), 0.0002, 0, 0.5},
+	{"tail_max", K_INT, offsetof(struct policy, tail_max), 8, 2, 1000},
+	{"seed", K_INT, offsetof(struct policy, seed), 1, 0, 1e15},
+};
+#define NKNOBS (sizeof knobs / sizeof *knobs)
+
+size_t policy_count(void) { return NKNOBS; }
+const char *policy_name(size_t i) { return knobs[i].name; }
+
+double
+policy_get(const struct policy *p, size_t i)
+{
+	const char *base = (const char *)p + knobs[i].off;
+	if (knobs[i].kind == K_REAL)
+		return *(const double *)base;
+	if (!strcmp(knobs[i].name, "seed"))
+		return (double)*(const uint64_t *)base;
+	return *(const int *)base;
+}
+
+static void
+knob_put(struct policy *p, const struct knob *k, double v)
+{
+	char *base = (char *)p + k->off;
+	if (k->kind == K_REAL)
+		*(double *)base = v;
+	else if (!strcmp(k->name, "seed"))
+		*(uint64_t *)base = (uint64_t)v;
+	else
+		*(int *)base = (int)v;
+}
+
+void
+policy_defaults(struct policy *p)
+{
+	memset(p, 0, sizeof *p);
+	for (size_t i = 0; i < NKNOBS; i++)
+		knob_put(p, &knobs[i], knobs[i].def);
+}
+
+int
+policy_set(struct policy *p, const char *name, const char *val)
+{
+	for (size_t i = 0; i < NKNOBS; i++) {
+		if (strcmp(name, knobs[i].name))
+			continue;
+		char *end;
+		double v = strtod(val, &end);
+		if (end == val || *end || !(v >= knobs[i].lo && v <= knobs[i].hi) ||
+		    (knobs[i].kind == K_INT && v != floor(v)))
+			return -2;
+		knob_put(p, &knobs[i], v);
+		return 0;
+	}
+	return -1;
+}
+
+static int
+policy_check(const struct policy *p, const char *file)
+{
+	if (p->confirm_m > p->confirm_k) {
+		diag_error(file, 0, 0, "confirm_m (%d) is greater than confirm_k (%d)", p->confirm_m, p->confirm_k);
+		return 1;
+	}
+	if (p->min_nights_large > p->min_nights) {
+		diag_error(file, 0, 0, "min_nights_large (%d) is greater than min_nights (%d)", p->min_nights_large,
+			   p->min_nights);
+		return 1;
+	}
+	return 0;
+}
+
+int
+policy_load(const char *path, struct policy *p)
+{
+	struct ydoc *d = yaml_load_file(path);
+	int bad = 0;
+	if (!d)
+		return 1;
+	const struct ynode *n = d->root->kind == Y_MAP ? ymap_get(d->root, "nightly") : NULL;
+	const struct ynode *pol = n && n->kind == Y_MAP ? ymap_get(n, "policy") : NULL;
+	int strict = pol != NULL; /* under policy: every key is a knob */
+	if (!pol)
+		pol = n;
+	if (!pol || pol->kind != Y_MAP) {
+		diag_error(path, n ? n->line : 1, n ? n->col : 1, "no 'nightly:' mapping with the policy");
+		ydoc_free(d);
+		return 1;
+	}
+	const char *names[NKNOBS + 1];
+	for (size_t i = 0; i < NKNOBS; i++)
+		names[i] = knobs[i].name;
+	names[NKNOBS] = NULL;
+	for (size_t i = 0; i < ymap_len(pol); i++) {
+		const struct ynode *k = ymap_key(pol, i), *v = ymap_val(pol, i);
+		int known = 0;
+		for (size_t kn = 0; kn < NKNOBS; kn++)
+			known |= !strcmp(k->str, knobs[kn].name);
+		int rc = !known ? -1 : v->kind == Y_SCALAR ? policy_set(p, k->str, v->str) : -2;
+		const char *near = diag_suggest(k->str, names);
+		if (rc == -1 && (strict || (near && strcmp(near, k->str)))) {
+			if (near)
+				diag_error(path, k->line, k->col, "unknown policy knob '%s' (did you mean '%s'?)", k->str, near);
+			else
+				diag_error(path, k->line, k->col, "unknown policy knob '%s'", k->str);
+			bad++;
+		} else if (rc == -2) {
+			diag_error(path, v->line, v->col, "bad value for policy knob '%s'", k->str);
+			bad++;
+		}
+	}
+	ydoc_free(d);
+	return bad || policy_check(p, path);
+}
+
+/* ---- nights ------------------------------------------------------------- */
+
+static int
+cmp_run_day(const void *a, const void *b)
+{
+	const struct hrun *x = *(const struct hrun *const *)a, *y = *(const struct hrun *const *)b;
+	if (x->day != y->day)
+		return x->day < y->day ? -1 : 1;
+	return (x->line > y->line) - (x->line < y->line);
+}
+
+/* One night from its runs: the mean of the valid runs' means and the
+ * root-mean-square of their within-run standard errors over sqrt(runs). */
+static void
+night_from_runs(struct vnight *v, const struct hrun *const *r, size_t n)
+{
+	double sum = 0, se2 = 0;
+	memset(v, 0, sizeof *v);
+	v->first_bad = -1;
+	v->day = r[0]->day;
+	memcpy(v->night, r[0]->night, sizeof v->night);
+	v->nruns = n;
+	v->rep = r[n - 1];
+	v->failed = 1;
+	for (size_t i = 0; i < n; i++) {
+		v->failed &= !r[i]->ok;
+		if (!r[i]->valid)
+			continue;
+		double m = stats_mean(r[i]->x, r[i]->n), se = stats_batch_se(r[i]->x, r[i]->n);
+		sum += m, se2 += isnan(se) ? 0 : se * se;
+		v->nvalid++;
+		v->rep = r[i];
+		if (!isnan(r[i]->ref))
+			v->ref = r[i]->ref, v->tol = r[i]->tol;
+	}
+	v->valid = v->nvalid > 0;
+	v->mean = v->valid ? sum / (double)v->nvalid : NAN;
+	v->se = v->valid ? sqrt(se2 / (double)v->nvalid) / sqrt((double)v->nvalid) : NAN;
+	v->effect = v->p = v->base_mean = v->base_sd = v->band_lo = v->band_hi = v->ref_effect = v->cp_p = NAN;
+	v->clip_lo = -INFINITY, v->clip_hi = INFINITY;
+	if (!v->ref)
+		v->ref = v->tol = NAN;
+}
+
+static struct vnight *
+group_nights(const struct history *h, size_t *np)
+{
+	const struct hrun **r = xmalloc((h->nruns + 1) * sizeof *r);
+	for (size_t i = 0; i < h->nruns; i++)
+		r[i] = &h->runs[i];
+	qsort(r, h->nruns, sizeof *r, cmp_run_day);
+	struct vnight *v = xmalloc((h->nruns + 1) * sizeof *v);
+	size_t n = 0;
+	for (size_t i = 0, j; i < h->nruns; i = j) {
+		for (j = i; j < h->nruns && r[j]->day == r[i]->day; j++)
+			;
+		night_from_runs(&v[n++], r + i, j - i);
+	}
+	free(r);
+	*np = n;
+	return v;
+}
+
+/* ---- one night against its baseline ------------------------------------- */
+
+struct base {
+	double *m;              /* night means */
+	double se2;             /* mean squared within-run error */
+	size_t n;
+};
+
+static void
+verdict_vs_base(struct vnight *v, const struct base *b, const struct policy *p)
+{
+	v->base_n = b->n;
+	if (!b->n)
+		return;
+	double mu = stats_mean(b->m, b->n), s = stats_std(b->m, b->n);
+	double sigma = fmax(s, p->noise_floor * mu);
+	/* A night noisier inside than the baseline's nights widens its own error. */
+	double extra = fmax(0, v->se * v->se - b->se2);
+	double tot = sqrt(sigma * sigma * (1 + 1.0 / (double)b->n) + extra);
+	double e = (v->mean - mu) / mu, crit;
+	v->base_mean = mu;
+	v->base_sd = tot / sqrt(1 + 1.0 / (double)b->n);
+	v->effect = e;
+	int dir = e > 0 ? VB_SLOWER : VB_FASTER;
+	if ((int)b->n >= p->min_nights) {
+		crit = stats_t_isf(p->alpha, (double)b->n - 1);
+		v->p = stats_t_sf(fabs(v->mean - mu) / tot, (double)b->n - 1);
+		/* UNKNOWN: an effect that matters, not significant, and a baseline
+		 * too noisy to resolve even twice the minimum effect. */
+		double resolution = crit * tot / mu;
+		v->vb = v->p < p->alpha && fabs(e) >= p->min_effect                 ? dir
+			: fabs(e) < p->min_effect || resolution <= 2 * p->min_effect ? VB_SAME
+										     : VB_UNKNOWN;
+	} else {
+		/* Too few nights for a t-test to mean anything: only a large
+		 * effect, far outside everything seen, is called. */
+		crit = 4;
+		int big = (int)b->n >= p->min_nights_large && fabs(e) >= fmax(p->large_effect, p->min_effect) &&
+			  fabs(v->mean - mu) >= crit * sqrt(s * s + b->se2 + v->se * v->se);
+		v->vb = big ? dir : fabs(e) < p->min_effect ? VB_SAME : VB_UNKNOWN;
+	}
+	if (b->n >= 2)
+		v->clip_lo = mu - 3 * tot, v->clip_hi = mu + 3 * tot;
+	double half = fmax(p->min_effect * mu, crit * tot);
+	v->band_lo = mu - half, v->band_hi = mu + half;
+}
+
+static void
+verdict_vs_ref(struct vnight *v)
+{
+	if (isnan(v->ref) || !v->valid)
+		return;
+	v->ref_effect = (v->mean - v->ref) / v->ref;
+	v->vref = fabs(v->ref_effect) <= v->tol ? VB_SAME : v->ref_effect > 0 ? VB_SLOWER : VB_FASTER;
+}
+
+/* ---- the sequential judge ----------------------------------------------- */
+
+struct judge {
+	struct vconfig *c;
+	const struct policy *p;
+	int auto_day;           /* a confirmed improvement starts a segment here */
+	double *buf;            /* scratch: night means */
+	size_t *idx;            /* scratch: night indices */
+};
+
+static int
+accept_day(const struct history *h, int day)
+{
+	int best = INT_MIN;
+	for (size_t i = 0; i < h->nanns; i++)
+		if (h->anns[i].action == ANN_ACCEPT && h->anns[i].day <= day && h->anns[i].day > best)
+			best = h->anns[i].day;
+	return best;
+}
+
+static int
+is_acked(const struct history *h, int day)
+{
+	for (size_t i = 0; i < h->nanns; i++)
+		if (h->anns[i].action == ANN_ACK && h->anns[i].day == day)
+			return 1;
+	return 0;
+}
+
+static int
+seg_day(const struct judge *j, size_t i)
+{
+	int a = accept_day(j->c->h, j->c->nights[i].day);
+	return a > j->auto_day ? a : j->auto_day;
+}
+
+static int
+eligible(const struct vnight *v)
+{
+	return v->valid && !v->acked;
+}
+
+static void
+collect_base(struct judge *j, size_t i, struct base *b)
+{
+	int from = seg_day(j, i);
+	b->m = j->buf, b->n = 0, b->se2 = 0;
+	for (size_t k = i; k-- > 0 && (int)b->n < j->p->window;) {
+		const struct vnight *v = &j->c->nights[k];
+		if (v->day < from)
+			break;
+		if (!eligible(v) || v->quarantined)
+			continue;
+		b->m[b->n++] = v->mean;
+		b->se2 += v->se * v->se;
+	}
+	if (b->n)
+		b->se2 /= (double)b->n;
+}
+
+static int
+cmp_desc(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x < y) - (x > y);
+}
+
+/* M of the last K eligible nights of the segment (night i included) went
+ * the same way as night i, and M of them agree on the size of the change
+ * within confirm_ratio: a sustained shift keeps its size, while a spike
+ * next to an unrelated noisy night does not. */
+static int
+m_of_k(const struct judge *j, size_t i)
+{
+	int from = seg_day(j, i), seen = 0, same = 0, m = j->p->confirm_m;
+	double e[100];
+	for (size_t k = i + 1; k-- > 0 && seen < j->p->confirm_k;) {
+		const struct vnight *v = &j->c->nights[k];
+		if (v->day < from)
+			break;
+		if (!eligible(v))
+			continue;
+		seen++;
+		if (v->vb == j->c->nights[i].vb)
+			e[same++] = fabs(v->effect);
+	}
+	if (same < m)
+		return 0;
+	qsort(e, (size_t)same, sizeof *e, cmp_desc);
+	for (int a = 0; a + m <= same; a++)
+		if (e[a + m - 1] >= j->p->confirm_ratio * e[a])
+			return 1;
+	return 0;
+}
+
+/* The first night of the streak that confirmed night i: back over eligible
+ * nights while at most K-M of them in a row went another way. */
+static size_t
+streak_first(const struct judge *j, size_t i, int dir)
+{
+	int from = seg_day(j, i), gap = 0;
+	size_t first = i;
+	for (size_t k = i; k-- > 0;) {
+		const struct vnight *v = &j->c->nights[k];
+		if (v->day < from)
+			break;
+		if (!eligible(v))
+			continue;
+		if (v->vb == dir)
+			first = k, gap = 0;
+		else if (++gap > j->p->confirm_k - j->p->confirm_m)
+			break;
+	}
+	return first;
+}
+
+/* E-divisive over the eligible nights of the segment up to night i (the
+ * last cp_window of them). Marks nothing; returns the change points as
+ * night indices in cps (at most max) and their p-values. */
+static size_t
+changepoints(struct judge *j, size_t i, size_t to, size_t *cps, double *ps, size_t max)
+{
+	int from = seg_day(j, i);
+	size_t n = 0;
+	for (size_t k = to; k-- > 0 && (int)n < j->p->cp_window;) {
+		const struct vnight *v = &j->c->nights[k];
+		if (v->day < from)
+			break;
+		if (eligible(v))
+			j->idx[n++] = k;
+	}
+	for (size_t a = 0; a < n / 2; a++) {
+		size_t t = j->idx[a];
+		j->idx[a] = j->idx[n - 1 - a], j->idx[n - 1 - a] = t;
+	}
+	/* Each night clipped to 3 sigma of its own baseline: one spike is one
+	 * unusual night, not the energy of a whole new segment. */
+	for (size_t a = 0; a < n; a++) {
+		const struct vnight *v = &j->c->nights[j->idx[a]];
+		j->buf[a] = fmin(fmax(v->mean, v->clip_lo), v->clip_hi);
+	}
+	struct cp_opts o = {j->p->cp_perms, j->p->cp_alpha, 2, j->p->seed + (uint64_t)j->c->nights[i].day};
+	struct cpoint cp[16];
+	size_t ncp = cp_edivisive(j->buf, n, &o, cp, max < 16 ? max : 16);
+	for (size_t a = 0; a < ncp; a++)
+		cps[a] = j->idx[cp[a].at], ps[a] = cp[a].p;
+	return ncp;
+}
+
+/* The median of the eligible nights in [from, to): one spike cannot move it. */
+static double
+median_between(const struct judge *j, size_t from, size_t to)
+{
+	size_t n = 0;
+	double *m = xmalloc((to - from + 1) * sizeof *m);
+	for (size_t k = from; k < to; k++)
+		if (eligible(&j->c->nights[k]))
+			m[n++] = j->c->nights[k].mean;
+	double r = n ? stats_median(m, n) : NAN;
+	free(m);
+	return r;
+}
+
+static size_t
+eligible_between(const struct judge *j, size_t from, size_t to)
+{
+	size_t n = 0;
+	for (size_t k = from; k < to; k++)
+		n += eligible(&j->c->nights[k]);
+	return n;
+}
+
+/* A change point confirms a shift at night i when it is the latest one,
+ * enough nights lie at and after it, the level after it differs from the
+ * level before it by min_effect, and night i itself is still shifted. */
+static int
+cp_confirms(const struct judge *j, size_t i, const size_t *cps, size_t ncp, size_t *at)
+{
+	if (!ncp)
+		return VB_NONE;
+	size_t c = cps[ncp - 1], prev = ncp > 1 ? cps[ncp - 2] : 0;
+	if (c >= i || (int)eligible_between(j, c, i) < j->p->cp_min_after)
+		return VB_NONE;
+	/* The nights between the change point and night i, by their median:
+	 * night i alone (a spike) cannot make the new segment look shifted,
+	 * it only has to go on in the same direction. */
+	double before = median_between(j, prev, c), after = median_between(j, c, i);
+	double e = (after - before) / before, ei = (j->c->nights[i].mean - before) / before;
+	if (fabs(e) < j->p->min_effect || fabs(ei) < j->p->min_effect / 2 || (e > 0) != (ei > 0))
+		return VB_NONE;
+	*at = c;
+	return e > 0 ? VB_SLOWER : VB_FASTER;
+}
+
+static long
+last_good_before(const struct judge *j, size_t first)
+{
+	for (size_t k = first; k-- > 0;) {
+		const struct vnight *v = &j->c->nights[k];
+		if (eligible(v) && !v->quarantined)
+			return (long)k;
+	}
+	return -1;
+}
+
+/* A confirmed shift from night first to night i: the bad nights stay out
+ * of later baselines; an improvement is accepted as the new level. */
+static void
+settle(struct judge *j, size_t first, size_t i, int dir)
+{
+	for (size_t k = first; k <= i; k++) {
+		struct vnight *v = &j->c->nights[k];
+		if (eligible(v))
+			v->quarantined = dir == VB_SLOWER, v->confirmed = 1;
+	}
+	if (dir == VB_FASTER)
+		j->auto_day = j->c->nights[first].day;
+}
+
+/* A shift too small for single nights, seen in the last few together: the
+ * mean of the last L eligible nights (L = cp_min_after+1 .. tail_max, night
+ * i the last, every night clipped to 2.5 sigma of that baseline so a spike
+ * counts as one unusual night) against the baseline of the first of them,
+ * which none of them is in. Confirms when the most significant L has
+ * p < tail_alpha (a strict level: this is looked at every night and for
+ * several L) and an effect of min_effect; its first night is the first
+ * bad night. */
+static int
+tail_confirms(const struct judge *j, size_t i, size_t *first)
+{
+	const struct policy *p = j->p;
+	const struct vnight *v = &j->c->nights[i];
+	int from = seg_day(j, i), dir = v->effect > 0 ? VB_SLOWER : VB_FASTER;
+	double best = 0, x[1000];
+	size_t n = 0, bestf = 0;
+	if (!(fabs(v->effect) >= p->min_effect / 2))
+		return VB_NONE;
+	for (size_t k = i + 1; k-- > 0 && (int)n < p->tail_max && n < 1000;) {
+		const struct vnight *w = &j->c->nights[k];
+		if (w->day < from)
+			break;
+		if (!eligible(w))
+			continue;
+		x[n++] = w->mean;
+		if ((int)n <= p->cp_min_after || (int)w->base_n < p->min_nights || !(w->base_sd > 0))
+			continue;
+		double mu = w->base_mean, lim = 2.5 * w->base_sd, sum = 0;
+		for (size_t a = 0; a < n; a++)
+			sum += fmin(fmax(x[a], mu - lim), mu + lim);
+		double m = sum / (double)n, e = (m - mu) / mu;
+		double t = (m - mu) / (w->base_sd * sqrt(1.0 / (double)n + 1.0 / (double)w->base_n));
+		if ((e > 0) != (dir == VB_SLOWER) || fabs(e) < p->min_effect)
+			continue;
+		if (stats_t_sf(fabs(t), (double)w->base_n - 1) < p->tail_alpha && fabs(t) > best)
+			best = fabs(t), bestf = k;
+	}
+	if (!(best > 0))
+		return VB_NONE;
+	*first = bestf;
+	return dir;
+}
+
+/* Can the change-point test confirm anything at night i? Only if the
+ * cp_min_after nights before it lean night i's way by half the minimum
+ * effect (their median, against night i's baseline): cp_confirms needs
+ * that much and more, and the test is the costly part of judging. */
+static int
+leaning(const struct judge *j, size_t i)
+{
+	const struct vnight *v = &j->c->nights[i];
+	double m[64];
+	size_t n = 0;
+	for (size_t k = i; k-- > 0 && n < (size_t)j->p->cp_min_after && n < 64;)
+		if (eligible(&j->c->nights[k]))
+			m[n++] = j->c->nights[k].mean;
+	if ((int)n < j->p->cp_min_after || !(v->base_mean > 0))
+		return 0;
+	double e = (stats_median(m, n) - v->base_mean) / v->base_mean;
+	return (v->effect > 0 ? e : -e) >= j->p->min_effect / 2;
+}
+
+/* A change point names the first bad night instead of the streak's first
+ * night when it lies before the streak and at least two nights between
+ * them already leaned the streak's way by half the minimum effect (a slow
+ * drift): one stray night does not move it. */
+static size_t
+name_first_bad(const struct judge *j, size_t first, int dir, const size_t *cps, size_t ncp, const char **how)
+{
+	double base = j->c->nights[first].base_mean;
+	for (size_t a = ncp; a-- > 0;) {
+		if (cps[a] == first)
+			*how = "change point";
+		if (cps[a] > first)
+			continue;
+		if (cps[a] < first && eligible_between(j, cps[a], first) >= 2) {
+			double e = (median_between(j, cps[a], first) - base) / base;
+			if ((dir == VB_SLOWER ? e : -e) >= j->p->min_effect / 2)
+				first = cps[a], *how = "change point";
+		}
+		break;
+	}
+	return first;
+}
+
+static void
+judge_night(struct judge *j, size_t i, int last)
+{
+	struct vconfig *c = j->c;
+	struct vnight *v = &c->nights[i];
+	const struct policy *p = j->p;
+	v->acked = is_acked(c->h, v->day);
+	verdict_vs_ref(v);
+	if (!v->valid) {
+		v->state = v->failed ? ST_FAILED : ST_INVALID;
+		return;
+	}
+	struct base b;
+	collect_base(j, i, &b);
+	verdict_vs_base(v, &b, p);
+	v->quarantined = v->vb == VB_SLOWER || v->vb == VB_FASTER;
+	v->state = v->vb == VB_NONE ? ST_NEW : v->vb == VB_SLOWER ? ST_SUSPECT : v->vb == VB_UNKNOWN ? ST_INCONCLUSIVE : ST_OK;
+	if (v->acked) {
+		v->state = ST_OK;
+		return;
+	}
+	int dir = VB_NONE;
+	size_t first = i, cps[16], at, ncp = 0;
+	double ps[16];
+	if ((v->vb == VB_SLOWER || v->vb == VB_FASTER) && m_of_k(j, i))
+		dir = v->vb;
+	const char *how = "first night of the confirmed streak";
+	if (!dir && (dir = tail_confirms(j, i, &first)) != VB_NONE) {
+		how = "first night of the shifted tail";
+	} else if (dir) {
+		first = streak_first(j, i, dir);
+		ncp = changepoints(j, i, i + 1, cps, ps, 16);
+		first = name_first_bad(j, first, dir, cps, ncp, &how);
+	} else if ((v->vb != VB_SAME || fabs(v->effect) >= p->min_effect) && leaning(j, i)) {
+		/* The change-point test runs where something may have moved: a
+		 * night at its baseline's level cannot confirm anything, and
+		 * skipping it keeps long histories fast. It looks at the nights
+		 * before night i, which only has to go on the same way. */
+		ncp = changepoints(j, i, i, cps, ps, 16);
+		if ((dir = cp_confirms(j, i, cps, ncp, &at)) != VB_NONE)
+			first = at, how = "change point";
+	}
+	if (last && !dir)
+		ncp = changepoints(j, i, i + 1, cps, ps, 16);
+	if (last) {
+		for (size_t a = 0; a < ncp; a++)
+			c->nights[cps[a]].cp = 1, c->nights[cps[a]].cp_p = ps[a];
+	}
+	if (!dir)
+		return;
+	settle(j, first, i, dir);
+	v->first_bad = (long)first;
+	if (dir == VB_SLOWER) {
+		v->state = ST_CONFIRMED;
+		if (last) {
+			c->first_bad = (long)first, c->first_bad_how = how;
+			c->last_good = last_good_before(j, first);
+		}
+	}
+}
+
+void
+verdict_judge(const struct history *h, int day, const struct policy *p, struct vconfig *c)
+{
+	memset(c, 0, sizeof *c);
+	c->h = h;
+	c->nights = group_nights(h, &c->n);
+	c->judged = c->first_bad = c->last_good = -1;
+	for (size_t i = 0; i < h->nanns; i++)
+		h->anns[i].action == ANN_ACK ? c->acks++ : c->accepts++;
+	size_t upto = c->n;
+	if (day >= 0) {
+		upto = 0;
+		while (upto < c->n && c->nights[upto].day <= day)
+			upto++;
+		if (!upto || c->nights[upto - 1].day != day)
+			upto = 0;
+	}
+	struct judge j = {c, p, INT_MIN, xmalloc((c->n + 1) * sizeof(double)), xmalloc((c->n + 1) * sizeof(size_t))};
+	for (size_t i = 0; i < upto; i++)
+		judge_night(&j, i, i + 1 == upto);
+	if (upto) {
+		c->judged = (long)upto - 1;
+		c->state = c->nights[upto - 1].state;
+		c->effect = c->nights[upto - 1].effect;
+	}
+	free(j.buf), free(j.idx);
+}
+
+void
+verdict_free(struct vconfig *c)
+{
+	free(c->nights);
+	memset(c, 0, sizeof *c);
+}

@@ -1,0 +1,93 @@
+/* verdict: judges one configuration's history, night by night. Validity
+ * first (an invalid or failed night never enters a baseline); then each
+ * valid night against the published reference and against its baseline
+ * (the recent valid, unacknowledged, unquarantined nights of the current
+ * segment): SAME, SLOWER or FASTER (with the effect) or UNKNOWN.
+ * A DIFFERENT night is quarantined (kept out of later baselines) and is
+ * SUSPECT until M of the last K nights agree or a change point over the
+ * whole series does (CONFIRMED). Step time: lower is better.
+ * The policy is a table of knobs with defaults, overridable from a YAML
+ * "nightly:" block or flags. */
+#ifndef LLMB_VERDICT_H
+#define LLMB_VERDICT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "history.h"
+
+struct policy {
+	double min_effect;      /* smallest step-time change that matters (fraction) */
+	double large_effect;    /* with min_nights_large..min_nights-1 baseline nights, only this is called */
+	int confirm_m, confirm_k;
+	double confirm_ratio;   /* the confirming nights agree on the effect within this ratio */
+	int min_nights_large, min_nights;
+	int window;             /* baseline: at most this many recent nights */
+	double alpha;           /* per-night test, one-sided */
+	double noise_floor;     /* run-to-run noise never taken below this (fraction) */
+	int cp_perms;
+	double cp_alpha;
+	int cp_min_after;       /* nights at and after a change point before it may confirm */
+	int cp_window;          /* the change-point test looks at this many recent nights */
+	double tail_alpha;      /* the last few nights together against the baseline before them */
+	int tail_max;
+	uint64_t seed;
+};
+
+void policy_defaults(struct policy *p);
+/* Read the "nightly:" block (or "nightly: policy:") of a YAML file;
+ * diagnostics and non-zero on error. */
+int policy_load(const char *path, struct policy *p);
+/* Set one knob by name from text; -1 unknown name, -2 bad value. */
+int policy_set(struct policy *p, const char *name, const char *val);
+/* The knobs as "name value" lines into a caller buffer callback. */
+size_t policy_count(void);
+const char *policy_name(size_t i);
+double policy_get(const struct policy *p, size_t i);
+
+enum vb { VB_NONE, VB_SAME, VB_SLOWER, VB_FASTER, VB_UNKNOWN };
+enum vstate { ST_OK, ST_SUSPECT, ST_CONFIRMED, ST_INVALID, ST_FAILED, ST_INCONCLUSIVE, ST_NEW };
+extern const char *const vb_names[];
+extern const char *const state_names[];
+
+struct vnight {
+	int day;
+	char night[11];
+	size_t nruns, nvalid;
+	const struct hrun *rep;  /* last valid run of the night, else its last run */
+	int valid, failed, acked;
+	double mean, se;         /* mean step time of the valid runs; its within-run standard error */
+	int vb;                  /* verdict vs baseline */
+	double effect, p;        /* relative effect; one-sided p (NAN when not tested) */
+	size_t base_n;
+	double base_mean, base_sd, band_lo, band_hi;
+	double clip_lo, clip_hi;  /* what the change-point test sees of this night: mean within 3 sigma of its baseline */
+	int quarantined;
+	int vref;                /* verdict vs reference */
+	double ref, tol, ref_effect;
+	int state;
+	int cp;                  /* first night of a new segment by the change-point test */
+	double cp_p;
+	int confirmed;           /* confirmed as part of a sustained change (M of K or change point) */
+	long first_bad;          /* when this night confirmed a shift: its first night */
+};
+
+struct vconfig {
+	const struct history *h;
+	struct vnight *nights;
+	size_t n;
+	long judged;             /* index of the judged night, -1 when it has none */
+	int state;
+	long first_bad, last_good;
+	const char *first_bad_how;
+	double effect;           /* judged night vs the baseline before the first bad night */
+	size_t acks, accepts;
+};
+
+/* Judge h at night day (-1: its latest night). Every night up to it is
+ * judged as if it were the latest; change points are marked as the test
+ * sees them on the judged night. */
+void verdict_judge(const struct history *h, int day, const struct policy *p, struct vconfig *c);
+void verdict_free(struct vconfig *c);
+
+#endif

@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# t-verdict: the nightly verdict engine (llmb judge, llmb annotate) on
+# generated histories (tests/verdict/histgen.c, seeded: the same bytes
+# everywhere), one golden per outcome (text and JSON), and the bad-input
+# diagnostics of the history reader (golden .err files, exit 2).
+. "$(dirname "$0")/lib.sh"
+
+G=$TESTS_DIR/verdict
+FP=tinygpt_cpu_tiny_fp32_1_0123456789ab
+cc -O2 -std=c11 -D_DEFAULT_SOURCE -o "$TRASH/histgen" "$G/histgen.c" -lm || { t_fail "histgen builds"; t_done; exit 1; }
+
+# mk NAME HISTGEN-ARGS...: a fresh install tree $TRASH/NAME with one history.
+mk() {
+	local d=$TRASH/$1; shift
+	rm -rf "$d" && mkdir -p "$d/history"
+	"$TRASH/histgen" -f "$FP" "$@" >"$d/history/$FP.jsonl"
+}
+# judge NAME RC [JUDGE-ARGS...]: text and JSON against the goldens, exit status.
+# NAME may be DIR:TAG when one history is judged twice (goldens DIR-TAG.*).
+judge() {
+	local d=${1%%:*} n=${1/:/-} rc=$2; shift 2
+	t_rc "$n: exit $rc" "$rc" env -C "$TRASH/$d" "$LLMB" judge --install . "$@"
+	cp "$TRASH/.out" "$TRASH/$n.txt"
+	t_cmp "$n: text" "$G/$n.txt" "$TRASH/$n.txt"
+	(cd "$TRASH/$d" && "$LLMB" judge --install . --format=json "$@") >"$TRASH/$n.json" 2>&1
+	t_cmp "$n: json" "$G/$n.json" "$TRASH/$n.json"
+	cp "$TRASH/$n.json" "$TRASH/$d.json"
+}
+state() { /usr/bin/python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["configurations"][0]; print(c["state"], c.get("first_bad_night","-"), c.get("first_bad_how","-"))' "$TRASH/$1.json"; }
+expect_state() { local n=$1; shift; t_ok "$n: $*" test "$(state "$n")" = "$*"; }
+
+mk pass -n 8
+judge pass 0
+expect_state pass "OK - -"
+
+mk suspect -n 8 shift:8:1.3
+judge suspect 0
+expect_state suspect "SUSPECT - -"
+
+# The end-to-end shape: 2 good nights, then 40% slower. Night 3 SUSPECT,
+# night 4 CONFIRMED by 2 of 3, first bad night 3 (too short for a change-point test).
+mk short -n 4 shift:3:1.4
+judge short:night3 0 --night 2026-01-03
+expect_state short "SUSPECT - -"
+judge short 1
+expect_state short "CONFIRMED 2026-01-03 first night of the confirmed streak"
+
+# Five earlier nights flag a large shift at once.
+mk large -n 6 shift:6:1.3
+judge large 0
+expect_state large "SUSPECT - -"
+
+mk confirmed -n 14 shift:12:1.08
+judge confirmed 1
+expect_state confirmed "CONFIRMED 2026-01-12 change point"
+
+mk drift -n 40 drift:21:0.004
+judge drift 1
+t_grep "drift: confirmed, first bad night within the drift" '"first_bad_night": "2026-01-(2[1-9]|3[0-9])"' "$TRASH/drift.json"
+
+# A single spike never gates: SUSPECT on its night, OK after.
+mk spike -n 12 spike:8:1.3
+judge spike 0
+judge spike:night8 0 --night 2026-01-08
+expect_state spike "SUSPECT - -"
+
+# Invalid nights: exit 3 on the night; never in a baseline later.
+mk invalid -n 8 invalid:8:nan-grad-norm
+judge invalid 3
+mk nan -n 8 nan:8 short:7
+judge nan:night8 3 --night 2026-01-08
+t_grep "nan: own check" 'non-finite step time' "$TRASH/nan.json"
+judge nan:night7 3 --night 2026-01-07
+t_grep "short window: own check" 'incomplete window' "$TRASH/nan.json"
+mk excluded -n 14 invalid:5:profiled failed:6
+judge excluded 0
+t_grep "excluded: 11 baseline nights of 13 (two left out)" '"n": 11$' "$TRASH/excluded.json"
+mk failed -n 6 failed:6
+judge failed 3
+
+# Inconclusive: one baseline night; or noise that can explain the effect.
+mk few -n 2 shift:2:1.05
+judge few 4
+mk noisy -n 10 -r 0.04 shift:10:1.05
+judge noisy 4
+
+# A human decision: the new level from night 6 on is accepted.
+mk accept -n 10 shift:6:1.3
+judge accept:before 1
+t_ok "annotate: accept-baseline" "$LLMB" annotate --install "$TRASH/accept" "$FP" --accept-baseline 2026-01-06 --reason "image upgrade, intended"
+judge accept 0
+t_grep "accept: the annotation is one whole line" '^\{"action":"accept-baseline","by":"user","fingerprint":"'"$FP"'","night":"2026-01-06","reason":"image upgrade, intended","recorded_at":"[0-9T:Z-]+","type":"annotation","v":1\}$' "$TRASH/accept/history/$FP.jsonl"
+
+# A false alarm acknowledged: the night is OK, out of baselines, counted.
+mk ack -n 8 shift:8:1.3
+t_ok "annotate: ack" "$LLMB" annotate --install "$TRASH/ack" "$FP" --ack 2026-01-08 --reason 'node "n3" throttled	(ECC) — ack'
+judge ack 0
+t_grep "ack: counted" '"acks": 1,' "$TRASH/ack.json"
+t_grep "ack: the reason read back whole" '"reason": "node \\"n3\\" throttled\\t\(ECC\) — ack"' "$TRASH/ack.json"
+t_rc "annotate: ack of a night without a run" 2 "$LLMB" annotate --install "$TRASH/ack" "$FP" --ack 2026-03-01 --reason x
+t_rc "annotate: unknown fingerprint" 2 "$LLMB" annotate --install "$TRASH/ack" nosuch_fp --ack 2026-01-08 --reason x
+t_rc "annotate: bad night" 2 "$LLMB" annotate --install "$TRASH/ack" "$FP" --ack 2026-13-01 --reason x
+
+# The published reference: reported, beside the baseline verdict.
+mk reference -n 6 ref:0.45:0.05
+judge reference 0
+t_grep "reference: slower than published" '"verdict": "SLOWER"' "$TRASH/reference.json"
+
+# Repeats of a night and a missed night.
+mk repeat -n 7 repeat:7 skip:4
+judge repeat 0
+t_grep "repeat: two runs in the night" '"runs": 2,' "$TRASH/repeat.json"
+
+# A matrix: every configuration judged, the worst decides the exit; --select narrows.
+mkdir -p "$TRASH/matrix/history"
+cp "$TRASH/short/history/$FP.jsonl" "$TRASH/matrix/history/"
+"$TRASH/histgen" -f llama3_h100_70b_bf16_8_aaaaaaaaaaaa -S 2 -n 4 >"$TRASH/matrix/history/llama3_h100_70b_bf16_8_aaaaaaaaaaaa.jsonl"
+sed -i 's/"workload":"tinygpt"/"workload":"llama3"/' "$TRASH/matrix/history/llama3_h100_70b_bf16_8_aaaaaaaaaaaa.jsonl"
+judge matrix 1
+t_rc "matrix: --select llama3 passes" 0 "$LLMB" judge --install "$TRASH/matrix" --select llama3
+t_rc "matrix: --select tinygpt,llama3 fails" 1 "$LLMB" judge --install "$TRASH/matrix" --select tinygpt,llama3
+# The policy from a nightly: block (knobs beside the pipeline's own keys).
+printf 'nightly:\n  matrix: [tinygpt]\n  large_effect: 0.5\n' >"$TRASH/pol2.yaml"
+t_rc "policy: large_effect 50% leaves a 40% shift on 2 nights unknown" 4 "$LLMB" judge --policy "$TRASH/pol2.yaml" --install "$TRASH/short"
+printf 'nightly:\n  matrix: [tinygpt]\n  larg_effect: 0.5\n' >"$TRASH/pol2.yaml"
+t_rc "policy: a misspelt knob beside pipeline keys" 2 "$LLMB" judge --policy "$TRASH/pol2.yaml" --install "$TRASH/short"
+
+# The trend page: self-contained, the change point and confirmed nights marked.
+t_rc "html: exit 1 (confirmed)" 1 env -C "$TRASH/confirmed" "$LLMB" judge --install . --format=html --out trend.html
+t_grep "html: an svg chart" '<svg' "$TRASH/confirmed/trend.html"
+t_grep "html: change point marked" 'class="cp"' "$TRASH/confirmed/trend.html"
+t_nogrep "html: no network, no script" '<script|src=|href="https?:|url\(' "$TRASH/confirmed/trend.html"
+
+# ---- bad input: file:line:col diagnostics, exit 2, nothing judged --------
+B=$TRASH/bad
+mkdir -p "$B"
+"$TRASH/histgen" -f "$FP" -n 3 >"$B/good"
+bad() {
+	local n=$1 file=${3:-$FP.jsonl}
+	mkdir -p "$B/$n"
+	eval "$2" <"$B/good" >"$B/$n/$file"
+	t_rc "bad $n: exit 2" 2 env -C "$B/$n" "$LLMB" judge "$file"
+	cp "$TRASH/.out" "$B/$n.err"
+	t_cmp "bad $n: diagnostics" "$G/$n.err" "$B/$n.err"
+}
+bad not-json "sed '2s/^{/{\"oops\" /'"
+bad torn "head -c -1"
+bad newer "sed '2s/\"v\":1/\"v\":2/'"
+bad date "sed '3s/2026-01-03/2026-02-30/'"
+bad duplicate "sed '\$p'"
+bad fingerprint "cat" other_fp.jsonl
+bad type "sed '1s/\"valid\":true/\"valid\":\"yes\"/'"
+bad missing "sed '2s/\"job\":\"1001\",//'"
+bad unknown-type "sed '3s/\"type\":\"run\"/\"type\":\"rerun\"/'"
+bad duplicate-key "sed '2s/\"v\":1/\"v\":1,\"v\":1/'"
+bad bad-utf8 "sed '2s/\"executor\":\"local\"/\"executor\":\"lo\\xc3\\x28al\"/'"
+bad huge-number "sed '1s/\"tokens_per_s\":[0-9.]*/\"tokens_per_s\":1e999/'"
+t_rc "no history" 2 "$LLMB" judge --install "$TRASH/nosuch"
+t_rc "bad night" 2 "$LLMB" judge --night 2026-1-1 --install "$TRASH/pass"
+t_rc "bad knob" 2 "$LLMB" judge --min-effect=x --install "$TRASH/pass"
+printf 'nightly:\n  policy:\n    min_efect: 0.02\n' >"$TRASH/pol.yaml"
+t_rc "policy: unknown knob" 2 "$LLMB" judge --policy "$TRASH/pol.yaml" --install "$TRASH/pass"
+t_grep "policy: suggestion" 'pol.yaml:3:5: error: unknown policy knob .min_efect. \(did you mean .min_effect.\?\)' "$TRASH/.out"
+printf 'nightly:\n  policy:\n    min_effect: 0.5\n' >"$TRASH/pol.yaml"
+t_rc "policy: min_effect 50% hides the shift" 0 "$LLMB" judge --policy "$TRASH/pol.yaml" --install "$TRASH/short"
+
+t_done
