@@ -83,6 +83,38 @@ history_fingerprint_ok(const char *s)
 	return 1;
 }
 
+/* ---- the arena ------------------------------------------------------------ */
+
+struct hchunk {
+	struct hchunk *next;
+	size_t used, cap;
+	double data[]; /* doubles: every allocation stays aligned */
+};
+
+static void *
+arena_alloc(struct history *h, size_t n)
+{
+	size_t words = (n + sizeof(double) - 1) / sizeof(double);
+	if (!h->mem || h->mem->used + words > h->mem->cap) {
+		size_t cap = words > 8192 ? words : 8192;
+		struct hchunk *c = xmalloc(sizeof *c + cap * sizeof(double));
+		c->next = h->mem, c->used = 0, c->cap = cap;
+		h->mem = c;
+	}
+	void *p = h->mem->data + h->mem->used;
+	h->mem->used += words;
+	return p;
+}
+
+static char *
+arena_strndup(struct history *h, const char *s, size_t n)
+{
+	char *p = arena_alloc(h, n + 1);
+	memcpy(p, s, n);
+	p[n] = 0;
+	return p;
+}
+
 /* ---- one line ----------------------------------------------------------- */
 
 struct line {
@@ -90,6 +122,7 @@ struct line {
 	int no;
 	size_t len;
 	struct jscan *js;
+	struct history *h;
 	const struct jnode *f[32]; /* the record's fields, by table index */
 };
 
@@ -211,24 +244,24 @@ check_fields(struct line *l, const struct jnode *o, const struct field *f)
 }
 
 static char *
-vstr(const struct jnode *v)
+vstr(const struct line *l, const struct jnode *v)
 {
-	return v && v->type == JT_STR ? xstrdup(v->str) : NULL;
+	return v && v->type == JT_STR ? arena_strndup(l->h, v->str, strlen(v->str)) : NULL;
 }
 
 static char *
 ostr(const struct line *l, const struct jnode *o, const char *k)
 {
-	return vstr(get(l, o, k));
+	return vstr(l, get(l, o, k));
 }
 
 static void
-add_why(struct hrun *r, const char *why)
+add_why(const struct line *l, struct hrun *r, const char *why)
 {
 	r->valid = 0;
 	char *w = r->why ? xasprintf("%s; %s", r->why, why) : xstrdup(why);
-	free(r->why);
-	r->why = w;
+	r->why = arena_strndup(l->h, w, strlen(w));
+	free(w);
 }
 
 /* Samples: numbers (null for a non-finite step: JSON has no NaN). Our own
@@ -239,7 +272,7 @@ load_samples(const struct line *l, struct hrun *r)
 {
 	const struct jnode *a = l->f[R_SAMPLES];
 	size_t i = 0;
-	r->x = xmalloc((a->nkids + 1) * sizeof *r->x);
+	r->x = arena_alloc(l->h, (a->nkids + 1) * sizeof *r->x);
 	for (int k = a->first; k >= 0; k = l->js->n[k].next, i++) {
 		const struct jnode *v = &l->js->n[k];
 		if (v->type != JT_NUM && v->type != JT_NULL) {
@@ -254,13 +287,13 @@ load_samples(const struct line *l, struct hrun *r)
 		bad |= !isfinite(r->x[i]) ? 1 : r->x[i] <= 0 ? 2 : 0;
 	if (r->ok && r->valid) {
 		if (!r->n)
-			add_why(r, "no samples");
+			add_why(l, r, "no samples");
 		else if (sn && sn->type == JT_NUM && sn->isint && sn->num != (double)r->n)
-			add_why(r, "incomplete window (summary.n differs from the samples)");
+			add_why(l, r, "incomplete window (summary.n differs from the samples)");
 		if (bad & 1)
-			add_why(r, "non-finite step time");
+			add_why(l, r, "non-finite step time");
 		if (bad & 2)
-			add_why(r, "zero or negative step time");
+			add_why(l, r, "zero or negative step time");
 	}
 	return 0;
 }
@@ -293,27 +326,27 @@ load_run(struct line *l, const struct jnode *o, struct hrun *r)
 		return 1;
 	}
 	r->ok = !strcmp(st, "ok");
-	r->job = vstr(l->f[R_JOB]);
+	r->job = vstr(l, l->f[R_JOB]);
 	const struct jnode *inv = l->f[R_INVALID];
 	for (int k = inv->first; k >= 0; k = l->js->n[k].next)
 		if (l->js->n[k].type == JT_STR)
-			add_why(r, l->js->n[k].str);
+			add_why(l, r, l->js->n[k].str);
 	r->valid = l->f[R_VALID]->type == JT_TRUE && r->ok;
 	if (!r->ok)
-		add_why(r, "failed");
+		add_why(l, r, "failed");
 	if (load_samples(l, r))
 		return 1;
 	load_reference(l, r);
 	const struct jnode *img = l->f[R_IMAGE];
 	r->image_ref = ostr(l, img, "ref");
 	r->image_digest = ostr(l, img, "digest");
-	r->config_hash = vstr(l->f[R_CONFIG_HASH]);
-	r->llmb_version = vstr(l->f[R_LLMB_VERSION]);
-	r->nodes = vstr(l->f[R_NODES]);
+	r->config_hash = vstr(l, l->f[R_CONFIG_HASH]);
+	r->llmb_version = vstr(l, l->f[R_LLMB_VERSION]);
+	r->nodes = vstr(l, l->f[R_NODES]);
 	/* Records are written with sorted keys: the text is the canonical form. */
 	const struct jnode *k = l->f[R_KNOBS];
 	if (k && k->type == JT_OBJ && k->nkids)
-		r->knobs = xstrndup(l->text + k->raw, k->rawlen);
+		r->knobs = arena_strndup(l->h, l->text + k->raw, k->rawlen);
 	return 0;
 }
 
@@ -331,7 +364,7 @@ load_ann(struct line *l, const struct jnode *o, struct hann *a)
 		diag_error(l->file, l->no, keycol(l, an), "unknown annotation action '%s'", an->str);
 		return 1;
 	}
-	a->reason = vstr(l->f[A_REASON]);
+	a->reason = vstr(l, l->f[A_REASON]);
 	return 0;
 }
 
@@ -379,12 +412,6 @@ jobset_add(struct jobset *js, const struct history *h, size_t idx)
 
 /* ---- the file ----------------------------------------------------------- */
 
-static void
-free_run(struct hrun *r)
-{
-	free(r->job), free(r->why), free(r->x), free(r->image_ref), free(r->image_digest);
-	free(r->config_hash), free(r->llmb_version), free(r->nodes), free(r->knobs);
-}
 
 /* The common header of both record types: v, type, fingerprint, night. */
 static int
@@ -463,10 +490,8 @@ load_line(struct line *l, struct history *h, struct jobset *js, const char **key
 		return;
 	}
 	struct hrun r = {.line = l->no, .day = day};
-	if (load_run(l, o, &r)) {
-		free_run(&r);
+	if (load_run(l, o, &r))
 		return;
-	}
 	history_night(day, r.night);
 	if (h->nruns >= 16 ? !(h->nruns & (h->nruns - 1)) : !h->nruns)
 		h->runs = xrealloc(h->runs, (h->nruns ? 2 * h->nruns : 16) * sizeof *h->runs);
@@ -475,7 +500,6 @@ load_line(struct line *l, struct history *h, struct jobset *js, const char **key
 	if (dup >= 0) {
 		diag_error(l->file, l->no, keycol(l, get(l, o, "job")), "job '%s' is recorded twice (first at line %d)",
 			   r.job, h->runs[dup].line);
-		free_run(&r);
 		return;
 	}
 	h->nruns++;
@@ -537,7 +561,7 @@ history_load(const char *path, struct history *h)
 	}
 	struct jobset js = {0};
 	struct jscan scan = {0};
-	struct line l = {.file = path, .js = &scan};
+	struct line l = {.file = path, .js = &scan, .h = h};
 	const char *key = NULL;
 	size_t keylen = 0;
 	for (size_t at = 0; at < len;) {
@@ -568,10 +592,11 @@ history_load(const char *path, struct history *h)
 void
 history_free(struct history *h)
 {
-	for (size_t i = 0; i < h->nruns; i++)
-		free_run(&h->runs[i]);
-	for (size_t i = 0; i < h->nanns; i++)
-		free(h->anns[i].reason);
+	while (h->mem) {
+		struct hchunk *next = h->mem->next;
+		free(h->mem);
+		h->mem = next;
+	}
 	free(h->runs), free(h->anns), free(h->file), free(h->fingerprint);
 	json_decref(h->key);
 	memset(h, 0, sizeof *h);

@@ -3,7 +3,8 @@
  * fingerprint under $LLMB_INSTALL/history/), and appending annotations.
  * Every problem is a "file:line:col: error:" diagnostic; nothing is
  * de-duplicated or repaired silently. A struct history owns all its
- * strings; history_free() releases them. */
+ * strings and samples (in one arena: a history holds many thousands of
+ * them); history_free() releases them. */
 #ifndef LLMB_HISTORY_H
 #define LLMB_HISTORY_H
 
@@ -45,6 +46,7 @@ struct history {
 	size_t nruns;
 	struct hann *anns;
 	size_t nanns;
+	struct hchunk *mem;     /* the arena of the records' strings and samples */
 };
 
 /* Load and validate one history file. Returns the number of errors

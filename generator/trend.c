@@ -154,9 +154,10 @@ marks(struct sb *o, const struct frame *f, const json_t *nights, const char *fir
 		const char *st = gs(n, "state"), *night = gs(n, "night");
 		double x = fx(f, i);
 		if (json_is_true(json_object_get(n, "change_point")) || !strcmp(night, first_bad)) {
-			sb_addf(o, "<line class=\"cp\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#cf222e\" stroke-dasharray=\"4 3\"/>",
-				x, f->y0, x, f->y1);
-			sb_addf(o, "<text class=\"cp\" x=\"%.1f\" y=\"%.1f\" fill=\"#cf222e\">%s %s</text>\n", x + 3, f->y0 + 10,
+			const char *cls = !strcmp(night, first_bad) ? "cp first-bad" : "cp";
+			sb_addf(o, "<line class=\"%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#cf222e\" stroke-dasharray=\"4 3\"/>",
+				cls, x, f->y0, x, f->y1);
+			sb_addf(o, "<text class=\"%s\" x=\"%.1f\" y=\"%.1f\" fill=\"#cf222e\">%s %s</text>\n", cls, x + 3, f->y0 + 10,
 				!strcmp(night, first_bad) ? "first bad night" : "change point", night + 5);
 		}
 		if (!json_is_true(json_object_get(n, "valid"))) {

@@ -128,7 +128,8 @@ t_rc "policy: a misspelt knob beside pipeline keys" 2 "$LLMB" judge --policy "$T
 # The trend page: self-contained, the change point and confirmed nights marked.
 t_rc "html: exit 1 (confirmed)" 1 env -C "$TRASH/confirmed" "$LLMB" judge --install . --format=html --out trend.html
 t_grep "html: an svg chart" '<svg' "$TRASH/confirmed/trend.html"
-t_grep "html: change point marked" 'class="cp"' "$TRASH/confirmed/trend.html"
+t_grep "html: change point marked" 'class="cp' "$TRASH/confirmed/trend.html"
+t_grep "html: first bad night marked" 'class="cp first-bad".*>first bad night 01-12<' "$TRASH/confirmed/trend.html"
 t_nogrep "html: no network, no script" '<script|src=|href="https?:|url\(' "$TRASH/confirmed/trend.html"
 
 # ---- bad input: file:line:col diagnostics, exit 2, nothing judged --------
