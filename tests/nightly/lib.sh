@@ -130,7 +130,7 @@ nightly_trend_page() {
 	local page=$I/nightly/2026-01-04/trend.html
 	t_ok "trend page written" test -s "$page"
 	t_grep "trend page: inline SVG" '<svg' "$page"
-	t_grep "trend page: the first bad night is marked" 'class="cp".*first bad night 01-03' "$page"
+	t_grep "trend page: the first bad night is marked" 'class="cp first-bad"[^>]*>first bad night 01-03' "$page"
 	t_nogrep "trend page: nothing from the network" '(src|href)="https?:' "$page"
 	if ! command -v chromium >/dev/null; then
 		echo "# SKIP chromium is not installed: the trend page was not rendered"
@@ -142,7 +142,7 @@ nightly_trend_page() {
 			--user-data-dir="$(mktemp -d "$TRASH/chrome.XXXXXX")" "$@" 2>>"$TRASH/chromium.err"
 	}
 	chrome --dump-dom "file://$page" >"$TRASH/trend.dom"
-	t_grep "Chromium: the rendered page has the change-point line" '<line class="cp"' "$TRASH/trend.dom"
+	t_grep "Chromium: the rendered page has the change-point line" '<line class="cp first-bad"' "$TRASH/trend.dom"
 	(cd "$TRASH" && chrome --screenshot="$TRASH/trend.png" --window-size=1280,1400 "file://$page" >/dev/null)
 	t_ok "Chromium: the screenshot shows the change-point line" \
 		test "$(python3 "$TESTS_DIR/nightly/pixels.py" "$TRASH/trend.png" 207 34 46 90)" -ge 60
