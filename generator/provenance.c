@@ -4,6 +4,7 @@
 #define _DEFAULT_SOURCE /* gethostname */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -300,29 +301,31 @@ machine(const struct prov_src *s)
 	return o;
 }
 
-/* probe.<job>.jsonl: one JSON object per node, written by the job's
- * per-node probe; sorted by node name for a stable diff. */
+/* probe.<job>.<node>.json: one JSON line per node, written by the job's
+ * per-node probe (templates/probe-node.sh); keyed by node name. */
 static json_t *
 nodes(const struct prov_src *s)
 {
-	char *path = xasprintf("%s/probe.%s.jsonl", s->state_dir, s->job);
-	char *txt = read_file(path, NULL);
-	free(path);
-	if (!txt)
+	char *pat = xasprintf("%s/probe.%s.*.json", s->state_dir, s->job);
+	glob_t g;
+	int rc = glob(pat, 0, NULL, &g);
+	free(pat);
+	if (rc)
 		return prov_missing("the job wrote no node probe");
 	json_t *o = json_object();
-	for (char *line = txt, *nl; *line; line = nl + 1) {
-		nl = strchr(line, '\n');
-		if (!nl)
-			break;  /* a torn last line is not counted */
-		*nl = 0;
-		json_t *j = json_loads(line, 0, NULL);
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		json_error_t e;
+		json_t *j = json_load_file(g.gl_pathv[i], 0, &e);
 		const char *name = json_string_value(json_object_get(j, "node"));
-		if (name)
-			json_object_set(o, name, j);
+		if (name) {
+			char *n = xstrdup(name);
+			json_object_del(j, "node");
+			json_object_set(o, n, j);
+			free(n);
+		}
 		json_decref(j);
 	}
-	free(txt);
+	globfree(&g);
 	return o;
 }
 
