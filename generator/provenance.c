@@ -83,27 +83,6 @@ sqsh_fact(const char *path)
 			 "hash_of", "first MiB + last MiB + size");
 }
 
-static json_t *
-image_fact(const struct prov_src *s)
-{
-	char stem[256], buf[512];
-	if (!cfg_get(s->cfg, "image", stem, sizeof stem))
-		return prov_missing("the stage runs without a container image");
-	char *idp = xasprintf("%s/images/%s.sqsh.id", s->install, stem);
-	char *sq = xasprintf("%s/images/%s.sqsh", s->install, stem);
-	char *id = read_file(idp, NULL);
-	json_t *o = json_object();
-	json_object_set_new(o, "ref", json_string(id && cfg_get(id, "ref", buf, sizeof buf) ? buf : stem));
-	json_object_set_new(o, "digest", id && cfg_get(id, "digest", buf, sizeof buf) && *buf
-			    ? json_string(buf) : prov_missing("the import did not report a digest"));
-	json_object_set_new(o, "id_sha256", file_hash(idp));
-	json_object_set_new(o, "sqsh", sqsh_fact(sq));
-	free(id);
-	free(idp);
-	free(sq);
-	return o;
-}
-
 /* The upstream stage of a kind ("venv."), from the after= lines. */
 static char *
 upstream(const char *cfg, const char *prefix)
@@ -117,6 +96,32 @@ upstream(const char *cfg, const char *prefix)
 	}
 	free(a);
 	return r;
+}
+
+static json_t *
+image_fact(const struct prov_src *s)
+{
+	char stem[256], buf[512];
+	/* the image the stage runs in, else the one it waits for */
+	char *up = upstream(s->cfg, "image.");
+	if (!cfg_get(s->cfg, "image", stem, sizeof stem) && !(up && snprintf(stem, sizeof stem, "%s", up + 6))) {
+		free(up);
+		return prov_missing("the stage uses no container image");
+	}
+	free(up);
+	char *idp = xasprintf("%s/images/%s.sqsh.id", s->install, stem);
+	char *sq = xasprintf("%s/images/%s.sqsh", s->install, stem);
+	char *id = read_file(idp, NULL);
+	json_t *o = json_object();
+	json_object_set_new(o, "ref", json_string(id && cfg_get(id, "ref", buf, sizeof buf) ? buf : stem));
+	json_object_set_new(o, "digest", id && cfg_get(id, "digest", buf, sizeof buf) && *buf
+			    ? json_string(buf) : prov_missing("the import did not report a digest"));
+	json_object_set_new(o, "id_sha256", file_hash(idp));
+	json_object_set_new(o, "sqsh", sqsh_fact(sq));
+	free(id);
+	free(idp);
+	free(sq);
+	return o;
 }
 
 /* The venv's llmb-venv.txt: python, repo pins, and the hash of the pip
@@ -185,6 +190,33 @@ pairs(const char *cfg, const char *key)
 	return o;
 }
 
+/* The job script's sha256 with its submission token (which names the
+ * started marker and differs at every submission) replaced by @TOKEN@. */
+static json_t *
+script_hash(const struct prov_src *s)
+{
+	char *sp = xasprintf("%s/job.%s.sh", s->state_dir, s->token);
+	char *txt = read_file(sp, NULL), h[65];
+	free(sp);
+	if (!txt)
+		return prov_missing("the job script is gone");
+	struct sb b = {0};
+	size_t tl = strlen(s->token);
+	for (const char *p = txt, *q; *p; p = q + tl) {
+		q = tl ? strstr(p, s->token) : NULL;
+		if (!q) {
+			sb_add(&b, p);
+			break;
+		}
+		sb_addn(&b, p, (size_t)(q - p));
+		sb_add(&b, "@TOKEN@");
+	}
+	sha256_hex(b.buf ? b.buf : "", b.len, h);
+	sb_free(&b);
+	free(txt);
+	return json_string(h);
+}
+
 static json_t *
 configuration(const struct prov_src *s)
 {
@@ -197,9 +229,7 @@ configuration(const struct prov_src *s)
 	json_object_set_new(o, "workload", json_string(w));
 	json_object_set_new(o, "run", json_string(cfg_get(s->cfg, "run", run, sizeof run) ? run : ""));
 	json_object_set_new(o, "config_hash", json_string(s->cfg_hash));
-	char *sp = xasprintf("%s/job.%s.sh", s->state_dir, s->token);
-	json_object_set_new(o, "script_sha256", file_hash(sp));
-	free(sp);
+	json_object_set_new(o, "script_sha256", script_hash(s));
 	json_object_set_new(o, "knobs", pairs(s->cfg, "param"));
 	json_object_set_new(o, "env", pairs(s->cfg, "env"));
 	size_t n;
