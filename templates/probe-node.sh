@@ -10,7 +10,6 @@
 # fails is recorded as failed. The script always exits 0: a probe never
 # stops a benchmark.
 set -u
-# shellcheck disable=SC2015 # js and missing only print, they never fail
 out=${1:?usage: probe-node.sh OUTDIR JOB} job=${2:?usage: probe-node.sh OUTDIR JOB}
 node=$(hostname -s 2>/dev/null || hostname)
 node=${SLURMD_NODENAME:-$node}
@@ -57,18 +56,21 @@ gpus() {
 cuda_version() {
 	local v
 	v=$(nvidia-smi 2>/dev/null | sed -n 's/.*CUDA Version: *\([0-9.]*\).*/\1/p' | head -n 1)
-	[ -n "$v" ] && js "$v" || missing "nvidia-smi does not name a CUDA version"
+	if [ -n "$v" ]; then js "$v"; else missing "nvidia-smi does not name a CUDA version"; fi
 }
 
 topo_hash() {
 	local t
-	t=$(nvidia-smi topo -m 2>/dev/null) && [ -n "$t" ] &&
-		js "$(printf '%s\n' "$t" | sha256sum | cut -c1-64)" || missing "nvidia-smi topo -m failed"
+	if t=$(nvidia-smi topo -m 2>/dev/null) && [ -n "$t" ]; then
+		js "$(printf '%s\n' "$t" | sha256sum | cut -c1-64)"
+	else
+		missing "nvidia-smi topo -m failed"
+	fi
 }
 
 governor() {
 	local f=/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor
-	[ -r "$f" ] && js "$(cat "$f")" || missing "no cpufreq governor on this node"
+	if [ -r "$f" ]; then js "$(cat "$f")"; else missing "no cpufreq governor on this node"; fi
 }
 
 # The NCCL library the node's loader knows (the image may carry its own):
@@ -78,7 +80,7 @@ nccl_version() {
 	p=$(ldconfig -p 2>/dev/null | sed -n 's/.*libnccl\.so\.[0-9]* .*=> *//p' | head -n 1)
 	[ -n "$p" ] || { missing "no libnccl.so in the loader cache"; return; }
 	v=$(readlink -f "$p" 2>/dev/null | sed -n 's/.*libnccl\.so\.\([0-9]*\.[0-9.]*\)$/\1/p')
-	[ -n "$v" ] && js "$v" || missing "$p: its file name carries no full version"
+	if [ -n "$v" ]; then js "$v"; else missing "$p: its file name carries no full version"; fi
 }
 
 gather() {
