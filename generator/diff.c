@@ -83,7 +83,9 @@ history_record(const char *path, const char *job)
 	}
 	if (!found && n < 2)
 		fprintf(stderr, "llmb diff: %s: no run record%s%s\n", path, job ? " of job " : "", job ? job : "");
-	return found ? from_record(found) : NULL;
+	json_t *p = found ? from_record(found) : NULL;
+	json_decref(found);
+	return p;
 }
 
 /* The provenance of a run directory, provenance file or history record. */
