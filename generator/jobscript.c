@@ -393,6 +393,9 @@ definitions(const struct jobctx *c, struct sb *d, struct sb *err)
 	define(d, "LLMB_TOKEN", c->token);
 	define_q(d, "LLMB_INSTALL_DIR", c->install);
 	define_q(d, "LLMB_STATE_DIR", c->state_dir);
+	char *probe = xasprintf("%s/templates/probe-node.sh", c->top);
+	define_q(d, "LLMB_PROBE_SCRIPT", probe);
+	free(probe);
 	define(d, "LLMB_NTASKS", cfg_get(c->cfg, "ntasks_per_node", buf, sizeof buf) ? buf : "1");
 	int rc = quoted_list(c, "arg", " ", NULL, &s, err);
 	define(d, "LLMB_CMD", s.len ? s.buf : ":");

@@ -29,6 +29,7 @@ static const struct command {
 	{"nightly", cmd_nightly, "run, record and judge one night"},
 	{"judge", cmd_judge, "verdicts on the nightly history; trend page"},
 	{"annotate", cmd_annotate, "record a human decision in the nightly history"},
+	{"diff", cmd_diff, "what changed between two runs (provenance)"},
 };
 
 static int

@@ -30,6 +30,7 @@
 #include "jobscript.h"
 #include "outputs.h"
 #include "plan.h"
+#include "provenance.h"
 #include "slurm.h"
 #include "util.h"
 
@@ -301,6 +302,22 @@ write_stamp(struct ctx *c, const char *job, const char *note)
 		die("cannot write stamp %s: %s", path, strerror(errno));
 	free(path);
 	sb_free(&s);
+}
+
+/* provenance.json beside train.done: what the run ran on (provenance.c). */
+static void
+write_provenance(struct ctx *c, const struct record *r, const struct jobinfo *ji)
+{
+	char run[256], w[128];
+	cget(c, "run", run, sizeof run);
+	cget(c, "workload", w, sizeof w);
+	char *dir = xasprintf("%s/workloads/%s/experiments/%s", c->install, w, run);
+	struct prov_src s = {.top = c->top, .install = c->install, .gen = c->gen, .run_dir = dir, .cfg = c->cfg,
+			     .cfg_hash = c->hash, .state_dir = c->state, .token = r->token, .job = r->job,
+			     .executor = r->executor, .submitted = r->submitted,
+			     .restarts = ji->restarts};
+	provenance_write(&s);
+	free(dir);
 }
 
 /* Writes the run's record next to its log for parse and report. */
@@ -652,8 +669,10 @@ decide(struct ctx *c, struct record *r, struct jobinfo *ji)
 		ok = 0;
 	if (ok) {
 		char *jn = jobnote_read(c->state, r->job), *all = jobnote_join(note, jn);
-		if (!strcmp(c->kind, "train"))
+		if (!strcmp(c->kind, "train")) {
 			write_train_done(c, r, log, all);
+			write_provenance(c, r, ji);
+		}
 		write_stamp(c, r->job, all);
 		record_set_state(c, r, "done");
 		printf("[%s] %s: done (job %s%s%s)\n", c->progress, c->label, r->job, all ? ", " : "", all ? all : "");

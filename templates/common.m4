@@ -66,4 +66,13 @@ llmb_launch() {
 	return "$rc"
 }
 ]])
+# The per-node probe before training (templates/probe-node.sh): one task
+# per node, each bounded in time and always exiting 0; what it writes to
+# the state directory goes into the run's provenance.json.
+m4_define([[LLMB_PROBE]], [[if [ -n "${SLURM_JOB_ID:-}" ]; then
+	timeout -k 5 60 srun --ntasks-per-node=1 --ntasks="${SLURM_JOB_NUM_NODES:-1}" bash LLMB_PROBE_SCRIPT "$llmb_state" "$LLMB_JOB_ID" ||
+		echo "llmb: the node probe step failed; the run goes on" >&2
+else
+	bash LLMB_PROBE_SCRIPT "$llmb_state" "$LLMB_JOB_ID" || true
+fi]])
 m4_divert(0)m4_dnl

@@ -1,6 +1,7 @@
 m4_include(common.m4)m4_dnl
 LLMB_PRELUDE
 LLMB_LAUNCHER
+LLMB_PROBE
 mkdir -p LLMB_WORKDIR
 cd LLMB_WORKDIR
 m4_ifelse(LLMB_NODE_SETUP_ON, 1, [[# Node setup (train.node_setup): the training command, run with

@@ -53,6 +53,12 @@ llmb_launch() {
 	return "$rc"
 }
 
+if [ -n "${SLURM_JOB_ID:-}" ]; then
+	timeout -k 5 60 srun --ntasks-per-node=1 --ntasks="${SLURM_JOB_NUM_NODES:-1}" bash 'TOP/templates/probe-node.sh' "$llmb_state" "$LLMB_JOB_ID" ||
+		echo "llmb: the node probe step failed; the run goes on" >&2
+else
+	bash 'TOP/templates/probe-node.sh' "$llmb_state" "$LLMB_JOB_ID" || true
+fi
 mkdir -p 'TRASH/inst/workloads/grok1/experiments/h100_314b_bf16_512'
 cd 'TRASH/inst/workloads/grok1/experiments/h100_314b_bf16_512'
 # Node setup (train.node_setup): the training command, run with

@@ -55,6 +55,12 @@ llmb_launch() {
 	return "$rc"
 }
 
+if [ -n "${SLURM_JOB_ID:-}" ]; then
+	timeout -k 5 60 srun --ntasks-per-node=1 --ntasks="${SLURM_JOB_NUM_NODES:-1}" bash 'TOP/templates/probe-node.sh' "$llmb_state" "$LLMB_JOB_ID" ||
+		echo "llmb: the node probe step failed; the run goes on" >&2
+else
+	bash 'TOP/templates/probe-node.sh' "$llmb_state" "$LLMB_JOB_ID" || true
+fi
 mkdir -p 'TRASH/inst/workloads/llama4-maverick/experiments/b200_400b_bf16_256'
 cd 'TRASH/inst/workloads/llama4-maverick/experiments/b200_400b_bf16_256'
 # Node setup (train.node_setup): the training command, run with

@@ -1,0 +1,273 @@
+/* diff: `llmb diff A B`, what changed between two runs. A and B are run
+ * directories (their provenance.json), provenance files, or history
+ * records (FILE.jsonl@JOB, or a history file of one record). Both are
+ * flattened to field paths (software.image.ref, nodes.n1.gpus[0].clocks.sm)
+ * and only the fields that differ are printed, grouped as provenance.json
+ * groups them: software, configuration, machine, nodes. Fields that differ
+ * between any two runs (job id, times) are left out.
+ * Exit status as diff(1): 0 same, 1 different, 2 bad input or usage. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <jansson.h>
+
+#include "cmds.h"
+#include "util.h"
+
+static const char *const groups[] = {"software", "configuration", "machine", "nodes"};
+
+/* A run's own identity, different for every run by construction. */
+static const char *const identity[] = {"machine.job", "machine.submit", "machine.start", "machine.end"};
+
+static const char usage_text[] =
+	"usage: llmb diff [--format=text|json] A B\n"
+	"A and B: run directories (provenance.json), provenance files, or history records\n"
+	"(HISTORY.jsonl@JOB). Prints the fields that differ, grouped: software, configuration,\n"
+	"machine, nodes. Exit status: 0 same, 1 different, 2 bad input or usage.\n";
+
+/* A history record (docs/history.md) in provenance's groups. */
+static json_t *
+from_record(json_t *r)
+{
+	json_t *img = json_object_get(r, "image");
+	return json_pack("{s:{s:O?, s:O?}, s:{s:O?, s:O?, s:O?}, s:{s:O?, s:O?, s:O?}}",
+			 "software", "llmb_version", json_object_get(r, "llmb_version"), "image", img,
+			 "configuration", "config_hash", json_object_get(r, "config_hash"),
+			 "knobs", json_object_get(r, "knobs"), "key", json_object_get(r, "key"),
+			 "machine", "nodes", json_object_get(r, "nodes"), "executor", json_object_get(r, "executor"),
+			 "job", json_object_get(r, "job"));
+}
+
+/* The record of job in a history file (or its only record). */
+static json_t *
+history_record(const char *path, const char *job)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "llmb diff: %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	json_t *found = NULL;
+	char *line = NULL;
+	size_t cap = 0, n = 0;
+	for (long ln = 1; getline(&line, &cap, f) > 0; ln++) {
+		json_error_t e;
+		json_t *r = json_loads(line, 0, &e);
+		if (!r) {
+			fprintf(stderr, "%s:%ld:%d: error: %s\n", path, ln, e.column > 0 ? e.column : 1, e.text);
+			json_decref(found);
+			found = NULL;
+			n = 2;
+			break;
+		}
+		const char *type = json_string_value(json_object_get(r, "type"));
+		const char *j = json_string_value(json_object_get(r, "job"));
+		if (type && !strcmp(type, "run") && (!job || (j && !strcmp(j, job)))) {
+			json_decref(found);
+			found = r;
+			n++;
+		} else {
+			json_decref(r);
+		}
+	}
+	free(line);
+	fclose(f);
+	if (found && n > 1 && !job) {
+		fprintf(stderr, "llmb diff: %s holds %zu runs: name one as %s@JOB\n", path, n, path);
+		json_decref(found);
+		return NULL;
+	}
+	if (!found && n < 2)
+		fprintf(stderr, "llmb diff: %s: no run record%s%s\n", path, job ? " of job " : "", job ? job : "");
+	json_t *p = found ? from_record(found) : NULL;
+	json_decref(found);
+	return p;
+}
+
+/* The provenance of a run directory, provenance file or history record. */
+static json_t *
+load(const char *arg)
+{
+	struct stat st = {0};
+	char *at = strrchr(arg, '@');
+	if (stat(arg, &st) < 0 && at) {
+		char *path = xstrndup(arg, (size_t)(at - arg));
+		json_t *p = history_record(path, at + 1);
+		free(path);
+		return p;
+	}
+	char *path = S_ISDIR(st.st_mode) ? xasprintf("%s/provenance.json", arg) : xstrdup(arg);
+	json_error_t e;
+	json_t *p = json_load_file(path, JSON_DISABLE_EOF_CHECK, &e);
+	if (p && json_object_get(p, "type")) {
+		json_decref(p);
+		p = history_record(path, NULL);
+	} else if (!p) {
+		fprintf(stderr, "%s:%d:%d: error: %s\n", path, e.line > 0 ? e.line : 1, e.column > 0 ? e.column : 1, e.text);
+	}
+	free(path);
+	return p;
+}
+
+/* path -> leaf value; a missing or failed probe ({"status", "why"}) is one leaf. */
+static void
+flatten(json_t *v, const char *path, json_t *out)
+{
+	if (json_is_object(v) && !json_object_get(v, "why")) {
+		const char *k;
+		json_t *x;
+		json_object_foreach(v, k, x) {
+			char *p = *path ? xasprintf("%s.%s", path, k) : xstrdup(k);
+			flatten(x, p, out);
+			free(p);
+		}
+	} else if (json_is_array(v) && json_array_size(v) && (json_is_object(json_array_get(v, 0)))) {
+		size_t i;
+		json_t *x;
+		json_array_foreach(v, i, x) {
+			char *p = xasprintf("%s[%zu]", path, i);
+			flatten(x, p, out);
+			free(p);
+		}
+	} else {
+		json_object_set(out, path, v);
+	}
+}
+
+static int
+is_identity(const char *path)
+{
+	for (size_t i = 0; i < sizeof identity / sizeof *identity; i++)
+		if (!strcmp(path, identity[i]))
+			return 1;
+	return 0;
+}
+
+static int
+by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int
+in_group(const char *path, const char *g)
+{
+	size_t n = strlen(g);
+	return !strncmp(path, g, n) && path[n] == '.';
+}
+
+/* {"software":[{"field","a","b"}...], ...} of the fields that differ; a
+ * field one side lacks is null there. */
+static json_t *
+differences(json_t *fa, json_t *fb, size_t *count)
+{
+	json_t *keys = json_object(), *out = json_object();
+	const char *k;
+	json_t *v;
+	json_object_foreach(fa, k, v) json_object_set_new(keys, k, json_true());
+	json_object_foreach(fb, k, v) json_object_set_new(keys, k, json_true());
+	for (size_t g = 0; g < sizeof groups / sizeof *groups; g++) {
+		json_t *list = json_array();
+		const char **names = xcalloc(json_object_size(keys) + 1, sizeof *names);
+		size_t n = 0;
+		json_object_foreach(keys, k, v) if (in_group(k, groups[g])) names[n++] = k;
+		qsort(names, n, sizeof *names, by_name);
+		for (size_t i = 0; i < n; i++) {
+			json_t *a = json_object_get(fa, names[i]), *b = json_object_get(fb, names[i]);
+			if (is_identity(names[i]) || (a && b && json_equal(a, b)))
+				continue;
+			json_array_append_new(list, json_pack("{s:s, s:O?, s:O?}", "field", names[i] + strlen(groups[g]) + 1,
+							      "a", a, "b", b));
+			(*count)++;
+		}
+		free(names);
+		json_object_set_new(out, groups[g], list);
+	}
+	json_decref(keys);
+	return out;
+}
+
+static void
+print_value(json_t *v)
+{
+	if (!v) {
+		fputs("(absent)", stdout);
+	} else if (json_is_string(v)) {
+		fputs(json_string_value(v), stdout);
+	} else {
+		char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_SORT_KEYS);
+		fputs(s ? s : "?", stdout);
+		free(s);
+	}
+}
+
+static void
+print_text(json_t *d, const char *a, const char *b, size_t count)
+{
+	if (!count) {
+		printf("no differences between %s and %s\n", a, b);
+		return;
+	}
+	printf("%zu field%s differ between A=%s and B=%s\n", count, count == 1 ? "" : "s", a, b);
+	for (size_t g = 0; g < sizeof groups / sizeof *groups; g++) {
+		json_t *list = json_object_get(d, groups[g]), *x;
+		size_t i;
+		if (!json_array_size(list))
+			continue;
+		printf("%s:\n", groups[g]);
+		json_array_foreach(list, i, x) {
+			printf("  %s: ", json_string_value(json_object_get(x, "field")));
+			print_value(json_object_get(x, "a"));
+			fputs(" -> ", stdout);
+			print_value(json_object_get(x, "b"));
+			putchar('\n');
+		}
+	}
+}
+
+int
+cmd_diff(int argc, char **argv)
+{
+	const char *format = "text", *args[2];
+	int n = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strncmp(argv[i], "--format=", 9))
+			format = argv[i] + 9;
+		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return fputs(usage_text, stdout), 0;
+		else if (n < 2 && argv[i][0] != '-')
+			args[n++] = argv[i];
+		else
+			return fputs(usage_text, stderr), 2;
+	}
+	if (n != 2 || (strcmp(format, "text") && strcmp(format, "json")))
+		return fputs(usage_text, stderr), 2;
+	json_t *pa = load(args[0]), *pb = pa ? load(args[1]) : NULL;
+	if (!pa || !pb) {
+		json_decref(pa);
+		return 2;
+	}
+	json_t *fa = json_object(), *fb = json_object();
+	flatten(pa, "", fa);
+	flatten(pb, "", fb);
+	size_t count = 0;
+	json_t *d = differences(fa, fb, &count);
+	if (!strcmp(format, "json")) {
+		json_t *o = json_pack("{s:s, s:s, s:b, s:O}", "a", args[0], "b", args[1], "same", count == 0, "differences", d);
+		json_dumpf(o, stdout, JSON_SORT_KEYS | JSON_INDENT(2));
+		putchar('\n');
+		json_decref(o);
+	} else {
+		print_text(d, args[0], args[1], count);
+	}
+	json_decref(d);
+	json_decref(fa);
+	json_decref(fb);
+	json_decref(pa);
+	json_decref(pb);
+	return count ? 1 : 0;
+}

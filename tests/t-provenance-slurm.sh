@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# t-provenance-slurm: provenance on the emulated two-node Slurm cluster.
+# A two-node training of the fast sq workload runs the per-node probe as
+# one task per node (srun --ntasks-per-node=1) through the nvidia-smi
+# stand-in, with lowered clocks on n2; provenance.json holds both nodes,
+# the scheduler's facts from sacct, and `llmb diff` against a run with
+# normal clocks names n2's clocks. Starts a cluster: run it under the
+# machine-wide Slurm test lock.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/slurm/testlib.sh
+. "$TESTS_DIR/slurm/testlib.sh"
+slurm_need_packages || t_skip_all "$SLURM_SKIP_REASON"
+unset SBATCH_ACCOUNT SBATCH_PARTITION SBATCH_GPUS_PER_NODE ADDITIONAL_SLURM_PARAMS TIME_LIMIT ASYNC
+export SLURM_CI_NODES=2 SLURM_CI_CPUS=${SLURM_CI_CPUS:-8} SLURM_CI_MIN_JOB_AGE=${SLURM_CI_MIN_JOB_AGE:-3600}
+if [ -z "${SLURM_CI_ACCOUNTING+x}" ] && command -v mariadbd >/dev/null 2>&1; then
+	export SLURM_CI_ACCOUNTING=1 # sacct answers for finished jobs
+fi
+t_ok "two-node cluster is up" slurm_test_up || { t_done; exit 1; }
+export PATH=$TESTS_DIR/provenance/bin:$PATH
+jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+T=$TRASH/top
+mkdir -p "$T/workloads/sq" "$T/pipelines"
+for f in GNUmakefile generator templates tests; do ln -s "$TOP/$f" "$T/$f"; done
+cp "$TOP/pipelines/benchmark.yaml" "$T/pipelines/"
+cp "$TOP/workloads/gpus.yaml" "$T/workloads/"
+# scale 4 of the cpu "GPU" (two ranks per node): two nodes
+sed 's/scales: \[1, 2\]/scales: [4]/' "$TESTS_DIR/slurm-pipeline/sq.yaml" >"$T/workloads/sq.yaml"
+cp "$TESTS_DIR/slurm-pipeline/train.sh" "$TESTS_DIR/slurm-pipeline/data.sh" "$T/workloads/sq/"
+I=$TRASH/inst
+R=$I/workloads/sq/experiments/cpu_tiny_fp32_4
+MK=(make -C "$T" B="$TOP/build" LLMB_GEN="$TRASH/gen" LLMB_INSTALL="$I" EXECUTOR=slurm WORKLOAD=sq train)
+
+t_ok "a two-node training with normal clocks" env LLMB_POLL_SECONDS=1 "${MK[@]}"
+P=$R/provenance.json
+cp "$P" "$TRASH/a.json"
+t_ok "provenance: both nodes probed, all ok" test "$(jget "$P" '" ".join(k + ":" + v["status"] for k, v in sorted(d["nodes"].items()))')" = "n1:ok n2:ok"
+t_ok "provenance: sacct's node list, partition and exit code" python3 - "$P" <<'EOF'
+import json, sys
+m = json.load(open(sys.argv[1]))["machine"]
+assert m["executor"] == "slurm" and m["job"].isdigit(), m
+assert m["nodes"] == "n[1-2]", m["nodes"]
+assert isinstance(m["partition"], str) and m["exit_code"] == "0:0", m
+for k in ("submit", "start", "end"): assert isinstance(m[k], str) and m[k][:2] == "20", (k, m[k])
+EOF
+
+rm -f "$I/state/done/train.sq.cpu.tiny.fp32.4"
+t_ok "a second run with lowered clocks on n2" env LLMB_POLL_SECONDS=1 NVSMI_STANDIN_SLOW=n2 "${MK[@]}"
+t_rc "llmb diff: different" 1 "$TOP/build/llmb" diff "$TRASH/a.json" "$R"
+cp "$TRASH/.out" "$TRASH/diff.out"
+t_grep "llmb diff names n2's SM clock" '^  n2\.gpus\[0\]\.clocks\.sm: 1980 -> 1410$' "$TRASH/diff.out"
+t_nogrep "llmb diff names no field of n1" '^  n1\.' "$TRASH/diff.out"
+t_done

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# t-provenance: provenance.json of real runs with the local executor, the
+# per-node probe through the nvidia-smi stand-in (tests/provenance/bin), and
+# `llmb diff` between runs. tinygpt (PyTorch on CPU, a short run) in a git
+# checkout: every field the local executor can have is there, the rest is
+# marked missing. The quick shell workload: a second run after an image tag
+# change, a recipe change (gbs) and a node change (the stand-in's lowered
+# clocks on this node) differs in exactly those fields; a hanging probe is
+# killed at its bound, recorded as failed, and the run still completes.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+/usr/bin/python3 -c 'import torch' 2>/dev/null || t_skip_all "python3-torch is not installed"
+command -v mksquashfs >/dev/null || t_skip_all "mksquashfs (squashfs-tools) is not installed"
+export PATH=$TESTS_DIR/provenance/bin:$TESTS_DIR/bin:$PATH
+NODE=$(hostname -s)
+# jq-free JSON queries through python3: jget FILE EXPR (d is the document).
+jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+# ---- tinygpt in a git checkout ------------------------------------------------
+T=$TRASH/tiny
+mkdir -p "$T/workloads" "$T/pipelines"
+for f in GNUmakefile generator templates tests; do ln -s "$TOP/$f" "$T/$f"; done
+ln -s "$TOP/workloads/tinygpt" "$T/workloads/tinygpt"
+cp "$TOP/pipelines/benchmark.yaml" "$T/pipelines/"
+cp "$TOP/workloads/gpus.yaml" "$T/workloads/"
+sed -e 's/^  steps: 50$/  steps: 12/' -e 's/^  window: \[11, 44\]$/  window: [3, 10]/' \
+	"$TOP/workloads/tinygpt.yaml" >"$T/workloads/tinygpt.yaml"
+git -C "$T" init -q && git -C "$T" add -A && git -C "$T" -c user.name=t -c user.email=t@t commit -qm t
+I=$TRASH/tinst
+t_ok "tinygpt trains with the local executor" make -C "$T" B="$TOP/build" LLMB_GEN="$TRASH/tgen" LLMB_INSTALL="$I" \
+	EXECUTOR=local WORKLOAD=tinygpt SCALES=1 train
+P=$I/workloads/tinygpt/experiments/cpu_tiny_fp32_1/provenance.json
+t_ok "the run directory has provenance.json" test -s "$P"
+t_ok "provenance.json: keys sorted, indented by 2" python3 -c '
+import json, sys
+t = open(sys.argv[1]).read()
+assert t == json.dumps(json.loads(t), sort_keys=True, indent=2, separators=(",", ": ")) + "\n"
+' "$P"
+t_ok "no temporary file left in the run directory" sh -c "! ls '$(dirname "$P")' | grep -q tmp"
+t_ok "every field the local executor can have is there" python3 - "$P" "$(git -C "$T" rev-parse --short HEAD)" "$NODE" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1])); head, node = sys.argv[2], sys.argv[3]
+def have(v): assert v is not None and not (isinstance(v, dict) and v.get("status") == "missing"), v
+s, c, m = d["software"], d["configuration"], d["machine"]
+assert s["llmb_version"].startswith(head), s["llmb_version"]
+assert s["venv"]["python"].count(".") >= 1 and len(s["venv"]["pip_freeze_sha256"]) == 64
+for k in ("recipe", "config_hash", "script_sha256", "knobs"): have(c[k])
+assert c["recipe"]["file"] == "tinygpt.yaml" and len(c["recipe"]["sha256"]) == 64
+assert c["knobs"]["gbs"] == "8" and c["workload"] == "tinygpt"
+assert m["executor"] == "local" and m["job"].startswith("local-") and m["exit_code"] == "0"
+for k in ("submit", "end", "nodes"): have(m[k])
+g = d["nodes"][node]
+assert g["status"] == "ok" and g["cuda_version"] == "12.4" and len(g["topo_sha256"]) == 64
+assert len(g["gpus"]) == 2 and g["gpus"][0]["clocks.sm"] == "1980" and g["gpus"][0]["power.limit"] == "700.00"
+have(g["kernel"])
+EOF
+t_ok "what the local executor cannot have is marked missing, with a reason" python3 - "$P" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+img = d["software"]["image"]
+assert img["status"] == "missing" and img["why"], img
+EOF
+t_nogrep "no secret value in provenance.json" 'hf_[A-Za-z]{8}' "$P"
+
+# ---- quick: diffs --------------------------------------------------------------
+Q=$TRASH/quick
+mkdir -p "$Q/workloads/quick" "$Q/pipelines"
+for f in GNUmakefile generator templates tests; do ln -s "$TOP/$f" "$Q/$f"; done
+cp "$TOP/pipelines/benchmark.yaml" "$Q/pipelines/"
+cp "$TOP/workloads/gpus.yaml" "$TESTS_DIR/pipeline/quick.yaml" "$Q/workloads/"
+cp "$TESTS_DIR/pipeline/train.sh" "$Q/workloads/quick/"
+J=$TRASH/qinst
+R=$J/workloads/quick/experiments/cpu_tiny_fp32_1
+q() { make -C "$Q" B="$TOP/build" LLMB_GEN="$TRASH/qgen" LLMB_INSTALL="$J" EXECUTOR=local WORKLOAD=quick SCALES=1 train; }
+t_ok "quick: first run" q
+cp "$R/provenance.json" "$TRASH/a.json"
+t_ok "quick: the image is in the provenance" test "$(jget "$R/provenance.json" 'd["software"]["image"]["ref"]')" = "nvcr.io#nvidia/quick:1.0"
+# again: without its stamp, make runs the training stage again
+again() { rm -f "$J/state/done/train.quick.cpu.tiny.fp32.1"; }
+again
+t_ok "quick: the same run again" q
+t_ok "two runs of one configuration are different jobs" test "$(jget "$TRASH/a.json" 'd["machine"]["job"]')" != "$(jget "$R/provenance.json" 'd["machine"]["job"]')"
+t_rc "llmb diff of two runs of one configuration: no differences" 0 "$TOP/build/llmb" diff "$TRASH/a.json" "$R"
+t_grep "llmb diff says so" '^no differences' "$TRASH/.out"
+
+sed -i 's/quick:1.0/quick:1.1/; s/gbs: 2/gbs: 4/' "$Q/workloads/quick.yaml"
+again
+t_ok "quick: a run after a new image tag, a new gbs, on a node with lowered clocks" \
+	env NVSMI_STANDIN_SLOW="$NODE" make -C "$Q" B="$TOP/build" LLMB_GEN="$TRASH/qgen" LLMB_INSTALL="$J" \
+	EXECUTOR=local WORKLOAD=quick SCALES=1 train
+t_rc "llmb diff: different (exit 1)" 1 "$TOP/build/llmb" diff --format=json "$TRASH/a.json" "$R"
+cp "$TRASH/.out" "$TRASH/diff.json"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["differences"]
+for g in ("software", "configuration", "machine", "nodes"):
+    for x in d[g]: print(g, x["field"], x["a"], x["b"])
+' "$TRASH/diff.json" | sed "s/ $NODE\./ NODE./" | awk '{print $1, $2, ($1 == "nodes" || $2 == "knobs.gbs" || $2 == "image.ref") ? $3 " " $4 : ""}' >"$TRASH/diff.fields"
+cat >"$TRASH/diff.want" <<'EOF'
+software image.id_sha256 
+software image.ref nvcr.io#nvidia/quick:1.0 nvcr.io#nvidia/quick:1.1
+software image.sqsh.sha256_ends 
+configuration config_hash 
+configuration knobs.gbs 2 4
+configuration recipe.sha256 
+nodes NODE.gpus[0].clocks.applications.graphics 1980 1410
+nodes NODE.gpus[0].clocks.sm 1980 1410
+nodes NODE.gpus[1].clocks.applications.graphics 1980 1410
+nodes NODE.gpus[1].clocks.sm 1980 1410
+EOF
+t_cmp "llmb diff names exactly the image, the recipe and the node's clocks" "$TRASH/diff.want" "$TRASH/diff.fields"
+t_rc "llmb diff (text): different" 1 "$TOP/build/llmb" diff "$TRASH/a.json" "$R"
+t_grep "text diff: grouped, old -> new" '^  image\.ref: nvcr\.io#nvidia/quick:1\.0 -> nvcr\.io#nvidia/quick:1\.1$' "$TRASH/.out"
+t_grep "text diff: the node's clocks" "^  $NODE\\.gpus\\[0\\]\\.clocks\\.sm: 1980 -> 1410\$" "$TRASH/.out"
+t_rc "llmb diff of a broken file: exit 2" 2 "$TOP/build/llmb" diff "$TRASH/diff.want" "$R"
+t_grep "broken file: file:line:col: error" 'diff\.want:1:[0-9]+: error: ' "$TRASH/.out"
+
+# History records: FILE.jsonl@JOB.
+printf '%s\n' '{"v":1,"type":"run","job":"7","llmb_version":"v1","image":{"ref":"a:1","digest":null},"config_hash":"x","nodes":"n1","executor":"slurm"}' \
+	'{"v":1,"type":"run","job":"8","llmb_version":"v1","image":{"ref":"a:1","digest":null},"config_hash":"x","nodes":"n2","executor":"slurm"}' >"$TRASH/h.jsonl"
+t_rc "llmb diff of two history records" 1 "$TOP/build/llmb" diff "$TRASH/h.jsonl@7" "$TRASH/h.jsonl@8"
+cp "$TRASH/.out" "$TRASH/hdiff.out"
+t_grep "history records: the node list" '^  nodes: n1 -> n2$' "$TRASH/hdiff.out"
+t_ok "history records: only the node list differs" test "$(grep -c ' -> ' "$TRASH/hdiff.out")" = 1
+
+# A probe that hangs is killed at its bound; the benchmark runs anyway.
+again
+t_ok "a run whose nvidia-smi hangs completes" env NVSMI_STANDIN_HANG=1 LLMB_PROBE_TIMEOUT=2 \
+	make -C "$Q" B="$TOP/build" LLMB_GEN="$TRASH/qgen" LLMB_INSTALL="$J" EXECUTOR=local WORKLOAD=quick SCALES=1 train
+t_ok "the hanging probe is recorded as failed" test "$(jget "$R/provenance.json" "d['nodes']['$NODE']['status']")" = failed
+cat "$R"/log-*.out >"$TRASH/logs"
+t_grep "the job log says the probe was killed" "node $NODE: probe killed after 2 s; the run goes on" "$TRASH/logs"
+t_done
