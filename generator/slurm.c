@@ -352,7 +352,9 @@ slurm_submit(const struct jobspec *js, char *id, size_t idlen, struct sb *err)
 		slurm_limits_wait_room(state_dir);
 		throttle_take(state_dir);
 		rc = capture_run(argv, &out, &errs);
-		if (rc == 0 || !throttle_transient(errs.buf) || try >= throttle_retries())
+		/* sbatch killed by a signal (SIGPIPE: the controller dropped the
+		 * connection) may or may not have created the job: ask by name. */
+		if (rc == 0 || !(throttle_transient(errs.buf) || rc > 128) || try >= throttle_retries())
 			break;
 		do {
 			sleep((unsigned)throttle_backoff(++try));
