@@ -20,6 +20,7 @@
 #include "outputs.h"
 #include "nightmatrix.h"
 #include "plan.h"
+#include "slurmlimits.h"
 #include "util.h"
 
 struct opts {
@@ -193,6 +194,10 @@ write_rules(struct plan *p, struct sb *mk, const char *vars)
 	for (size_t j = 0; j < nnames; j++)
 		free(names[j]);
 	free(names);
+	size_t njobs = 0;
+	for (size_t i = 0; i < p->n; i++)
+		njobs += strcmp(p->v[i].kind, "parse") && strcmp(p->v[i].kind, "report");
+	slurm_limits_plan_note(mk, njobs);
 	sb_add(mk, "LLMB_REPORT_IDS :=");
 	for (size_t i = 0; i < p->n; i++)
 		if (!strcmp(p->v[i].kind, "report"))

@@ -15,7 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "slurm.h"
+#include "slurmlimits.h"
+#include "throttle.h"
 
 #define STALE_WAITER_SECONDS 600 /* a registered job nobody asked about */
 #define MAX_POLL_SECONDS 60.0    /* back-off (x1.5) ceiling while nothing changes */
@@ -306,78 +309,6 @@ slurm_sbatch_argv(const struct jobspec *js, struct sb *err)
 /* ---- running a command ---------------------------------------------------------- */
 
 static void
-drain(int *fd, struct sb *into)
-{
-	char buf[4096];
-	ssize_t r = read(*fd, buf, sizeof buf);
-	if (r > 0) {
-		sb_addn(into, buf, (size_t)r);
-	} else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
-		close(*fd);
-		*fd = -1;
-	}
-}
-
-/* Run argv (PATH lookup, no shell) with stdin from /dev/null, collecting
- * stdout and stderr. Returns the exit status, 128+signal, or -1 when it
- * could not be started (message in errs). */
-static int
-run_capture(char *const argv[], struct sb *out, struct sb *errs)
-{
-	int po[2], pe[2], status;
-	pid_t pid;
-	if (pipe(po) < 0)
-		goto fail;
-	if (pipe(pe) < 0) {
-		close(po[0]);
-		close(po[1]);
-		goto fail;
-	}
-	pid = fork();
-	if (pid < 0) {
-		close(po[0]); close(po[1]); close(pe[0]); close(pe[1]);
-		goto fail;
-	}
-	if (pid == 0) {
-		int nul = open("/dev/null", O_RDONLY);
-		if (nul >= 0)
-			dup2(nul, 0);
-		dup2(po[1], 1);
-		dup2(pe[1], 2);
-		close(po[0]); close(po[1]); close(pe[0]); close(pe[1]);
-		execvp(argv[0], argv);
-		dprintf(2, "cannot run '%s': %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(po[1]);
-	close(pe[1]);
-	struct pollfd fds[2] = {{po[0], POLLIN, 0}, {pe[0], POLLIN, 0}};
-	while (fds[0].fd >= 0 || fds[1].fd >= 0) {
-		if (poll(fds, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		for (int i = 0; i < 2; i++)
-			if (fds[i].fd >= 0 && fds[i].revents)
-				drain(&fds[i].fd, i ? errs : out);
-	}
-	for (int i = 0; i < 2; i++)
-		if (fds[i].fd >= 0)
-			close(fds[i].fd);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			goto fail;
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status) == 127 && strstr(errs->buf ? errs->buf : "", "cannot run") ? -1
-		    : WEXITSTATUS(status);
-	return 128 + WTERMSIG(status);
-fail:
-	sb_addf(errs, "cannot run '%s': %s", argv[0], strerror(errno));
-	return -1;
-}
-
-static void
 add_trimmed(struct sb *err, const struct sb *text)
 {
 	size_t n = text->len;
@@ -400,15 +331,47 @@ valid_job_id(const char *id)
 
 /* ---- submit and cancel -------------------------------------------------------------- */
 
+/* sbatch once, through the shared throttle. A failure the controller calls
+ * temporary (busy, timed out, queue full) is tried again after a backoff,
+ * but only once Slurm says no job of this submission's name exists: a
+ * reply lost after the job was created must not make a second job. */
 static int
 slurm_submit(const struct jobspec *js, char *id, size_t idlen, struct sb *err)
 {
 	struct sb out = {0}, errs = {0};
 	char **argv = slurm_sbatch_argv(js, err);
-	int rc, ret = -1;
-	if (!argv)
+	char *state_dir = xasprintf("%s/state/executor", js->workdir);
+	int rc = 0, ret = -1, known = 0;
+	if (!argv) {
+		free(state_dir);
 		return -1;
-	rc = run_capture(argv, &out, &errs);
+	}
+	for (int try = 0;; try++) {
+		sb_reset(&out);
+		sb_reset(&errs);
+		slurm_limits_wait_room(state_dir);
+		throttle_take(state_dir);
+		rc = capture_run(argv, &out, &errs);
+		/* sbatch killed by a signal (SIGPIPE: the controller dropped the
+		 * connection) may or may not have created the job: ask by name. */
+		if (rc == 0 || !(throttle_transient(errs.buf) || rc > 128) || try >= throttle_retries())
+			break;
+		do {
+			sleep((unsigned)throttle_backoff(++try));
+			known = slurm_find_job(js->job_name, id, idlen);
+		} while (known < 0 && try < throttle_retries());
+		if (known > 0) {
+			fprintf(stderr, "llmb: sbatch for '%s' reported a temporary failure, yet created job %s: using it\n",
+				js->stage ? js->stage : js->job_name, id);
+			ret = 0;
+			goto out;
+		}
+		if (known < 0)
+			break;
+		fprintf(stderr, "llmb: sbatch for '%s' failed for now (%.*s); submitting again (try %d of %d)\n",
+			js->stage ? js->stage : js->job_name, (int)strcspn(errs.buf ? errs.buf : "", "\n"),
+			errs.buf ? errs.buf : "", try + 1, throttle_retries() + 1);
+	}
 	if (rc != 0) {
 		sb_addf(err, "sbatch failed for stage '%s'", js->stage ? js->stage : js->job_name);
 		if (rc > 0)
@@ -431,6 +394,7 @@ slurm_submit(const struct jobspec *js, char *id, size_t idlen, struct sb *err)
 	free(got);
 out:
 	slurm_argv_free(argv);
+	free(state_dir);
 	sb_free(&out);
 	sb_free(&errs);
 	return ret;
@@ -447,7 +411,7 @@ slurm_cancel(const char *id, struct sb *err)
 		sb_add_shquote(err, id);
 		return -1;
 	}
-	rc = run_capture(argv, &out, &errs);
+	rc = capture_run(argv, &out, &errs);
 	if (rc != 0) {
 		sb_addf(err, "scancel %s failed", id);
 		if (rc > 0)
@@ -770,7 +734,7 @@ who_cancelled(const struct paths *p, struct table *got)
 	char *ids = join_ids(&want, NULL);
 	char *sa[] = {"sacct", "-n", "-X", "-P", "-j", ids, "-o", "JobID,State", NULL};
 	log_query(p, "sacct", want.n);
-	if (run_capture(sa, &out, &errs) == 0 && out.buf) {
+	if (capture_run(sa, &out, &errs) == 0 && out.buf) {
 		char *save = NULL;
 		for (char *line = strtok_r(out.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 			char *f[2];
@@ -796,7 +760,7 @@ refresh(const struct paths *p, struct table *reg, struct table *got)
 		"JobID:|,State:|,exit_code:|,TimeUsed:|,RestartCnt:|,Reason:", NULL};
 	int rc, ret = 0;
 	log_query(p, "squeue", reg->n);
-	rc = run_capture(sq, &out, &errs);
+	rc = capture_run(sq, &out, &errs);
 	/* One unknown id alone is an error for squeue; in a list it is not. */
 	if (rc != 0 && !(errs.buf && strstr(errs.buf, "Invalid job id"))) {
 		warn("job status query failed (squeue exit %d): %.*s", rc,
@@ -822,12 +786,12 @@ refresh(const struct paths *p, struct table *reg, struct table *got)
 	sb_reset(&out);
 	sb_reset(&errs);
 	log_query(p, "sacct", nmiss);
-	rc = run_capture(sa, &out, &errs);
+	rc = capture_run(sa, &out, &errs);
 	if (rc != 0 && errs.buf && strstr(errs.buf, "accounting storage is disabled")) {
 		sb_reset(&out);
 		sb_reset(&errs);
 		log_query(p, "sacct-c", nmiss);
-		rc = run_capture(sc, &out, &errs);
+		rc = capture_run(sc, &out, &errs);
 	}
 	/* With neither accounting nor a completion log nothing remembers a
 	 * purged job: squeue answered without it, so it is gone. */
@@ -980,12 +944,12 @@ slurm_find_job(const char *name, char *id, size_t idlen)
 	char *sq[] = {"squeue", "-h", "-t", "all", "-n", (char *)name, "-o", "%i", NULL};
 	char *sa[] = {"sacct", "-n", "-X", "-P", "-S", "now-7days", "--name", (char *)name, "-o", "JobID", NULL};
 	int ret = -1;
-	if (run_capture(sq, &out, &errs) != 0)
+	if (capture_run(sq, &out, &errs) != 0)
 		goto out;
 	if (!out.len) {
 		/* purged after MinJobAge: accounting, when the cluster has it */
 		sb_reset(&errs);
-		ret = run_capture(sa, &out, &errs) == 0 ? 0 : errs.buf && strstr(errs.buf, "disabled") ? 0 : -1;
+		ret = capture_run(sa, &out, &errs) == 0 ? 0 : errs.buf && strstr(errs.buf, "disabled") ? 0 : -1;
 		if (!out.len)
 			goto out;
 	}

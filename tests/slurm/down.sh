@@ -17,11 +17,14 @@ export PATH=$PATH:/usr/sbin:/sbin
 export SLURM_CONF=$S/slurm.conf
 
 # alive PID NAME: PID runs (not a zombie) and is still NAME.
+# alive PID NAME (builtins only: it runs for every daemon of a 256-node cluster)
 alive() {
-	local comm
-	comm=$(cat "/proc/$1/comm" 2>/dev/null) || return 1
+	local comm st
+	{ read -r comm <"/proc/$1/comm"; } 2>/dev/null || return 1
 	[ "$comm" = "$2" ] || return 1
-	! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null
+	{ read -r st <"/proc/$1/stat"; } 2>/dev/null || return 1
+	st=${st##*) }
+	[ "${st%% *}" != Z ]
 }
 
 [ -f "$PIDS" ] || { echo "down.sh: nothing recorded in '$S'"; exit 0; }

@@ -43,9 +43,14 @@ slurm_port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 # slurm_pick_ports N: sets SLURM_CI_{CTLD,DBD,SLURMD}_PORT to N+2 free ports.
 slurm_pick_ports() {
-	local n=$1 base try p ok
+	local n=$1 base try p ok lo slots
+	# Below the ephemeral range: a port handed to an outgoing connection
+	# between this check and a slurmd's bind would make that node fail.
+	read -r lo _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || lo=32768
+	slots=$(((lo - 20000 - n - 2) / 100))
+	[ "$slots" -ge 1 ] || slots=400
 	for ((try = 0; try < 10; try++)); do
-		base=$((20000 + (RANDOM % 400) * 100))
+		base=$((20000 + (RANDOM % slots) * 100))
 		ok=1
 		for ((p = base; p < base + n + 2; p++)); do
 			slurm_port_free "$p" || { ok=0; break; }

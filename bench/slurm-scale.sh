@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# slurm-scale: N tiny training jobs (default 10000) through `make -jJ
+# ASYNC=1` (default J=64) on a private Slurm cluster whose MaxJobCount is
+# below N (default N/4, MinJobAge 10 s), so the submission must be spread:
+#   - submissions per second (mean, peak in any one second) against the
+#     throttle setting (LLMB_SUBMIT_RATE, default 10; BENCH_RATES="10 50"
+#     runs the submission once per rate on fresh install trees, the last
+#     one goes on to the wait);
+#   - submissions the controller refused (sbatch failures, and the
+#     temporary ones llmb retried), target 0;
+#   - then `make -jJ train` collects: controller RPCs per minute during the
+#     wait (sdiag, all message types), and the latency from each job's exit
+#     record to its stamp;
+#   - the yardstick: J per-job pollers (squeue -j ID every LLMB_POLL_SECONDS)
+#     for as long, their RPCs per minute from sdiag.
+# Usage: bench/slurm-scale.sh [N [J]]   (root, Slurm packages installed)
+set -u
+N=${1:-10000} J=${2:-64}
+POLL=${LLMB_POLL_SECONDS:-10}
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+TESTS_DIR=$TOP/tests
+TRASH=$(mktemp -d /tmp/llmb-bench.XXXXXX)
+chmod 755 "$TRASH"
+# shellcheck source=tests/slurm/testlib.sh
+. "$TESTS_DIR/slurm/testlib.sh"
+slurm_need_packages || { echo "slurm-scale: $SLURM_SKIP_REASON"; exit 0; }
+MAXJ=${BENCH_MAX_JOB_COUNT:-$((N / 4))}
+export SLURM_CI_NODES=${BENCH_NODES:-32} SLURM_CI_CPUS=8 SLURM_CI_MIN_JOB_AGE=10 SLURM_CI_ACCOUNTING=0
+export SLURM_CI_EXTRA_CONF="MaxJobCount=$MAXJ
+MessageTimeout=60
+TCPTimeout=30
+SchedulerParameters=batch_sched_delay=0,sched_interval=2,bf_interval=5,defer"
+cleanup() { slurm_test_down; rm -rf "$TRASH"; }
+slurm_test_up || { echo "slurm-scale: cluster did not start"; exit 1; }
+trap cleanup EXIT
+unset SBATCH_ACCOUNT SBATCH_PARTITION ADDITIONAL_SLURM_PARAMS TIME_LIMIT ASYNC
+export LLMB_POLL_SECONDS=$POLL LLMB_CPU_PARTITION=cpu
+
+# workload bz: one data task, N sizes with one training each
+top() { # DIR
+	local d=$1 i
+	mkdir -p "$d/workloads/bz" "$d/pipelines"
+	for f in GNUmakefile generator templates tests; do ln -sfn "$TOP/$f" "$d/$f"; done
+	cp "$TOP/pipelines/benchmark.yaml" "$d/pipelines/"
+	cp "$TOP/workloads/gpus.yaml" "$d/workloads/"
+	cp "$TESTS_DIR/slurm-pipeline/train.sh" "$TESTS_DIR/slurm-pipeline/data.sh" "$d/workloads/bz/"
+	sed -e 's/^workload: sq/workload: bz/' -e '/^models:/,$d' "$TESTS_DIR/slurm-pipeline/sq.yaml" >"$d/workloads/bz.yaml"
+	{
+		echo "models:"
+		for ((i = 1; i <= N; i++)); do echo "  m$i: {layers: 1}"; done
+		echo "measure: {window: [1, 3], steps: 5}"
+		echo "train:"
+		echo "  cmd: [\"bash\", \"{recipe_dir}/train.sh\", \"{steps}\", \"{install}\"]"
+		echo "configs:"
+		for ((i = 1; i <= N; i++)); do
+			echo "  - {gpu: cpu, size: m$i, dtype: fp32, scales: [1], params: {seq: 8, gbs: 2}}"
+		done
+	} >>"$d/workloads/bz.yaml"
+}
+make -C "$TOP" all >/dev/null
+mk() { local d=$1; shift; make -C "$d" B="$TOP/build" LLMB_GEN="$d/gen" LLMB_INSTALL="$d/inst" EXECUTOR=slurm WORKLOAD=bz "$@"; }
+# sdiag_rpcs: all RPCs the controller counted since the last reset
+sdiag_rpcs() { sdiag 2>/dev/null | awk '/^Remote Procedure Call statistics by message type/ {on = 1; next} /^Remote Procedure Call statistics by user/ {on = 0} on && /count:/ {sub(/.*count:/, ""); s += $1} END {print s + 0}'; }
+
+D=$TRASH/d
+top "$D"
+mk "$D" setup >/dev/null 2>&1 || { echo "slurm-scale: setup failed"; exit 1; }
+echo "cluster: $(scontrol show config | awk '/^MaxJobCount|^MinJobAge|^SLURM_VERSION/ {printf "%s=%s ", $1, $3}')"
+mk "$D" -n train 2>&1 | grep '^llmb:' # what the plan says about the limits
+for rate in ${BENCH_RATES:-${LLMB_SUBMIT_RATE:-10}}; do
+	rm -rf "$D/inst/state/jobs"/train.* "$D/inst/state/executor/submit.bucket"
+	scontrol update partitionname=debug state=down >/dev/null 2>&1 # queued, not run: the queue fills
+	(
+		sleep 1
+		# let the queue drain slowly once it is full, as a busy cluster would
+		until [ "$(squeue -h -t pd | wc -l)" -ge $((MAXJ / 2)) ] || [ -e "$TRASH/sub.done" ]; do sleep 1; done
+		scontrol update partitionname=debug state=up >/dev/null 2>&1
+	) &
+	sdiag -r >/dev/null 2>&1
+	start=$(date +%s.%N)
+	LLMB_SUBMIT_RATE=$rate mk "$D" -k -j"$J" train ASYNC=1 >"$TRASH/sub.out" 2>&1
+	rc=$?
+	end=$(date +%s.%N)
+	touch "$TRASH/sub.done"
+	wait
+	rm -f "$TRASH/sub.done"
+	n=$(grep -c 'submitted job' "$TRASH/sub.out")
+	refused=$(grep -c 'submission failed' "$TRASH/sub.out")
+	retried=$(grep -c 'failed for now' "$TRASH/sub.out")
+	waited=$(grep -c 'waiting for room' "$TRASH/sub.out")
+	# the controller's own submit times (the completion log keeps purged jobs)
+	peak=$(grep -o 'Name=llmb\.train[^ ]* .*SubmitTime=[^ ]*' "$SLURM_TEST_STATE/log/jobcomp.txt" 2>/dev/null |
+		sed 's/.*SubmitTime=//' | sort | uniq -c | sort -rn | head -n 1 | awk '{print $1}')
+	awk -v a="$start" -v b="$end" -v n="$n" -v r="$rate" -v p="$peak" -v f="$refused" -v t="$retried" -v w="$waited" -v rc="$rc" -v s="$(sdiag_rpcs)" \
+		'BEGIN {printf "rate %s/s: %d jobs submitted in %.1f s = %.1f jobs/s, peak %d in one second; refused %d, retried %d, waits for room %d, make rc %d; %.0f RPCs/min\n", r, n, b - a, n / (b - a), p, f, t, w, rc, s / ((b - a) / 60)}'
+done
+
+# ---- the wait: make -jJ train collects every job -------------------------------------------
+sdiag -r >/dev/null 2>&1
+start=$(date +%s.%N)
+mk "$D" -k -j"$J" train >"$TRASH/wait.out" 2>&1
+rc=$?
+end=$(date +%s.%N)
+rpcs=$(sdiag_rpcs)
+lat=$(for s in "$D"/inst/state/done/train.*; do
+	id=${s##*/}
+	job=$(sed -n 's/^job=//p' "$s")
+	e=$D/inst/state/jobs/$id/exit.$job
+	[ -e "$e" ] && echo "$(stat -c %.3Y "$s") $(stat -c %.3Y "$e")"
+done | awk '{d = $1 - $2; s += d; if (d > m) m = d; n++} END {printf "mean %.1f s, max %.1f s over %d jobs", s / n, m, n}')
+awk -v a="$start" -v b="$end" -v s="$rpcs" -v rc="$rc" -v p="$POLL" -v j="$J" \
+	'BEGIN {printf "wait (make -j%d train, poll %s s): %.0f s, make rc %d, %d RPCs = %.0f RPCs/min\n", j, p, b - a, rc, s, s / ((b - a) / 60)}'
+echo "completion -> stamp latency: $lat"
+
+# ---- yardstick: J per-job pollers for 60 s ---------------------------------------------------------
+ids=$(squeue -h -t all -o %i | head -n "$J")
+[ -n "$ids" ] || ids=$(seq 1 "$J")
+sdiag -r >/dev/null 2>&1
+for id in $ids; do
+	(end=$((SECONDS + 60)); while [ $SECONDS -lt $end ]; do squeue -h -j "$id" >/dev/null 2>&1; sleep "$POLL"; done) &
+done
+wait
+echo "yardstick: $J per-job pollers (squeue -j every $POLL s): $(sdiag_rpcs) RPCs in 60 s"
