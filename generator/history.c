@@ -610,27 +610,51 @@ static const char annotate_usage[] =
 	"  --ack NIGHT              NIGHT was a false alarm: excluded from baselines, counted\n"
 	"Appended to DIR/history/FINGERPRINT.jsonl under DIR/history/.lock.\n";
 
-/* Append one whole line: flock on the history lock, O_APPEND, a single
- * write, fsync. A line is written whole or not at all as far as readers
- * go: a cut-short write is reported as a torn line, never half-read. */
-static int
-append_line(const char *dir, const char *path, const char *line)
+/* ---- appending, under the history lock ---------------------------------- */
+
+int
+history_lock(const char *lockpath)
 {
-	char *lock = xasprintf("%s/.lock", dir);
-	int lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644), rc = -1;
-	free(lock);
-	if (lfd < 0)
+	if (mkdir_p(lockpath, 1) < 0)
 		return -1;
-	if (flock(lfd, LOCK_EX) == 0) {
-		int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-		if (fd >= 0) {
-			size_t n = strlen(line);
-			ssize_t w = write(fd, line, n);
-			rc = w == (ssize_t)n && fsync(fd) == 0 ? 0 : -1;
+	int fd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	while (flock(fd, LOCK_EX) < 0) {
+		if (errno != EINTR) {
 			close(fd);
+			return -1;
 		}
 	}
-	close(lfd);
+	return fd;
+}
+
+/* One write of the whole line: O_APPEND makes it land at the end even
+ * beside other writers, and the reader counts a line without its newline
+ * as torn, never as a record. */
+int
+history_append_locked(const char *path, const char *line)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	size_t len = strlen(line);
+	ssize_t w = write(fd, line, len);
+	int rc = w == (ssize_t)len && fsync(fd) == 0 ? 0 : -1;
+	int e = errno;
+	close(fd);
+	errno = e;
+	return rc;
+}
+
+int
+history_append_line(const char *lockpath, const char *path, const char *line)
+{
+	int fd = history_lock(lockpath);
+	if (fd < 0)
+		return -1;
+	int rc = history_append_locked(path, line);
+	close(fd);
 	return rc;
 }
 
@@ -709,12 +733,13 @@ cmd_annotate(int argc, char **argv)
 		if (!strcmp(action, "ack-false-alarm") && !has_night(&h, day))
 			fprintf(stderr, "%s: %s has no run on night %s to acknowledge\n", progname, fp, night);
 		else {
-			char *line = annotation_line(fp, action, night, reason);
-			if (append_line(dir, path, line) == 0)
+			char *line = annotation_line(fp, action, night, reason), *lock = xasprintf("%s/.lock", dir);
+			if (history_append_line(lock, path, line) == 0)
 				rc = 0;
 			else
 				fprintf(stderr, "%s: cannot append to %s: %s\n", progname, path, strerror(errno));
 			free(line);
+			free(lock);
 		}
 		history_free(&h);
 	} else

@@ -60,4 +60,12 @@ void history_night(int day, char out[11]);
 /* Is s usable as a fingerprint (and so as a file name)? */
 int history_fingerprint_ok(const char *s);
 
+/* Appending whole lines: history_lock() takes the history lock (flock,
+ * created with its directory; the fd holds it until closed);
+ * history_append_locked() appends one line with a single O_APPEND write and
+ * fsync (the caller holds the lock); history_append_line() does both. */
+int history_lock(const char *lockpath);
+int history_append_locked(const char *path, const char *line);
+int history_append_line(const char *lockpath, const char *path, const char *line);
+
 #endif

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "history.h"
 #include "logparse.h"
 #include "metrics.h"
 #include "nightmatrix.h"
@@ -459,52 +460,6 @@ has_job(const char *data, const char *job)
 	return 0;
 }
 
-static int
-lock_history(const char *lockpath)
-{
-	if (mkdir_p(lockpath, 1) < 0)
-		return -1;
-	int fd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -1;
-	while (flock(fd, LOCK_EX) < 0) {
-		if (errno != EINTR) {
-			close(fd);
-			return -1;
-		}
-	}
-	return fd;
-}
-
-/* One write of the whole line: O_APPEND makes it land at the end even
- * beside other writers, and the reader counts a line without its newline
- * as torn, never as a record. */
-static int
-append_locked(const char *path, const char *line)
-{
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -1;
-	size_t len = strlen(line);
-	ssize_t w = write(fd, line, len);
-	int rc = w == (ssize_t)len && fsync(fd) == 0 ? 0 : -1;
-	int e = errno;
-	close(fd);
-	errno = e;
-	return rc;
-}
-
-int
-history_append_line(const char *lockpath, const char *path, const char *line)
-{
-	int fd = lock_history(lockpath);
-	if (fd < 0)
-		return -1;
-	int rc = append_locked(path, line);
-	close(fd);
-	return rc;
-}
-
 int
 record_append(const char *install, json_t *rec)
 {
@@ -512,7 +467,7 @@ record_append(const char *install, json_t *rec)
 	const char *job = json_string_value(json_object_get(rec, "job"));
 	char *lockpath = xasprintf("%s/history/.lock", install);
 	char *path = xasprintf("%s/history/%s.jsonl", install, fp);
-	int rc = -1, fd = lock_history(lockpath);
+	int rc = -1, fd = history_lock(lockpath);
 	if (fd < 0) {
 		fprintf(stderr, "llmb record: error: cannot lock %s: %s\n", lockpath, strerror(errno));
 		goto out;
@@ -529,7 +484,7 @@ record_append(const char *install, json_t *rec)
 	} else {
 		char *s = json_dumps(rec, JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(10));
 		char *line = xasprintf("%s\n", s);
-		rc = append_locked(path, line) == 0 ? 1 : -1;
+		rc = history_append_locked(path, line) == 0 ? 1 : -1;
 		if (rc < 0)
 			fprintf(stderr, "llmb record: error: cannot append to %s: %s\n", path, strerror(errno));
 		free(line);

@@ -35,9 +35,6 @@ json_t *record_build(const struct rec_src *s, struct sb *err);
 /* Appends rec under the history lock: 1 appended, 0 the job already has a
  * record, -1 on error (message printed). */
 int record_append(const char *install, json_t *rec);
-/* Appends one line to path under the flock of lockpath, in one write,
- * fsynced. Returns 0 or -1 (errno). */
-int history_append_line(const char *lockpath, const char *path, const char *line);
 
 /* The run record of a plan's parse instance and its train instance. */
 json_t *record_of_stage(struct plan *p, const struct inst *parse, const char *install, const char *night,
