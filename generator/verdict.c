@@ -381,7 +381,10 @@ streak_first(const struct judge *j, size_t i, int dir)
 			break;
 		if (!eligible(v))
 			continue;
-		if (v->vb == dir)
+		/* A night of another size (a spike before a small shift) is
+		 * not the streak's first night. */
+		double a = fabs(v->effect), b = fabs(j->c->nights[i].effect);
+		if (v->vb == dir && fmin(a, b) >= j->p->confirm_ratio * fmax(a, b))
 			first = k, gap = 0;
 		else if (++gap > j->p->confirm_k - j->p->confirm_m)
 			break;
@@ -454,12 +457,28 @@ cp_confirms(const struct judge *j, size_t i, const size_t *cps, size_t ncp, size
 	if (!ncp)
 		return VB_NONE;
 	size_t c = cps[ncp - 1], prev = ncp > 1 ? cps[ncp - 2] : 0;
-	if (c >= i || (int)eligible_between(j, c, i) < j->p->cp_min_after)
+	if (c >= i)
 		return VB_NONE;
-	/* The nights between the change point and night i, by their median:
-	 * night i alone (a spike) cannot make the new segment look shifted,
-	 * it only has to go on in the same direction. */
-	double before = median_between(j, prev, c), after = median_between(j, c, i);
+	/* The nights between the change point and night i, by their median,
+	 * less the most extreme of them when it lies outside its clip bounds:
+	 * a spike is neither one of the cp_min_after nights nor part of the
+	 * level, and night i alone cannot make the segment look shifted. */
+	size_t n = 0, out = i;
+	double *m = xmalloc((i - c + 1) * sizeof *m), worst = 0;
+	for (size_t k = c; k < i; k++) {
+		const struct vnight *v = &j->c->nights[k];
+		double d = fmax(v->mean - v->clip_hi, v->clip_lo - v->mean);
+		if (eligible(v) && d > 0 && d > worst)
+			worst = d, out = k;
+	}
+	for (size_t k = c; k < i; k++)
+		if (k != out && eligible(&j->c->nights[k]))
+			m[n++] = j->c->nights[k].mean;
+	double after = n ? stats_median(m, n) : NAN;
+	free(m);
+	if ((int)n < j->p->cp_min_after)
+		return VB_NONE;
+	double before = median_between(j, prev, c);
 	double e = (after - before) / before, ei = (j->c->nights[i].mean - before) / before;
 	if (fabs(e) < j->p->min_effect || fabs(ei) < j->p->min_effect / 2 || (e > 0) != (ei > 0))
 		return VB_NONE;
@@ -519,11 +538,18 @@ tail_confirms(const struct judge *j, size_t i, size_t *first)
 		x[n++] = w->mean;
 		if ((int)n <= p->cp_min_after || (int)w->base_n < p->min_nights || !(w->base_sd > 0))
 			continue;
-		double mu = w->base_mean, lim = 2.5 * w->base_sd, sum = 0;
-		for (size_t a = 0; a < n; a++)
-			sum += fmin(fmax(x[a], mu - lim), mu + lim);
-		double m = sum / (double)n, e = (m - mu) / mu;
-		double t = (m - mu) / (w->base_sd * sqrt(1.0 / (double)n + 1.0 / (double)w->base_n));
+		/* Leave out the night furthest night i's way: one outlier (a
+		 * spike, clipped or not) must not carry the tail. */
+		double mu = w->base_mean, lim = 2.5 * w->base_sd, sum = 0, worst = 0;
+		for (size_t a = 0; a < n; a++) {
+			double y = fmin(fmax(x[a], mu - lim), mu + lim), d = dir == VB_SLOWER ? y - mu : mu - y;
+			sum += y;
+			if (a == 0 || d > worst)
+				worst = d;
+		}
+		sum -= dir == VB_SLOWER ? mu + worst : mu - worst;
+		double m = sum / (double)(n - 1), e = (m - mu) / mu;
+		double t = (m - mu) / (w->base_sd * sqrt(1.0 / (double)(n - 1) + 1.0 / (double)w->base_n));
 		if ((e > 0) != (dir == VB_SLOWER) || fabs(e) < p->min_effect)
 			continue;
 		if (stats_t_sf(fabs(t), (double)w->base_n - 1) < p->tail_alpha && fabs(t) > best)
