@@ -333,16 +333,9 @@ collect_base(struct judge *j, size_t i, struct base *b)
 		b->se2 /= (double)b->n;
 }
 
-static int
-cmp_desc(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x < y) - (x > y);
-}
-
 /* M of the last K eligible nights of the segment (night i included) went
- * the same way as night i, and M of them agree on the size of the change
- * within confirm_ratio: a sustained shift keeps its size, while a spike
+ * the same way as night i, and M of them, night i one of them, agree on
+ * the size of the change within confirm_ratio: a sustained shift keeps its size, while a spike
  * next to an unrelated noisy night does not. */
 static int
 m_of_k(const struct judge *j, size_t i)
@@ -359,13 +352,12 @@ m_of_k(const struct judge *j, size_t i)
 		if (v->vb == j->c->nights[i].vb)
 			e[same++] = fabs(v->effect);
 	}
-	if (same < m)
-		return 0;
-	qsort(e, (size_t)same, sizeof *e, cmp_desc);
-	for (int a = 0; a + m <= same; a++)
-		if (e[a + m - 1] >= j->p->confirm_ratio * e[a])
-			return 1;
-	return 0;
+	/* Night i (e[0]) must be one of the M that agree: two noisy nights
+	 * next to a spike do not confirm the spike's night. */
+	int agree = 0;
+	for (int a = 0; a < same; a++)
+		agree += fmin(e[a], e[0]) >= j->p->confirm_ratio * fmax(e[a], e[0]);
+	return agree >= m;
 }
 
 /* The first night of the streak that confirmed night i: back over eligible
@@ -539,7 +531,7 @@ tail_confirms(const struct judge *j, size_t i, size_t *first)
 		if ((int)n <= p->cp_min_after || (int)w->base_n < p->min_nights || !(w->base_sd > 0))
 			continue;
 		/* Leave out the night furthest night i's way: one outlier (a
-		 * spike, clipped or not) must not carry the tail. */
+		 * spike, even clipped) must not carry the tail... */
 		double mu = w->base_mean, lim = 2.5 * w->base_sd, sum = 0, worst = 0;
 		for (size_t a = 0; a < n; a++) {
 			double y = fmin(fmax(x[a], mu - lim), mu + lim), d = dir == VB_SLOWER ? y - mu : mu - y;
@@ -547,9 +539,12 @@ tail_confirms(const struct judge *j, size_t i, size_t *first)
 			if (a == 0 || d > worst)
 				worst = d;
 		}
-		sum -= dir == VB_SLOWER ? mu + worst : mu - worst;
-		double m = sum / (double)(n - 1), e = (m - mu) / mu;
-		double t = (m - mu) / (w->base_sd * sqrt(1.0 / (double)(n - 1) + 1.0 / (double)w->base_n));
+		/* ... when it is an outlier: it reached the clip bound. */
+		size_t used = n;
+		if (worst >= lim)
+			sum -= dir == VB_SLOWER ? mu + worst : mu - worst, used--;
+		double m = sum / (double)used, e = (m - mu) / mu;
+		double t = (m - mu) / (w->base_sd * sqrt(1.0 / (double)used + 1.0 / (double)w->base_n));
 		if ((e > 0) != (dir == VB_SLOWER) || fabs(e) < p->min_effect)
 			continue;
 		if (stats_t_sf(fabs(t), (double)w->base_n - 1) < p->tail_alpha && fabs(t) > best)
