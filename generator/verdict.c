@@ -335,8 +335,8 @@ collect_base(struct judge *j, size_t i, struct base *b)
 
 /* M of the last K eligible nights of the segment (night i included) went
  * the same way as night i, and M of them, night i one of them, agree on
- * the size of the change within confirm_ratio: a sustained shift keeps its size, while a spike
- * next to an unrelated noisy night does not. */
+ * the size of the change within confirm_ratio: a sustained shift keeps its
+ * size, while a spike next to an unrelated noisy night does not. */
 static int
 m_of_k(const struct judge *j, size_t i)
 {
@@ -530,8 +530,9 @@ tail_confirms(const struct judge *j, size_t i, size_t *first)
 		x[n++] = w->mean;
 		if ((int)n <= p->cp_min_after || (int)w->base_n < p->min_nights || !(w->base_sd > 0))
 			continue;
-		/* Leave out the night furthest night i's way: one outlier (a
-		 * spike, even clipped) must not carry the tail... */
+		/* One outlier (a spike, even clipped) must not carry the tail:
+		 * the night furthest night i's way is left out when it reached
+		 * the clip bound. */
 		double mu = w->base_mean, lim = 2.5 * w->base_sd, sum = 0, worst = 0;
 		for (size_t a = 0; a < n; a++) {
 			double y = fmin(fmax(x[a], mu - lim), mu + lim), d = dir == VB_SLOWER ? y - mu : mu - y;
@@ -539,7 +540,6 @@ tail_confirms(const struct judge *j, size_t i, size_t *first)
 			if (a == 0 || d > worst)
 				worst = d;
 		}
-		/* ... when it is an outlier: it reached the clip bound. */
 		size_t used = n;
 		if (worst >= lim)
 			sum -= dir == VB_SLOWER ? mu + worst : mu - worst, used--;
