@@ -333,17 +333,10 @@ collect_base(struct judge *j, size_t i, struct base *b)
 		b->se2 /= (double)b->n;
 }
 
-static int
-cmp_desc(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x < y) - (x > y);
-}
-
 /* M of the last K eligible nights of the segment (night i included) went
- * the same way as night i, and M of them agree on the size of the change
- * within confirm_ratio: a sustained shift keeps its size, while a spike
- * next to an unrelated noisy night does not. */
+ * the same way as night i, and M of them, night i one of them, agree on
+ * the size of the change within confirm_ratio: a sustained shift keeps its
+ * size, while a spike next to an unrelated noisy night does not. */
 static int
 m_of_k(const struct judge *j, size_t i)
 {
@@ -359,13 +352,12 @@ m_of_k(const struct judge *j, size_t i)
 		if (v->vb == j->c->nights[i].vb)
 			e[same++] = fabs(v->effect);
 	}
-	if (same < m)
-		return 0;
-	qsort(e, (size_t)same, sizeof *e, cmp_desc);
-	for (int a = 0; a + m <= same; a++)
-		if (e[a + m - 1] >= j->p->confirm_ratio * e[a])
-			return 1;
-	return 0;
+	/* Night i (e[0]) must be one of the M that agree: two noisy nights
+	 * next to a spike do not confirm the spike's night. */
+	int agree = 0;
+	for (int a = 0; a < same; a++)
+		agree += fmin(e[a], e[0]) >= j->p->confirm_ratio * fmax(e[a], e[0]);
+	return agree >= m;
 }
 
 /* The first night of the streak that confirmed night i: back over eligible
@@ -381,7 +373,10 @@ streak_first(const struct judge *j, size_t i, int dir)
 			break;
 		if (!eligible(v))
 			continue;
-		if (v->vb == dir)
+		/* A night of another size (a spike before a small shift) is
+		 * not the streak's first night. */
+		double a = fabs(v->effect), b = fabs(j->c->nights[i].effect);
+		if (v->vb == dir && fmin(a, b) >= j->p->confirm_ratio * fmax(a, b))
 			first = k, gap = 0;
 		else if (++gap > j->p->confirm_k - j->p->confirm_m)
 			break;
@@ -454,12 +449,28 @@ cp_confirms(const struct judge *j, size_t i, const size_t *cps, size_t ncp, size
 	if (!ncp)
 		return VB_NONE;
 	size_t c = cps[ncp - 1], prev = ncp > 1 ? cps[ncp - 2] : 0;
-	if (c >= i || (int)eligible_between(j, c, i) < j->p->cp_min_after)
+	if (c >= i)
 		return VB_NONE;
-	/* The nights between the change point and night i, by their median:
-	 * night i alone (a spike) cannot make the new segment look shifted,
-	 * it only has to go on in the same direction. */
-	double before = median_between(j, prev, c), after = median_between(j, c, i);
+	/* The nights between the change point and night i, by their median,
+	 * less the most extreme of them when it lies outside its clip bounds:
+	 * a spike is neither one of the cp_min_after nights nor part of the
+	 * level, and night i alone cannot make the segment look shifted. */
+	size_t n = 0, out = i;
+	double *m = xmalloc((i - c + 1) * sizeof *m), worst = 0;
+	for (size_t k = c; k < i; k++) {
+		const struct vnight *v = &j->c->nights[k];
+		double d = fmax(v->mean - v->clip_hi, v->clip_lo - v->mean);
+		if (eligible(v) && d > 0 && d > worst)
+			worst = d, out = k;
+	}
+	for (size_t k = c; k < i; k++)
+		if (k != out && eligible(&j->c->nights[k]))
+			m[n++] = j->c->nights[k].mean;
+	double after = n ? stats_median(m, n) : NAN;
+	free(m);
+	if ((int)n < j->p->cp_min_after)
+		return VB_NONE;
+	double before = median_between(j, prev, c);
 	double e = (after - before) / before, ei = (j->c->nights[i].mean - before) / before;
 	if (fabs(e) < j->p->min_effect || fabs(ei) < j->p->min_effect / 2 || (e > 0) != (ei > 0))
 		return VB_NONE;
@@ -519,11 +530,21 @@ tail_confirms(const struct judge *j, size_t i, size_t *first)
 		x[n++] = w->mean;
 		if ((int)n <= p->cp_min_after || (int)w->base_n < p->min_nights || !(w->base_sd > 0))
 			continue;
-		double mu = w->base_mean, lim = 2.5 * w->base_sd, sum = 0;
-		for (size_t a = 0; a < n; a++)
-			sum += fmin(fmax(x[a], mu - lim), mu + lim);
-		double m = sum / (double)n, e = (m - mu) / mu;
-		double t = (m - mu) / (w->base_sd * sqrt(1.0 / (double)n + 1.0 / (double)w->base_n));
+		/* One outlier (a spike, even clipped) must not carry the tail:
+		 * the night furthest night i's way is left out when it reached
+		 * the clip bound. */
+		double mu = w->base_mean, lim = 2.5 * w->base_sd, sum = 0, worst = 0;
+		for (size_t a = 0; a < n; a++) {
+			double y = fmin(fmax(x[a], mu - lim), mu + lim), d = dir == VB_SLOWER ? y - mu : mu - y;
+			sum += y;
+			if (a == 0 || d > worst)
+				worst = d;
+		}
+		size_t used = n;
+		if (worst >= lim)
+			sum -= dir == VB_SLOWER ? mu + worst : mu - worst, used--;
+		double m = sum / (double)used, e = (m - mu) / mu;
+		double t = (m - mu) / (w->base_sd * sqrt(1.0 / (double)used + 1.0 / (double)w->base_n));
 		if ((e > 0) != (dir == VB_SLOWER) || fabs(e) < p->min_effect)
 			continue;
 		if (stats_t_sf(fabs(t), (double)w->base_n - 1) < p->tail_alpha && fabs(t) > best)

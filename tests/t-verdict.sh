@@ -64,6 +64,16 @@ judge spike 0
 judge spike:night8 0 --night 2026-01-08
 expect_state spike "SUSPECT - -"
 
+# A spike followed by a noisy but normal night (and a slightly high night
+# before it) is never CONFIRMED: neither by 2 of 3, nor by the tail or the
+# change-point test with the spike inside their window.
+mk spike-noisy -n 14 spike:7:1.02 spike:8:1.3 spike:9:1.025 spike:10:1.015
+for night in 09 10 11 14; do
+	(cd "$TRASH/spike-noisy" && "$LLMB" judge --install . --format=json --night 2026-01-$night) >"$TRASH/spike-noisy-$night.json"
+	t_ok "spike-noisy: night $night not confirmed" test "$(state spike-noisy-$night | cut -d' ' -f1)" != CONFIRMED
+done
+judge spike-noisy 0
+
 # Invalid nights: exit 3 on the night; never in a baseline later.
 mk invalid -n 8 invalid:8:nan-grad-norm
 judge invalid 3
