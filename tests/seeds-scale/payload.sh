@@ -88,7 +88,9 @@ if [ "$fw" = nemo2 ]; then
 		fi
 		if [ "$skipck" = 0 ]; then
 			mkdir -p "$home/models/$model/weights"
-			for f in metadata.json common.pt __0_0.distcp __0_1.distcp; do echo "$f" >"$home/models/$model/weights/$f"; done
+			# metadata.json is JSON in a real distributed checkpoint, and llmb checks it is whole
+			echo '{"sharded_backend": "torch_dist"}' >"$home/models/$model/weights/metadata.json"
+			for f in common.pt __0_0.distcp __0_1.distcp; do echo "$f" >"$home/models/$model/weights/$f"; done
 			echo "seeds payload: $model imported into $home/models"
 		fi
 		exit 0
