@@ -191,6 +191,14 @@ wait_for() { # PATTERN FILE [SECONDS]
 kill_node_of() {
 	local job node
 	wait_for "train .*RUNNING" "$TRASH/$1.out" >&2 || return 1
+	# Not before every task of the training step has started: a node lost
+	# between steps (the node probe, node setup) fails the next step's launch
+	# instead, which Slurm reports as FAILED, not NODE_FAIL.
+	local i
+	for ((i = 0; i < 900; i++)); do
+		[ "$(find "$TRASH" -maxdepth 1 -name "hold.$1.at.*" | wc -l)" -ge 256 ] && break
+		sleep 0.2
+	done
 	job=$(rec "$2" job)
 	node=$(scontrol show hostnames "$(squeue -h -j "$job" -o %N)" | tail -n 1)
 	kill -KILL "$(slurmd_pid "$node")"

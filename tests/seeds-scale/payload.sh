@@ -125,6 +125,8 @@ else
 fi
 [ "$SLURM_PROCID" = 0 ] || exit 0
 # SEEDS_HOLD=FILE: the training waits while FILE exists (fault tests).
+# Each task says it got here (the step launched), then waits.
+if [ -n "${SEEDS_HOLD:-}" ] && [ -e "$SEEDS_HOLD" ]; then : >"$SEEDS_HOLD.at.$SLURM_PROCID"; fi
 while [ -n "${SEEDS_HOLD:-}" ] && [ -e "$SEEDS_HOLD" ]; do sleep 0.5; done
 
 # Rank 0: the framework's training log on stdout (the job's log file).
