@@ -598,14 +598,6 @@ struct paths {
 };
 
 static double
-now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double
 poll_seconds(void)
 {
 	const char *v = getenv("LLMB_POLL_SECONDS");
@@ -700,7 +692,7 @@ log_query(const struct paths *p, const char *tool, size_t nids)
 	int fd = open(p->qlog, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return;
-	dprintf(fd, "%.3f %s %zu\n", now_s(), tool, nids);
+	dprintf(fd, "%.3f %s %zu\n", now_seconds(), tool, nids);
 	close(fd);
 }
 
@@ -841,7 +833,7 @@ query_locked(const struct paths *p, struct jobinfo *jobs, int n)
 {
 	struct reg reg = {0};
 	struct cache c = {0};
-	double now = now_s(), base = poll_seconds();
+	double now = now_seconds(), base = poll_seconds();
 	double cap = base > MAX_POLL_SECONDS ? base : MAX_POLL_SECONDS;
 	int added = 0, ret = 0;
 

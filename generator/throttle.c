@@ -39,14 +39,6 @@ env_num(const char *name, double def)
 	return *end || !(d >= 0) ? def : d;
 }
 
-static double
-now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void
 sleep_s(double s)
 {
@@ -75,7 +67,7 @@ throttle_take(const char *state_dir)
 		warn("cannot lock '%s' (%s): submission rate kept per process", lock, strerror(errno));
 		wait = 1 / rate;
 	} else {
-		double tokens = burst, t = now_s(), now = t;
+		double tokens = burst, t = now_seconds(), now = t;
 		char *s = read_file(path, NULL);
 		if (s && sscanf(s, "tokens=%lf t=%lf", &tokens, &t) != 2)
 			tokens = burst, t = now;

@@ -56,4 +56,7 @@ extern const char bool_spellings[];
 /* SHA-256 of data as 64 lowercase hex digits plus NUL. */
 void sha256_hex(const void *data, size_t len, char out[65]);
 
+/* Wall-clock time in seconds, with sub-second precision. */
+double now_seconds(void);
+
 #endif
