@@ -595,6 +595,7 @@ struct reg {
 
 struct paths {
 	char *lock, *jobs, *cache, *qlog;
+	double now; /* when this query decided to ask: what the query log records */
 };
 
 static double
@@ -692,7 +693,7 @@ log_query(const struct paths *p, const char *tool, size_t nids)
 	int fd = open(p->qlog, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return;
-	dprintf(fd, "%.3f %s %zu\n", now_seconds(), tool, nids);
+	dprintf(fd, "%.3f %s %zu\n", p->now, tool, nids);
 	close(fd);
 }
 
@@ -829,11 +830,11 @@ fill_job(struct jobinfo *j, const struct ent *e)
 }
 
 static int
-query_locked(const struct paths *p, struct jobinfo *jobs, int n)
+query_locked(struct paths *p, struct jobinfo *jobs, int n)
 {
 	struct reg reg = {0};
 	struct cache c = {0};
-	double now = now_seconds(), base = poll_seconds();
+	double now = p->now = now_seconds(), base = poll_seconds();
 	double cap = base > MAX_POLL_SECONDS ? base : MAX_POLL_SECONDS;
 	int added = 0, ret = 0;
 
@@ -899,7 +900,7 @@ slurm_query(const char *cache_dir, struct jobinfo *jobs, int n)
 {
 	struct paths p = {
 		xasprintf("%s/slurm.lock", cache_dir), xasprintf("%s/slurm.jobs", cache_dir),
-		xasprintf("%s/slurm.cache", cache_dir), xasprintf("%s/queries.log", cache_dir),
+		xasprintf("%s/slurm.cache", cache_dir), xasprintf("%s/queries.log", cache_dir), 0,
 	};
 	int fd = -1, ret = -1;
 	for (int i = 0; i < n; i++)
