@@ -21,6 +21,7 @@
 #include "nightmatrix.h"
 #include "plan.h"
 #include "slurmlimits.h"
+#include "stagecfg.h"
 #include "util.h"
 
 struct opts {

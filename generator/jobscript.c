@@ -15,7 +15,7 @@
 
 #include "cmds.h"
 #include "jobscript.h"
-#include "plan.h"
+#include "stagecfg.h"
 #include "util.h"
 
 /* m4 substitutes $1, $#, $* and $@ in a macro's body even when the macro

@@ -25,6 +25,7 @@
 #include "nightmatrix.h"
 #include "plan.h"
 #include "record.h"
+#include "stagecfg.h"
 #include "util.h"
 
 /* Exit statuses of `llmb judge`, and so of `llmb nightly`. */

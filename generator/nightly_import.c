@@ -19,6 +19,7 @@
 #include "plan.h"
 #include "record.h"
 #include "recipe.h"
+#include "stagecfg.h"
 #include "util.h"
 
 struct counts {

@@ -5,7 +5,7 @@
 #include <jansson.h>
 
 #include "outputs.h"
-#include "plan.h"
+#include "stagecfg.h"
 
 static int
 ends_with(const char *s, const char *suffix)

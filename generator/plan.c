@@ -13,6 +13,7 @@
 #include "recipecheck.h"
 #include "schema.h"
 #include "slurm.h"
+#include "stagecfg.h"
 
 const char *const knob_names[K_NKNOBS] = {
 	"WORKLOAD", "SIZE", "DTYPE", "GPU_TYPE", "SCALES",
@@ -178,63 +179,6 @@ add_serves(struct inst *in, const char *w)
 			return;
 	in->serves = xrealloc(in->serves, (in->nserves + 1) * sizeof *in->serves);
 	in->serves[in->nserves++] = xstrdup(w);
-}
-
-/* Instances are found by id through an open-addressing index of their
- * positions (ids repeat across workloads only for shared stages). */
-static unsigned long
-hash_str(const char *s)
-{
-	unsigned long h = 1469598103934665603UL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211UL;
-	return h;
-}
-
-void
-index_add(struct pindex *x, const char *key, size_t pos)
-{
-	if (2 * (x->n + 1) > x->cap) {
-		size_t cap = x->cap ? 2 * x->cap : 1024;
-		struct pslot *n = xcalloc(cap, sizeof *n);
-		for (size_t k = 0; k < x->cap; k++) {
-			if (!x->slot[k].key)
-				continue;
-			size_t h = hash_str(x->slot[k].key) & (cap - 1);
-			while (n[h].key)
-				h = (h + 1) & (cap - 1);
-			n[h] = x->slot[k];
-		}
-		free(x->slot);
-		x->slot = n;
-		x->cap = cap;
-	}
-	size_t h = hash_str(key) & (x->cap - 1);
-	while (x->slot[h].key)
-		h = (h + 1) & (x->cap - 1);
-	x->slot[h].key = xstrdup(key);
-	x->slot[h].pos = pos;
-	x->n++;
-}
-
-long
-index_get(const struct pindex *x, const char *key)
-{
-	if (!x->cap)
-		return -1;
-	for (size_t h = hash_str(key) & (x->cap - 1); x->slot[h].key; h = (h + 1) & (x->cap - 1))
-		if (!strcmp(x->slot[h].key, key))
-			return (long)x->slot[h].pos;
-	return -1;
-}
-
-void
-index_free(struct pindex *x)
-{
-	for (size_t k = 0; k < x->cap; k++)
-		free(x->slot[k].key);
-	free(x->slot);
-	memset(x, 0, sizeof *x);
 }
 
 struct inst *
@@ -552,7 +496,7 @@ stage_order(const char *file, const struct ynode *pl, const struct ynode **order
 static void
 cfg_line(struct inst *in, const char *key, const char *val)
 {
-	sb_addf(&in->cfg, "%s=%s\n", key, val);
+	cfg_add(&in->cfg, key, val);
 }
 
 static const char *
@@ -1661,33 +1605,4 @@ plan_free(struct plan *p)
 	free(p->fhash);
 	recipes_free(&p->rec);
 	memset(p, 0, sizeof *p);
-}
-
-const char *
-cfg_get(const char *cfg, const char *key, char *buf, size_t len)
-{
-	size_t kl = strlen(key);
-	for (const char *l = cfg; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-		if (!strncmp(l, key, kl) && l[kl] == '=') {
-			size_t n = strcspn(l + kl + 1, "\n");
-			snprintf(buf, len, "%.*s", (int)n, l + kl + 1);
-			return buf;
-		}
-	}
-	return NULL;
-}
-
-char **
-cfg_values(const char *cfg, const char *key, size_t *n)
-{
-	char **v = NULL;
-	size_t kl = strlen(key);
-	*n = 0;
-	for (const char *l = cfg; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-		if (!strncmp(l, key, kl) && l[kl] == '=') {
-			v = xrealloc(v, (*n + 1) * sizeof *v);
-			v[(*n)++] = xstrndup(l + kl + 1, strcspn(l + kl + 1, "\n"));
-		}
-	}
-	return v;
 }

@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "plan.h"
+#include "stagecfg.h"
 #include "provenance.h"
 #include "record.h"
 #include "util.h"

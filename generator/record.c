@@ -25,6 +25,7 @@
 #include "plan.h"
 #include "record.h"
 #include "recipe.h"
+#include "stagecfg.h"
 #include "util.h"
 
 /* ---- statistics of the window ------------------------------------------------ */

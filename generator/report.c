@@ -30,7 +30,7 @@
 #include "cmds.h"
 #include "flops.h"
 #include "metrics.h"
-#include "plan.h"
+#include "stagecfg.h"
 #include "recipe.h"
 #include "util.h"
 

@@ -32,6 +32,7 @@
 #include "plan.h"
 #include "provenance.h"
 #include "slurm.h"
+#include "stagecfg.h"
 #include "util.h"
 
 struct ctx {
