@@ -6,7 +6,7 @@
 #include "diag.h"
 #include "expr.h"
 #include "flops.h"
-#include "jobscript.h"
+#include "layout.h"
 #include "makesafe.h"
 #include "nightmatrix.h"
 #include "plan.h"
@@ -128,7 +128,7 @@ expand_word(const char *file, const struct ynode *w, struct vars *vs, struct sb 
 		char name[64];
 		snprintf(name, sizeof name, "%.*s", (int)n, o + 1);
 		double v;
-		if (jobscript_path_placeholder(o + 1, n)) {
+		if (layout_path_placeholder(o + 1, n)) {
 			sb_addn(out, o, n + 2);
 		} else if (text_placeholder(name)) {
 			sb_add(out, text_placeholder(name));
