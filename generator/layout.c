@@ -64,6 +64,12 @@ layout_image(const char *install, const char *stem)
 }
 
 char *
+layout_image_identity(const char *install, const char *stem)
+{
+	return under(install, "images/%s.sqsh.id", stem);
+}
+
+char *
 layout_workload(const char *base, const char *workload)
 {
 	return under(base, "workloads/%s", workload);

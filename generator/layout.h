@@ -19,10 +19,16 @@
 
 #include <stddef.h>
 
-/* Defaults a recipe may leave out, named once. */
-#define LAYOUT_STEPS_DEFAULT 50          /* training steps of a run (measure: steps) */
-#define LAYOUT_STEPS_DEFAULT_STR "50"
-#define LAYOUT_WINDOW_DEFAULT "35-44"    /* iterations averaged (measure: window) */
+/* Defaults a recipe may leave out (measure: steps, window), named once:
+ * the training steps of a run and the iterations averaged, as upstream's
+ * parsers count them. The _STR forms are the same numbers as text. */
+#define LAYOUT_STEPS_DEFAULT 50
+#define LAYOUT_WINDOW_FIRST 35
+#define LAYOUT_WINDOW_LAST 44
+#define LAYOUT_STR_(x) #x
+#define LAYOUT_STR(x) LAYOUT_STR_(x)
+#define LAYOUT_STEPS_DEFAULT_STR LAYOUT_STR(LAYOUT_STEPS_DEFAULT)
+#define LAYOUT_WINDOW_DEFAULT LAYOUT_STR(LAYOUT_WINDOW_FIRST) "-" LAYOUT_STR(LAYOUT_WINDOW_LAST)
 
 /* File a finished training run leaves in its experiment directory. */
 #define LAYOUT_TRAIN_DONE "train.done"
@@ -35,6 +41,8 @@ char *layout_jobs(const char *install, const char *id);
 char *layout_job_record(const char *install, const char *id);
 char *layout_executor_state(const char *install);
 char *layout_image(const char *install, const char *stem);
+/* <image>.id: the digest and ref the import job recorded. */
+char *layout_image_identity(const char *install, const char *stem);
 char *layout_workload(const char *base, const char *workload);
 char *layout_experiments(const char *install, const char *workload);
 char *layout_experiment(const char *install, const char *workload, const char *run);

@@ -635,7 +635,7 @@ build_images(struct wctx *w, const struct ynode *stage)
 			in->label = xasprintf("%s %s", ystr(stage, "name", ""), stem);
 			cfg_line(in, "ref", ystr(im, "ref", ""));
 			cfg_line(in, "file", stem);
-			add_output(in, xasprintf("images/%s.sqsh", stem));
+			add_output(in, layout_image(NULL, stem));
 			in->plan = xasprintf("enroot import -o images/%s.sqsh docker://%s", stem, ystr(im, "ref", ""));
 		}
 		add_serves(in, w->wl ? ystr(w->wl, "workload", "") : "");
@@ -957,7 +957,7 @@ run_knobs(struct wctx *w, struct vars *vs, struct runknobs *k)
 	const struct sel *s = &w->p->sel;
 	const struct ynode *knobs = ymap_get(w->wl, "knobs");
 	int profile_default = ybool(knobs, "profile_default", 0);
-	k->steps = (double)yint(ymap_get(w->wl, "measure"), "steps", 50);
+	k->steps = (double)yint(ymap_get(w->wl, "measure"), "steps", LAYOUT_STEPS_DEFAULT);
 	k->profile = s->v[K_ENABLE_PROFILE] ? knob_true(s->v[K_ENABLE_PROFILE]) : profile_default;
 	k->nccl = knob_true(s->v[K_ENABLE_NCCLTRACE]);
 	if (s->v[K_MAX_STEPS])
@@ -988,9 +988,10 @@ build_report(struct wctx *w, struct inst *in, const struct run *r)
 {
 	const char *wname = in->workload;
 	in->label = xasprintf("%s %s %s %s %s", ystr(in->stage, "name", ""), wname, r->gpu, r->size, r->dtype);
-	char *out = xasprintf("workloads/%s/reports/%s_%s_%s.json", wname, r->gpu, r->size, r->dtype);
-	add_output(in, out);
-	cfg_line(in, "report", out + strlen("workloads//reports/") + strlen(wname));
+	char *name = xasprintf("%s_%s_%s.json", r->gpu, r->size, r->dtype);
+	add_output(in, layout_report(NULL, wname, name));
+	cfg_line(in, "report", name);
+	free(name);
 	cfg_line(in, "tolerance_pct", ystr(ymap_get(w->wl, "measure"), "tolerance_pct", "5"));
 	in->plan = xasprintf("report of %s %s %s %s", wname, r->gpu, r->size, r->dtype);
 }
@@ -1013,7 +1014,7 @@ build_parse(struct wctx *w, struct inst *in, const char *run, const struct runkn
 	cfg_line(in, "steps", buf);
 	if (k->marked)
 		cfg_line(in, "profiled", "true");
-	add_output(in, xasprintf("workloads/%s/experiments/%s/result.json", in->workload, run));
+	add_output(in, layout_experiment_file(NULL, in->workload, run, "result.json"));
 	in->plan = xasprintf("parse %s log, window %s-%s (%s-based)", ystr(w->wl, "log_format", ""),
 			     win->kids[0]->str, win->kids[1]->str, ystr(measure, "indexing", "zero"));
 }
@@ -1151,7 +1152,7 @@ build_train(struct wctx *w, struct inst *in, const struct run *r, const char *ru
 		sb_add(&pl, " (not compared with the reference)");
 	in->plan = sb_steal(&pl);
 	free(stem);
-	add_output(in, xasprintf("workloads/%s/experiments/%s/train.done", in->workload, run));
+	add_output(in, layout_experiment_file(NULL, in->workload, run, LAYOUT_TRAIN_DONE));
 }
 
 /* Instances of a per-run stage (train, parse) or per-configuration stage

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "layout.h"
 #include "stagecfg.h"
 #include "provenance.h"
 #include "record.h"
@@ -109,8 +110,8 @@ image_fact(const struct prov_src *s)
 		return prov_missing("the stage uses no container image");
 	}
 	free(up);
-	char *idp = xasprintf("%s/images/%s.sqsh.id", s->install, stem);
-	char *sq = xasprintf("%s/images/%s.sqsh", s->install, stem);
+	char *idp = layout_image_identity(s->install, stem);
+	char *sq = layout_image(s->install, stem);
 	char *id = read_file(idp, NULL);
 	json_t *o = json_object();
 	json_object_set_new(o, "ref", json_string(id && cfg_get(id, "ref", buf, sizeof buf) ? buf : stem));
@@ -132,7 +133,7 @@ venv_fact(const struct prov_src *s)
 	char *id = upstream(s->cfg, "venv.");
 	if (!id)
 		return prov_missing("the stage uses no venv");
-	char *cp = xasprintf("%s/cfg/%s", s->gen, id), dir[512];
+	char *cp = layout_cfg(s->gen, id), dir[512];
 	char *vc = read_file(cp, NULL);
 	free(cp);
 	free(id);
