@@ -16,6 +16,7 @@
 #include "cmds.h"
 #include "diag.h"
 #include "feasible.h"
+#include "htab.h"
 #include "layout.h"
 #include "makesafe.h"
 #include "outputs.h"
