@@ -58,6 +58,24 @@ layout_executor_state(const char *install)
 }
 
 char *
+layout_job_script(const char *state_dir, const char *token)
+{
+	return under(state_dir, "job.%s.sh", token);
+}
+
+char *
+layout_job_exit(const char *state_dir, const char *job)
+{
+	return under(state_dir, "exit.%s", job);
+}
+
+char *
+layout_history(const char *install, const char *fingerprint)
+{
+	return fingerprint ? under(install, "history/%s.jsonl", fingerprint) : under(install, "history");
+}
+
+char *
 layout_image(const char *install, const char *stem)
 {
 	return under(install, "images/%s.sqsh", stem);

@@ -6,10 +6,12 @@
  *   <install>/state/done/<id>               done stamp: cfg=<hash>, job=...
  *   <install>/state/id/<id>                 identity: the hash make depends on
  *   <install>/state/jobs/<id>/record        job record: token, job, state, ...
+ *   <install>/state/jobs/<id>/job.<token>.sh, exit.<job>   submitted script, exit status
  *   <install>/state/executor/               executor caches (squeue/sacct, limits)
  *   <install>/images/<stem>.sqsh            container images
  *   <install>/workloads/<w>/experiments/<run>/{train.done,result.json,log}
  *   <install>/workloads/<w>/reports/<name>  report JSON
+ *   <install>/history/<fingerprint>.jsonl   nightly history, one file per configuration
  *
  * base is the tree's root; a NULL base gives the path relative to it (the
  * outputs a plan lists are install-relative). Every function returns a
@@ -40,6 +42,12 @@ char *layout_identity(const char *install, const char *id);
 char *layout_jobs(const char *install, const char *id);
 char *layout_job_record(const char *install, const char *id);
 char *layout_executor_state(const char *install);
+/* In a stage's state/jobs/<id> folder: the script submitted under a token,
+ * and the exit status a job's trap writes. */
+char *layout_job_script(const char *state_dir, const char *token);
+char *layout_job_exit(const char *state_dir, const char *job);
+/* fingerprint NULL: the history folder itself. */
+char *layout_history(const char *install, const char *fingerprint);
 char *layout_image(const char *install, const char *stem);
 /* <image>.id: the digest and ref the import job recorded. */
 char *layout_image_identity(const char *install, const char *stem);

@@ -196,7 +196,7 @@ pairs(const char *cfg, const char *key)
 static json_t *
 script_hash(const struct prov_src *s)
 {
-	char *sp = xasprintf("%s/job.%s.sh", s->state_dir, s->token);
+	char *sp = layout_job_script(s->state_dir, s->token);
 	char *txt = read_file(sp, NULL), h[65];
 	free(sp);
 	if (!txt)
@@ -303,7 +303,7 @@ local_facts(const struct prov_src *s, json_t *o)
 	} else {
 		json_object_set_new(o, "submit", prov_missing("not recorded"));
 	}
-	char *ep = xasprintf("%s/exit.%s", s->state_dir, s->job);
+	char *ep = layout_job_exit(s->state_dir, s->job);
 	char *ex = read_file(ep, NULL);
 	free(ep);
 	json_object_set_new(o, "exit_code", ex && cfg_get(ex, "status", buf, sizeof buf)

@@ -468,7 +468,7 @@ record_append(const char *install, json_t *rec)
 	const char *fp = json_string_value(json_object_get(rec, "fingerprint"));
 	const char *job = json_string_value(json_object_get(rec, "job"));
 	char *lockpath = xasprintf("%s/history/.lock", install);
-	char *path = xasprintf("%s/history/%s.jsonl", install, fp);
+	char *path = layout_history(install, fp);
 	int rc = -1, fd = history_lock(lockpath);
 	if (fd < 0) {
 		fprintf(stderr, "llmb record: error: cannot lock %s: %s\n", lockpath, strerror(errno));

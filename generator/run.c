@@ -244,7 +244,7 @@ exit_record_unrenamed(const char *state, const char *job)
 static int
 exit_status(struct ctx *c, const char *job)
 {
-	char *path = xasprintf("%s/exit.%s", c->state, job);
+	char *path = layout_job_exit(c->state, job);
 	char *s = read_file(path, NULL), buf[32];
 	free(path);
 	if (!s)
@@ -404,7 +404,7 @@ submit(struct ctx *c, struct record *r, int attempt)
 		fprintf(stderr, "llmb run: error: %s: %s\n", c->id, err.buf);
 		return -1;
 	}
-	char *spath = xasprintf("%s/job.%s.sh", c->state, token);
+	char *spath = layout_job_script(c->state, token);
 	if (write_file_atomic(spath, script.buf, script.len) < 0)
 		die("cannot write %s: %s", spath, strerror(errno));
 	char run[256], w[128], buf[64];
