@@ -5,6 +5,7 @@
 
 #include "diag.h"
 #include "feasible.h"
+#include "stagecfg.h"
 
 const char *
 executor_why(const struct executor *ex)

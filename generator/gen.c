@@ -16,11 +16,14 @@
 #include "cmds.h"
 #include "diag.h"
 #include "feasible.h"
+#include "htab.h"
+#include "layout.h"
 #include "makesafe.h"
 #include "outputs.h"
 #include "nightmatrix.h"
 #include "plan.h"
 #include "slurmlimits.h"
+#include "stagecfg.h"
 #include "util.h"
 
 struct opts {
@@ -268,7 +271,7 @@ write_config(const char *path, const char *data, size_t len)
 static int
 write_configs(struct plan *p, const char *gen)
 {
-	char *mpath = xasprintf("%s/cfg/.manifest", gen);
+	char *mpath = layout_cfg(gen, ".manifest");
 	char *old = read_file(mpath, NULL);
 	struct pindex have = {0};
 	for (char *l = old; l && *l;) {
@@ -291,7 +294,7 @@ write_configs(struct plan *p, const char *gen)
 	for (size_t i = 0; i < p->n && rc == 0; i++) {
 		if (same[i])
 			continue;
-		char *path = xasprintf("%s/cfg/%s", gen, p->v[i].id);
+		char *path = layout_cfg(gen, p->v[i].id);
 		if (write_config(path, p->v[i].cfg.buf, p->v[i].cfg.len) < 0) {
 			fprintf(stderr, "llmb gen: error: cannot write %s: %s\n", path, strerror(errno));
 			rc = -1;
@@ -407,8 +410,8 @@ cmd_explain(int argc, char **argv)
 	int *stale = xcalloc(p.n + 1, sizeof *stale), nstale = 0;
 	for (size_t i = 0; i < p.n; i++) {
 		struct inst *in = &p.v[i];
-		char *stamp = xasprintf("%s/state/done/%s", o.install, in->id);
-		char *cfgp = xasprintf("%s/cfg/%s", o.gen, in->id);
+		char *stamp = layout_done(o.install, in->id);
+		char *cfgp = layout_cfg(o.gen, in->id);
 		struct sb why = {0};
 		struct timespec ts = {0}, tc;
 		size_t clen = 0;
@@ -426,7 +429,7 @@ cmd_explain(int argc, char **argv)
 		}
 		for (size_t d = 0; !why.len && d < in->ndeps; d++) {
 			struct timespec tu;
-			char *up = xasprintf("%s/state/id/%s", o.install, p.v[in->deps[d]].id);
+			char *up = layout_identity(o.install, p.v[in->deps[d]].id);
 			if (stale[in->deps[d]])
 				sb_addf(&why, "upstream %s will run", p.v[in->deps[d]].id);
 			else if (mtime_of(up, &tu) == 0 && newer(&tu, &ts))

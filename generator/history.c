@@ -19,6 +19,7 @@
 #include "util.h"
 
 #include "history.h"
+#include "layout.h"
 
 /* ---- dates -------------------------------------------------------------- */
 
@@ -724,7 +725,7 @@ cmd_annotate(int argc, char **argv)
 		fprintf(stderr, "%s: night '%s' is not a date (YYYY-MM-DD)\n", progname, night);
 		return 2;
 	}
-	char *dir = xasprintf("%s/history", install), *path = xasprintf("%s/%s.jsonl", dir, fp);
+	char *dir = layout_history(install, NULL), *path = layout_history(install, fp);
 	struct history h;
 	int rc = 2;
 	if (!file_exists(path))

@@ -15,7 +15,8 @@
 
 #include "cmds.h"
 #include "jobscript.h"
-#include "plan.h"
+#include "layout.h"
+#include "stagecfg.h"
 #include "util.h"
 
 /* m4 substitutes $1, $#, $* and $@ in a macro's body even when the macro
@@ -52,7 +53,7 @@ upstream_value(const struct jobctx *c, const char *prefix, const char *key)
 	for (size_t i = 0; i < n; i++) {
 		if (!res && !strncmp(after[i], prefix, strlen(prefix))) {
 			char *id = xstrndup(after[i], strcspn(after[i], " "));
-			char *path = xasprintf("%s/cfg/%s", c->gen, id);
+			char *path = layout_cfg(c->gen, id);
 			char *cfg = read_file(path, NULL);
 			char buf[PATH_MAX];
 			if (cfg && cfg_get(cfg, key, buf, sizeof buf))
@@ -67,19 +68,7 @@ upstream_value(const struct jobctx *c, const char *prefix, const char *key)
 	return res;
 }
 
-/* The path placeholders, resolved by jobscript_path_value below; the
- * planner asks this list which {names} to leave for run time. */
-int
-jobscript_path_placeholder(const char *name, size_t n)
-{
-	static const char *const names[] = {"install", "top", "workload_dir", "experiment_dir",
-		"recipe_dir", "state_dir", "image_file", "venv_dir", NULL};
-	for (const char *const *p = names; *p; p++)
-		if (strlen(*p) == n && !strncmp(*p, name, n))
-			return 1;
-	return n > 5 && !strncmp(name, "repo_", 5);
-}
-
+/* The value of a path placeholder (layout.h names them). */
 char *
 jobscript_path_value(const struct jobctx *c, const char *name)
 {
@@ -90,17 +79,17 @@ jobscript_path_value(const struct jobctx *c, const char *name)
 	if (!strcmp(name, "top"))
 		return xstrdup(c->top);
 	if (!strcmp(name, "workload_dir"))
-		return xasprintf("%s/workloads/%s", c->install, w);
+		return layout_workload(c->install, w);
 	if (!strcmp(name, "experiment_dir"))
-		return cfg_get(c->cfg, "run", run, sizeof run) ? xasprintf("%s/workloads/%s/experiments/%s", c->install, w, run) : NULL;
+		return cfg_get(c->cfg, "run", run, sizeof run) ? layout_experiment(c->install, w, run) : NULL;
 	if (!strcmp(name, "recipe_dir"))
-		return xasprintf("%s/workloads/%s", c->top, w);
+		return layout_workload(c->top, w);
 	if (!strcmp(name, "state_dir"))
 		return xstrdup(c->state_dir);
 	/* Always the install tree's name: with a shared image folder it is a
 	 * link into that folder, made by the import job. */
 	if (!strcmp(name, "image_file"))
-		return cfg_get(c->cfg, "image", img, sizeof img) ? xasprintf("%s/images/%s.sqsh", c->install, img) : NULL;
+		return cfg_get(c->cfg, "image", img, sizeof img) ? layout_image(c->install, img) : NULL;
 	if (!strcmp(name, "venv_dir") || !strncmp(name, "repo_", 5)) {
 		char *dir = upstream_value(c, "venv.", "dir");
 		if (!dir)
@@ -339,7 +328,7 @@ image_definitions(const struct jobctx *c, struct sb *d, const char *ref)
 	free(uri);
 	cfg_get(c->cfg, "file", file, sizeof file);
 	const char *dir = getenv("LLMB_IMAGE_DIR");
-	char *out = xasprintf("%s/images/%s.sqsh", c->install, file);
+	char *out = layout_image(c->install, file);
 	char *store = dir && *dir ? xasprintf("%s/%s.sqsh", dir, file) : xstrdup(out);
 	define_q(d, "LLMB_OUT", out);
 	define_q(d, "LLMB_STORE", store);
@@ -546,14 +535,14 @@ cmd_script(int argc, char **argv)
 		fprintf(stderr, "usage: llmb script [--top DIR] [--gen DIR] [--install DIR] STAGE-ID\n");
 		return 2;
 	}
-	char *path = xasprintf("%s/cfg/%s", gen, argv[i]);
+	char *path = layout_cfg(gen, argv[i]);
 	char *cfg = read_file(path, NULL);
 	if (!cfg) {
 		fprintf(stderr, "llmb script: error: no configuration %s: %s (run llmb gen first)\n", path, strerror(errno));
 		free(path);
 		return 2;
 	}
-	char *state = xasprintf("%s/state/jobs/%s", install, argv[i]);
+	char *state = layout_jobs(install, argv[i]);
 	struct jobctx c = {.top = top, .gen = gen, .install = install, .cfg = cfg, .token = "TOKEN", .state_dir = state};
 	struct sb out = {0}, err = {0};
 	int rc = jobscript_render(&c, &out, &err);

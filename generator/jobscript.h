@@ -15,9 +15,6 @@ struct jobctx {
 };
 
 int jobscript_render(const struct jobctx *c, struct sb *out, struct sb *err);
-/* Whether name (n bytes) is a path placeholder this module resolves when
- * the job is made; the planner leaves exactly these for it. */
-int jobscript_path_placeholder(const char *name, size_t n);
 /* Value of a path placeholder ("venv_dir", ...) for the stage, or NULL. */
 char *jobscript_path_value(const struct jobctx *c, const char *name);
 

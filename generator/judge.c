@@ -14,6 +14,7 @@
 #include "diag.h"
 #include "history.h"
 #include "judge.h"
+#include "layout.h"
 #include "util.h"
 #include "verdict.h"
 
@@ -59,7 +60,7 @@ cmpstr(const void *a, const void *b)
 static char **
 install_files(const char *install, size_t *n)
 {
-	char *dir = xasprintf("%s/history", install);
+	char *dir = layout_history(install, NULL);
 	DIR *d = opendir(dir);
 	char **v = NULL;
 	*n = 0;

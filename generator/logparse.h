@@ -17,10 +17,12 @@
 
 #include <jansson.h>
 
+#include "layout.h"
+
 #define LP_MAX_LINE (64 * 1024)
 #define LP_MAX_SAMPLES 65536
 #define LP_MAX_CHECKPOINTS 1024
-#define LP_DEFAULT_STEPS 50 /* when neither --steps nor a denominator says */
+#define LP_DEFAULT_STEPS LAYOUT_STEPS_DEFAULT /* when neither --steps nor a denominator says */
 
 enum lp_format { LP_AUTO, LP_NEMO2, LP_MAXTEXT, LP_MBRIDGE };
 enum lp_status { LP_SUCCESS, LP_INCOMPLETE, LP_FAILED, LP_INVALID, LP_PROFILED };

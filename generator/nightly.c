@@ -22,9 +22,11 @@
 #include <unistd.h>
 
 #include "cmds.h"
+#include "layout.h"
 #include "nightmatrix.h"
 #include "plan.h"
 #include "record.h"
+#include "stagecfg.h"
 #include "util.h"
 
 /* Exit statuses of `llmb judge`, and so of `llmb nightly`. */
@@ -152,8 +154,8 @@ run_state(struct plan *p, const struct inst *parse, const char *install)
 		return R_PENDING;
 	char run[512], buf[80];
 	cfg_get(parse->cfg.buf, "run", run, sizeof run);
-	char *done = xasprintf("%s/workloads/%s/experiments/%s/train.done", install, parse->workload, run);
-	char *rp = xasprintf("%s/state/jobs/%s/record", install, train->id);
+	char *done = layout_experiment_file(install, parse->workload, run, LAYOUT_TRAIN_DONE);
+	char *rp = layout_job_record(install, train->id);
 	char *td = read_file(done, NULL), *rs = read_file(rp, NULL);
 	enum runstate st = R_PENDING;
 	if (td && cfg_get(td, "cfg", buf, sizeof buf) && !strcmp(buf, train->hash))

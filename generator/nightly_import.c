@@ -15,10 +15,12 @@
 #include <time.h>
 
 #include "cmds.h"
+#include "layout.h"
 #include "nightmatrix.h"
 #include "plan.h"
 #include "record.h"
 #include "recipe.h"
+#include "stagecfg.h"
 #include "util.h"
 
 struct counts {
@@ -104,7 +106,7 @@ import_run(struct imp *im, const char *dir, const char *w, const char *gpu, cons
 	}
 	struct rec_src s = {im->install, im->p->rec.top, NULL, dir, t->cfg.buf, pa->cfg.buf, t->wl,
 		gpu_find(&im->p->rec, gpu), NULL, NULL, NULL, NULL, NULL, "unknown"};
-	char *done = xasprintf("%s/train.done", dir), *td = read_file(done, NULL), logb[4096];
+	char *done = xasprintf("%s/" LAYOUT_TRAIN_DONE, dir), *td = read_file(done, NULL), logb[4096];
 	DIR *d = opendir(dir);
 	for (struct dirent *e; d && (e = readdir(d));) {
 		size_t l = strlen(e->d_name);

@@ -4,8 +4,9 @@
 
 #include <jansson.h>
 
+#include "layout.h"
 #include "outputs.h"
-#include "plan.h"
+#include "stagecfg.h"
 
 static int
 ends_with(const char *s, const char *suffix)
@@ -102,7 +103,7 @@ identity_write(const char *install, const char *id, const char *cfg)
 {
 	char h[65];
 	outputs_identity(install, cfg, h);
-	char *path = xasprintf("%s/state/id/%s", install, id), *line = xasprintf("%s\n", h);
+	char *path = layout_identity(install, id), *line = xasprintf("%s\n", h);
 	int rc = mkdir_p(path, 1) == 0 && write_file_if_changed(path, line, strlen(line)) >= 0 ? 0 : -1;
 	free(line);
 	free(path);

@@ -59,6 +59,7 @@
 #include <jansson.h>
 
 #include "cmds.h"
+#include "layout.h"
 #include "logparse.h"
 #include "util.h"
 
@@ -104,7 +105,7 @@ usage(FILE *f)
 		fprintf(f, "  %s%s*\n", skips[i].prefix ? "" : "*", skips[i].s);
 	fprintf(f,
 		"\n"
-		"  --window=A-B     iterations averaged, in the log's numbering (default 35-44)\n"
+		"  --window=A-B     iterations averaged, in the log's numbering (default " LAYOUT_WINDOW_DEFAULT ")\n"
 		"  --steps=N        expected steps (default: from 'iteration N/M', else %d)\n"
 		"  --indexing=...   iteration numbering (default: zero, one for mbridge)\n"
 		"  --std=...        standard deviation reported (default: sample, n-1)\n"
@@ -579,7 +580,7 @@ report(struct paths *ps, const struct popts *p, int argc, char **argv)
 int
 cmd_parse(int argc, char **argv)
 {
-	struct popts p = {OUT_TABLE, 0, 1, NULL, {LP_AUTO, 35, 44, LP_INDEX_DEFAULT, 0, 0}};
+	struct popts p = {OUT_TABLE, 0, 1, NULL, {LP_AUTO, LAYOUT_WINDOW_FIRST, LAYOUT_WINDOW_LAST, LP_INDEX_DEFAULT, 0, 0}};
 	int i = 1;
 	for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
 		if (!strcmp(argv[i], "--")) {

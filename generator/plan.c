@@ -6,13 +6,14 @@
 #include "diag.h"
 #include "expr.h"
 #include "flops.h"
-#include "jobscript.h"
+#include "layout.h"
 #include "makesafe.h"
 #include "nightmatrix.h"
 #include "plan.h"
 #include "recipecheck.h"
 #include "schema.h"
 #include "slurm.h"
+#include "stagecfg.h"
 
 const char *const knob_names[K_NKNOBS] = {
 	"WORKLOAD", "SIZE", "DTYPE", "GPU_TYPE", "SCALES",
@@ -127,7 +128,7 @@ expand_word(const char *file, const struct ynode *w, struct vars *vs, struct sb 
 		char name[64];
 		snprintf(name, sizeof name, "%.*s", (int)n, o + 1);
 		double v;
-		if (jobscript_path_placeholder(o + 1, n)) {
+		if (layout_path_placeholder(o + 1, n)) {
 			sb_addn(out, o, n + 2);
 		} else if (text_placeholder(name)) {
 			sb_add(out, text_placeholder(name));
@@ -178,63 +179,6 @@ add_serves(struct inst *in, const char *w)
 			return;
 	in->serves = xrealloc(in->serves, (in->nserves + 1) * sizeof *in->serves);
 	in->serves[in->nserves++] = xstrdup(w);
-}
-
-/* Instances are found by id through an open-addressing index of their
- * positions (ids repeat across workloads only for shared stages). */
-static unsigned long
-hash_str(const char *s)
-{
-	unsigned long h = 1469598103934665603UL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211UL;
-	return h;
-}
-
-void
-index_add(struct pindex *x, const char *key, size_t pos)
-{
-	if (2 * (x->n + 1) > x->cap) {
-		size_t cap = x->cap ? 2 * x->cap : 1024;
-		struct pslot *n = xcalloc(cap, sizeof *n);
-		for (size_t k = 0; k < x->cap; k++) {
-			if (!x->slot[k].key)
-				continue;
-			size_t h = hash_str(x->slot[k].key) & (cap - 1);
-			while (n[h].key)
-				h = (h + 1) & (cap - 1);
-			n[h] = x->slot[k];
-		}
-		free(x->slot);
-		x->slot = n;
-		x->cap = cap;
-	}
-	size_t h = hash_str(key) & (x->cap - 1);
-	while (x->slot[h].key)
-		h = (h + 1) & (x->cap - 1);
-	x->slot[h].key = xstrdup(key);
-	x->slot[h].pos = pos;
-	x->n++;
-}
-
-long
-index_get(const struct pindex *x, const char *key)
-{
-	if (!x->cap)
-		return -1;
-	for (size_t h = hash_str(key) & (x->cap - 1); x->slot[h].key; h = (h + 1) & (x->cap - 1))
-		if (!strcmp(x->slot[h].key, key))
-			return (long)x->slot[h].pos;
-	return -1;
-}
-
-void
-index_free(struct pindex *x)
-{
-	for (size_t k = 0; k < x->cap; k++)
-		free(x->slot[k].key);
-	free(x->slot);
-	memset(x, 0, sizeof *x);
 }
 
 struct inst *
@@ -552,7 +496,7 @@ stage_order(const char *file, const struct ynode *pl, const struct ynode **order
 static void
 cfg_line(struct inst *in, const char *key, const char *val)
 {
-	sb_addf(&in->cfg, "%s=%s\n", key, val);
+	cfg_add(&in->cfg, key, val);
 }
 
 static const char *
@@ -691,7 +635,7 @@ build_images(struct wctx *w, const struct ynode *stage)
 			in->label = xasprintf("%s %s", ystr(stage, "name", ""), stem);
 			cfg_line(in, "ref", ystr(im, "ref", ""));
 			cfg_line(in, "file", stem);
-			add_output(in, xasprintf("images/%s.sqsh", stem));
+			add_output(in, layout_image(NULL, stem));
 			in->plan = xasprintf("enroot import -o images/%s.sqsh docker://%s", stem, ystr(im, "ref", ""));
 		}
 		add_serves(in, w->wl ? ystr(w->wl, "workload", "") : "");
@@ -1013,7 +957,7 @@ run_knobs(struct wctx *w, struct vars *vs, struct runknobs *k)
 	const struct sel *s = &w->p->sel;
 	const struct ynode *knobs = ymap_get(w->wl, "knobs");
 	int profile_default = ybool(knobs, "profile_default", 0);
-	k->steps = (double)yint(ymap_get(w->wl, "measure"), "steps", 50);
+	k->steps = (double)yint(ymap_get(w->wl, "measure"), "steps", LAYOUT_STEPS_DEFAULT);
 	k->profile = s->v[K_ENABLE_PROFILE] ? knob_true(s->v[K_ENABLE_PROFILE]) : profile_default;
 	k->nccl = knob_true(s->v[K_ENABLE_NCCLTRACE]);
 	if (s->v[K_MAX_STEPS])
@@ -1044,9 +988,10 @@ build_report(struct wctx *w, struct inst *in, const struct run *r)
 {
 	const char *wname = in->workload;
 	in->label = xasprintf("%s %s %s %s %s", ystr(in->stage, "name", ""), wname, r->gpu, r->size, r->dtype);
-	char *out = xasprintf("workloads/%s/reports/%s_%s_%s.json", wname, r->gpu, r->size, r->dtype);
-	add_output(in, out);
-	cfg_line(in, "report", out + strlen("workloads//reports/") + strlen(wname));
+	char *name = xasprintf("%s_%s_%s.json", r->gpu, r->size, r->dtype);
+	add_output(in, layout_report(NULL, wname, name));
+	cfg_line(in, "report", name);
+	free(name);
 	cfg_line(in, "tolerance_pct", ystr(ymap_get(w->wl, "measure"), "tolerance_pct", "5"));
 	in->plan = xasprintf("report of %s %s %s %s", wname, r->gpu, r->size, r->dtype);
 }
@@ -1069,7 +1014,7 @@ build_parse(struct wctx *w, struct inst *in, const char *run, const struct runkn
 	cfg_line(in, "steps", buf);
 	if (k->marked)
 		cfg_line(in, "profiled", "true");
-	add_output(in, xasprintf("workloads/%s/experiments/%s/result.json", in->workload, run));
+	add_output(in, layout_experiment_file(NULL, in->workload, run, "result.json"));
 	in->plan = xasprintf("parse %s log, window %s-%s (%s-based)", ystr(w->wl, "log_format", ""),
 			     win->kids[0]->str, win->kids[1]->str, ystr(measure, "indexing", "zero"));
 }
@@ -1207,7 +1152,7 @@ build_train(struct wctx *w, struct inst *in, const struct run *r, const char *ru
 		sb_add(&pl, " (not compared with the reference)");
 	in->plan = sb_steal(&pl);
 	free(stem);
-	add_output(in, xasprintf("workloads/%s/experiments/%s/train.done", in->workload, run));
+	add_output(in, layout_experiment_file(NULL, in->workload, run, LAYOUT_TRAIN_DONE));
 }
 
 /* Instances of a per-run stage (train, parse) or per-configuration stage
@@ -1661,33 +1606,4 @@ plan_free(struct plan *p)
 	free(p->fhash);
 	recipes_free(&p->rec);
 	memset(p, 0, sizeof *p);
-}
-
-const char *
-cfg_get(const char *cfg, const char *key, char *buf, size_t len)
-{
-	size_t kl = strlen(key);
-	for (const char *l = cfg; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-		if (!strncmp(l, key, kl) && l[kl] == '=') {
-			size_t n = strcspn(l + kl + 1, "\n");
-			snprintf(buf, len, "%.*s", (int)n, l + kl + 1);
-			return buf;
-		}
-	}
-	return NULL;
-}
-
-char **
-cfg_values(const char *cfg, const char *key, size_t *n)
-{
-	char **v = NULL;
-	size_t kl = strlen(key);
-	*n = 0;
-	for (const char *l = cfg; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-		if (!strncmp(l, key, kl) && l[kl] == '=') {
-			v = xrealloc(v, (*n + 1) * sizeof *v);
-			v[(*n)++] = xstrndup(l + kl + 1, strcspn(l + kl + 1, "\n"));
-		}
-	}
-	return v;
 }

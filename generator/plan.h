@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "htab.h"
 #include "recipe.h"
 #include "util.h"
 
@@ -53,19 +54,6 @@ struct inst {
 	const struct ynode *gpus;   /* image restricted to these GPU types */
 };
 
-/* A string -> position index (open addressing). */
-struct pslot {
-	char *key;
-	size_t pos;
-};
-struct pindex {
-	struct pslot *slot;
-	size_t n, cap;
-};
-void index_add(struct pindex *x, const char *key, size_t pos);
-long index_get(const struct pindex *x, const char *key);  /* -1: absent */
-void index_free(struct pindex *x);
-
 struct plan {
 	struct recipes rec;
 	struct inst *v;
@@ -83,10 +71,5 @@ struct plan {
 int plan_build(struct plan *p, const char *top, const struct sel *s, int check_all);
 void plan_free(struct plan *p);
 struct inst *plan_find(struct plan *p, const char *id);
-
-/* Reads a configuration file written by gen: value of the first "key="
- * line, or NULL. cfg_values collects all values of a repeated key. */
-const char *cfg_get(const char *cfg, const char *key, char *buf, size_t len);
-char **cfg_values(const char *cfg, const char *key, size_t *n);
 
 #endif

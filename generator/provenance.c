@@ -12,7 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "plan.h"
+#include "layout.h"
+#include "stagecfg.h"
 #include "provenance.h"
 #include "record.h"
 #include "util.h"
@@ -109,8 +110,8 @@ image_fact(const struct prov_src *s)
 		return prov_missing("the stage uses no container image");
 	}
 	free(up);
-	char *idp = xasprintf("%s/images/%s.sqsh.id", s->install, stem);
-	char *sq = xasprintf("%s/images/%s.sqsh", s->install, stem);
+	char *idp = layout_image_identity(s->install, stem);
+	char *sq = layout_image(s->install, stem);
 	char *id = read_file(idp, NULL);
 	json_t *o = json_object();
 	json_object_set_new(o, "ref", json_string(id && cfg_get(id, "ref", buf, sizeof buf) ? buf : stem));
@@ -132,7 +133,7 @@ venv_fact(const struct prov_src *s)
 	char *id = upstream(s->cfg, "venv.");
 	if (!id)
 		return prov_missing("the stage uses no venv");
-	char *cp = xasprintf("%s/cfg/%s", s->gen, id), dir[512];
+	char *cp = layout_cfg(s->gen, id), dir[512];
 	char *vc = read_file(cp, NULL);
 	free(cp);
 	free(id);
@@ -195,7 +196,7 @@ pairs(const char *cfg, const char *key)
 static json_t *
 script_hash(const struct prov_src *s)
 {
-	char *sp = xasprintf("%s/job.%s.sh", s->state_dir, s->token);
+	char *sp = layout_job_script(s->state_dir, s->token);
 	char *txt = read_file(sp, NULL), h[65];
 	free(sp);
 	if (!txt)
@@ -302,7 +303,7 @@ local_facts(const struct prov_src *s, json_t *o)
 	} else {
 		json_object_set_new(o, "submit", prov_missing("not recorded"));
 	}
-	char *ep = xasprintf("%s/exit.%s", s->state_dir, s->job);
+	char *ep = layout_job_exit(s->state_dir, s->job);
 	char *ex = read_file(ep, NULL);
 	free(ep);
 	json_object_set_new(o, "exit_code", ex && cfg_get(ex, "status", buf, sizeof buf)

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include "diag.h"
+#include "layout.h"
 #include "makesafe.h"
 #include "recipecheck.h"
 #include "util.h"
@@ -118,7 +119,7 @@ check_images(const char *file, const struct ynode *wl)
 		if (!ref)
 			continue;
 		char *stem = image_stem(ref->str);
-		char *f = xasprintf("images/%s.sqsh", stem);
+		char *f = layout_image(NULL, stem);
 		if (!mk_word_ok(f) || strchr(stem, '/')) {
 			diag_error(file, ref->line, ref->col, "image '%s' would be the file '%s': its last two path parts and tag may hold only [A-Za-z0-9._+-]",
 				   ref->str, f);
@@ -145,7 +146,7 @@ check_measure(const char *file, const struct ynode *wl)
 		return errs + 1;
 	}
 	long first = strtol(win->kids[0]->str, NULL, 10), last = strtol(win->kids[1]->str, NULL, 10);
-	long steps = yint(m, "steps", 50);
+	long steps = yint(m, "steps", LAYOUT_STEPS_DEFAULT);
 	int one = !strcmp(ystr(m, "indexing", "zero"), "one");
 	if (first > last) {
 		diag_error(file, win->line, win->col, "window [%ld, %ld] is reversed: the first iteration comes after the last", first, last);

@@ -19,12 +19,14 @@
 
 #include "cmds.h"
 #include "history.h"
+#include "layout.h"
 #include "logparse.h"
 #include "metrics.h"
 #include "nightmatrix.h"
 #include "plan.h"
 #include "record.h"
 #include "recipe.h"
+#include "stagecfg.h"
 #include "util.h"
 
 /* ---- statistics of the window ------------------------------------------------ */
@@ -205,7 +207,7 @@ image_of(const char *install, const char *cfg)
 	char stem[256], buf[512];
 	if (!cfgv(cfg, "image", stem, sizeof stem))
 		return json_null();
-	char *path = xasprintf("%s/images/%s.sqsh.id", install, stem);
+	char *path = layout_image_identity(install, stem);
 	char *id = read_file(path, NULL);
 	free(path);
 	json_t *o = json_object();
@@ -378,7 +380,7 @@ record_build(const struct rec_src *s, struct sb *err)
 		return NULL;
 	}
 	long scale = strtol(scs, NULL, 10);
-	char *done_path = xasprintf("%s/train.done", s->run_dir);
+	char *done_path = xasprintf("%s/" LAYOUT_TRAIN_DONE, s->run_dir);
 	char *done = read_file(done_path, NULL);
 	free(done_path);
 	if (done) {
@@ -466,7 +468,7 @@ record_append(const char *install, json_t *rec)
 	const char *fp = json_string_value(json_object_get(rec, "fingerprint"));
 	const char *job = json_string_value(json_object_get(rec, "job"));
 	char *lockpath = xasprintf("%s/history/.lock", install);
-	char *path = xasprintf("%s/history/%s.jsonl", install, fp);
+	char *path = layout_history(install, fp);
 	int rc = -1, fd = history_lock(lockpath);
 	if (fd < 0) {
 		fprintf(stderr, "llmb record: error: cannot lock %s: %s\n", lockpath, strerror(errno));
@@ -514,12 +516,12 @@ record_of_stage(struct plan *p, const struct inst *parse, const char *install, c
 	}
 	char run[512];
 	cfg_get(parse->cfg.buf, "run", run, sizeof run);
-	char *dir = xasprintf("%s/workloads/%s/experiments/%s", install, parse->workload, run);
+	char *dir = layout_experiment(install, parse->workload, run);
 	struct rec_src s = {install, p->rec.top, night, dir, train->cfg.buf, parse->cfg.buf, parse->wl,
 		gpu_find(&p->rec, parse->gpu), version, NULL, NULL, NULL, NULL, NULL};
 	/* A job that failed wrote no train.done: its job record keys it. */
-	char *rp = xasprintf("%s/state/jobs/%s/record", install, train->id), *rs = read_file(rp, NULL);
-	char job[128], ex[32], st[64], *done = xasprintf("%s/train.done", dir);
+	char *rp = layout_job_record(install, train->id), *rs = read_file(rp, NULL);
+	char job[128], ex[32], st[64], *done = xasprintf("%s/" LAYOUT_TRAIN_DONE, dir);
 	if (!file_exists(done) && rs && cfg_get(rs, "job", job, sizeof job) && *job &&
 	    cfg_get(rs, "state", st, sizeof st) && !strcmp(st, "failed")) {
 		s.job = job;

@@ -29,8 +29,9 @@
 
 #include "cmds.h"
 #include "flops.h"
+#include "layout.h"
 #include "metrics.h"
-#include "plan.h"
+#include "stagecfg.h"
 #include "recipe.h"
 #include "util.h"
 
@@ -109,7 +110,7 @@ static void
 add_run(struct runs *rs, const char *dir, const char *name, long scale)
 {
 	char *rp = xasprintf("%s/%s/result.json", dir, name);
-	char *dp = xasprintf("%s/%s/train.done", dir, name);
+	char *dp = xasprintf("%s/%s/" LAYOUT_TRAIN_DONE, dir, name);
 	json_t *res = json_load_file(rp, JSON_REJECT_DUPLICATES, NULL);
 	char *done = read_file(dp, NULL);
 	if (res || done) {
@@ -1186,7 +1187,8 @@ show(const char *install, const char *id, const struct format *fmt)
 	for (char *c = rest; *c; c++)
 		if (*c == '.')
 			*c = '_';
-	char *out = xasprintf("%s/workloads/%s/reports/%s.json", install, w, rest);
+	char *name = xasprintf("%s.json", rest), *out = layout_report(install, w, name);
+	free(name);
 	char *path = format_path(fmt, out), *s = read_file(path, NULL);
 	int rc = 0;
 	if (!s) {

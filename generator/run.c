@@ -28,10 +28,12 @@
 #include "executor.h"
 #include "feasible.h"
 #include "jobscript.h"
+#include "layout.h"
 #include "outputs.h"
 #include "plan.h"
 #include "provenance.h"
 #include "slurm.h"
+#include "stagecfg.h"
 #include "util.h"
 
 struct ctx {
@@ -242,7 +244,7 @@ exit_record_unrenamed(const char *state, const char *job)
 static int
 exit_status(struct ctx *c, const char *job)
 {
-	char *path = xasprintf("%s/exit.%s", c->state, job);
+	char *path = layout_job_exit(c->state, job);
 	char *s = read_file(path, NULL), buf[32];
 	free(path);
 	if (!s)
@@ -258,7 +260,7 @@ static int
 log_reached_final(struct ctx *c, const char *log)
 {
 	char buf[32];
-	long steps = cget(c, "steps", buf, sizeof buf) ? atol(buf) : 50;
+	long steps = cget(c, "steps", buf, sizeof buf) ? atol(buf) : LAYOUT_STEPS_DEFAULT;
 	char *needle = xasprintf("iteration %ld/%ld", steps - 1, steps - 1);
 	char *needle1 = xasprintf("iteration %8ld/%8ld", steps, steps);
 	char *needle2 = xasprintf("completed step: %ld,", steps - 1);
@@ -280,7 +282,7 @@ outputs_ok(struct ctx *c, struct sb *why)
 	for (size_t i = 0; i < n; i++) {
 		char *p = xasprintf("%s/%s", c->install, outs[i]);
 		/* train.done is written by llmb itself below */
-		if (!strstr(outs[i], "/train.done") && !output_valid(p, outs[i], ok ? why : NULL))
+		if (!strstr(outs[i], "/" LAYOUT_TRAIN_DONE) && !output_valid(p, outs[i], ok ? why : NULL))
 			ok = 0;
 		free(p);
 		free(outs[i]);
@@ -296,7 +298,7 @@ write_stamp(struct ctx *c, const char *job, const char *note)
 	sb_addf(&s, "cfg=%s\njob=%s\ntime=%ld\n", c->hash, job ? job : "", (long)time(NULL));
 	if (note)
 		sb_addf(&s, "note=%s\n", note);
-	char *path = xasprintf("%s/state/done/%s", c->install, c->id);
+	char *path = layout_done(c->install, c->id);
 	/* The identity first: a stamp never stands without it. */
 	if (identity_write(c->install, c->id, c->cfg) < 0 || write_file_atomic(path, s.buf, s.len) < 0)
 		die("cannot write stamp %s: %s", path, strerror(errno));
@@ -311,7 +313,7 @@ write_provenance(struct ctx *c, const struct record *r, const struct jobinfo *ji
 	char run[256], w[128];
 	cget(c, "run", run, sizeof run);
 	cget(c, "workload", w, sizeof w);
-	char *dir = xasprintf("%s/workloads/%s/experiments/%s", c->install, w, run);
+	char *dir = layout_experiment(c->install, w, run);
 	struct prov_src s = {.top = c->top, .install = c->install, .gen = c->gen, .run_dir = dir, .cfg = c->cfg,
 			     .cfg_hash = c->hash, .state_dir = c->state, .token = r->token, .job = r->job,
 			     .executor = r->executor, .submitted = r->submitted,
@@ -332,7 +334,7 @@ write_train_done(struct ctx *c, const struct record *r, const char *log, const c
 		cget(c, "image", img, sizeof img) ? img : "none", r->executor);
 	if (note)
 		sb_addf(&s, "note=%s\n", note);
-	char *path = xasprintf("%s/workloads/%s/experiments/%s/train.done", c->install, w, run);
+	char *path = layout_experiment_file(c->install, w, run, LAYOUT_TRAIN_DONE);
 	if (write_file_atomic(path, s.buf, s.len) < 0)
 		die("cannot write %s: %s", path, strerror(errno));
 	free(path);
@@ -375,8 +377,8 @@ upstream_dependency(struct ctx *c)
 	struct sb dep = {0};
 	for (size_t i = 0; i < n; i++) {
 		char *id = xstrndup(after[i], strcspn(after[i], " "));
-		char *stamp = xasprintf("%s/state/done/%s", c->install, id);
-		char *rec = xasprintf("%s/state/jobs/%s/record", c->install, id);
+		char *stamp = layout_done(c->install, id);
+		char *rec = layout_job_record(c->install, id);
 		char *s = file_exists(stamp) ? NULL : read_file(rec, NULL);
 		char buf[64];
 		if (s && cfg_get(s, "job", buf, sizeof buf) && *buf)
@@ -402,14 +404,14 @@ submit(struct ctx *c, struct record *r, int attempt)
 		fprintf(stderr, "llmb run: error: %s: %s\n", c->id, err.buf);
 		return -1;
 	}
-	char *spath = xasprintf("%s/job.%s.sh", c->state, token);
+	char *spath = layout_job_script(c->state, token);
 	if (write_file_atomic(spath, script.buf, script.len) < 0)
 		die("cannot write %s: %s", spath, strerror(errno));
 	char run[256], w[128], buf[64];
 	char *logpat;
 	if (cget(c, "run", run, sizeof run) && !strcmp(c->kind, "train")) {
 		cget(c, "workload", w, sizeof w);
-		char *dir = xasprintf("%s/workloads/%s/experiments/%s", c->install, w, run);
+		char *dir = layout_experiment(c->install, w, run);
 		mkdir_p(dir, 0);
 		/* a night's run lives in <run>/night-<NIGHT>: one file name */
 		for (char *q = run; *q; q++)
@@ -433,7 +435,7 @@ submit(struct ctx *c, struct record *r, int attempt)
 	record_write(c, r);
 	/* From now on the stage is not done: a stamp left by an earlier job
 	 * must not vouch for outputs this job is rewriting. */
-	char *stamp = xasprintf("%s/state/done/%s", c->install, c->id);
+	char *stamp = layout_done(c->install, c->id);
 	unlink(stamp);
 	free(stamp);
 	char *jobname = xasprintf("llmb.%s.%s", c->id, token);
@@ -573,7 +575,7 @@ has_id(const char *list, const char *id)
 static void
 cancel_dependents(struct ctx *c, const char *job, int depth)
 {
-	char *dir = xasprintf("%s/state/jobs", c->install);
+	char *dir = layout_jobs(c->install, NULL);
 	DIR *d = depth < 64 ? opendir(dir) : NULL;
 	for (struct dirent *e; d && (e = readdir(d));) {
 		if (e->d_name[0] == '.')
@@ -725,7 +727,7 @@ static enum outcome
 wait_job(struct ctx *c, struct record *r)
 {
 	enum jstate last = (enum jstate)-1;
-	char *cache = xasprintf("%s/state/executor", c->install);
+	char *cache = layout_executor_state(c->install);
 	/* Requeues are Slurm's business, but bounded: a job requeued over and
 	 * over (node failures, preemption), or held after a requeue, is
 	 * cancelled and the retry policy decides. */
@@ -819,7 +821,7 @@ wait_job(struct ctx *c, struct record *r)
 static int
 done_meanwhile(struct ctx *c)
 {
-	char *stamp = xasprintf("%s/state/done/%s", c->install, c->id);
+	char *stamp = layout_done(c->install, c->id);
 	char *s = read_file(stamp, NULL), buf[80];
 	struct stat st;
 	struct sb why = {0};
@@ -877,7 +879,7 @@ attach_or_submit(struct ctx *c, struct record *r, const char *failed_job)
 static int
 run_job(struct ctx *c)
 {
-	c->state = xasprintf("%s/state/jobs/%s", c->install, c->id);
+	c->state = layout_jobs(c->install, c->id);
 	mkdir_p(c->state, 0);
 	struct record r;
 	char failed[64] = "";
@@ -907,7 +909,8 @@ upstream_ready(struct ctx *c)
 	int ok = 1;
 	for (size_t i = 0; i < n; i++) {
 		size_t l = strcspn(after[i], " ");
-		char *stamp = xasprintf("%s/state/done/%.*s", c->install, (int)l, after[i]);
+		char *id = xstrndup(after[i], l), *stamp = layout_done(c->install, id);
+		free(id);
 		char *s = ok ? read_file(stamp, NULL) : NULL, buf[80];
 		if (ok && !(s && cfg_get(s, "cfg", buf, sizeof buf) && after[i][l] && !strcmp(buf, after[i] + l + 1))) {
 			printf("[%s] %s: waiting for %.*s\n", c->progress, c->label, (int)l, after[i]);
@@ -929,8 +932,8 @@ run_parse(struct ctx *c)
 	cget(c, "run", run, sizeof run);
 	if (c->async && !upstream_ready(c))
 		return 0;
-	char *dir = xasprintf("%s/workloads/%s/experiments/%s", c->install, w, run);
-	char *done = xasprintf("%s/train.done", dir);
+	char *dir = layout_experiment(c->install, w, run);
+	char *done = xasprintf("%s/" LAYOUT_TRAIN_DONE, dir);
 	char *td = read_file(done, NULL), logb[PATH_MAX];
 	if (!td || !cfg_get(td, "log", logb, sizeof logb)) {
 		if (c->async) {
@@ -943,9 +946,9 @@ run_parse(struct ctx *c)
 		return 1;
 	}
 	char *res = xasprintf("--result=%s/result.json", dir);
-	char *wopt = xasprintf("--window=%s", cget(c, "window", win, sizeof win) ? win : "35-44");
+	char *wopt = xasprintf("--window=%s", cget(c, "window", win, sizeof win) ? win : LAYOUT_WINDOW_DEFAULT);
 	char *fopt = xasprintf("--log-format=%s", cget(c, "log_format", fmt, sizeof fmt) ? fmt : "auto");
-	char *sopt = xasprintf("--steps=%s", cget(c, "steps", steps, sizeof steps) ? steps : "50");
+	char *sopt = xasprintf("--steps=%s", cget(c, "steps", steps, sizeof steps) ? steps : LAYOUT_STEPS_DEFAULT_STR);
 	char *argv[] = {"parse", "--format=table", wopt, fopt, sopt, res, logb, NULL};
 	int rc = cmd_parse(7, argv);
 	if (rc == 0)
@@ -967,11 +970,11 @@ run_report(struct ctx *c)
 	cget(c, "report", rep, sizeof rep);
 	if (c->async && !upstream_ready(c))
 		return 0;
-	char *out = xasprintf("%s/workloads/%s/reports/%s", c->install, w, rep);
+	char *out = layout_report(c->install, w, rep);
 	char *outopt = xasprintf("--out=%s", out);
 	char *topopt = xasprintf("--top=%s", c->top);
 	char *tolopt = xasprintf("--tolerance=%s", cget(c, "tolerance_pct", tol, sizeof tol) ? tol : "5");
-	char *expdir = xasprintf("%s/workloads/%s/experiments", c->install, w);
+	char *expdir = layout_experiments(c->install, w);
 	char *argv[] = {"report", topopt, tolopt, outopt, "--workload", w, "--gpu", g, "--size", s, "--dtype", d, expdir, NULL};
 	mkdir_p(out, 1);
 	int rc = cmd_report(13, argv);
@@ -993,7 +996,8 @@ newer_than_upstream(struct ctx *c, const char *stamp)
 	char **after = cfg_values(c->cfg, "after", &n);
 	int ok = 1;
 	for (size_t i = 0; i < n; i++) {
-		char *p = xasprintf("%s/state/id/%.*s", c->install, (int)strcspn(after[i], " "), after[i]);
+		char *id = xstrndup(after[i], strcspn(after[i], " ")), *p = layout_identity(c->install, id);
+		free(id);
 		if (stat(p, &up) == 0 && (up.st_mtim.tv_sec > me.st_mtim.tv_sec ||
 		    (up.st_mtim.tv_sec == me.st_mtim.tv_sec && up.st_mtim.tv_nsec > me.st_mtim.tv_nsec)))
 			ok = 0;
@@ -1012,16 +1016,13 @@ upstream_identities(struct ctx *c)
 	size_t n;
 	char **after = cfg_values(c->cfg, "after", &n);
 	for (size_t i = 0; i < n; i++) {
-		int l = (int)strcspn(after[i], " ");
-		char *idp = xasprintf("%s/state/id/%.*s", c->install, l, after[i]);
-		char *stamp = xasprintf("%s/state/done/%.*s", c->install, l, after[i]);
-		char *cfgp = xasprintf("%s/cfg/%.*s", c->gen, l, after[i]);
+		char *id = xstrndup(after[i], strcspn(after[i], " "));
+		char *idp = layout_identity(c->install, id), *stamp = layout_done(c->install, id);
+		char *cfgp = layout_cfg(c->gen, id);
 		char *ucfg = !file_exists(idp) && file_exists(stamp) ? read_file(cfgp, NULL) : NULL;
-		if (ucfg) {
-			char *id = xstrndup(after[i], (size_t)l);
+		if (ucfg)
 			identity_write(c->install, id, ucfg);
-			free(id);
-		}
+		free(id);
 		free(ucfg);
 		free(cfgp);
 		free(stamp);
@@ -1078,7 +1079,7 @@ cmd_run(int argc, char **argv)
 	}
 	c.async = as && *as && parse_bool(as) == 1;
 	common_paths(&c, top, install);
-	char *path = xasprintf("%s/cfg/%s", c.gen, c.id);
+	char *path = layout_cfg(c.gen, c.id);
 	size_t len;
 	c.cfg = read_file(path, &len);
 	if (!c.cfg)
@@ -1095,7 +1096,7 @@ cmd_run(int argc, char **argv)
 	int rc;
 	/* An identical configuration whose outputs exist was done before the
 	 * generated files were lost: refresh the stamp, run nothing. */
-	char *stamp = xasprintf("%s/state/done/%s", c.install, c.id);
+	char *stamp = layout_done(c.install, c.id);
 	char *old = read_file(stamp, NULL), buf[80];
 	struct sb why = {0};
 	if (old && cfg_get(old, "cfg", buf, sizeof buf) && !strcmp(buf, c.hash) && outputs_ok(&c, &why) &&
@@ -1176,13 +1177,13 @@ cmd_status(int argc, char **argv)
 	struct jobinfo *ji = xcalloc(p.n ? p.n : 1, sizeof *ji);
 	int *kind = xcalloc(p.n ? p.n : 1, sizeof *kind);
 	long *elapsed = xcalloc(p.n ? p.n : 1, sizeof *elapsed);
-	char *cache = xasprintf("%s/state/executor", install);
+	char *cache = layout_executor_state(install);
 	/* the jobs owed a verdict, one bulk query per executor */
 	for (int e = 0; e < 2; e++) {
 		const struct executor *ex = e ? &slurm_executor : &local_executor;
 		size_t n = 0;
 		for (size_t i = 0; i < p.n; i++) {
-			char *dir = xasprintf("%s/state/jobs/%s", install, p.v[i].id);
+			char *dir = layout_jobs(install, p.v[i].id);
 			if (e == 0)
 				record_read_dir(dir, &recs[i]);
 			free(dir);
@@ -1212,7 +1213,7 @@ cmd_status(int argc, char **argv)
 	for (size_t i = 0; i < p.n; i++) {
 		struct inst *in = &p.v[i];
 		struct record *r = &recs[i];
-		char *stamp = xasprintf("%s/state/done/%s", install, in->id);
+		char *stamp = layout_done(install, in->id);
 		char *st = read_file(stamp, NULL), b1[80], b2[64];
 		int k = K_STALE;
 		struct sb line = {0};
@@ -1280,7 +1281,7 @@ cmd_cancel(int argc, char **argv)
 		return 2;
 	int n = 0, rc = 0;
 	for (size_t i = 0; i < p.n; i++) {
-		char *rec = xasprintf("%s/state/jobs/%s/record", install, p.v[i].id);
+		char *rec = layout_job_record(install, p.v[i].id);
 		char *rs = read_file(rec, NULL), job[64], ex[16], st[32];
 		if (rs && cfg_get(rs, "job", job, sizeof job) && *job && cfg_get(rs, "executor", ex, sizeof ex) &&
 		    cfg_get(rs, "state", st, sizeof st) && !strcmp(st, "submitted") && executor_find(ex)) {

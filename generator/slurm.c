@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "layout.h"
 #include "slurm.h"
 #include "slurmlimits.h"
 #include "throttle.h"
@@ -340,7 +341,7 @@ slurm_submit(const struct jobspec *js, char *id, size_t idlen, struct sb *err)
 {
 	struct sb out = {0}, errs = {0};
 	char **argv = slurm_sbatch_argv(js, err);
-	char *state_dir = xasprintf("%s/state/executor", js->workdir);
+	char *state_dir = layout_executor_state(js->workdir);
 	int rc = 0, ret = -1, known = 0;
 	if (!argv) {
 		free(state_dir);

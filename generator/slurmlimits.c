@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "layout.h"
 #include "slurmlimits.h"
 
 #define CACHE_S 600
@@ -253,7 +254,7 @@ slurm_limits_plan_note(struct sb *mk, size_t njobs)
 	struct slurm_limits l;
 	if (!ex || strcmp(ex, "slurm") || !njobs)
 		return;
-	char *dir = install && *install ? xasprintf("%s/state/executor", install) : NULL;
+	char *dir = install && *install ? layout_executor_state(install) : NULL;
 	int ok = slurm_limits_load(dir, &l) == 0;
 	free(dir);
 	if (!ok)

@@ -1,0 +1,129 @@
+/* layout: paths into the install and generated trees, and the names of
+ * the path placeholders. See layout.h for the tree. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout.h"
+#include "util.h"
+
+/* "<base>/<rel>", or rel alone when base is NULL. */
+static char *
+under(const char *base, const char *fmt, ...)
+{
+	struct sb s = {0};
+	va_list ap;
+	if (base)
+		sb_addf(&s, "%s/", base);
+	va_start(ap, fmt);
+	sb_vaddf(&s, fmt, ap);
+	va_end(ap);
+	return sb_steal(&s);
+}
+
+char *
+layout_cfg(const char *gen, const char *id)
+{
+	return under(gen, "cfg/%s", id);
+}
+
+char *
+layout_done(const char *install, const char *id)
+{
+	return under(install, "state/done/%s", id);
+}
+
+char *
+layout_identity(const char *install, const char *id)
+{
+	return under(install, "state/id/%s", id);
+}
+
+char *
+layout_jobs(const char *install, const char *id)
+{
+	return id ? under(install, "state/jobs/%s", id) : under(install, "state/jobs");
+}
+
+char *
+layout_job_record(const char *install, const char *id)
+{
+	return under(install, "state/jobs/%s/record", id);
+}
+
+char *
+layout_executor_state(const char *install)
+{
+	return under(install, "state/executor");
+}
+
+char *
+layout_job_script(const char *state_dir, const char *token)
+{
+	return under(state_dir, "job.%s.sh", token);
+}
+
+char *
+layout_job_exit(const char *state_dir, const char *job)
+{
+	return under(state_dir, "exit.%s", job);
+}
+
+char *
+layout_history(const char *install, const char *fingerprint)
+{
+	return fingerprint ? under(install, "history/%s.jsonl", fingerprint) : under(install, "history");
+}
+
+char *
+layout_image(const char *install, const char *stem)
+{
+	return under(install, "images/%s.sqsh", stem);
+}
+
+char *
+layout_image_identity(const char *install, const char *stem)
+{
+	return under(install, "images/%s.sqsh.id", stem);
+}
+
+char *
+layout_workload(const char *base, const char *workload)
+{
+	return under(base, "workloads/%s", workload);
+}
+
+char *
+layout_experiments(const char *install, const char *workload)
+{
+	return under(install, "workloads/%s/experiments", workload);
+}
+
+char *
+layout_experiment(const char *install, const char *workload, const char *run)
+{
+	return under(install, "workloads/%s/experiments/%s", workload, run);
+}
+
+char *
+layout_experiment_file(const char *install, const char *workload, const char *run, const char *file)
+{
+	return under(install, "workloads/%s/experiments/%s/%s", workload, run, file);
+}
+
+char *
+layout_report(const char *install, const char *workload, const char *name)
+{
+	return under(install, "workloads/%s/reports/%s", workload, name);
+}
+
+int
+layout_path_placeholder(const char *name, size_t n)
+{
+	static const char *const names[] = {"install", "top", "workload_dir", "experiment_dir",
+		"recipe_dir", "state_dir", "image_file", "venv_dir", NULL};
+	for (const char *const *p = names; *p; p++)
+		if (strlen(*p) == n && !strncmp(*p, name, n))
+			return 1;
+	return n > 5 && !strncmp(name, "repo_", 5);
+}

@@ -1,0 +1,66 @@
+/* layout: the install tree (LLMB_INSTALL), the generated tree (LLMB_GEN)
+ * and the path placeholders of recipes, named in one place. Everything
+ * that builds a path into those trees asks here.
+ *
+ *   <gen>/cfg/<id>                          stage configuration (stagecfg)
+ *   <install>/state/done/<id>               done stamp: cfg=<hash>, job=...
+ *   <install>/state/id/<id>                 identity: the hash make depends on
+ *   <install>/state/jobs/<id>/record        job record: token, job, state, ...
+ *   <install>/state/jobs/<id>/job.<token>.sh, exit.<job>   submitted script, exit status
+ *   <install>/state/executor/               executor caches (squeue/sacct, limits)
+ *   <install>/images/<stem>.sqsh            container images
+ *   <install>/workloads/<w>/experiments/<run>/{train.done,result.json,log}
+ *   <install>/workloads/<w>/reports/<name>  report JSON
+ *   <install>/history/<fingerprint>.jsonl   nightly history, one file per configuration
+ *
+ * base is the tree's root; a NULL base gives the path relative to it (the
+ * outputs a plan lists are install-relative). Every function returns a
+ * string to free. */
+#ifndef LLMB_LAYOUT_H
+#define LLMB_LAYOUT_H
+
+#include <stddef.h>
+
+/* Defaults a recipe may leave out (measure: steps, window), named once:
+ * the training steps of a run and the iterations averaged, as upstream's
+ * parsers count them. The _STR forms are the same numbers as text. */
+#define LAYOUT_STEPS_DEFAULT 50
+#define LAYOUT_WINDOW_FIRST 35
+#define LAYOUT_WINDOW_LAST 44
+#define LAYOUT_STR_(x) #x
+#define LAYOUT_STR(x) LAYOUT_STR_(x)
+#define LAYOUT_STEPS_DEFAULT_STR LAYOUT_STR(LAYOUT_STEPS_DEFAULT)
+#define LAYOUT_WINDOW_DEFAULT LAYOUT_STR(LAYOUT_WINDOW_FIRST) "-" LAYOUT_STR(LAYOUT_WINDOW_LAST)
+
+/* File a finished training run leaves in its experiment directory. */
+#define LAYOUT_TRAIN_DONE "train.done"
+
+char *layout_cfg(const char *gen, const char *id);
+char *layout_done(const char *install, const char *id);
+char *layout_identity(const char *install, const char *id);
+/* id NULL: the state/jobs folder itself. */
+char *layout_jobs(const char *install, const char *id);
+char *layout_job_record(const char *install, const char *id);
+char *layout_executor_state(const char *install);
+/* In a stage's state/jobs/<id> folder: the script submitted under a token,
+ * and the exit status a job's trap writes. */
+char *layout_job_script(const char *state_dir, const char *token);
+char *layout_job_exit(const char *state_dir, const char *job);
+/* fingerprint NULL: the history folder itself. */
+char *layout_history(const char *install, const char *fingerprint);
+char *layout_image(const char *install, const char *stem);
+/* <image>.id: the digest and ref the import job recorded. */
+char *layout_image_identity(const char *install, const char *stem);
+char *layout_workload(const char *base, const char *workload);
+char *layout_experiments(const char *install, const char *workload);
+char *layout_experiment(const char *install, const char *workload, const char *run);
+/* <experiment>/<file>, e.g. LAYOUT_TRAIN_DONE. */
+char *layout_experiment_file(const char *install, const char *workload, const char *run, const char *file);
+char *layout_report(const char *install, const char *workload, const char *name);
+
+/* Whether name (n bytes) is a path placeholder ({install}, {venv_dir},
+ * {repo_<name>}, ...): the planner leaves these for run time, when the job
+ * script resolves them against the install tree. */
+int layout_path_placeholder(const char *name, size_t n);
+
+#endif

@@ -1,0 +1,45 @@
+/* stagecfg: the stage configuration record, "key=value" lines, one key
+ * possibly repeated (arg=, after=, output=). gen writes one per stage
+ * instance; run, the job script, records and reports read them back, and
+ * the state files under the install tree (done stamps, job records) use
+ * the same form. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stagecfg.h"
+
+void
+cfg_add(struct sb *cfg, const char *key, const char *val)
+{
+	sb_addf(cfg, "%s=%s\n", key, val);
+}
+
+const char *
+cfg_get(const char *cfg, const char *key, char *buf, size_t len)
+{
+	size_t kl = strlen(key);
+	for (const char *l = cfg; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		if (!strncmp(l, key, kl) && l[kl] == '=') {
+			size_t n = strcspn(l + kl + 1, "\n");
+			snprintf(buf, len, "%.*s", (int)n, l + kl + 1);
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+char **
+cfg_values(const char *cfg, const char *key, size_t *n)
+{
+	char **v = NULL;
+	size_t kl = strlen(key);
+	*n = 0;
+	for (const char *l = cfg; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		if (!strncmp(l, key, kl) && l[kl] == '=') {
+			v = xrealloc(v, (*n + 1) * sizeof *v);
+			v[(*n)++] = xstrndup(l + kl + 1, strcspn(l + kl + 1, "\n"));
+		}
+	}
+	return v;
+}

@@ -1,0 +1,18 @@
+/* stagecfg: the stage configuration record ("key=value" lines) that gen
+ * writes and run, the job script, records and reports read back. */
+#ifndef LLMB_STAGECFG_H
+#define LLMB_STAGECFG_H
+
+#include <stddef.h>
+
+#include "util.h"
+
+/* Appends the line "key=value". */
+void cfg_add(struct sb *cfg, const char *key, const char *val);
+
+/* Reads a configuration file written by gen: value of the first "key="
+ * line, or NULL. cfg_values collects all values of a repeated key. */
+const char *cfg_get(const char *cfg, const char *key, char *buf, size_t len);
+char **cfg_values(const char *cfg, const char *key, size_t *n);
+
+#endif
