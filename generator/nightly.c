@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "cmds.h"
 #include "nightmatrix.h"
 #include "plan.h"
@@ -111,30 +112,24 @@ fix_night(struct night *n, int dry)
 	return 0;
 }
 
-/* Runs argv; its exit status, or 127/128+signal. */
+/* Runs argv (stdout into out_path when given); its exit status, or
+ * 127/128+signal. */
 static int
 run_argv(char **argv, const char *out_path)
 {
 	fflush(stdout);
 	fflush(stderr);
-	pid_t pid = fork();
-	if (pid < 0)
-		die("fork: %s", strerror(errno));
-	if (pid == 0) {
-		if (out_path) {
-			int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-			if (fd < 0 || dup2(fd, 1) < 0)
-				_exit(127);
-		}
-		execvp(argv[0], argv);
-		fprintf(stderr, "llmb nightly: cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return 127;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	struct proc p = {.argv = argv};
+	if (out_path && (p.out_fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
+		return 127;
+	int rc = proc_run(&p);
+	if (p.out_fd > 0)
+		close(p.out_fd);
+	if (rc < 0 && p.exec_failed)
+		fprintf(stderr, "llmb nightly: cannot run %s: %s\n", argv[0], strerror(p.error));
+	else if (rc < 0)
+		die("fork: %s", strerror(p.error));
+	return rc < 0 ? 127 : rc;
 }
 
 enum runstate { R_DONE, R_FAILED, R_PENDING };
