@@ -1,0 +1,30 @@
+/* cliopt: every llmb command reads its options with getopt_long through
+ * here, so all of them stop at the first operand, print their own messages
+ * and take long options in full only (an abbreviation is a bad option, as
+ * when each command matched its options by hand). */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+
+#include "cliopt.h"
+
+void
+cliopt_start(void)
+{
+	optind = 0; /* glibc: start over, at argv[1] */
+	opterr = 0;
+}
+
+int
+cliopt_next(int argc, char **argv, const char *shortopts, const struct option *longopts, const char **text)
+{
+	char so[64];
+	int at = optind ? optind : 1, li = -1;
+	snprintf(so, sizeof so, "+%s", shortopts);
+	int c = getopt_long(argc, argv, so, longopts, &li);
+	*text = at < argc ? argv[at] : "";
+	if (c != -1 && c != '?' && li >= 0 && !strncmp(*text, "--", 2) &&
+	    strcspn(*text + 2, "=") != strlen(longopts[li].name))
+		return '?';
+	return c;
+}
