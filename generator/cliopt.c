@@ -15,16 +15,34 @@ cliopt_start(void)
 	opterr = 0;
 }
 
+static int last_index; /* of the long option cliopt_next returned */
+
 int
 cliopt_next(int argc, char **argv, const char *shortopts, const struct option *longopts, const char **text)
 {
 	char so[64];
 	int at = optind ? optind : 1, li = -1;
-	snprintf(so, sizeof so, "+%s", shortopts);
+	/* "-..." keeps getopt's in-order mode: an operand comes back as 1 */
+	snprintf(so, sizeof so, "%s%s", *shortopts == '-' ? "" : "+", shortopts);
 	int c = getopt_long(argc, argv, so, longopts, &li);
 	*text = at < argc ? argv[at] : "";
+	last_index = li;
 	if (c != -1 && c != '?' && li >= 0 && !strncmp(*text, "--", 2) &&
 	    strcspn(*text + 2, "=") != strlen(longopts[li].name))
 		return '?';
+	return c;
+}
+
+int
+cliopt_next_word(int argc, char **argv, const struct option *longopts, int *next)
+{
+	const char *text;
+	if (*next < argc && !strcmp(argv[*next], "--"))
+		return -1;
+	int c = cliopt_next(argc, argv, "", longopts, &text);
+	if (c == -1 || c == '?' || (last_index >= 0 && longopts[last_index].has_arg == required_argument &&
+				    strchr(text, '=')))
+		return -1;
+	*next = optind;
 	return c;
 }

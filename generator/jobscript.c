@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "cliopt.h"
 #include "cmds.h"
 #include "jobscript.h"
 #include "plan.h"
@@ -499,17 +500,14 @@ int
 cmd_script(int argc, char **argv)
 {
 	const char *top = ".", *gen = "build/gen", *install = getenv("LLMB_INSTALL") ? getenv("LLMB_INSTALL") : "install";
-	int i = 1;
-	for (; i + 1 < argc && argv[i][0] == '-'; i += 2) {
-		if (!strcmp(argv[i], "--top"))
-			top = argv[i + 1];
-		else if (!strcmp(argv[i], "--gen"))
-			gen = argv[i + 1];
-		else if (!strcmp(argv[i], "--install"))
-			install = argv[i + 1];
-		else
-			break;
-	}
+	static const struct option longopts[] = {
+		{"top", required_argument, NULL, 't'}, {"gen", required_argument, NULL, 'g'},
+		{"install", required_argument, NULL, 'i'}, {NULL, 0, NULL, 0},
+	};
+	int i = 1, o;
+	cliopt_start();
+	while ((o = cliopt_next_word(argc, argv, longopts, &i)) != -1)
+		*(o == 't' ? &top : o == 'g' ? &gen : &install) = optarg;
 	if (i != argc - 1) {
 		fprintf(stderr, "usage: llmb script [--top DIR] [--gen DIR] [--install DIR] STAGE-ID\n");
 		return 2;

@@ -1055,18 +1055,13 @@ cmd_run(int argc, char **argv)
 		{"async", no_argument, NULL, 'a'}, {"top", required_argument, NULL, 't'},
 		{"gen", required_argument, NULL, 'g'}, {"install", required_argument, NULL, 'i'}, {NULL, 0, NULL, 0},
 	};
-	const char *text;
-	int i = 1, o = 0;
-	/* the operands start at the first word that is not one of these, as
-	 * written ("--top=DIR" is not; neither is "--") */
+	int i = 1, o;
 	cliopt_start();
-	while (!(i < argc && !strcmp(argv[i], "--")) && (o = cliopt_next(argc, argv, "", longopts, &text)) != -1 &&
-	       o != '?' && (o == 'a' || !strchr(text, '='))) {
+	while ((o = cliopt_next_word(argc, argv, longopts, &i)) != -1) {
 		if (o == 'a')
 			c.async = 1;
 		else
 			*(o == 't' ? &top : o == 'g' ? &c.gen : &install) = optarg;
-		i = optind;
 	}
 	if (argc - i == 1) {
 		c.progress = "-";
