@@ -16,6 +16,7 @@ cliopt_start(void)
 }
 
 static int last_index; /* of the long option cliopt_next returned */
+static int dashes;     /* the options ended at a "--" */
 
 int
 cliopt_next(int argc, char **argv, const char *shortopts, const struct option *longopts, const char **text)
@@ -27,10 +28,17 @@ cliopt_next(int argc, char **argv, const char *shortopts, const struct option *l
 	int c = getopt_long(argc, argv, so, longopts, &li);
 	*text = at < argc ? argv[at] : "";
 	last_index = li;
+	dashes = c == -1 && at < argc && !strcmp(argv[at], "--") && optind == at + 1;
 	if (c != -1 && c != '?' && li >= 0 && !strncmp(*text, "--", 2) &&
 	    strcspn(*text + 2, "=") != strlen(longopts[li].name))
 		return '?';
 	return c;
+}
+
+int
+cliopt_dashes(void)
+{
+	return dashes;
 }
 
 int

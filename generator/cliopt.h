@@ -14,6 +14,9 @@ void cliopt_start(void);
  * *text is the argv element it came from, for the command's messages. */
 int cliopt_next(int argc, char **argv, const char *shortopts, const struct option *longopts, const char **text);
 
+/* The options ended at a "--" (which commands that never took one refuse). */
+int cliopt_dashes(void);
+
 /* For commands whose operands start at the first word that is not one of
  * their options as written: a bad option, "--", or "--name=value" for an
  * option that takes the next word ends the options there, unread. Returns

@@ -251,7 +251,7 @@ cmd_diff(int argc, char **argv)
 		else
 			return fputs(usage_text, stderr), 2;
 	}
-	if (optind > 1 && !strcmp(argv[optind - 1], "--")) /* never allowed */
+	if (cliopt_dashes()) /* never allowed */
 		return fputs(usage_text, stderr), 2;
 	if (n != 2 || (strcmp(format, "text") && strcmp(format, "json")))
 		return fputs(usage_text, stderr), 2;

@@ -253,7 +253,7 @@ cmd_flops(int argc, char **argv)
 		else
 			na = 9;
 	}
-	if (optind > 1 && !strcmp(argv[optind - 1], "--")) /* never allowed */
+	if (cliopt_dashes()) /* never allowed */
 		na = 9;
 	if (na < 2 || na > 3) {
 		fprintf(stderr, "usage: llmb flops WORKLOAD SIZE [GPU_TYPE] [--top DIR]\n");
