@@ -14,7 +14,7 @@ int cmd_cancel(int argc, char **argv);  /* run.c: cancel the jobs of stages */
 int cmd_parse(int argc, char **argv);   /* cmd_parse.c: training logs -> results */
 int cmd_report(int argc, char **argv);  /* cmd_report.c: results -> tables */
 int cmd_flops(int argc, char **argv);   /* flops.c: model FLOPs of a workload */
-int cmd_metrics(int argc, char **argv); /* metrics.c: derived metrics from a step time */
+int cmd_metrics(int argc, char **argv); /* cmd_metrics.c: derived metrics from a step time */
 int cmd_calc(int argc, char **argv);    /* expr.c: evaluate an expression */
 int cmd_import(int argc, char **argv);  /* import.c: upstream metadata.yaml -> workload */
 int cmd_record(int argc, char **argv);  /* nightly_import.c: runs -> history records */
