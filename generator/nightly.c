@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "cliopt.h"
 #include "cmds.h"
 #include "nightmatrix.h"
 #include "plan.h"
@@ -412,22 +413,30 @@ cmd_nightly(int argc, char **argv)
 		.policy = "pipelines/nightly.yaml"};
 	const char *a = getenv("ASYNC");
 	n.async = a && *a && strcmp(a, "0");
-	int i = 2;
-	for (; i < argc && strcmp(argv[i], "--"); i++) {
-		if (i + 1 < argc && !strcmp(argv[i], "--top"))
-			n.top = argv[++i];
-		else if (i + 1 < argc && !strcmp(argv[i], "--install"))
-			n.install = argv[++i];
-		else if (i + 1 < argc && !strcmp(argv[i], "--policy"))
-			n.policy = argv[++i];
-		else if (!strcmp(argv[i], "--async"))
-			n.async = 1;
-		else if (argv[i][0] != '-' && !strcmp(argv[1], "status"))
-			break;
-		else {
+	static const struct option longopts[] = {
+		{"top", required_argument, NULL, 't'}, {"install", required_argument, NULL, 'i'},
+		{"policy", required_argument, NULL, 'p'}, {"async", no_argument, NULL, 'a'}, {NULL, 0, NULL, 0},
+	};
+	const char *text;
+	int c;
+	/* the options follow the subcommand, argv[1]; the values are the next
+	 * word, never "--name=value" */
+	cliopt_start();
+	while ((c = cliopt_next(argc - 1, argv + 1, "", longopts, &text)) != -1) {
+		if (c == '?' || (c != 'a' && strchr(text, '='))) {
 			fprintf(stderr, "%s", usage);
 			return 2;
 		}
+		if (c == 'a')
+			n.async = 1;
+		else
+			*(c == 't' ? &n.top : c == 'i' ? &n.install : &n.policy) = optarg;
+	}
+	/* i: the "--" before the make command, or status's NIGHT */
+	int i = cliopt_dashes() ? optind : optind + 1;
+	if (i < argc && !cliopt_dashes() && (argv[i][0] == '-' || strcmp(argv[1], "status"))) {
+		fprintf(stderr, "%s", usage);
+		return 2;
 	}
 	n.dir = xasprintf("%s/nightly", n.install);
 	int rc;
