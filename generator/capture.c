@@ -170,8 +170,9 @@ pump(struct proc *p, pid_t pid, int io[3], double deadline)
 	const char *in = p->in;
 	size_t left = p->inlen;
 	struct sigaction ign = {.sa_handler = SIG_IGN}, old;
+	int feeding = io[0] >= 0;
 	/* a child that stops reading must not take llmb down with SIGPIPE */
-	if (io[0] >= 0) {
+	if (feeding) {
 		sigaction(SIGPIPE, &ign, &old);
 		fcntl(io[0], F_SETFL, fcntl(io[0], F_GETFL) | O_NONBLOCK);
 	}
@@ -196,7 +197,7 @@ pump(struct proc *p, pid_t pid, int io[3], double deadline)
 	for (int i = 0; i < 3; i++)
 		if (io[i] >= 0)
 			close(io[i]);
-	if (p->in)
+	if (feeding)
 		sigaction(SIGPIPE, &old, NULL);
 }
 
