@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
