@@ -68,9 +68,9 @@ cmd_parse(int argc, char **argv)
 	int c;
 	cliopt_start();
 	while ((c = cliopt_next(argc, argv, "h", longopts, &text)) != -1) {
-		if (c == 'h')
+		if (c == 'h' && (!strcmp(text, "-h") || !strcmp(text, "--help")))
 			return parse_usage(stdout);
-		if (c == '?' || option(c, optarg, &p))
+		if (c == '?' || c == 'h' || option(c, optarg, &p))
 			return parse_bad_usage("bad option '%s'", text);
 	}
 	return parse_logs(&p, argc - optind, argv + optind);
