@@ -1,11 +1,11 @@
-/* cmd_metrics: `llmb metrics`, the derived metrics of one step time, or
- * with --reference the check of a workload's published figures. A command
- * of its own so that metrics.c stays below reference.c. */
+/* cmd_metrics: `llmb metrics`, derived metrics from a step time (metrics.c)
+ * or a workload's published rows checked (reference.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cliopt.h"
 #include "cmds.h"
 #include "metrics.h"
 #include "reference.h"
@@ -33,36 +33,38 @@ parse_num(const char *name, const char *s, double *v)
 	return 0;
 }
 
-/* --name V or --name=V for every opt; other words go to *rest. */
+/* --name V or --name=V for every opt; any other word is an error. */
 static int
 parse_opts(int argc, char **argv, const struct opt *opts, const char **format,
 	   const char **ref, const char **top)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *eq = strchr(a, '=');
-		size_t l = eq ? (size_t)(eq - a) : strlen(a);
-		const char *val = eq ? eq + 1 : i + 1 < argc ? argv[i + 1] : NULL;
-		int found = 0;
-		if (!strncmp(a, "--format", l) && l == 8)
-			found = 1, *format = val;
-		else if (!strncmp(a, "--reference", l) && l == 11)
-			found = 1, *ref = val;
-		else if (!strncmp(a, "--top", l) && l == 5)
-			found = 1, *top = val;
-		for (const struct opt *o = opts; !found && o->name; o++) {
-			if (strlen(o->name) == l && !strncmp(a, o->name, l)) {
-				found = 1;
-				if (val && parse_num(o->name, val, o->v))
-					return -1;
-			}
+	struct option lo[16] = {
+		{"format", required_argument, NULL, 'f'}, {"reference", required_argument, NULL, 'r'},
+		{"top", required_argument, NULL, 't'},
+	};
+	size_t n = 3;
+	for (const struct opt *o = opts; o->name && n + 1 < sizeof lo / sizeof *lo; o++)
+		lo[n] = (struct option){o->name + 2, required_argument, NULL, 256 + (int)n - 3}, n++;
+	const char *text;
+	int c;
+	cliopt_start();
+	while ((c = cliopt_next(argc, argv, "-:", lo, &text)) != -1) {
+		if (c == 'f' || c == 'r' || c == 't') {
+			*(c == 'f' ? format : c == 'r' ? ref : top) = optarg;
+			continue;
 		}
-		if (!found || !val) {
-			fprintf(stderr, "%s: %s '%s'\n%s", progname, found ? "missing value for" : "unknown argument",
-				a, usage_text);
-			return -1;
+		if (c >= 256) {
+			if (parse_num(opts[c - 256].name, optarg, opts[c - 256].v))
+				return -1;
+			continue;
 		}
-		if (!eq)
-			i++;
+		fprintf(stderr, "%s: %s '%s'\n%s", progname, c == ':' ? "missing value for" : "unknown argument",
+			text, usage_text);
+		return -1;
+	}
+	if (cliopt_dashes()) {
+		fprintf(stderr, "%s: unknown argument '--'\n%s", progname, usage_text);
+		return -1;
 	}
 	return 0;
 }

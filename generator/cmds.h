@@ -11,8 +11,8 @@ int cmd_script(int argc, char **argv);  /* jobscript.c: print a stage's job scri
 int cmd_run(int argc, char **argv);     /* run.c: submit or reattach, wait, stamp */
 int cmd_status(int argc, char **argv);  /* run.c: state of every stage */
 int cmd_cancel(int argc, char **argv);  /* run.c: cancel the jobs of stages */
-int cmd_parse(int argc, char **argv);   /* parse.c: training logs -> results */
-int cmd_report(int argc, char **argv);  /* report.c: results -> tables */
+int cmd_parse(int argc, char **argv);   /* cmd_parse.c: training logs -> results */
+int cmd_report(int argc, char **argv);  /* cmd_report.c: results -> tables */
 int cmd_flops(int argc, char **argv);   /* flops.c: model FLOPs of a workload */
 int cmd_metrics(int argc, char **argv); /* cmd_metrics.c: derived metrics from a step time */
 int cmd_calc(int argc, char **argv);    /* expr.c: evaluate an expression */

@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 
+#include "cliopt.h"
 #include "cmds.h"
 #include "util.h"
 
@@ -234,16 +235,24 @@ cmd_diff(int argc, char **argv)
 {
 	const char *format = "text", *args[2];
 	int n = 0;
-	for (int i = 1; i < argc; i++) {
-		if (!strncmp(argv[i], "--format=", 9))
-			format = argv[i] + 9;
-		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+	static const struct option longopts[] = {
+		{"format", optional_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+	};
+	const char *text;
+	int c;
+	cliopt_start();
+	while ((c = cliopt_next(argc, argv, "-h", longopts, &text)) != -1) {
+		if (c == 'f' && optarg)
+			format = optarg;
+		else if (c == 'h' && (!strcmp(text, "-h") || !strcmp(text, "--help")))
 			return fputs(usage_text, stdout), 0;
-		else if (n < 2 && argv[i][0] != '-')
-			args[n++] = argv[i];
+		else if (c == 1 && n < 2 && optarg[0] != '-')
+			args[n++] = optarg;
 		else
 			return fputs(usage_text, stderr), 2;
 	}
+	if (cliopt_dashes()) /* never allowed */
+		return fputs(usage_text, stderr), 2;
 	if (n != 2 || (strcmp(format, "text") && strcmp(format, "json")))
 		return fputs(usage_text, stderr), 2;
 	json_t *pa = load(args[0]), *pb = pa ? load(args[1]) : NULL;

@@ -1,11 +1,9 @@
 /* executor: job state names shared by every executor, and executor lookup. */
 #define _POSIX_C_SOURCE 200809L
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include "capture.h"
 #include "executor.h"
 
 static const char *const jstate_names[] = {
@@ -78,17 +76,8 @@ executor_default(void)
 		return ex;
 	}
 	/* slurm when a controller answers */
-	pid_t pid = fork();
-	if (pid == 0) {
-		int nul = open("/dev/null", O_WRONLY);
-		dup2(nul, 1);
-		dup2(nul, 2);
-		execlp("scontrol", "scontrol", "ping", (char *)NULL);
-		_exit(127);
-	}
-	int st = 1;
-	if (pid > 0)
-		waitpid(pid, &st, 0);
-	return pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? &slurm_executor : &local_executor;
+	char *argv[] = {"scontrol", "ping", NULL};
+	struct proc p = {.argv = argv, .out_fd = PROC_NULL, .err_fd = PROC_NULL};
+	return proc_run(&p) == 0 ? &slurm_executor : &local_executor;
 }
 

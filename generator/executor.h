@@ -70,6 +70,10 @@ struct executor {
 	int (*query)(const char *cache_dir, struct jobinfo *jobs, int n);
 	/* Cancel one job; 0 when the request was accepted. */
 	int (*cancel)(const char *id, struct sb *err);
+	/* The job named name, after a submission died before it learnt the id:
+	 * 1 with its id written, 0 when there is none, -1 when that cannot be
+	 * known. NULL: the executor's jobs are found otherwise (their marker). */
+	int (*find)(const char *name, char *id, size_t idlen);
 };
 
 extern const struct executor local_executor;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cliopt.h"
 #include "cmds.h"
 #include "diag.h"
 #include "expr.h"
@@ -240,16 +241,20 @@ cmd_flops(int argc, char **argv)
 {
 	const char *top = ".", *args[3] = {NULL, NULL, NULL};
 	int na = 0;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--top") && i + 1 < argc)
-			top = argv[++i];
-		else if (!strncmp(argv[i], "--top=", 6))
-			top = argv[i] + 6;
-		else if (argv[i][0] != '-' && na < 3)
-			args[na++] = argv[i];
+	static const struct option longopts[] = {{"top", required_argument, NULL, 't'}, {NULL, 0, NULL, 0}};
+	const char *text;
+	int c;
+	cliopt_start();
+	while ((c = cliopt_next(argc, argv, "-", longopts, &text)) != -1) {
+		if (c == 't')
+			top = optarg;
+		else if (c == 1 && optarg[0] != '-' && na < 3)
+			args[na++] = optarg;
 		else
 			na = 9;
 	}
+	if (cliopt_dashes()) /* never allowed */
+		na = 9;
 	if (na < 2 || na > 3) {
 		fprintf(stderr, "usage: llmb flops WORKLOAD SIZE [GPU_TYPE] [--top DIR]\n");
 		return 2;

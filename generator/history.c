@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cliopt.h"
 #include "cmds.h"
 #include "diag.h"
 #include "jscan.h"
@@ -688,25 +689,36 @@ int
 cmd_annotate(int argc, char **argv)
 {
 	const char *install = NULL, *fp = NULL, *night = NULL, *action = NULL, *reason = NULL;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--install") && i + 1 < argc)
-			install = argv[++i];
-		else if (!strcmp(a, "--accept-baseline") && i + 1 < argc)
-			action = "accept-baseline", night = argv[++i];
-		else if (!strcmp(a, "--ack") && i + 1 < argc)
-			action = "ack-false-alarm", night = argv[++i];
-		else if (!strcmp(a, "--reason") && i + 1 < argc)
-			reason = argv[++i];
-		else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+	static const struct option longopts[] = {
+		{"install", required_argument, NULL, 'i'}, {"accept-baseline", required_argument, NULL, 'b'},
+		{"ack", required_argument, NULL, 'a'}, {"reason", required_argument, NULL, 'r'},
+		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+	};
+	const char *text;
+	int c;
+	cliopt_start();
+	while ((c = cliopt_next(argc, argv, "-h", longopts, &text)) != -1) {
+		/* the values are the next word, never "--name=value" */
+		if (c == 'h' && (!strcmp(text, "-h") || !strcmp(text, "--help"))) {
 			fputs(annotate_usage, stdout);
 			return 0;
-		} else if (a[0] != '-' && !fp)
-			fp = a;
-		else {
+		} else if (c == 1 && optarg[0] != '-' && !fp) {
+			fp = optarg;
+		} else if ((c == 'i' || c == 'b' || c == 'a' || c == 'r') && !strchr(text, '=')) {
+			if (c == 'i')
+				install = optarg;
+			else if (c == 'r')
+				reason = optarg;
+			else
+				action = c == 'b' ? "accept-baseline" : "ack-false-alarm", night = optarg;
+		} else {
 			fputs(annotate_usage, stderr);
 			return 2;
 		}
+	}
+	if (cliopt_dashes()) { /* never allowed */
+		fputs(annotate_usage, stderr);
+		return 2;
 	}
 	if (!install || !fp || !action || !reason) {
 		fputs(annotate_usage, stderr);

@@ -10,9 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "capture.h"
+#include "cliopt.h"
 #include "cmds.h"
 #include "jobscript.h"
 #include "layout.h"
@@ -461,55 +462,22 @@ jobscript_render(const struct jobctx *c, struct sb *out, struct sb *err)
 	cfg_get(c->cfg, "template", tmpl, sizeof tmpl);
 	char *tdir = xasprintf("%s/templates", c->top);
 	char *tfile = xasprintf("%s/%s.m4", tdir, tmpl);
-	int in[2], outp[2];
-	if (pipe(in) < 0 || pipe(outp) < 0)
-		die("pipe: %s", strerror(errno));
-	pid_t pid = fork();
-	if (pid < 0)
-		die("fork: %s", strerror(errno));
-	if (pid == 0) {
-		dup2(in[0], 0);
-		dup2(outp[1], 1);
-		close(in[0]); close(in[1]); close(outp[0]); close(outp[1]);
-		const char *m4 = getenv("M4") ? getenv("M4") : "m4";
-		execlp(m4, m4, "-P", "--fatal-warnings", "-I", tdir, "-", tfile, (char *)NULL);
-		fprintf(stderr, "llmb: cannot run m4: %s\n", strerror(errno));
-		_exit(127);
+	const char *m4 = getenv("M4") ? getenv("M4") : "m4";
+	char *argv[] = {(char *)m4, "-P", "--fatal-warnings", "-I", tdir, "-", tfile, NULL};
+	/* the definitions go to m4's stdin while its output is read */
+	struct proc p = {.argv = argv, .in = defs.buf ? defs.buf : "", .inlen = defs.len, .out = out};
+	int st = proc_run(&p);
+	if (st < 0 && !p.exec_failed)
+		die("fork: %s", strerror(p.error));
+	if (st < 0) {
+		fprintf(stderr, "llmb: cannot run m4: %s\n", strerror(p.error));
+		st = 127;
 	}
-	close(in[0]);
-	close(outp[1]);
-	/* The definitions are small; m4 reads them all before writing much. */
-	const char *p = defs.buf;
-	size_t left = defs.len;
-	while (left) {
-		ssize_t w = write(in[1], p, left);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		p += w;
-		left -= (size_t)w;
-	}
-	close(in[1]);
-	char buf[8192];
-	for (ssize_t r; (r = read(outp[0], buf, sizeof buf)) != 0;) {
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		sb_addn(out, buf, (size_t)r);
-	}
-	close(outp[0]);
-	int st;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
 	sb_free(&defs);
 	free(tdir);
-	int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	int ok = st == 0;
 	if (!ok)
-		sb_addf(err, "m4 failed on %s (exit %d)", tfile, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		sb_addf(err, "m4 failed on %s (exit %d)", tfile, p.signaled ? -1 : st);
 	free(tfile);
 	return ok ? 0 : -1;
 }
@@ -520,17 +488,14 @@ int
 cmd_script(int argc, char **argv)
 {
 	const char *top = ".", *gen = "build/gen", *install = getenv("LLMB_INSTALL") ? getenv("LLMB_INSTALL") : "install";
-	int i = 1;
-	for (; i + 1 < argc && argv[i][0] == '-'; i += 2) {
-		if (!strcmp(argv[i], "--top"))
-			top = argv[i + 1];
-		else if (!strcmp(argv[i], "--gen"))
-			gen = argv[i + 1];
-		else if (!strcmp(argv[i], "--install"))
-			install = argv[i + 1];
-		else
-			break;
-	}
+	static const struct option longopts[] = {
+		{"top", required_argument, NULL, 't'}, {"gen", required_argument, NULL, 'g'},
+		{"install", required_argument, NULL, 'i'}, {NULL, 0, NULL, 0},
+	};
+	int i = 1, o;
+	cliopt_start();
+	while ((o = cliopt_next_word(argc, argv, longopts, &i)) != -1)
+		*(o == 't' ? &top : o == 'g' ? &gen : &install) = optarg;
 	if (i != argc - 1) {
 		fprintf(stderr, "usage: llmb script [--top DIR] [--gen DIR] [--install DIR] STAGE-ID\n");
 		return 2;

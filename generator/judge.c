@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cliopt.h"
 #include "cmds.h"
 #include "diag.h"
 #include "history.h"
@@ -310,49 +311,56 @@ render_text(struct sb *o, const json_t *m)
 
 /* ---- main --------------------------------------------------------------- */
 
+/* A "--name=value" that is no option of judge's sets the policy knob name
+ * (dashes for underscores). 0, or -1 when there is no such knob or value. */
+static int
+policy_option(const char *a, struct opts *o)
+{
+	if (strncmp(a, "--", 2) || !strchr(a, '='))
+		return -1;
+	char *name = xstrndup(a + 2, (size_t)(strchr(a, '=') - a - 2));
+	for (char *p = name; *p; p++)
+		*p = *p == '-' ? '_' : *p;
+	int rc = policy_set(&o->pol, name, strchr(a, '=') + 1);
+	free(name);
+	return rc ? -1 : 0;
+}
+
+/* The index of the first operand; -1 on a usage error, -2 when the policy
+ * file is bad, -3 for --help. */
 static int
 parse_args(int argc, char **argv, struct opts *o)
 {
-	int i = 1;
-	const char **val[] = {&o->out, &o->night, &o->install, &o->select};
-	static const char *const names[] = {"--out", "--night", "--install", "--select"};
+	/* --out and --night take "=V" or the next word; --install, --select and
+	 * --policy the next word only; --format "=V" only */
+	static const struct option longopts[] = {
+		{"out", required_argument, NULL, 'o'}, {"night", required_argument, NULL, 'n'},
+		{"install", required_argument, NULL, 'i'}, {"select", required_argument, NULL, 's'},
+		{"policy", required_argument, NULL, 'p'}, {"format", optional_argument, NULL, 'f'},
+		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+	};
+	const char *text;
+	int c;
 	policy_defaults(&o->pol);
-	for (; i < argc; i++) {
-		const char *a = argv[i];
-		size_t k = 0;
-		while (k < 4 && strcmp(a, names[k]))
-			k++;
-		if (k < 4 && i + 1 < argc) {
-			*val[k] = argv[++i];
-			continue;
-		}
-		if (!strcmp(a, "--policy") && i + 1 < argc) {
-			if (policy_load(argv[++i], &o->pol))
-				return -2;
-		} else if (!strncmp(a, "--format=", 9))
-			o->fmt = a + 9;
-		else if (!strncmp(a, "--out=", 6))
-			o->out = a + 6;
-		else if (!strncmp(a, "--night=", 8))
-			o->night = a + 8;
-		else if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+	cliopt_start();
+	while ((c = cliopt_next(argc, argv, "h", longopts, &text)) != -1) {
+		if (c == 'h' && (!strcmp(text, "-h") || !strcmp(text, "--help")))
 			return -3;
-		else if (!strncmp(a, "--", 2) && strchr(a, '=')) {
-			char *name = xstrndup(a + 2, (size_t)(strchr(a, '=') - a - 2));
-			for (char *p = name; *p; p++)
-				*p = *p == '-' ? '_' : *p;
-			int rc = policy_set(&o->pol, name, strchr(a, '=') + 1);
-			free(name);
-			if (rc)
-				return -1;
-		} else if (!strcmp(a, "--"))
-			return i + 1;
-		else if (a[0] == '-')
+		if (c == 'o' || c == 'n')
+			*(c == 'o' ? &o->out : &o->night) = optarg;
+		else if (c == 'f' && optarg)
+			o->fmt = optarg;
+		else if ((c == 'i' || c == 's') && !strchr(text, '='))
+			*(c == 'i' ? &o->install : &o->select) = optarg;
+		else if (c == 'p' && !strchr(text, '=')) {
+			if (policy_load(optarg, &o->pol))
+				return -2;
+		} else if (policy_option(text, o))
 			return -1;
-		else
-			break;
 	}
-	return i;
+	if (!cliopt_dashes() && optind < argc && !strcmp(argv[optind], "-"))
+		return -1;
+	return optind;
 }
 
 static json_t *

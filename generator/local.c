@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "executor.h"
 #include "util.h"
 
@@ -59,14 +60,14 @@ elapsed_since(unsigned long long start)
 static int
 local_gpus(void)
 {
-	char line[512];
 	int n = 0;
-	FILE *f = popen("nvidia-smi -L 2>/dev/null", "r");
-	if (f) {
-		while (fgets(line, sizeof line, f))
-			n += !strncmp(line, "GPU ", 4);
-		pclose(f);
-	}
+	char *argv[] = {"nvidia-smi", "-L", NULL};
+	struct sb out = {0}, errs = {0};
+	capture_run(argv, &out, &errs);
+	for (const char *l = out.buf; l && *l; l += strcspn(l, "\n"), l += *l == '\n')
+		n += !strncmp(l, "GPU ", 4);
+	sb_free(&out);
+	sb_free(&errs);
 	const char *vis = getenv("CUDA_VISIBLE_DEVICES");
 	if (vis) {
 		int listed = 0;
@@ -98,58 +99,71 @@ check_gpus(const struct jobspec *js, struct sb *err)
 	return -1;
 }
 
+/* What a job's process needs before it becomes bash (see job_setup). */
+struct job_start {
+	const struct jobspec *js;
+	int sync[2];
+};
+
+/* In the job's own process, just before bash: wait until llmb has recorded
+ * the job's id, then name the job, open its log and enter its directory. */
+static void
+job_setup(void *arg)
+{
+	struct job_start *st = arg;
+	const struct jobspec *js = st->js;
+	close(st->sync[1]);
+	char c;
+	/* Wait until the parent has recorded our id. */
+	while (read(st->sync[0], &c, 1) < 0 && errno == EINTR)
+		;
+	close(st->sync[0]);
+	char *jid = xasprintf("local-%ld-%llu", (long)getpid(), proc_start(getpid()));
+	setenv("LLMB_JOB_ID", jid, 1);
+	char *log = xstrdup(js->log);
+	char *pct = strstr(log, "%j");
+	if (pct) {
+		*pct = 0;
+		char *l2 = xasprintf("%s%s%s", log, jid, pct + 2);
+		free(log);
+		log = l2;
+	}
+	mkdir_p(log, 1);
+	int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+	if (fd < 0)
+		_exit(126);
+	dup2(fd, 1);
+	dup2(fd, 2);
+	if (js->workdir && chdir(js->workdir) < 0)
+		_exit(126);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+}
+
 static int
 local_submit(const struct jobspec *js, char *id, size_t idlen, struct sb *err)
 {
-	int sync[2];
+	struct job_start st = {.js = js};
 	if (check_gpus(js, err))
 		return -1;
-	if (pipe(sync) < 0) {
+	if (pipe(st.sync) < 0) {
 		sb_addf(err, "pipe: %s", strerror(errno));
 		return -1;
 	}
-	pid_t pid = fork();
+	char *argv[] = {"bash", (char *)js->script, NULL};
+	/* its own session: Ctrl-C of make does not reach it */
+	struct proc p = {.argv = argv, .in_fd = PROC_NULL, .new_session = 1, .child_setup = job_setup, .arg = &st};
+	pid_t pid = proc_spawn(&p);
 	if (pid < 0) {
-		sb_addf(err, "fork: %s", strerror(errno));
+		sb_addf(err, "fork: %s", strerror(p.error));
+		close(st.sync[0]);
+		close(st.sync[1]);
 		return -1;
 	}
-	if (pid == 0) {
-		close(sync[1]);
-		char c;
-		/* Wait until the parent has recorded our id. */
-		while (read(sync[0], &c, 1) < 0 && errno == EINTR)
-			;
-		close(sync[0]);
-		setsid();
-		char *jid = xasprintf("local-%ld-%llu", (long)getpid(), proc_start(getpid()));
-		setenv("LLMB_JOB_ID", jid, 1);
-		char *log = xstrdup(js->log);
-		char *pct = strstr(log, "%j");
-		if (pct) {
-			*pct = 0;
-			char *l2 = xasprintf("%s%s%s", log, jid, pct + 2);
-			free(log);
-			log = l2;
-		}
-		mkdir_p(log, 1);
-		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-		int nul = open("/dev/null", O_RDONLY);
-		if (fd < 0 || nul < 0)
-			_exit(126);
-		dup2(nul, 0);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		if (js->workdir && chdir(js->workdir) < 0)
-			_exit(126);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		execlp("bash", "bash", js->script, (char *)NULL);
-		_exit(127);
-	}
-	close(sync[0]);
+	close(st.sync[0]);
 	snprintf(id, idlen, "local-%ld-%llu", (long)pid, proc_start(pid));
 	/* the caller records id before the job goes on: close releases it */
-	close(sync[1]);
+	close(st.sync[1]);
 	return 0;
 }
 
@@ -196,4 +210,4 @@ local_cancel(const char *id, struct sb *err)
 	return 0;
 }
 
-const struct executor local_executor = {"local", local_submit, local_query, local_cancel};
+const struct executor local_executor = {"local", local_submit, local_query, local_cancel, NULL};

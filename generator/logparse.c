@@ -1072,6 +1072,21 @@ lp_format_parse(const char *s, enum lp_format *f)
 	return -1;
 }
 
+int
+lp_reached_final(const char *path, long steps)
+{
+	char *needle = xasprintf("iteration %ld/%ld", steps - 1, steps - 1);
+	char *needle1 = xasprintf("iteration %8ld/%8ld", steps, steps);
+	char *needle2 = xasprintf("completed step: %ld,", steps - 1);
+	char *s = read_file(path, NULL);
+	int hit = s && (strstr(s, needle) || strstr(s, needle1) || strstr(s, needle2));
+	free(s);
+	free(needle);
+	free(needle1);
+	free(needle2);
+	return hit;
+}
+
 /* ---- JSON ----------------------------------------------------------------- */
 
 json_t *

@@ -91,6 +91,12 @@ const char *lp_status_name(enum lp_status s); /* "success", ... */
 const char *lp_format_name(enum lp_format f); /* "nemo2", ... ("auto") */
 int lp_format_parse(const char *s, enum lp_format *f);
 
+/* The log at path shows the final iteration of a run of steps anywhere in
+ * it: NeMo's "iteration N/N" (counting from zero), Megatron's right-aligned
+ * one, MaxText's "completed step: N". A quick look for a job the scheduler
+ * ended after its work (time limit, cancel), not a parse. */
+int lp_reached_final(const char *path, long steps);
+
 /* The last sample (highest iteration) or NULL. */
 const struct lp_sample *lp_last(const struct lp_result *r);
 

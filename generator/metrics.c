@@ -1,5 +1,8 @@
-/* metrics: derived metrics from a step time (the command is cmd_metrics.c). */
+/* metrics: derived metrics from a step time (`llmb metrics` is cmd_metrics.c). */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "metrics.h"
 

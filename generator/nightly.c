@@ -17,10 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "capture.h"
+#include "cliopt.h"
 #include "cmds.h"
 #include "layout.h"
 #include "nightmatrix.h"
@@ -113,30 +114,24 @@ fix_night(struct night *n, int dry)
 	return 0;
 }
 
-/* Runs argv; its exit status, or 127/128+signal. */
+/* Runs argv (stdout into out_path when given); its exit status, or
+ * 127/128+signal. */
 static int
 run_argv(char **argv, const char *out_path)
 {
 	fflush(stdout);
 	fflush(stderr);
-	pid_t pid = fork();
-	if (pid < 0)
-		die("fork: %s", strerror(errno));
-	if (pid == 0) {
-		if (out_path) {
-			int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-			if (fd < 0 || dup2(fd, 1) < 0)
-				_exit(127);
-		}
-		execvp(argv[0], argv);
-		fprintf(stderr, "llmb nightly: cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return 127;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	struct proc p = {.argv = argv};
+	if (out_path && (p.out_fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
+		return 127;
+	int rc = proc_run(&p);
+	if (p.out_fd > 0)
+		close(p.out_fd);
+	if (rc < 0 && p.exec_failed)
+		fprintf(stderr, "llmb nightly: cannot run %s: %s\n", argv[0], strerror(p.error));
+	else if (rc < 0)
+		die("fork: %s", strerror(p.error));
+	return rc < 0 ? 127 : rc;
 }
 
 enum runstate { R_DONE, R_FAILED, R_PENDING };
@@ -419,22 +414,30 @@ cmd_nightly(int argc, char **argv)
 		.policy = "pipelines/nightly.yaml"};
 	const char *a = getenv("ASYNC");
 	n.async = a && *a && strcmp(a, "0");
-	int i = 2;
-	for (; i < argc && strcmp(argv[i], "--"); i++) {
-		if (i + 1 < argc && !strcmp(argv[i], "--top"))
-			n.top = argv[++i];
-		else if (i + 1 < argc && !strcmp(argv[i], "--install"))
-			n.install = argv[++i];
-		else if (i + 1 < argc && !strcmp(argv[i], "--policy"))
-			n.policy = argv[++i];
-		else if (!strcmp(argv[i], "--async"))
-			n.async = 1;
-		else if (argv[i][0] != '-' && !strcmp(argv[1], "status"))
-			break;
-		else {
+	static const struct option longopts[] = {
+		{"top", required_argument, NULL, 't'}, {"install", required_argument, NULL, 'i'},
+		{"policy", required_argument, NULL, 'p'}, {"async", no_argument, NULL, 'a'}, {NULL, 0, NULL, 0},
+	};
+	const char *text;
+	int c;
+	/* the options follow the subcommand, argv[1]; the values are the next
+	 * word, never "--name=value" */
+	cliopt_start();
+	while ((c = cliopt_next(argc - 1, argv + 1, "", longopts, &text)) != -1) {
+		if (c == '?' || (c != 'a' && strchr(text, '='))) {
 			fprintf(stderr, "%s", usage);
 			return 2;
 		}
+		if (c == 'a')
+			n.async = 1;
+		else
+			*(c == 't' ? &n.top : c == 'i' ? &n.install : &n.policy) = optarg;
+	}
+	/* i: the "--" before the make command, or status's NIGHT */
+	int i = cliopt_dashes() ? optind : optind + 1;
+	if (i < argc && !cliopt_dashes() && (argv[i][0] == '-' || strcmp(argv[1], "status"))) {
+		fprintf(stderr, "%s", usage);
+		return 2;
 	}
 	n.dir = xasprintf("%s/nightly", n.install);
 	int rc;

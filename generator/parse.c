@@ -1,7 +1,8 @@
-/* parse: `llmb parse`, the training-log report. Walks directories for *.out
- * logs (skipping the upstream helper logs), parses each with logparse and
- * prints one row per log as a table, CSV or JSON, sorted by file name; with
- * --result=FILE also writes the one log's full result for `llmb report`.
+/* parse: the training-log report, for `llmb parse` (cmd_parse.c) and the
+ * parse stages of `llmb run`. Walks directories for *.out logs (skipping the
+ * upstream helper logs), parses each with logparse and prints one row per
+ * log as a table, CSV or JSON, sorted by file name; with --result=FILE also
+ * writes the one log's full result for `llmb report`.
  *
  * Listing columns follow upstream parse_train_timing.sh:
  *   filename,status,time_mean_seconds,time_std_dev_seconds,
@@ -58,19 +59,10 @@
 
 #include <jansson.h>
 
-#include "cmds.h"
 #include "layout.h"
 #include "logparse.h"
+#include "parse.h"
 #include "util.h"
-
-enum outfmt { OUT_TABLE, OUT_CSV, OUT_JSON };
-
-struct popts {
-	enum outfmt out;
-	int full_names, sample_std;
-	const char *result;
-	struct lp_opts lp;
-};
 
 /* Basenames never parsed when walking a directory (upstream rules). */
 static const struct skip {
@@ -90,8 +82,8 @@ static const char *const status_words[] = {
 	[LP_INVALID] = "Invalid", [LP_PROFILED] = "Profiled",
 };
 
-static int
-usage(FILE *f)
+int
+parse_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: llmb parse [--format=table|csv|json] [--full-names] [--window=A-B]\n"
@@ -117,16 +109,16 @@ usage(FILE *f)
 	return f == stderr ? 2 : 0;
 }
 
-static int
-bad_usage(const char *fmt, const char *arg)
+int
+parse_bad_usage(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "%s: ", progname);
 	fprintf(stderr, fmt, arg);
 	fputc('\n', stderr);
-	return usage(stderr);
+	return parse_usage(stderr);
 }
 
-static int
+int
 parse_long(const char *s, long *v)
 {
 	char *end;
@@ -138,7 +130,7 @@ parse_long(const char *s, long *v)
 	return 0;
 }
 
-static int
+int
 parse_window(const char *s, struct lp_opts *o)
 {
 	const char *dash = strchr(s, '-');
@@ -149,38 +141,6 @@ parse_window(const char *s, struct lp_opts *o)
 		 o->win_lo > o->win_hi;
 	free(lo);
 	return rc ? -1 : 0;
-}
-
-/* One option "--name=value" or "--name"; returns 0, or 2 after usage. */
-static int
-option(const char *a, struct popts *p)
-{
-	const char *v = strchr(a, '=');
-	size_t n = v ? (size_t)(v - a) : strlen(a);
-	v = v ? v + 1 : NULL;
-#define IS(name) (n == strlen(name) && !strncmp(a, name, n))
-	if (IS("--full-names") && !v)
-		p->full_names = 1;
-	else if (IS("--profiled") && !v)
-		p->lp.profiled = 1;
-	else if (IS("--format") && v && (!strcmp(v, "table") || !strcmp(v, "csv") || !strcmp(v, "json")))
-		p->out = *v == 't' ? OUT_TABLE : *v == 'c' ? OUT_CSV : OUT_JSON;
-	else if (IS("--window") && v && !parse_window(v, &p->lp))
-		;
-	else if (IS("--log-format") && v && !lp_format_parse(v, &p->lp.format))
-		;
-	else if (IS("--steps") && v && !parse_long(v, &p->lp.steps) && p->lp.steps > 0)
-		;
-	else if (IS("--indexing") && v && (!strcmp(v, "zero") || !strcmp(v, "one")))
-		p->lp.indexing = *v == 'z' ? LP_INDEX_ZERO : LP_INDEX_ONE;
-	else if (IS("--std") && v && (!strcmp(v, "sample") || !strcmp(v, "population")))
-		p->sample_std = *v == 's';
-	else if (IS("--result") && v && *v)
-		p->result = v;
-	else
-		return bad_usage("bad option '%s'", a);
-#undef IS
-	return 0;
 }
 
 /* ---- finding logs --------------------------------------------------------- */
@@ -350,7 +310,7 @@ fmt_num(char *buf, size_t sz, double v, int prec, int ok)
 }
 
 static void
-table_row(const struct lp_result *r, const struct popts *p)
+table_row(const struct lp_result *r, const struct parse_opts *p)
 {
 	char tm[32], ts[32], fm[32], fs[32];
 	int num = has_numbers(r), tf = num && r->tflops.n;
@@ -387,7 +347,7 @@ dashes(int n, const char *after)
 }
 
 static void
-print_table(struct lp_result *rs, size_t n, const struct popts *p, const struct counts *c)
+print_table(struct lp_result *rs, size_t n, const struct parse_opts *p, const struct counts *c)
 {
 	printf("Train Step Timing and TFLOPS Analysis (iterations %ld-%ld)\n", p->lp.win_lo, p->lp.win_hi);
 	printf("================================================================================\n");
@@ -440,7 +400,7 @@ csv_num(double v, int prec, int ok)
 }
 
 static void
-print_csv(struct lp_result *rs, size_t n, const struct popts *p, const struct counts *c)
+print_csv(struct lp_result *rs, size_t n, const struct parse_opts *p, const struct counts *c)
 {
 	printf("filename,status,time_mean_seconds,time_std_dev_seconds,tflops_per_gpu_mean,"
 	       "tflops_per_gpu_std_dev,max_iteration,note,error,path\n");
@@ -480,7 +440,7 @@ jround(double v, int prec, int ok)
 }
 
 static json_t *
-json_row(const struct lp_result *r, const struct popts *p)
+json_row(const struct lp_result *r, const struct parse_opts *p)
 {
 	int num = has_numbers(r), tf = num && r->tflops.n;
 	char *note = note_of(r);
@@ -502,7 +462,7 @@ json_row(const struct lp_result *r, const struct popts *p)
 }
 
 static void
-print_json(struct lp_result *rs, size_t n, const struct popts *p, const struct counts *c,
+print_json(struct lp_result *rs, size_t n, const struct parse_opts *p, const struct counts *c,
 	   int argc, char **argv)
 {
 	json_t *results = json_array(), *inputs = json_array();
@@ -529,7 +489,7 @@ print_json(struct lp_result *rs, size_t n, const struct popts *p, const struct c
 }
 
 static int
-write_result(const struct lp_result *r, const struct popts *p)
+write_result(const struct lp_result *r, const struct parse_opts *p)
 {
 	json_t *j = lp_result_json(r, p->sample_std);
 	char *s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(12));
@@ -543,10 +503,10 @@ write_result(const struct lp_result *r, const struct popts *p)
 	return rc;
 }
 
-/* ---- command -------------------------------------------------------------- */
+/* ---- the report ------------------------------------------------------------ */
 
 static int
-report(struct paths *ps, const struct popts *p, int argc, char **argv)
+report(struct paths *ps, const struct parse_opts *p, int argc, char **argv)
 {
 	struct lp_result *rs = xcalloc(ps->n + 1, sizeof *rs);
 	struct counts c = {{0}, ps->n};
@@ -559,9 +519,9 @@ report(struct paths *ps, const struct popts *p, int argc, char **argv)
 	int rc = 0;
 	if (p->result && write_result(&rs[0], p) < 0)
 		rc = 2;
-	if (p->out == OUT_TABLE)
+	if (p->out == PARSE_TABLE)
 		print_table(rs, ps->n, p, &c);
-	else if (p->out == OUT_CSV)
+	else if (p->out == PARSE_CSV)
 		print_csv(rs, ps->n, p, &c);
 	else
 		print_json(rs, ps->n, p, &c, argc, argv);
@@ -578,31 +538,19 @@ report(struct paths *ps, const struct popts *p, int argc, char **argv)
 }
 
 int
-cmd_parse(int argc, char **argv)
+parse_logs(const struct parse_opts *p, int nargs, char **args)
 {
-	struct popts p = {OUT_TABLE, 0, 1, NULL, {LP_AUTO, LAYOUT_WINDOW_FIRST, LAYOUT_WINDOW_LAST, LP_INDEX_DEFAULT, 0, 0}};
-	int i = 1;
-	for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
-		if (!strcmp(argv[i], "--")) {
-			i++;
-			break;
-		}
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-			return usage(stdout);
-		if (strncmp(argv[i], "--", 2))
-			return bad_usage("bad option '%s'", argv[i]);
-		if (option(argv[i], &p))
-			return 2;
-	}
 	char *def[] = {"experiments"};
-	char **args = i < argc ? argv + i : def;
-	int nargs = i < argc ? argc - i : 1;
+	if (!nargs) {
+		args = def;
+		nargs = 1;
+	}
 	struct paths ps = {0};
 	int rc = collect(nargs, args, &ps) < 0 ? 2 : 0;
-	if (!rc && p.result && ps.n != 1)
-		rc = bad_usage("--result needs exactly one log file, got %s", ps.n ? "several" : "none");
+	if (!rc && p->result && ps.n != 1)
+		rc = parse_bad_usage("--result needs exactly one log file, got %s", ps.n ? "several" : "none");
 	if (!rc)
-		rc = report(&ps, &p, nargs, args);
+		rc = report(&ps, p, nargs, args);
 	for (size_t k = 0; k < ps.n; k++)
 		free(ps.v[k]);
 	free(ps.v);

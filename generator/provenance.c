@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "layout.h"
 #include "stagecfg.h"
 #include "provenance.h"
@@ -245,18 +246,6 @@ configuration(const struct prov_src *s)
 	return o;
 }
 
-static char *
-first_line_of(const char *cmd)
-{
-	FILE *f = popen(cmd, "r");
-	if (!f)
-		return NULL;
-	char buf[2048];
-	char *r = fgets(buf, sizeof buf, f) ? xstrndup(buf, strcspn(buf, "\n")) : NULL;
-	pclose(f);
-	return r;
-}
-
 static const char *const sacct_fields[] = {"partition", "qos", "reservation", "nodes", "submit", "start",
 					   "end", "exit_code"};
 
@@ -266,10 +255,9 @@ slurm_facts(const struct prov_src *s, json_t *o)
 {
 	char *line = NULL;
 	if (strspn(s->job, "0123456789_+.") == strlen(s->job)) {
-		char *cmd = xasprintf("sacct -n -X -P -j %s -o Partition,QOS,Reservation,NodeList,Submit,Start,End,"
-				      "ExitCode 2>/dev/null", s->job);
-		line = first_line_of(cmd);
-		free(cmd);
+		char *argv[] = {"sacct", "-n", "-X", "-P", "-j", (char *)s->job, "-o",
+				"Partition,QOS,Reservation,NodeList,Submit,Start,End,ExitCode", NULL};
+		line = capture_first_line(argv);
 	}
 	char *p = line;
 	for (size_t i = 0; i < sizeof sacct_fields / sizeof *sacct_fields; i++) {

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "cmds.h"
 #include "history.h"
 #include "layout.h"
@@ -217,17 +218,11 @@ image_of(const char *install, const char *cfg)
 	return o;
 }
 
-/* First line of a command's output, or NULL. argv never holds input that
- * was not validated. */
+/* First line of what argv prints, or NULL when it is empty. */
 static char *
-first_line(const char *cmd)
+first_line(char *const argv[])
 {
-	FILE *f = popen(cmd, "r");
-	if (!f)
-		return NULL;
-	char buf[1024];
-	char *r = fgets(buf, sizeof buf, f) ? xstrndup(buf, strcspn(buf, "\n")) : NULL;
-	pclose(f);
+	char *r = capture_first_line(argv);
 	if (r && !*r) {
 		free(r);
 		r = NULL;
@@ -241,14 +236,12 @@ static char *
 nodes_of(const char *executor, const char *job)
 {
 	if (executor && !strcmp(executor, "slurm") && job && *job && strspn(job, "0123456789_+.") == strlen(job)) {
-		char *cmd = xasprintf("sacct -n -X -P -j %s -o NodeList 2>/dev/null", job);
-		char *n = first_line(cmd);
-		free(cmd);
+		char *sa[] = {"sacct", "-n", "-X", "-P", "-j", (char *)job, "-o", "NodeList", NULL};
+		char *n = first_line(sa);
 		if (!n || !strcmp(n, "None assigned")) {
 			free(n);
-			cmd = xasprintf("squeue -h -j %s -o %%N 2>/dev/null", job);
-			n = first_line(cmd);
-			free(cmd);
+			char *sq[] = {"squeue", "-h", "-j", (char *)job, "-o", "%N", NULL};
+			n = first_line(sq);
 		}
 		return n ? n : xstrdup("unknown");
 	}
@@ -260,13 +253,8 @@ nodes_of(const char *executor, const char *job)
 char *
 llmb_version(const char *top)
 {
-	char *q = NULL;
-	struct sb s = {0};
-	sb_add(&s, "git -C ");
-	sb_add_shquote(&s, top);
-	sb_add(&s, " describe --always --dirty 2>/dev/null");
-	q = first_line(s.buf);
-	sb_free(&s);
+	char *argv[] = {"git", "-C", (char *)top, "describe", "--always", "--dirty", NULL};
+	char *q = first_line(argv);
 	return q ? q : xstrdup("unknown");
 }
 

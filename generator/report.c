@@ -27,12 +27,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmds.h"
 #include "flops.h"
 #include "layout.h"
 #include "metrics.h"
 #include "stagecfg.h"
 #include "recipe.h"
+#include "report.h"
 #include "util.h"
 
 #define REPORT_SCHEMA 1
@@ -1145,9 +1145,19 @@ ctx_load(struct ctx *c)
 	return 0;
 }
 
-static int
-build(struct ctx *c, char **dirs, int ndirs, const char *out, const struct format *fmt)
+int
+report_format_known(const char *name)
 {
+	return format_find(name) != NULL;
+}
+
+int
+report_build(const struct report_req *q, char **dirs, int ndirs)
+{
+	struct ctx cx = {.rec = {.top = q->top}, .w = q->workload, .g = q->gpu, .size = q->size, .dtype = q->dtype,
+		.tol = q->tolerance}, *c = &cx;
+	const struct format *fmt = format_find(q->format);
+	const char *out = q->out;
 	struct runs rs = {0};
 	int rc = ctx_load(c);
 	if (!rc) {
@@ -1175,9 +1185,10 @@ build(struct ctx *c, char **dirs, int ndirs, const char *out, const struct forma
 
 /* llmb report --show [--format=F] --install DIR REPORT-ID: prints a written
  * report; the id is report.<workload>.<gpu>.<size>.<dtype>. */
-static int
-show(const char *install, const char *id, const struct format *fmt)
+int
+report_show(const char *install, const char *id, const char *format)
 {
+	const struct format *fmt = format_find(format);
 	char w[128], rest[256];
 	const char *p = strchr(id, '.');
 	if (!p || sscanf(p + 1, "%127[^.].%255s", w, rest) != 2) {
@@ -1203,68 +1214,4 @@ show(const char *install, const char *id, const struct format *fmt)
 	free(path);
 	free(out);
 	return rc;
-}
-
-static const char usage_text[] =
-	"usage: llmb report [--top=DIR] [--out=FILE.json] [--format=text|md|csv|json|html] [--tolerance=PCT]\n"
-	"                   --workload W --gpu G --size S --dtype D EXPERIMENTS-DIR...\n"
-	"       llmb report --show [--format=F] --install DIR REPORT-STAGE-ID\n"
-	"Runs are EXPERIMENTS-DIR/<gpu>_<size>_<dtype>_<scale>[/repeat-*]/{result.json,train.done};\n"
-	"runs of one scale are aggregated (mean of means). --out writes FILE.json and FILE.json.{txt,md,csv,html}.\n";
-
-struct opts {
-	const char *out, *install, *fmt;
-	int show;
-};
-
-/* Options up to the first operand; the index of that operand, or -1. */
-static int
-parse_opts(int argc, char **argv, struct ctx *c, struct opts *o)
-{
-	const char **val[] = {&c->w, &c->g, &c->size, &c->dtype, &o->install};
-	static const char *const names[] = {"--workload", "--gpu", "--size", "--dtype", "--install"};
-	int i = 1;
-	for (; i < argc; i++) {
-		const char *a = argv[i];
-		size_t k = 0;
-		while (k < 5 && strcmp(a, names[k]))
-			k++;
-		if (k < 5 && i + 1 < argc)
-			*val[k] = argv[++i];
-		else if (!strncmp(a, "--top=", 6))
-			c->rec.top = a + 6;
-		else if (!strncmp(a, "--out=", 6))
-			o->out = a + 6;
-		else if (!strncmp(a, "--format=", 9))
-			o->fmt = a + 9;
-		else if (!strncmp(a, "--tolerance=", 12))
-			c->tol = strtod(a + 12, NULL);
-		else if (!strcmp(a, "--show"))
-			o->show = 1;
-		else if (!strcmp(a, "--") || a[0] != '-')
-			return i + !strcmp(a, "--");
-		else
-			return -1;
-	}
-	return i;
-}
-
-int
-cmd_report(int argc, char **argv)
-{
-	struct ctx c = {.rec = {.top = "."}, .tol = 5};
-	struct opts o = {NULL, "install", "text", 0};
-	int i = parse_opts(argc, argv, &c, &o);
-	const struct format *fmt = format_find(o.fmt);
-	if (i < 0 || !fmt || !(c.tol >= 0)) {
-		fputs(usage_text, stderr);
-		return 2;
-	}
-	if (o.show && i == argc - 1)
-		return show(o.install, argv[i], fmt);
-	if (o.show || !c.w || !c.g || !c.size || !c.dtype || i >= argc) {
-		fputs(usage_text, stderr);
-		return 2;
-	}
-	return build(&c, argv + i, argc - i, o.out, fmt);
 }

@@ -23,15 +23,19 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cliopt.h"
 #include "cmds.h"
 #include "jobnote.h"
 #include "executor.h"
 #include "feasible.h"
 #include "jobscript.h"
 #include "layout.h"
+#include "logparse.h"
 #include "outputs.h"
+#include "parse.h"
 #include "plan.h"
 #include "provenance.h"
+#include "report.h"
 #include "slurm.h"
 #include "stagecfg.h"
 #include "util.h"
@@ -252,25 +256,6 @@ exit_status(struct ctx *c, const char *job)
 	int st = s && cfg_get(s, "status", buf, sizeof buf) ? atoi(buf) : -1;
 	free(s);
 	return st;
-}
-
-/* The log shows the final iteration of the run: "iteration N/N" with the
- * recipe's last index (NeMo counts from zero). */
-static int
-log_reached_final(struct ctx *c, const char *log)
-{
-	char buf[32];
-	long steps = cget(c, "steps", buf, sizeof buf) ? atol(buf) : LAYOUT_STEPS_DEFAULT;
-	char *needle = xasprintf("iteration %ld/%ld", steps - 1, steps - 1);
-	char *needle1 = xasprintf("iteration %8ld/%8ld", steps, steps);
-	char *needle2 = xasprintf("completed step: %ld,", steps - 1);
-	char *s = read_file(log, NULL);
-	int hit = s && (strstr(s, needle) || strstr(s, needle1) || strstr(s, needle2));
-	free(s);
-	free(needle);
-	free(needle1);
-	free(needle2);
-	return hit;
 }
 
 static int
@@ -508,13 +493,14 @@ recover_submission(struct ctx *c, struct record *r)
 {
 	char *marker = xasprintf("%s/started.%s", c->state, r->token);
 	char *s = read_file(marker, NULL);
+	const struct executor *ex;
 	free(marker);
 	if (s) {
 		snprintf(r->job, sizeof r->job, "%.*s", (int)strcspn(s, "\n"), s);
 		free(s);
-	} else if (!strcmp(r->executor, "slurm")) {
+	} else if ((ex = executor_find(r->executor)) && ex->find) {
 		char *name = xasprintf("llmb.%s.%s", c->id, r->token);
-		int found = slurm_find_job(name, r->job, sizeof r->job);
+		int found = ex->find(name, r->job, sizeof r->job);
 		free(name);
 		if (found < 0) {
 			fprintf(stderr, "llmb: [%s] %s: a submission was interrupted and Slurm cannot be asked whether "
@@ -652,6 +638,7 @@ decide(struct ctx *c, struct record *r, struct jobinfo *ji)
 	int st = exit_status(c, r->job);
 	enum jstate s = ji->state;
 	const char *note = NULL;
+	char steps[32];
 	int ok = 0;
 	if (s == J_VANISHED)
 		s = st == 0 ? J_COMPLETED : st > 0 ? J_FAILED : J_VANISHED;
@@ -662,7 +649,7 @@ decide(struct ctx *c, struct record *r, struct jobinfo *ji)
 		snprintf(ji->reason, sizeof ji->reason, "a step was killed for memory (Slurm says FAILED)");
 	}
 	if (!strcmp(c->kind, "train") && !ok && (s == J_TIMEOUT || s == J_CANCELLED || s == J_COMPLETED) &&
-	    log_reached_final(c, log)) {
+	    lp_reached_final(log, cget(c, "steps", steps, sizeof steps) ? atol(steps) : LAYOUT_STEPS_DEFAULT)) {
 		ok = 1;
 		note = s == J_TIMEOUT ? "completed, then killed at the time limit" : "completed, then cancelled";
 	}
@@ -924,10 +911,27 @@ upstream_ready(struct ctx *c)
 	return ok;
 }
 
+/* The parse options of the stage: its window, log format and steps (as
+ * `llmb parse` would read them; a bad value is a usage error, 2). */
+static int
+parse_stage_opts(struct ctx *c, struct parse_opts *po)
+{
+	char win[64], fmt[32], steps[32], *bad = NULL;
+	if (parse_window(cget(c, "window", win, sizeof win) ? win : LAYOUT_WINDOW_DEFAULT, &po->lp))
+		bad = xasprintf("--window=%s", win);
+	else if (lp_format_parse(cget(c, "log_format", fmt, sizeof fmt) ? fmt : "auto", &po->lp.format))
+		bad = xasprintf("--log-format=%s", fmt);
+	else if (parse_long(cget(c, "steps", steps, sizeof steps) ? steps : LAYOUT_STEPS_DEFAULT_STR, &po->lp.steps) || po->lp.steps <= 0)
+		bad = xasprintf("--steps=%s", steps);
+	int rc = bad ? parse_bad_usage("bad option '%s'", bad) : 0;
+	free(bad);
+	return rc;
+}
+
 static int
 run_parse(struct ctx *c)
 {
-	char w[128], run[256], win[64], fmt[32], steps[32];
+	char w[128], run[256];
 	cget(c, "workload", w, sizeof w);
 	cget(c, "run", run, sizeof run);
 	if (c->async && !upstream_ready(c))
@@ -945,17 +949,17 @@ run_parse(struct ctx *c)
 		free(td); free(done); free(dir);
 		return 1;
 	}
-	char *res = xasprintf("--result=%s/result.json", dir);
-	char *wopt = xasprintf("--window=%s", cget(c, "window", win, sizeof win) ? win : LAYOUT_WINDOW_DEFAULT);
-	char *fopt = xasprintf("--log-format=%s", cget(c, "log_format", fmt, sizeof fmt) ? fmt : "auto");
-	char *sopt = xasprintf("--steps=%s", cget(c, "steps", steps, sizeof steps) ? steps : LAYOUT_STEPS_DEFAULT_STR);
-	char *argv[] = {"parse", "--format=table", wopt, fopt, sopt, res, logb, NULL};
-	int rc = cmd_parse(7, argv);
+	char *res = xasprintf("%s/result.json", dir), *logs[] = {logb};
+	struct parse_opts po = PARSE_OPTS_INIT;
+	po.result = res;
+	int rc = parse_stage_opts(c, &po);
+	if (!rc)
+		rc = parse_logs(&po, 1, logs);
 	if (rc == 0)
 		write_stamp(c, NULL, NULL);
 	else
 		fprintf(stderr, "llmb: [%s] %s: the run did not succeed; see %s\n", c->progress, c->label, logb);
-	free(res); free(wopt); free(fopt); free(sopt); free(td); free(done); free(dir);
+	free(res); free(td); free(done); free(dir);
 	return rc ? 1 : 0;
 }
 
@@ -971,16 +975,15 @@ run_report(struct ctx *c)
 	if (c->async && !upstream_ready(c))
 		return 0;
 	char *out = layout_report(c->install, w, rep);
-	char *outopt = xasprintf("--out=%s", out);
-	char *topopt = xasprintf("--top=%s", c->top);
-	char *tolopt = xasprintf("--tolerance=%s", cget(c, "tolerance_pct", tol, sizeof tol) ? tol : "5");
 	char *expdir = layout_experiments(c->install, w);
-	char *argv[] = {"report", topopt, tolopt, outopt, "--workload", w, "--gpu", g, "--size", s, "--dtype", d, expdir, NULL};
+	struct report_req q = {.top = c->top, .workload = w, .gpu = g, .size = s, .dtype = d,
+		.tolerance = strtod(cget(c, "tolerance_pct", tol, sizeof tol) ? tol : "5", NULL), .out = out,
+		.format = "text"};
 	mkdir_p(out, 1);
-	int rc = cmd_report(13, argv);
+	int rc = q.tolerance >= 0 ? report_build(&q, &expdir, 1) : 2;
 	if (rc == 0)
 		write_stamp(c, NULL, NULL);
-	free(out); free(outopt); free(topopt); free(tolopt); free(expdir);
+	free(out); free(expdir);
 	return rc ? 1 : 0;
 }
 
@@ -1049,18 +1052,17 @@ cmd_run(int argc, char **argv)
 {
 	struct ctx c = {.gen = "build/gen", .lockfd = -1, .start = (long)time(NULL)};
 	const char *top = ".", *install = getenv("LLMB_INSTALL") ? getenv("LLMB_INSTALL") : "install";
-	int i = 1;
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (!strcmp(argv[i], "--async"))
+	static const struct option longopts[] = {
+		{"async", no_argument, NULL, 'a'}, {"top", required_argument, NULL, 't'},
+		{"gen", required_argument, NULL, 'g'}, {"install", required_argument, NULL, 'i'}, {NULL, 0, NULL, 0},
+	};
+	int i = 1, o;
+	cliopt_start();
+	while ((o = cliopt_next_word(argc, argv, longopts, &i)) != -1) {
+		if (o == 'a')
 			c.async = 1;
-		else if (i + 1 < argc && !strcmp(argv[i], "--top"))
-			top = argv[++i];
-		else if (i + 1 < argc && !strcmp(argv[i], "--gen"))
-			c.gen = argv[++i];
-		else if (i + 1 < argc && !strcmp(argv[i], "--install"))
-			install = argv[++i];
 		else
-			break;
+			*(o == 't' ? &top : o == 'g' ? &c.gen : &install) = optarg;
 	}
 	if (argc - i == 1) {
 		c.progress = "-";
@@ -1142,12 +1144,16 @@ selected_plan(int argc, char **argv, struct plan *p, const char **install)
 {
 	const char *top = ".";
 	*install = getenv("LLMB_INSTALL") ? getenv("LLMB_INSTALL") : "install";
-	for (int i = 1; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--top"))
-			top = argv[i + 1];
-		else if (!strcmp(argv[i], "--install"))
-			*install = argv[i + 1];
-	}
+	static const struct option longopts[] = {
+		{"top", required_argument, NULL, 't'}, {"install", required_argument, NULL, 'i'}, {NULL, 0, NULL, 0},
+	};
+	const char *text;
+	int o;
+	/* anything else is ignored, as make passes what it has */
+	cliopt_start();
+	while ((o = cliopt_next(argc, argv, "", longopts, &text)) != -1)
+		if (o == 't' || o == 'i')
+			*(o == 't' ? &top : install) = optarg;
 	struct sel s;
 	sel_from_env(&s);
 	if (plan_build(p, top, &s, 0)) {

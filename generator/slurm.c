@@ -959,4 +959,4 @@ out:
 	return ret;
 }
 
-const struct executor slurm_executor = {"slurm", slurm_submit, slurm_query, slurm_cancel};
+const struct executor slurm_executor = {"slurm", slurm_submit, slurm_query, slurm_cancel, slurm_find_job};

@@ -1,0 +1,56 @@
+/* cliopt: every llmb command reads its options with getopt_long through
+ * here, so all of them stop at the first operand, print their own messages
+ * and take long options in full only (an abbreviation is a bad option, as
+ * when each command matched its options by hand). */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+
+#include "cliopt.h"
+
+void
+cliopt_start(void)
+{
+	optind = 0; /* glibc: start over, at argv[1] */
+	opterr = 0;
+}
+
+static int last_index; /* of the long option cliopt_next returned */
+static int dashes;     /* the options ended at a "--" */
+
+int
+cliopt_next(int argc, char **argv, const char *shortopts, const struct option *longopts, const char **text)
+{
+	char so[64];
+	int at = optind ? optind : 1, li = -1;
+	/* "-..." keeps getopt's in-order mode: an operand comes back as 1 */
+	snprintf(so, sizeof so, "%s%s", *shortopts == '-' ? "" : "+", shortopts);
+	int c = getopt_long(argc, argv, so, longopts, &li);
+	*text = at < argc ? argv[at] : "";
+	last_index = li;
+	dashes = c == -1 && at < argc && !strcmp(argv[at], "--") && optind == at + 1;
+	if (c != -1 && c != '?' && li >= 0 && !strncmp(*text, "--", 2) &&
+	    strcspn(*text + 2, "=") != strlen(longopts[li].name))
+		return '?';
+	return c;
+}
+
+int
+cliopt_dashes(void)
+{
+	return dashes;
+}
+
+int
+cliopt_next_word(int argc, char **argv, const struct option *longopts, int *next)
+{
+	const char *text;
+	if (*next < argc && !strcmp(argv[*next], "--"))
+		return -1;
+	int c = cliopt_next(argc, argv, "", longopts, &text);
+	if (c == -1 || c == '?' || (last_index >= 0 && longopts[last_index].has_arg == required_argument &&
+				    strchr(text, '=')))
+		return -1;
+	*next = optind;
+	return c;
+}
