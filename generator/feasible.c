@@ -6,6 +6,7 @@
 #include "diag.h"
 #include "feasible.h"
 #include "stagecfg.h"
+#include "stagekind.h"
 
 const char *
 executor_why(const struct executor *ex)
@@ -41,7 +42,7 @@ enum problem { P_NODES, P_CONTAINER, P_ENROOT, P_N };
 static int
 problem_of(const char *cfg, const struct executor *ex, long *nodes)
 {
-	char buf[256], kind[32];
+	char buf[256], kind[32] = "";
 	if (ex != &local_executor)
 		return -1;
 	*nodes = cfg_get(cfg, "nodes", buf, sizeof buf) ? strtol(buf, NULL, 10) : 1;
@@ -50,9 +51,10 @@ problem_of(const char *cfg, const struct executor *ex, long *nodes)
 	 * nodes of GPUs are not. */
 	if (*nodes > 1 && cfg_get(cfg, "gpu", buf, sizeof buf) && strcmp(buf, "cpu"))
 		return P_NODES;
-	if (strcmp(kind, "image") && cfg_get(cfg, "image", buf, sizeof buf))
+	int import = stage_kind_is(kind, SK_IMPORT);
+	if (!import && cfg_get(cfg, "image", buf, sizeof buf))
 		return P_CONTAINER;
-	if (!strcmp(kind, "image") && !have_enroot())
+	if (import && !have_enroot())
 		return P_ENROOT;
 	return -1;
 }

@@ -24,6 +24,8 @@
 #include "plan.h"
 #include "slurmlimits.h"
 #include "stagecfg.h"
+#include "stagekind.h"
+#include "stale.h"
 #include "util.h"
 
 struct opts {
@@ -159,14 +161,10 @@ write_rules(struct plan *p, struct sb *mk, const char *vars)
 		if (p->files.slot[i].key)
 			sb_addf(mk, " %s", p->files.slot[i].key);
 	sb_addf(mk, "\nLLMB_NSTAGES := %zu\n\n", p->n);
-	static const char *const groups[][2] = {
-		{"setup", "image"}, {"setup", "venv"}, {"setup", "data"},
-		{"train", "train"}, {"parse", "parse"}, {"report", "report"},
-	};
-	for (size_t g = 0; g < sizeof groups / sizeof *groups; g++) {
-		sb_addf(mk, "llmb-%s:", groups[g][0]);
+	for (const struct stagekind *k = stage_kinds; k->name; k++) {
+		sb_addf(mk, "llmb-%s:", k->group);
 		for (size_t i = 0; i < p->n; i++)
-			if (!strcmp(p->v[i].kind, groups[g][1]))
+			if (!strcmp(p->v[i].kind, k->name))
 				sb_addf(mk, " $(LLMB_STATE)/done/%s", p->v[i].id);
 		sb_add(mk, "\n");
 	}
@@ -199,14 +197,17 @@ write_rules(struct plan *p, struct sb *mk, const char *vars)
 	free(names);
 	size_t njobs = 0;
 	for (size_t i = 0; i < p->n; i++)
-		njobs += strcmp(p->v[i].kind, "parse") && strcmp(p->v[i].kind, "report");
+		njobs += stage_kind_run(p->v[i].kind) == SK_RUN_JOB;
 	slurm_limits_plan_note(mk, njobs);
 	sb_add(mk, "LLMB_REPORT_IDS :=");
 	for (size_t i = 0; i < p->n; i++)
-		if (!strcmp(p->v[i].kind, "report"))
+		if (stage_kind_run(p->v[i].kind) == SK_RUN_REPORT)
 			sb_addf(mk, " %s", p->v[i].id);
 	sb_add(mk, "\n\n");
 	write_validity(p, mk);
+	/* Each stage's rule mirrors the staleness predicate (stale.h): the
+	 * stamp, newer than its configuration and its upstream identities,
+	 * with every output there and valid. */
 	for (size_t i = 0; i < p->n; i++) {
 		struct inst *in = &p->v[i];
 		if (have_secrets)
@@ -376,24 +377,22 @@ cmd_check(int argc, char **argv)
 	return errs ? 2 : 0;
 }
 
-static int
-mtime_of(const char *path, struct timespec *t)
-{
-	struct stat st;
-	if (stat(path, &st) < 0)
-		return -1;
-	*t = st.st_mtim;
-	return 0;
-}
+struct explain {
+	struct plan *p;
+	const int *stale;
+};
 
 static int
-newer(const struct timespec *a, const struct timespec *b)
+will_run(void *arg, const char *up)
 {
-	return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec > b->tv_nsec);
+	const struct explain *e = arg;
+	const struct inst *u = plan_find(e->p, up);
+	return u && e->stale[u - e->p->v];
 }
 
-/* Why make would run a stage: the same tests as the rules gen writes,
- * said in words. Stale upstream stages make their dependents stale too. */
+/* Why make would run a stage, in words: the staleness predicate (stale.h),
+ * which the rules gen writes mirror. Stale upstream stages make their
+ * dependents stale too. */
 int
 cmd_explain(int argc, char **argv)
 {
@@ -408,43 +407,30 @@ cmd_explain(int argc, char **argv)
 		return 2;
 	}
 	int *stale = xcalloc(p.n + 1, sizeof *stale), nstale = 0;
+	struct explain e = {&p, stale};
 	for (size_t i = 0; i < p.n; i++) {
 		struct inst *in = &p.v[i];
-		char *stamp = layout_done(o.install, in->id);
-		char *cfgp = layout_cfg(o.gen, in->id);
+		struct stage_query q = {o.install, in->id, in->hash, in->cfg.buf, will_run, &e};
 		struct sb why = {0};
-		struct timespec ts = {0}, tc;
-		size_t clen = 0;
-		char *cfg = read_file(cfgp, &clen);
-		if (mtime_of(stamp, &ts) < 0)
-			sb_add(&why, "never run (no stamp)");
-		else if (!cfg || clen != in->cfg.len || memcmp(cfg, in->cfg.buf, clen))
-			sb_add(&why, "its configuration changed (will be regenerated)");
-		else if (mtime_of(cfgp, &tc) == 0 && newer(&tc, &ts))
-			sb_add(&why, "its configuration changed since it ran");
-		for (size_t k = 0; !why.len && k < in->noutputs; k++) {
-			char *out = xasprintf("%s/%s", o.install, in->outputs[k]);
-			output_valid(out, in->outputs[k], &why);
-			free(out);
+		enum staleness st = stage_staleness(&q, &why);
+		if (st == STAGE_CONFIG) {
+			/* the configuration file make compares is not yet the plan's */
+			char *cfgp = layout_cfg(o.gen, in->id);
+			size_t clen = 0;
+			char *cfg = read_file(cfgp, &clen);
+			if (!cfg || clen != in->cfg.len || memcmp(cfg, in->cfg.buf, clen)) {
+				sb_reset(&why);
+				sb_add(&why, "its configuration changed (will be regenerated)");
+			}
+			free(cfg);
+			free(cfgp);
 		}
-		for (size_t d = 0; !why.len && d < in->ndeps; d++) {
-			struct timespec tu;
-			char *up = layout_identity(o.install, p.v[in->deps[d]].id);
-			if (stale[in->deps[d]])
-				sb_addf(&why, "upstream %s will run", p.v[in->deps[d]].id);
-			else if (mtime_of(up, &tu) == 0 && newer(&tu, &ts))
-				sb_addf(&why, "upstream %s changed its outputs after it ran", p.v[in->deps[d]].id);
-			free(up);
-		}
-		if (why.len) {
+		if (st != STAGE_DONE) {
 			stale[i] = 1;
 			nstale++;
 			printf("%-56s %s\n", in->id, why.buf);
 		}
 		sb_free(&why);
-		free(cfg);
-		free(stamp);
-		free(cfgp);
 	}
 	printf("%d of %zu stages would run\n", nstale, p.n);
 	free(stale);

@@ -18,6 +18,7 @@
 #include "jobscript.h"
 #include "layout.h"
 #include "stagecfg.h"
+#include "stagekind.h"
 #include "util.h"
 
 /* m4 substitutes $1, $#, $* and $@ in a macro's body even when the macro
@@ -431,7 +432,7 @@ definitions(const struct jobctx *c, struct sb *d, struct sb *err)
 	launch_definitions(c, d);
 	/* the venv a setup task runs in, as upstream runs its tasks */
 	char kind[32];
-	char *venv = cfg_get(c->cfg, "kind", kind, sizeof kind) && !strcmp(kind, "data")
+	char *venv = cfg_get(c->cfg, "kind", kind, sizeof kind) && stage_kind_is(kind, SK_TASK_VENV)
 		? jobscript_path_value(c, "venv_dir") : NULL;
 	sb_add_shquote(&s, venv ? venv : "");
 	define(d, "LLMB_TASK_VENV", s.buf);

@@ -28,6 +28,7 @@
 #include "plan.h"
 #include "record.h"
 #include "stagecfg.h"
+#include "stagekind.h"
 #include "util.h"
 
 /* Exit statuses of `llmb judge`, and so of `llmb nightly`. */
@@ -143,7 +144,7 @@ run_state(struct plan *p, const struct inst *parse, const char *install)
 {
 	const struct inst *train = NULL;
 	for (size_t i = 0; i < parse->ndeps; i++)
-		if (!strcmp(p->v[parse->deps[i]].kind, "train"))
+		if (stage_kind_is(p->v[parse->deps[i]].kind, SK_TRAINING))
 			train = &p->v[parse->deps[i]];
 	if (!train)
 		return R_PENDING;
@@ -173,7 +174,7 @@ collect(struct night *n, struct plan *p, struct sb *workloads)
 	int pending = 0, runs = 0, fresh = 0;
 	for (size_t i = 0; i < p->n; i++) {
 		struct inst *in = &p->v[i];
-		if (strcmp(in->kind, "parse"))
+		if (stage_kind_run(in->kind) != SK_RUN_PARSE)
 			continue;
 		runs++;
 		char w[160];

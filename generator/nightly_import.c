@@ -21,6 +21,7 @@
 #include "record.h"
 #include "recipe.h"
 #include "stagecfg.h"
+#include "stagekind.h"
 #include "util.h"
 
 struct counts {
@@ -249,8 +250,9 @@ record_stages(const char *top, const char *install, const char *version, char **
 	for (int i = 0; i < n; i++) {
 		struct inst *in = plan_find(&p, ids[i]);
 		struct sb err = {0};
-		json_t *rec = in && !strcmp(in->kind, "parse") ? record_of_stage(&p, in, install, s.night, version, &err) : NULL;
-		if (!in || strcmp(in->kind, "parse"))
+		int parse = in && stage_kind_run(in->kind) == SK_RUN_PARSE;
+		json_t *rec = parse ? record_of_stage(&p, in, install, s.night, version, &err) : NULL;
+		if (!parse)
 			sb_addf(&err, "%s is not a parse stage of the selection", ids[i]);
 		if (rec)
 			append_one(install, rec, &c, "run");

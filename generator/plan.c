@@ -14,6 +14,7 @@
 #include "schema.h"
 #include "slurm.h"
 #include "stagecfg.h"
+#include "stagekind.h"
 
 const char *const knob_names[K_NKNOBS] = {
 	"WORKLOAD", "SIZE", "DTYPE", "GPU_TYPE", "SCALES",
@@ -1162,8 +1163,8 @@ build_runs(struct wctx *w, const struct ynode *stage, struct vars *vs)
 {
 	const char *kind = ystr(stage, "kind", ""), *sname = ystr(stage, "name", "");
 	const char *wname = ystr(w->wl, "workload", "");
-	int report = !strcmp(kind, "report");
-	if (!strcmp(kind, "train") && w->nruns && check_wl_knobs(w))
+	int report = stage_kind_is(kind, SK_PER_CONFIG), train = stage_kind_is(kind, SK_TRAINING);
+	if (train && w->nruns && check_wl_knobs(w))
 		return;
 	/* A night's runs are recorded and judged, not reported. */
 	const char *night = w->p->sel.night;
@@ -1205,7 +1206,7 @@ build_runs(struct wctx *w, const struct ynode *stage, struct vars *vs)
 			int have_flops = model_flops(w, r, &prm, &mf) == 0;
 			if (have_flops)
 				var_set(vs, "model_flops", mf);
-			if (!strcmp(kind, "train"))
+			if (train)
 				build_train(w, in, r, run, vs, &k, have_flops, mf);
 			else
 				build_parse(w, in, run, &k);
@@ -1373,7 +1374,7 @@ link_and_hash(struct plan *p, size_t from)
 		struct sb head = {0};
 		/* An image or a venv is shared by every workload that needs it: its
 		 * configuration must not depend on which one declared it first. */
-		int shared = !strcmp(d->kind, "image") || !strcmp(d->kind, "venv");
+		int shared = stage_kind_is(d->kind, SK_SHARED);
 		sb_addf(&head, "# llmb stage configuration: generated, do not edit\nid=%s\nkind=%s\ntemplate=%s\nworkload=%s\nlabel=%s\n",
 			d->id, d->kind, ystr(d->stage, "template", d->kind), shared ? "" : d->workload, d->label);
 		if (d->gpu)
@@ -1561,15 +1562,13 @@ plan_build(struct plan *p, const char *top, const struct sel *s, int all)
 		}
 		size_t from = p->n;
 		for (int k = 0; k < no; k++) {
-			const char *kind = ystr(order[k], "kind", "");
-			if (!strcmp(kind, "image"))
-				build_images(&w, order[k]);
-			else if (!strcmp(kind, "venv"))
-				build_venv(&w, order[k]);
-			else if (!strcmp(kind, "data"))
-				build_data(&w, order[k], &vs);
-			else
-				build_runs(&w, order[k], &vs);
+			const struct stagekind *sk = stage_kind(ystr(order[k], "kind", ""));
+			switch (sk ? sk->build : SK_BUILD_RUNS) {
+			case SK_BUILD_IMAGES: build_images(&w, order[k]); break;
+			case SK_BUILD_VENV: build_venv(&w, order[k]); break;
+			case SK_BUILD_DATA: build_data(&w, order[k], &vs); break;
+			case SK_BUILD_RUNS: build_runs(&w, order[k], &vs); break;
+			}
 		}
 		(void)from;
 		free(w.runs);

@@ -5,6 +5,7 @@
 #include "diag.h"
 #include "recipe.h"
 #include "schema.h"
+#include "stagekind.h"
 #include "util.h"
 
 /* ---- schemas ---------------------------------------------------------- */
@@ -22,7 +23,6 @@ static const struct ytype t_env = {T_DICT, &t_word, 0, 0};
 static const struct ytype t_numdict = {T_DICT, &t_num, 0, 0};
 static const struct ytype t_exprdict = {T_DICT, &t_expr, 0, 0};
 
-static const char *const kinds[] = {"image", "venv", "data", "train", "parse", "report", NULL};
 static const char *const wtypes[] = {"pretrain", "finetune", NULL};
 static const char *const log_formats[] = {"nemo2", "maxtext", "mbridge", NULL};
 static const char *const indexings[] = {"zero", "one", NULL};
@@ -30,7 +30,7 @@ static const char *const metrics[] = {"mean", "last", NULL};
 static const char *const git_methods[] = {"clone", "script", NULL};
 static const char *const states[] = {"FAILED", "TIMEOUT", "CANCELLED", "NODE_FAIL",
 	"OUT_OF_MEMORY", "PREEMPTED", "BOOT_FAIL", "VANISHED", NULL};
-static const struct ytype t_kind = {T_ENUM, 0, 0, kinds}, t_wtype = {T_ENUM, 0, 0, wtypes},
+static const struct ytype t_kind = {T_ENUM, 0, 0, stage_kind_names}, t_wtype = {T_ENUM, 0, 0, wtypes},
 	t_logfmt = {T_ENUM, 0, 0, log_formats}, t_indexing = {T_ENUM, 0, 0, indexings},
 	t_metric = {T_ENUM, 0, 0, metrics}, t_gitm = {T_ENUM, 0, 0, git_methods},
 	t_state = {T_ENUM, 0, 0, states};

@@ -28,6 +28,7 @@
 #include "record.h"
 #include "recipe.h"
 #include "stagecfg.h"
+#include "stagekind.h"
 #include "util.h"
 
 /* ---- statistics of the window ------------------------------------------------ */
@@ -496,7 +497,7 @@ record_of_stage(struct plan *p, const struct inst *parse, const char *install, c
 {
 	const struct inst *train = NULL;
 	for (size_t i = 0; i < parse->ndeps; i++)
-		if (!strcmp(p->v[parse->deps[i]].kind, "train"))
+		if (stage_kind_is(p->v[parse->deps[i]].kind, SK_TRAINING))
 			train = &p->v[parse->deps[i]];
 	if (!train) {
 		sb_addf(err, "%s: no train stage upstream", parse->id);

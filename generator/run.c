@@ -38,6 +38,8 @@
 #include "report.h"
 #include "slurm.h"
 #include "stagecfg.h"
+#include "stagekind.h"
+#include "stale.h"
 #include "util.h"
 
 struct ctx {
@@ -258,22 +260,19 @@ exit_status(struct ctx *c, const char *job)
 	return st;
 }
 
+/* What the job made is whole (train.done is written by llmb itself after). */
 static int
 outputs_ok(struct ctx *c, struct sb *why)
 {
-	size_t n;
-	char **outs = cfg_values(c->cfg, "output", &n);
-	int ok = 1;
-	for (size_t i = 0; i < n; i++) {
-		char *p = xasprintf("%s/%s", c->install, outs[i]);
-		/* train.done is written by llmb itself below */
-		if (!strstr(outs[i], "/" LAYOUT_TRAIN_DONE) && !output_valid(p, outs[i], ok ? why : NULL))
-			ok = 0;
-		free(p);
-		free(outs[i]);
-	}
-	free(outs);
-	return ok;
+	return stage_outputs_ok(c->install, c->cfg, "/" LAYOUT_TRAIN_DONE, why);
+}
+
+/* The staleness predicate (stale.h) says this stage is done. */
+static int
+stage_done(struct ctx *c)
+{
+	struct stage_query q = {.install = c->install, .id = c->id, .hash = c->hash, .cfg = c->cfg};
+	return stage_staleness(&q, NULL) == STAGE_DONE;
 }
 
 static void
@@ -394,7 +393,8 @@ submit(struct ctx *c, struct record *r, int attempt)
 		die("cannot write %s: %s", spath, strerror(errno));
 	char run[256], w[128], buf[64];
 	char *logpat;
-	if (cget(c, "run", run, sizeof run) && !strcmp(c->kind, "train")) {
+	int training = stage_kind_is(c->kind, SK_TRAINING);
+	if (cget(c, "run", run, sizeof run) && training) {
 		cget(c, "workload", w, sizeof w);
 		char *dir = layout_experiment(c->install, w, run);
 		mkdir_p(dir, 0);
@@ -436,17 +436,17 @@ submit(struct ctx *c, struct record *r, int attempt)
 	char *dep = c->async ? upstream_dependency(c) : NULL;
 	char wd[PATH_MAX];
 	snprintf(wd, sizeof wd, "%s", c->install);
-	int cpu_only = strcmp(c->kind, "train") && !(cget(c, "gpus", gpus, sizeof gpus) && !strcmp(gpus, "true"));
+	int cpu_only = !training && !(cget(c, "gpus", gpus, sizeof gpus) && !strcmp(gpus, "true"));
 	struct jobspec js = {
 		.stage = c->id, .script = spath, .log = logpat, .workdir = wd, .job_name = jobname,
 		.nodes = atoi(nodes), .ntasks_per_node = atoi(tpn),
 		/* A setup task on the GPU partition needs one GPU, as upstream's
 		 * one-node one-GPU download job; training takes whole nodes. */
-		.gpus_per_node = cpu_only ? 0 : strcmp(c->kind, "train") ? 1
+		.gpus_per_node = cpu_only ? 0 : !training ? 1
 			       : env_gpn && *env_gpn ? atoi(env_gpn) : atoi(gpn),
-		.cpu_only = cpu_only, .exclusive = !strcmp(c->kind, "train") && atoi(gpn) > 0,
+		.cpu_only = cpu_only, .exclusive = training && atoi(gpn) > 0,
 		.time_limit = cget(c, "time_limit", tl, sizeof tl), .dependency = dep,
-		.extra = !strcmp(c->kind, "train") ? getenv("ADDITIONAL_SLURM_PARAMS") : NULL,
+		.extra = training ? getenv("ADDITIONAL_SLURM_PARAMS") : NULL,
 		.env_pass = (const char *const *)secrets,
 	};
 	char id[64];
@@ -648,7 +648,8 @@ decide(struct ctx *c, struct record *r, struct jobinfo *ji)
 		s = J_OOM;
 		snprintf(ji->reason, sizeof ji->reason, "a step was killed for memory (Slurm says FAILED)");
 	}
-	if (!strcmp(c->kind, "train") && !ok && (s == J_TIMEOUT || s == J_CANCELLED || s == J_COMPLETED) &&
+	int training = stage_kind_is(c->kind, SK_TRAINING);
+	if (training && !ok && (s == J_TIMEOUT || s == J_CANCELLED || s == J_COMPLETED) &&
 	    lp_reached_final(log, cget(c, "steps", steps, sizeof steps) ? atol(steps) : LAYOUT_STEPS_DEFAULT)) {
 		ok = 1;
 		note = s == J_TIMEOUT ? "completed, then killed at the time limit" : "completed, then cancelled";
@@ -658,7 +659,7 @@ decide(struct ctx *c, struct record *r, struct jobinfo *ji)
 		ok = 0;
 	if (ok) {
 		char *jn = jobnote_read(c->state, r->job), *all = jobnote_join(note, jn);
-		if (!strcmp(c->kind, "train")) {
+		if (training) {
 			write_train_done(c, r, log, all);
 			write_provenance(c, r, ji);
 		}
@@ -809,13 +810,8 @@ static int
 done_meanwhile(struct ctx *c)
 {
 	char *stamp = layout_done(c->install, c->id);
-	char *s = read_file(stamp, NULL), buf[80];
 	struct stat st;
-	struct sb why = {0};
-	int done = s && cfg_get(s, "cfg", buf, sizeof buf) && !strcmp(buf, c->hash) && stat(stamp, &st) == 0 &&
-		st.st_mtime >= c->start && outputs_ok(c, &why);
-	sb_free(&why);
-	free(s);
+	int done = stat(stamp, &st) == 0 && st.st_mtime >= c->start && stage_done(c);
 	free(stamp);
 	return done;
 }
@@ -987,30 +983,6 @@ run_report(struct ctx *c)
 	return rc ? 1 : 0;
 }
 
-/* The stamp is newer than every upstream identity: no upstream output
- * changed since (a redo that made the same outputs does not count). */
-static int
-newer_than_upstream(struct ctx *c, const char *stamp)
-{
-	struct stat me, up;
-	if (stat(stamp, &me) < 0)
-		return 0;
-	size_t n;
-	char **after = cfg_values(c->cfg, "after", &n);
-	int ok = 1;
-	for (size_t i = 0; i < n; i++) {
-		char *id = xstrndup(after[i], strcspn(after[i], " ")), *p = layout_identity(c->install, id);
-		free(id);
-		if (stat(p, &up) == 0 && (up.st_mtim.tv_sec > me.st_mtim.tv_sec ||
-		    (up.st_mtim.tv_sec == me.st_mtim.tv_sec && up.st_mtim.tv_nsec > me.st_mtim.tv_nsec)))
-			ok = 0;
-		free(p);
-		free(after[i]);
-	}
-	free(after);
-	return ok;
-}
-
 /* Upstream stages done before identities existed get theirs, so make
  * stops seeing them as changed. */
 static void
@@ -1099,18 +1071,14 @@ cmd_run(int argc, char **argv)
 	/* An identical configuration whose outputs exist was done before the
 	 * generated files were lost: refresh the stamp, run nothing. */
 	char *stamp = layout_done(c.install, c.id);
-	char *old = read_file(stamp, NULL), buf[80];
-	struct sb why = {0};
-	if (old && cfg_get(old, "cfg", buf, sizeof buf) && !strcmp(buf, c.hash) && outputs_ok(&c, &why) &&
-	    newer_than_upstream(&c, stamp) &&
-	    !getenv("LLMB_FORCE")) {
+	if (!getenv("LLMB_FORCE") && stage_done(&c)) {
 		upstream_identities(&c);
 		identity_write(c.install, c.id, c.cfg);
 		utimensat(AT_FDCWD, stamp, NULL, 0);
 		rc = 0;
-	} else if (!strcmp(c.kind, "parse")) {
+	} else if (stage_kind_run(c.kind) == SK_RUN_PARSE) {
 		rc = run_parse(&c);
-	} else if (!strcmp(c.kind, "report")) {
+	} else if (stage_kind_run(c.kind) == SK_RUN_REPORT) {
 		rc = run_report(&c);
 	} else {
 		c.ex = executor_default();
@@ -1122,15 +1090,13 @@ cmd_run(int argc, char **argv)
 		} else {
 			/* On a cluster the import runs on a CPU node, which this
 			 * host cannot see: said before submission, not refused. */
-			if (c.ex == &slurm_executor && !strcmp(c.kind, "image") && !have_enroot())
+			if (c.ex == &slurm_executor && stage_kind_is(c.kind, SK_IMPORT) && !have_enroot())
 				fprintf(stderr, "llmb: [%s] %s: warning: enroot is not installed on this host (not on PATH, no "
 					"LLMB_ENROOT); the import job needs it on the CPU partition's nodes and stops at once, "
 					"saying so, where they lack it too\n", c.progress, c.label);
 			rc = run_job(&c);
 		}
 	}
-	sb_free(&why);
-	free(old);
 	free(stamp);
 	free(c.cfg);
 	free(c.state);
@@ -1220,21 +1186,19 @@ cmd_status(int argc, char **argv)
 		struct inst *in = &p.v[i];
 		struct record *r = &recs[i];
 		char *stamp = layout_done(install, in->id);
-		char *st = read_file(stamp, NULL), b1[80], b2[64];
+		char *st = read_file(stamp, NULL), b2[64] = "";
 		int k = K_STALE;
 		struct sb line = {0};
 		char *log = *r->log ? log_path(r->log, r->job) : xstrdup("?");
+		struct stage_query q = {.install = install, .id = in->id, .hash = in->hash, .cfg = in->cfg.buf};
 		struct sb bad = {0};
-		for (size_t o = 0; o < in->noutputs && !bad.len; o++) {
-			char *f = xasprintf("%s/%s", install, in->outputs[o]);
-			output_valid(f, in->outputs[o], &bad);
-			free(f);
-		}
-		if (st && cfg_get(st, "cfg", b1, sizeof b1) && !strcmp(b1, in->hash) && bad.len) {
+		enum staleness sn = stage_staleness(&q, &bad);
+		if (sn == STAGE_OUTPUT || sn == STAGE_UPSTREAM) {
 			sb_addf(&line, "stale: %s", bad.buf);
-		} else if (st && cfg_get(st, "cfg", b1, sizeof b1) && !strcmp(b1, in->hash)) {
+		} else if (sn == STAGE_DONE) {
 			k = K_DONE;
-			sb_addf(&line, "done%s%s", cfg_get(st, "job", b2, sizeof b2) && *b2 ? ", job " : "", *b2 ? b2 : "");
+			const char *job = st && cfg_get(st, "job", b2, sizeof b2) ? b2 : "";
+			sb_addf(&line, "done%s%s", *job ? ", job " : "", job);
 		} else if (!strcmp(r->cfg, in->hash) && *r->state) {
 			if (!strcmp(r->state, "failed") || !strcmp(r->state, "submit-failed")) {
 				k = K_FAILED;

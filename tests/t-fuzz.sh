@@ -4,7 +4,7 @@
 # fuzz` runs the same targets longer. Needs clang with libFuzzer (in the
 # test dependencies); skipped where it is missing.
 . "$(dirname "$0")/lib.sh"
-command -v clang >/dev/null || t_skip_all "clang is not installed (tests/deps.sh installs it)"
+command -v clang >/dev/null || t_skip_all "clang is not installed (scripts/deps.sh installs it)"
 ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||
 	ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a >/dev/null 2>&1 ||
 	t_skip_all "libFuzzer is not installed (libclang-rt-14-dev)"

@@ -69,7 +69,7 @@ t_cmp "metacharacters: diagnostics" "$H/meta.err" "$TRASH/meta.all"
 T=$TRASH/top
 mkdir -p "$T"
 cp -r "$H/base/." "$T/"
-for f in GNUmakefile generator templates tests; do ln -s "$TOP/$f" "$T/$f"; done
+for f in GNUmakefile generator scripts templates tests; do ln -s "$TOP/$f" "$T/$f"; done
 mk() { make -C "$T" B="$TOP/build" LLMB_GEN="$TRASH/gen" LLMB_INSTALL="$TRASH/inst" EXECUTOR=slurm WORKLOAD=w "$@"; }
 t_ok "the base recipe plans under make -n" mk -n report
 sed -i "s|\"{recipe_dir}/train.py\"|\"{recipe_dir}/\$(shell touch $TRASH/pwned).py\"|" "$T/workloads/w.yaml"
@@ -144,7 +144,7 @@ t_ok "ENABLE_PROFILE=YES and =true: one configuration" diff -r "$TRASH/b1/cfg" "
 T2=$TRASH/top2
 mkdir -p "$T2"
 cp -r "$H/base/." "$T2/"
-for f in GNUmakefile generator templates tests; do ln -s "$TOP/$f" "$T2/$f"; done
+for f in GNUmakefile generator scripts templates tests; do ln -s "$TOP/$f" "$T2/$f"; done
 : >"$TRASH/async.all"
 for a in 1 0 true false FALSE No no off OFF on Yes '' maybe 2 '1 0' "\$(shell touch $TRASH/pwned)"; do
 	rc=0
@@ -167,7 +167,7 @@ t_grep "llmb run says which spellings" 'ASYNC=maybe: expected 1/0, true/false, y
 if command -v mksquashfs >/dev/null && /usr/bin/python3 -c 'import venv' 2>/dev/null; then
 	Q=$TRASH/quick I=$TRASH/qinst
 	mkdir -p "$Q/workloads/quick" "$Q/pipelines"
-	for f in GNUmakefile generator templates tests; do ln -s "$TOP/$f" "$Q/$f"; done
+	for f in GNUmakefile generator scripts templates tests; do ln -s "$TOP/$f" "$Q/$f"; done
 	cp "$TOP/pipelines/benchmark.yaml" "$Q/pipelines/"
 	cp "$TOP/workloads/gpus.yaml" "$Q/workloads/"
 	cp "$TESTS_DIR/pipeline/train.sh" "$Q/workloads/quick/"

@@ -6,7 +6,7 @@
 command -v mksquashfs >/dev/null || t_skip_all "mksquashfs (squashfs-tools) is not installed"
 T=$TRASH/top
 mkdir -p "$T/workloads" "$T/pipelines"
-for f in GNUmakefile generator templates tests; do ln -s "$TOP/$f" "$T/$f"; done
+for f in GNUmakefile generator scripts templates tests; do ln -s "$TOP/$f" "$T/$f"; done
 cp "$TOP/pipelines/benchmark.yaml" "$T/pipelines/"
 mkdir -p "$T/workloads/quick"
 cp "$TOP/workloads/gpus.yaml" "$TESTS_DIR/pipeline/quick.yaml" "$T/workloads/"

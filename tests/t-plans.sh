@@ -15,7 +15,7 @@ for v in WORKLOAD SIZE DTYPE GPU_TYPE SCALES ENABLE_PROFILE PROFILE_START_STEP P
 	unset "$v"
 done
 export HF_TOKEN=hf_SECRETVALUE
-# tinygpt plans run tests/deps.sh demo: it must only say what is missing here.
+# tinygpt plans run scripts/deps.sh demo: it must only say what is missing here.
 export LLMB_NO_INSTALL=1
 m() { make -C "$TOP" LLMB_GEN="$G" LLMB_INSTALL="$I" EXECUTOR=slurm "$@"; }
 # The plan lines of make -n, without the quoting and with the trash normalized.

@@ -22,7 +22,7 @@ jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)"
 
 T=$TRASH/top
 mkdir -p "$T/workloads/sq" "$T/pipelines"
-for f in GNUmakefile generator templates tests; do ln -s "$TOP/$f" "$T/$f"; done
+for f in GNUmakefile generator scripts templates tests; do ln -s "$TOP/$f" "$T/$f"; done
 cp "$TOP/pipelines/benchmark.yaml" "$T/pipelines/"
 cp "$TOP/workloads/gpus.yaml" "$T/workloads/"
 # scale 4 of the cpu "GPU" (two ranks per node): two nodes

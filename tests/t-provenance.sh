@@ -19,7 +19,7 @@ jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)"
 # ---- tinygpt in a git checkout ------------------------------------------------
 T=$TRASH/tiny
 mkdir -p "$T/workloads" "$T/pipelines"
-for f in GNUmakefile generator templates tests; do ln -s "$TOP/$f" "$T/$f"; done
+for f in GNUmakefile generator scripts templates tests; do ln -s "$TOP/$f" "$T/$f"; done
 ln -s "$TOP/workloads/tinygpt" "$T/workloads/tinygpt"
 cp "$TOP/pipelines/benchmark.yaml" "$T/pipelines/"
 cp "$TOP/workloads/gpus.yaml" "$T/workloads/"
@@ -65,7 +65,7 @@ t_nogrep "no secret value in provenance.json" 'hf_[A-Za-z]{8}' "$P"
 # ---- quick: diffs --------------------------------------------------------------
 Q=$TRASH/quick
 mkdir -p "$Q/workloads/quick" "$Q/pipelines"
-for f in GNUmakefile generator templates tests; do ln -s "$TOP/$f" "$Q/$f"; done
+for f in GNUmakefile generator scripts templates tests; do ln -s "$TOP/$f" "$Q/$f"; done
 cp "$TOP/pipelines/benchmark.yaml" "$Q/pipelines/"
 cp "$TOP/workloads/gpus.yaml" "$TESTS_DIR/pipeline/quick.yaml" "$Q/workloads/"
 cp "$TESTS_DIR/pipeline/train.sh" "$Q/workloads/quick/"

@@ -24,7 +24,7 @@ t_ok "cluster is up" slurm_test_up || { t_done; exit 1; }
 
 T=$TRASH/top
 mkdir -p "$T/workloads/sq" "$T/pipelines"
-for f in GNUmakefile generator templates tests; do ln -s "$TOP/$f" "$T/$f"; done
+for f in GNUmakefile generator scripts templates tests; do ln -s "$TOP/$f" "$T/$f"; done
 cp "$TOP/pipelines/benchmark.yaml" "$T/pipelines/"
 cp "$TOP/workloads/gpus.yaml" "$TESTS_DIR/slurm-pipeline/sq.yaml" "$T/workloads/"
 cp "$TESTS_DIR/slurm-pipeline/train.sh" "$TESTS_DIR/slurm-pipeline/data.sh" "$T/workloads/sq/"

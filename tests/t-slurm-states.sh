@@ -58,7 +58,7 @@ VANISH_CONF=$V/slurm.conf
 
 T=$TRASH/top
 mkdir -p "$T/workloads/ss" "$T/pipelines"
-for f in GNUmakefile generator templates tests; do ln -s "$TOP/$f" "$T/$f"; done
+for f in GNUmakefile generator scripts templates tests; do ln -s "$TOP/$f" "$T/$f"; done
 cp "$TOP/pipelines/benchmark.yaml" "$T/pipelines/"
 cp "$TOP/workloads/gpus.yaml" "$TESTS_DIR/slurm-states/ss.yaml" "$T/workloads/"
 cp "$TESTS_DIR/slurm-states/train.sh" "$TESTS_DIR/slurm-pipeline/data.sh" "$T/workloads/ss/"

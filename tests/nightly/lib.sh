@@ -11,7 +11,7 @@
 nightly_top() {
 	T=$TRASH/top
 	mkdir -p "$T/workloads" "$T/pipelines"
-	for f in GNUmakefile generator templates tests; do ln -s "$TOP/$f" "$T/$f"; done
+	for f in GNUmakefile generator scripts templates tests; do ln -s "$TOP/$f" "$T/$f"; done
 	ln -s "$TOP/workloads/tinygpt" "$T/workloads/tinygpt"
 	cp "$TOP/pipelines/benchmark.yaml" "$TOP/workloads/gpus.yaml" "$T/pipelines/"
 	mv "$T/pipelines/gpus.yaml" "$T/workloads/"

@@ -21,7 +21,7 @@ command -v git >/dev/null || t_skip_all "git is not installed"
 
 T=$TRASH/top R=$TRASH/repos I=$TRASH/inst
 mkdir -p "$T/workloads" "$T/pipelines" "$T/wheels" "$R"
-for f in GNUmakefile generator templates tests; do ln -s "$TOP/$f" "$T/$f"; done
+for f in GNUmakefile generator scripts templates tests; do ln -s "$TOP/$f" "$T/$f"; done
 cp "$TOP/pipelines/benchmark.yaml" "$T/pipelines/"
 cp "$TOP/workloads/gpus.yaml" "$T/workloads/"
 for w in alpha beta big; do

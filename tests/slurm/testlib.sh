@@ -24,7 +24,7 @@ slurm_need_packages() {
 	export SLURM_SKIP_REASON=
 	for b in slurmctld slurmd sbatch squeue munged setpriv; do
 		if ! PATH=$PATH:/usr/sbin command -v "$b" >/dev/null 2>&1; then
-			SLURM_SKIP_REASON="Slurm packages not installed ($b missing; tests/deps.sh installs them as root)"
+			SLURM_SKIP_REASON="Slurm packages not installed ($b missing; scripts/deps.sh installs them as root)"
 			return 1
 		fi
 	done

@@ -1,0 +1,95 @@
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "layout.h"
+#include "outputs.h"
+#include "stagecfg.h"
+#include "stale.h"
+
+static int
+ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && !strcmp(s + n - k, suffix);
+}
+
+int
+stage_outputs_ok(const char *install, const char *cfg, const char *except, struct sb *why)
+{
+	size_t n;
+	char **outs = cfg_values(cfg, "output", &n);
+	int ok = 1;
+	for (size_t i = 0; i < n; i++) {
+		char *p = xasprintf("%s/%s", install, outs[i]);
+		if (!(except && ends_with(outs[i], except)) && !output_valid(p, outs[i], ok ? why : NULL))
+			ok = 0;
+		free(p);
+		free(outs[i]);
+	}
+	free(outs);
+	return ok;
+}
+
+static int
+newer(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec > b->tv_nsec);
+}
+
+/* Dependents follow what an upstream stage made, not when: its identity
+ * file is rewritten only when its outputs changed. after= lines are
+ * "<id> <hash>", in dependency order. */
+static int
+upstream_stale(const struct stage_query *q, const struct timespec *stamp, struct sb *why)
+{
+	size_t n;
+	char **after = cfg_values(q->cfg, "after", &n);
+	int stale = 0;
+	for (size_t i = 0; i < n; i++) {
+		after[i][strcspn(after[i], " ")] = 0;
+		struct stat up;
+		char *p = layout_identity(q->install, after[i]);
+		if (stale) {
+			/* first reason only */
+		} else if (q->will_run && q->will_run(q->arg, after[i])) {
+			stale = 1;
+			if (why)
+				sb_addf(why, "upstream %s will run", after[i]);
+		} else if (stat(p, &up) == 0 && newer(&up.st_mtim, stamp)) {
+			stale = 1;
+			if (why)
+				sb_addf(why, "upstream %s changed its outputs after it ran", after[i]);
+		}
+		free(p);
+		free(after[i]);
+	}
+	free(after);
+	return stale;
+}
+
+enum staleness
+stage_staleness(const struct stage_query *q, struct sb *why)
+{
+	char *path = layout_done(q->install, q->id);
+	char *stamp = read_file(path, NULL), buf[80];
+	struct stat st;
+	enum staleness s = STAGE_DONE;
+	if (!stamp || stat(path, &st) < 0) {
+		s = STAGE_NEVER_RUN;
+		if (why)
+			sb_add(why, "never run (no stamp)");
+	} else if (!cfg_get(stamp, "cfg", buf, sizeof buf) || strcmp(buf, q->hash)) {
+		s = STAGE_CONFIG;
+		if (why)
+			sb_add(why, "its configuration changed since it ran");
+	} else if (!stage_outputs_ok(q->install, q->cfg, NULL, why)) {
+		s = STAGE_OUTPUT;
+	} else if (upstream_stale(q, &st.st_mtim, why)) {
+		s = STAGE_UPSTREAM;
+	}
+	free(stamp);
+	free(path);
+	return s;
+}
