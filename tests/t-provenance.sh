@@ -61,6 +61,14 @@ img = d["software"]["image"]
 assert img["status"] == "missing" and img["why"], img
 EOF
 t_nogrep "no secret value in provenance.json" 'hf_[A-Za-z]{8}' "$P"
+# The HTML report: each run's provenance, collapsed (a <details> without open).
+"$TOP/build/llmb" report --top="$T" --workload tinygpt --gpu cpu --size tiny --dtype fp32 --format=html \
+	"$I/workloads/tinygpt/experiments" >"$TRASH/report.html" 2>&1
+t_grep "report.html: the run's provenance, collapsed" \
+	"^<details class=\"provenance\"><summary>cpu_tiny_fp32_1 \\(job $(jget "$P" 'd["machine"]["job"]')\\)</summary>\$" "$TRASH/report.html"
+t_grep "report.html: provenance fields, one row each" "^<tr><td class=\"l\">nodes\\.$NODE\\.gpus\\[0\\]\\.clocks\\.sm</td><td class=\"l\">1980</td></tr>\$" "$TRASH/report.html"
+t_grep "report.html: a missing probe says why" '^<tr><td class="l">software\.image</td><td class="l"><span class="ref">missing: ' "$TRASH/report.html"
+t_nogrep "report.html: nothing opened by default" '<details[^>]* open' "$TRASH/report.html"
 
 # ---- quick: diffs --------------------------------------------------------------
 Q=$TRASH/quick
