@@ -302,11 +302,17 @@ text_config(struct sb *o, const json_t *c)
 			whatchanged_text(o, json_object_get(c, "provenance_changed"));
 		}
 		text_suspect_nodes(o, json_object_get(c, "suspect_nodes"));
+		return;
 	} else if (!strcmp(st, "INVALID") || !strcmp(st, "FAILED")) {
 		sb_addf(o, "%s %s: %s\n", st, fp, jget(c, "invalid"));
 	} else if (!strcmp(st, "INCONCLUSIVE")) {
 		sb_addf(o, "%s %s: step time %+.1f%% vs %d baseline nights: noise or too little history\n", st, fp, e,
 			(int)json_integer_value(json_object_get(b, "n")));
+	}
+	/* a slow night acknowledged (its nodes, not the software) still names them */
+	if (json_object_get(c, "suspect_nodes")) {
+		sb_addf(o, "%s %s: step time %+.1f%%, acknowledged: slow on suspect nodes\n", st, fp, e);
+		text_suspect_nodes(o, json_object_get(c, "suspect_nodes"));
 	}
 }
 
