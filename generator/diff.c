@@ -4,7 +4,7 @@
  * flattened to field paths (software.image.ref, nodes.n1.gpus[0].clocks.sm)
  * and only the fields that differ are printed, grouped as provenance.json
  * groups them: software, configuration, machine, nodes. Fields that differ
- * between any two runs (job id, times) are left out.
+ * between any two runs (job id, times, a night's run directory) are left out.
  * Exit status as diff(1): 0 same, 1 different, 2 bad input or usage. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -22,8 +22,10 @@
 const char *const prov_groups[] = {"software", "configuration", "machine", "nodes", NULL};
 #define NGROUPS 4
 
-/* A run's own identity, different for every run by construction. */
-static const char *const identity[] = {"machine.job", "machine.submit", "machine.start", "machine.end"};
+/* A run's own identity, different for every run by construction (a
+ * night's run directory is named after its night). */
+static const char *const identity[] = {"machine.job", "machine.submit", "machine.start", "machine.end",
+				       "configuration.run"};
 
 static const char usage_text[] =
 	"usage: llmb diff [--format=text|json] A B\n"
