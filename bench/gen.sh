@@ -11,7 +11,7 @@ llmb=${LLMB:-$top/build/llmb}
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
 mkdir -p "$w/top/workloads" "$w/top/pipelines"
-for f in GNUmakefile generator templates tests; do ln -s "$top/$f" "$w/top/$f"; done
+for f in GNUmakefile generator scripts templates tests; do ln -s "$top/$f" "$w/top/$f"; done
 cp "$top/pipelines/benchmark.yaml" "$w/top/pipelines/"
 cp "$top/workloads/gpus.yaml" "$w/top/workloads/"
 scales=$(seq -s, 1 500)

@@ -26,7 +26,7 @@ unset SBATCH_ACCOUNT SBATCH_PARTITION ADDITIONAL_SLURM_PARAMS TIME_LIMIT ASYNC
 top() { # DIR K
 	local d=$1 k=$2 i
 	mkdir -p "$d/workloads/bq" "$d/pipelines"
-	for f in GNUmakefile generator templates tests; do ln -sfn "$TOP/$f" "$d/$f"; done
+	for f in GNUmakefile generator scripts templates tests; do ln -sfn "$TOP/$f" "$d/$f"; done
 	cp "$TOP/pipelines/benchmark.yaml" "$d/pipelines/"
 	cp "$TOP/workloads/gpus.yaml" "$d/workloads/"
 	cp "$TESTS_DIR/slurm-pipeline/train.sh" "$TESTS_DIR/slurm-pipeline/data.sh" "$d/workloads/bq/"

@@ -40,7 +40,7 @@ export LLMB_POLL_SECONDS=$POLL LLMB_CPU_PARTITION=cpu
 top() { # DIR
 	local d=$1 i
 	mkdir -p "$d/workloads/bz" "$d/pipelines"
-	for f in GNUmakefile generator templates tests; do ln -sfn "$TOP/$f" "$d/$f"; done
+	for f in GNUmakefile generator scripts templates tests; do ln -sfn "$TOP/$f" "$d/$f"; done
 	cp "$TOP/pipelines/benchmark.yaml" "$d/pipelines/"
 	cp "$TOP/workloads/gpus.yaml" "$d/workloads/"
 	cp "$TESTS_DIR/slurm-pipeline/train.sh" "$TESTS_DIR/slurm-pipeline/data.sh" "$d/workloads/bz/"

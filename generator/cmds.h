@@ -23,5 +23,6 @@ int cmd_nightly(int argc, char **argv); /* nightly.c: one night: make, record, j
 int cmd_judge(int argc, char **argv);   /* judge.c: nightly history -> verdicts, trend page */
 int cmd_annotate(int argc, char **argv); /* history.c: accept a baseline, acknowledge a false alarm */
 int cmd_diff(int argc, char **argv);    /* diff.c: what changed between two runs */
+int cmd_sysdesc(int argc, char **argv); /* sysdesc.c: MLPerf-style system description */
 
 #endif

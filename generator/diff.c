@@ -4,7 +4,7 @@
  * flattened to field paths (software.image.ref, nodes.n1.gpus[0].clocks.sm)
  * and only the fields that differ are printed, grouped as provenance.json
  * groups them: software, configuration, machine, nodes. Fields that differ
- * between any two runs (job id, times) are left out.
+ * between any two runs (job id, times, a night's run directory) are left out.
  * Exit status as diff(1): 0 same, 1 different, 2 bad input or usage. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -17,12 +17,16 @@
 
 #include "cliopt.h"
 #include "cmds.h"
+#include "diff.h"
 #include "util.h"
 
-static const char *const groups[] = {"software", "configuration", "machine", "nodes"};
+const char *const prov_groups[] = {"software", "configuration", "machine", "nodes", NULL};
+#define NGROUPS 4
 
-/* A run's own identity, different for every run by construction. */
-static const char *const identity[] = {"machine.job", "machine.submit", "machine.start", "machine.end"};
+/* A run's own identity, different for every run by construction (a
+ * night's run directory is named after its night). */
+static const char *const identity[] = {"machine.job", "machine.submit", "machine.start", "machine.end",
+				       "configuration.run"};
 
 static const char usage_text[] =
 	"usage: llmb diff [--format=text|json] A B\n"
@@ -171,25 +175,38 @@ differences(json_t *fa, json_t *fb, size_t *count)
 	json_t *v;
 	json_object_foreach(fa, k, v) json_object_set_new(keys, k, json_true());
 	json_object_foreach(fb, k, v) json_object_set_new(keys, k, json_true());
-	for (size_t g = 0; g < sizeof groups / sizeof *groups; g++) {
+	for (size_t g = 0; g < NGROUPS; g++) {
 		json_t *list = json_array();
 		const char **names = xcalloc(json_object_size(keys) + 1, sizeof *names);
 		size_t n = 0;
-		json_object_foreach(keys, k, v) if (in_group(k, groups[g])) names[n++] = k;
+		json_object_foreach(keys, k, v) if (in_group(k, prov_groups[g])) names[n++] = k;
 		qsort(names, n, sizeof *names, by_name);
 		for (size_t i = 0; i < n; i++) {
 			json_t *a = json_object_get(fa, names[i]), *b = json_object_get(fb, names[i]);
 			if (is_identity(names[i]) || (a && b && json_equal(a, b)))
 				continue;
-			json_array_append_new(list, json_pack("{s:s, s:O?, s:O?}", "field", names[i] + strlen(groups[g]) + 1,
+			json_array_append_new(list, json_pack("{s:s, s:O?, s:O?}", "field", names[i] + strlen(prov_groups[g]) + 1,
 							      "a", a, "b", b));
 			(*count)++;
 		}
 		free(names);
-		json_object_set_new(out, groups[g], list);
+		json_object_set_new(out, prov_groups[g], list);
 	}
 	json_decref(keys);
 	return out;
+}
+
+json_t *
+prov_differences(json_t *a, json_t *b, size_t *count)
+{
+	json_t *fa = json_object(), *fb = json_object();
+	flatten(a, "", fa);
+	flatten(b, "", fb);
+	*count = 0;
+	json_t *d = differences(fa, fb, count);
+	json_decref(fa);
+	json_decref(fb);
+	return d;
 }
 
 static void
@@ -214,12 +231,12 @@ print_text(json_t *d, const char *a, const char *b, size_t count)
 		return;
 	}
 	printf("%zu field%s differ between A=%s and B=%s\n", count, count == 1 ? "" : "s", a, b);
-	for (size_t g = 0; g < sizeof groups / sizeof *groups; g++) {
-		json_t *list = json_object_get(d, groups[g]), *x;
+	for (size_t g = 0; g < NGROUPS; g++) {
+		json_t *list = json_object_get(d, prov_groups[g]), *x;
 		size_t i;
 		if (!json_array_size(list))
 			continue;
-		printf("%s:\n", groups[g]);
+		printf("%s:\n", prov_groups[g]);
 		json_array_foreach(list, i, x) {
 			printf("  %s: ", json_string_value(json_object_get(x, "field")));
 			print_value(json_object_get(x, "a"));
@@ -260,11 +277,8 @@ cmd_diff(int argc, char **argv)
 		json_decref(pa);
 		return 2;
 	}
-	json_t *fa = json_object(), *fb = json_object();
-	flatten(pa, "", fa);
-	flatten(pb, "", fb);
-	size_t count = 0;
-	json_t *d = differences(fa, fb, &count);
+	size_t count;
+	json_t *d = prov_differences(pa, pb, &count);
 	if (!strcmp(format, "json")) {
 		json_t *o = json_pack("{s:s, s:s, s:b, s:O}", "a", args[0], "b", args[1], "same", count == 0, "differences", d);
 		json_dumpf(o, stdout, JSON_SORT_KEYS | JSON_INDENT(2));
@@ -274,8 +288,6 @@ cmd_diff(int argc, char **argv)
 		print_text(d, args[0], args[1], count);
 	}
 	json_decref(d);
-	json_decref(fa);
-	json_decref(fb);
 	json_decref(pa);
 	json_decref(pb);
 	return count ? 1 : 0;

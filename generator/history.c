@@ -179,7 +179,7 @@ struct field {
 };
 enum {
 	R_CONFIG_HASH, R_EXECUTOR, R_FINGERPRINT, R_IMAGE, R_INVALID, R_JOB, R_KEY, R_KNOBS, R_LLMB_VERSION,
-	R_MFU, R_NIGHT, R_NODES, R_RECORDED_AT, R_REFERENCE, R_SAMPLES, R_STATUS, R_SUMMARY, R_TFLOPS,
+	R_MFU, R_NIGHT, R_NODES, R_RECORDED_AT, R_REFERENCE, R_RUN_DIR, R_SAMPLES, R_STATUS, R_SUMMARY, R_TFLOPS,
 	R_TOKENS, R_VALID, R_N
 };
 static const struct field run_fields[] = {
@@ -187,7 +187,8 @@ static const struct field run_fields[] = {
 	{"image", F_OBJNULL, 0}, {"invalid", F_ARR, 1}, {"job", F_STR, 1}, {"key", F_OBJ, 1},
 	{"knobs", F_OBJNULL, 0}, {"llmb_version", F_STRNULL, 0}, {"mfu", F_NUMNULL, 0},
 	{"night", F_STR, 1}, {"nodes", F_STRNULL, 0}, {"recorded_at", F_STR, 0},
-	{"reference", F_OBJNULL, 0}, {"samples", F_ARR, 1}, {"status", F_STR, 1}, {"summary", F_OBJ, 1},
+	{"reference", F_OBJNULL, 0}, {"run_dir", F_STRNULL, 0}, {"samples", F_ARR, 1}, {"status", F_STR, 1},
+	{"summary", F_OBJ, 1},
 	{"tflops_per_gpu", F_NUMNULL, 0}, {"tokens_per_s", F_NUMNULL, 0}, {"valid", F_BOOL, 1},
 	{NULL, 0, 0},
 };
@@ -345,6 +346,7 @@ load_run(struct line *l, const struct jnode *o, struct hrun *r)
 	r->config_hash = vstr(l, l->f[R_CONFIG_HASH]);
 	r->llmb_version = vstr(l, l->f[R_LLMB_VERSION]);
 	r->nodes = vstr(l, l->f[R_NODES]);
+	r->run_dir = vstr(l, l->f[R_RUN_DIR]);
 	/* Records are written with sorted keys: the text is the canonical form. */
 	const struct jnode *k = l->f[R_KNOBS];
 	if (k && k->type == JT_OBJ && k->nkids)

@@ -26,6 +26,7 @@ struct hrun {
 	size_t n;
 	double ref, tol;        /* reference step time and tolerance (fraction); NAN when none */
 	char *image_ref, *image_digest, *config_hash, *llmb_version, *nodes, *knobs;
+	char *run_dir;          /* the run directory, relative to the install tree */
 };
 
 enum { ANN_ACCEPT, ANN_ACK };

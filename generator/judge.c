@@ -16,8 +16,10 @@
 #include "history.h"
 #include "judge.h"
 #include "layout.h"
+#include "nodes.h"
 #include "util.h"
 #include "verdict.h"
+#include "whatchanged.h"
 
 #define JUDGE_SCHEMA 1
 
@@ -168,7 +170,7 @@ changed_json(const struct hrun *a, const struct hrun *b)
 /* with_nights: the per-night detail (for JSON and HTML; the text needs
  * none of it, and on long histories it is most of the work). */
 static json_t *
-config_json(const struct vconfig *c, int with_nights)
+config_json(const struct vconfig *c, int with_nights, const char *install)
 {
 	const struct history *h = c->h;
 	json_t *o = json_pack("{s:s, s:s, s:O, s:i, s:i}", "fingerprint", h->fingerprint, "file", h->file, "key",
@@ -214,6 +216,9 @@ config_json(const struct vconfig *c, int with_nights)
 			const struct vnight *lg = &c->nights[c->last_good];
 			json_object_set_new(o, "last_good_night", json_string(lg->night));
 			json_object_set_new(o, "changed", changed_json(lg->rep, fb->rep));
+			/* the provenance of both runs, where the records say where it is */
+			if (install && (lg->rep->run_dir || fb->rep->run_dir))
+				json_object_set_new(o, "provenance_changed", whatchanged(install, lg->rep, fb->rep));
 		}
 	}
 	return o;
@@ -267,6 +272,22 @@ text_changed(struct sb *o, const json_t *ch)
 }
 
 static void
+text_suspect_nodes(struct sb *o, const json_t *sus)
+{
+	size_t i;
+	json_t *x;
+	json_array_foreach(sus, i, x) {
+		json_int_t es = json_integer_value(json_object_get(x, "earlier_slow_runs"));
+		sb_addf(o, "  suspect node %s: in %lld earlier slow run%s; slow in %lld of %lld runs with it, "
+			"%lld of %lld without\n", jget(x, "node"), (long long)es, es == 1 ? "" : "s",
+			(long long)json_integer_value(json_object_get(x, "slow_runs")),
+			(long long)json_integer_value(json_object_get(x, "runs")),
+			(long long)json_integer_value(json_object_get(x, "slow_runs_elsewhere")),
+			(long long)json_integer_value(json_object_get(x, "runs_elsewhere")));
+	}
+}
+
+static void
 text_config(struct sb *o, const json_t *c)
 {
 	const char *st = jget(c, "state"), *fp = jget(c, "fingerprint");
@@ -280,12 +301,20 @@ text_config(struct sb *o, const json_t *c)
 			sb_addf(o, "  first bad night %s (%s), last good night %s\n", jget(c, "first_bad_night"),
 				jget(c, "first_bad_how"), jget(c, "last_good_night"));
 			text_changed(o, json_object_get(c, "changed"));
+			whatchanged_text(o, json_object_get(c, "provenance_changed"));
 		}
+		text_suspect_nodes(o, json_object_get(c, "suspect_nodes"));
+		return;
 	} else if (!strcmp(st, "INVALID") || !strcmp(st, "FAILED")) {
 		sb_addf(o, "%s %s: %s\n", st, fp, jget(c, "invalid"));
 	} else if (!strcmp(st, "INCONCLUSIVE")) {
 		sb_addf(o, "%s %s: step time %+.1f%% vs %d baseline nights: noise or too little history\n", st, fp, e,
 			(int)json_integer_value(json_object_get(b, "n")));
+	}
+	/* a slow night acknowledged (its nodes, not the software) still names them */
+	if (json_object_get(c, "suspect_nodes")) {
+		sb_addf(o, "%s %s: step time %+.1f%%, acknowledged: slow on suspect nodes\n", st, fp, e);
+		text_suspect_nodes(o, json_object_get(c, "suspect_nodes"));
 	}
 }
 
@@ -363,6 +392,30 @@ parse_args(int argc, char **argv, struct opts *o)
 	return optind;
 }
 
+/* Every judged night of every configuration, for the node scores. */
+static struct nodes *
+node_events(const struct vconfig *cs, size_t n)
+{
+	struct nodes *ns = nodes_new();
+	for (size_t i = 0; i < n; i++)
+		for (long k = 0; k <= cs[i].judged; k++) {
+			const struct vnight *v = &cs[i].nights[k];
+			if (v->valid && v->rep)
+				nodes_add(ns, v->day, v->rep->nodes, v->vb == VB_SLOWER);
+		}
+	return ns;
+}
+
+/* A slow judged night names the nodes it shares with earlier slow runs. */
+static void
+add_suspect_nodes(json_t *cj, const struct vconfig *c, const struct nodes *ns)
+{
+	const struct vnight *v = c->judged >= 0 ? &c->nights[c->judged] : NULL;
+	json_t *sus = v && v->valid && v->vb == VB_SLOWER && v->rep ? nodes_suspects(ns, v->day, v->rep->nodes) : NULL;
+	if (sus)
+		json_object_set_new(cj, "suspect_nodes", sus);
+}
+
 static json_t *
 judge_all(struct history *hs, size_t n, int day, const struct opts *o)
 {
@@ -370,23 +423,31 @@ judge_all(struct history *hs, size_t n, int day, const struct opts *o)
 	char night[11] = "-";
 	if (day >= 0)
 		history_night(day, night);
-	for (size_t i = 0; i < n; i++) {
-		if (!selected(&hs[i], o->select))
-			continue;
-		struct vconfig c;
-		verdict_judge(&hs[i], day, &o->pol, &c);
-		json_t *cj = config_json(&c, strcmp(o->fmt, "text") != 0);
+	struct vconfig *vc = xcalloc(n ? n : 1, sizeof *vc);
+	size_t nv = 0;
+	for (size_t i = 0; i < n; i++)
+		if (selected(&hs[i], o->select))
+			verdict_judge(&hs[i], day, &o->pol, &vc[nv++]);
+	struct nodes *ns = node_events(vc, nv);
+	for (size_t i = 0; i < nv; i++) {
+		json_t *cj = config_json(&vc[i], strcmp(o->fmt, "text") != 0, o->install);
+		add_suspect_nodes(cj, &vc[i], ns);
 		const char *st = json_string_value(json_object_get(cj, "state"));
 		json_object_set_new(sum, st, json_integer(json_integer_value(json_object_get(sum, st)) + 1));
 		json_array_append_new(cs, cj);
-		verdict_free(&c);
+		verdict_free(&vc[i]);
 	}
+	free(vc);
 	json_object_set_new(m, "schema", json_integer(JUDGE_SCHEMA));
 	json_object_set_new(m, "night", json_string(night));
 	json_object_set_new(m, "policy", policy_json(&o->pol));
 	json_object_set_new(m, "exit", json_integer(exit_of(sum)));
 	json_object_set_new(m, "summary", sum);
 	json_object_set_new(m, "configurations", cs);
+	json_t *scores = day >= 0 ? nodes_scores(ns, day) : NULL;
+	if (scores)
+		json_object_set_new(m, "node_scores", scores);
+	nodes_free(ns);
 	return m;
 }
 

@@ -76,6 +76,12 @@ layout_history(const char *install, const char *fingerprint)
 }
 
 char *
+layout_history_lock(const char *install)
+{
+	return under(install, "history/.lock");
+}
+
+char *
 layout_image(const char *install, const char *stem)
 {
 	return under(install, "images/%s.sqsh", stem);

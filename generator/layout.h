@@ -48,6 +48,8 @@ char *layout_job_script(const char *state_dir, const char *token);
 char *layout_job_exit(const char *state_dir, const char *job);
 /* fingerprint NULL: the history folder itself. */
 char *layout_history(const char *install, const char *fingerprint);
+/* Every append to a history file holds it. */
+char *layout_history_lock(const char *install);
 char *layout_image(const char *install, const char *stem);
 /* <image>.id: the digest and ref the import job recorded. */
 char *layout_image_identity(const char *install, const char *stem);

@@ -30,6 +30,7 @@ static const struct command {
 	{"judge", cmd_judge, "verdicts on the nightly history; trend page"},
 	{"annotate", cmd_annotate, "record a human decision in the nightly history"},
 	{"diff", cmd_diff, "what changed between two runs (provenance)"},
+	{"sysdesc", cmd_sysdesc, "an MLPerf-style system description from runs' provenance"},
 };
 
 static int

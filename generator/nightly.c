@@ -23,6 +23,7 @@
 #include "capture.h"
 #include "cliopt.h"
 #include "cmds.h"
+#include "confirm.h"
 #include "layout.h"
 #include "nightmatrix.h"
 #include "plan.h"
@@ -244,6 +245,64 @@ judge(struct night *n, const char *workloads)
 	return code;
 }
 
+static int
+run_make(char **argv)
+{
+	return run_argv(argv, NULL);
+}
+
+/* confirm_elsewhere (confirm.h): the SUSPECT configurations of the night
+ * run once more without their nodes; a normal one acknowledges the night,
+ * which is judged again. The outcome goes into the night's summary.txt,
+ * verdict.json and confirmations.json. */
+static int
+confirm_elsewhere(struct night *n, const char *workloads, char **make_argv, int code)
+{
+	struct nmatrix m;
+	int on = file_exists(n->policy) && !nmatrix_load(n->policy, &m) && m.confirm_elsewhere;
+	if (file_exists(n->policy))
+		nmatrix_free(&m);
+	const char *ex = getenv("EXECUTOR");
+	if (!on || code == 2)
+		return code;
+	if (!ex || strcmp(ex, "slurm")) {
+		printf("llmb nightly: confirm_elsewhere needs EXECUTOR=slurm; no confirmation run\n");
+		return code;
+	}
+	char *vp = xasprintf("%s/%s/verdict.json", n->dir, n->id), *sp = xasprintf("%s/%s/summary.txt", n->dir, n->id);
+	char *cp = xasprintf("%s/%s/confirmations.json", n->dir, n->id);
+	json_t *v = json_load_file(vp, 0, NULL), *conf = NULL;
+	struct confirm_ctx c = {n->top, n->install, n->id, v, make_argv, run_make};
+	/* a night judged again keeps the confirmations it had (their runs are done) */
+	if (v && ((conf = confirm_night(&c)) || (conf = json_load_file(cp, 0, NULL)))) {
+		if (json_integer_value(json_object_get(conf, "acknowledged")))
+			code = judge(n, workloads);
+		json_decref(v);
+		v = json_load_file(vp, 0, NULL);
+		struct sb o = {0};
+		char *sum = read_file(sp, NULL);
+		sb_add(&o, sum ? sum : "");
+		confirm_text(&o, conf);
+		char *cj = json_dumps(conf, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(6));
+		char *cjl = xasprintf("%s\n", cj);
+		if (v)
+			json_object_set(v, "confirmations", conf);
+		char *vj = v ? json_dumps(v, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(6)) : NULL;
+		char *vjl = vj ? xasprintf("%s\n", vj) : NULL;
+		if (write_file_atomic(cp, cjl, strlen(cjl)) < 0 || write_file_atomic(sp, o.buf, o.len) < 0 ||
+		    (vjl && write_file_atomic(vp, vjl, strlen(vjl)) < 0))
+			die("cannot write the confirmations of night %s: %s", n->id, strerror(errno));
+		free(cj); free(cjl); free(vj); free(vjl); free(sum);
+		sb_free(&o);
+		json_decref(conf);
+	}
+	json_decref(v);
+	free(cp);
+	free(vp);
+	free(sp);
+	return code;
+}
+
 /* NIGHTLY_NOTIFY='cmd' runs as `cmd SUMMARY-FILE` when the night needs
  * attention; the command is the user's own shell text. */
 static void
@@ -332,7 +391,7 @@ nightly_run(struct night *n, char **make_argv)
 	/* ",a,b," -> "a,b" */
 	char *w = xstrndup(wls.buf ? wls.buf + 1 : "", wls.len > 1 ? wls.len - 2 : 0);
 	sb_free(&wls);
-	int code = judge(n, w);
+	int code = confirm_elsewhere(n, w, make_argv, judge(n, w));
 	free(w);
 	if (code == 0 && pending)
 		code = 3;

@@ -10,7 +10,7 @@
 #include "yamlload.h"
 
 static const struct ytype t_names = {T_NAMES, 0, 0, 0}, t_int = {T_INT, 0, 0, 0},
-	t_str = {T_STR, 0, 0, 0};
+	t_str = {T_STR, 0, 0, 0}, t_bool = {T_BOOL, 0, 0, 0};
 static const struct ytype t_ints = {T_LIST, &t_int, 0, 0};
 /* The keys of an entry, in the order of the selection variables. */
 static const struct field entry_fields[] = {
@@ -27,6 +27,7 @@ static const struct field top_fields[] = {
 	{"description", &t_str, 0, "what the matrix is for"},
 	{"repeats", &t_int, 0, "runs of each configuration per night (default 1)"},
 	{"matrix", &t_entries, 1, "the selections run each night"},
+	{"confirm_elsewhere", &t_bool, 0, "a SUSPECT night runs its configuration once more without its nodes (Slurm; default false)"},
 	{NULL},
 };
 static const struct ytype t_top = {T_OBJ, 0, top_fields, 0};
@@ -74,6 +75,7 @@ nmatrix_load(const char *path, struct nmatrix *m)
 		ydoc_free(d);
 		return diag_errors - before ? diag_errors - before : 1;
 	}
+	m->confirm_elsewhere = ymap_get(root, "confirm_elsewhere") && !strcmp(ymap_get(root, "confirm_elsewhere")->str, "true");
 	m->repeats = ymap_get(root, "repeats") ? strtol(ymap_get(root, "repeats")->str, NULL, 10) : 1;
 	if (m->repeats < 1 || m->repeats > 99) {
 		const struct ynode *r = ymap_get(root, "repeats");

@@ -17,6 +17,7 @@ struct nmatrix {
 	char *(*entry)[NM_VARS];  /* space-separated values, owned */
 	size_t n;
 	long repeats;             /* runs of each configuration per night, >= 1 */
+	int confirm_elsewhere;    /* confirmation runs on other nodes (confirm.h) */
 };
 
 /* Loads path; prints file:line:col diagnostics and returns their count. */

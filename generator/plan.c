@@ -1173,8 +1173,12 @@ build_runs(struct wctx *w, const struct ynode *stage, struct vars *vs)
 	long nrep = night ? w->p->night_repeats : 1;
 	for (size_t j = 0; j < w->nruns * (size_t)nrep; j++) {
 		const struct run *r = &w->runs[j / (size_t)nrep];
-		char *rep = !night ? NULL : nrep > 1 ? xasprintf("night-%s-%zu", night, j % (size_t)nrep + 1)
-			    : xasprintf("night-%s", night);
+		/* LLMB_NIGHT_TAG (llmb nightly's confirmation runs): night-<NIGHT>-<tag> */
+		const char *tag = getenv("LLMB_NIGHT_TAG");
+		if (tag && (!*tag || strlen(tag) > 16 || tag[strspn(tag, "abcdefghijklmnopqrstuvwxyz")]))
+			tag = NULL;
+		char *rep = !night ? NULL : tag ? xasprintf("night-%s-%s", night, tag)
+			    : nrep > 1 ? xasprintf("night-%s-%zu", night, j % (size_t)nrep + 1) : xasprintf("night-%s", night);
 		char *id = report ? xasprintf("%s.%s.%s.%s.%s", sname, wname, r->gpu, r->size, r->dtype)
 				  : xasprintf("%s.%s.%s.%s.%s.%ld%s%s", sname, wname, r->gpu, r->size, r->dtype, r->scale,
 					      rep ? "." : "", rep ? rep : "");

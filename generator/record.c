@@ -423,6 +423,10 @@ record_build(const struct rec_src *s, struct sb *err)
 				"nodes", nodes, "recorded_at", now);
 	rates(rec, s, mean, log_tflops, scale, dtype, json_object_get(rec, "invalid"));
 	json_object_set_new(rec, "valid", json_boolean(!failed && json_array_size(json_object_get(rec, "invalid")) == 0));
+	/* where the run's provenance.json lies, for the nightly "what changed" */
+	size_t il = strlen(s->install);
+	if (!strncmp(s->run_dir, s->install, il) && s->run_dir[il] == '/' && s->run_dir[il + 1])
+		json_object_set_new(rec, "run_dir", json_string(s->run_dir + il + 1));
 	if (json_object_size(knobs))
 		json_object_set_new(rec, "knobs", knobs);
 	else
@@ -456,7 +460,7 @@ record_append(const char *install, json_t *rec)
 {
 	const char *fp = json_string_value(json_object_get(rec, "fingerprint"));
 	const char *job = json_string_value(json_object_get(rec, "job"));
-	char *lockpath = xasprintf("%s/history/.lock", install);
+	char *lockpath = layout_history_lock(install);
 	char *path = layout_history(install, fp);
 	int rc = -1, fd = history_lock(lockpath);
 	if (fd < 0) {

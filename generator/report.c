@@ -30,6 +30,7 @@
 #include "flops.h"
 #include "layout.h"
 #include "metrics.h"
+#include "provhtml.h"
 #include "stagecfg.h"
 #include "recipe.h"
 #include "report.h"
@@ -44,6 +45,7 @@ struct run {
 	long scale;
 	json_t *res;            /* result.json, or NULL */
 	char *done;             /* train.done, or NULL */
+	json_t *prov;           /* provenance.json, or NULL */
 };
 
 struct runs {
@@ -114,8 +116,10 @@ add_run(struct runs *rs, const char *dir, const char *name, long scale)
 	json_t *res = json_load_file(rp, JSON_REJECT_DUPLICATES, NULL);
 	char *done = read_file(dp, NULL);
 	if (res || done) {
+		char *pp = xasprintf("%s/%s/provenance.json", dir, name);
 		rs->v = xrealloc(rs->v, (rs->n + 1) * sizeof *rs->v);
-		rs->v[rs->n++] = (struct run){xstrdup(name), scale, res, done};
+		rs->v[rs->n++] = (struct run){xstrdup(name), scale, res, done, json_load_file(pp, 0, NULL)};
+		free(pp);
 	}
 	free(rp);
 	free(dp);
@@ -176,6 +180,7 @@ runs_free(struct runs *rs)
 	for (size_t i = 0; i < rs->n; i++) {
 		free(rs->v[i].name);
 		json_decref(rs->v[i].res);
+		json_decref(rs->v[i].prov);
 		free(rs->v[i].done);
 	}
 	free(rs->v);
@@ -233,6 +238,8 @@ run_record(const struct run *r)
 		json_object_set_new(o, "note", json_string("the job restarted: measured on its last attempt only"));
 	else
 		json_object_set_new(o, "note", json_null());
+	if (r->prov)
+		json_object_set_new(o, "provenance", json_incref(r->prov));
 	return o;
 }
 
@@ -1080,6 +1087,7 @@ render_html(struct sb *o, const json_t *m)
 		html_grid(o, &g, sect[s]);
 		grid_free(&g);
 	}
+	prov_html(o, json_object_get(m, "runs"), json_object_get(m, "excluded"));
 	sb_add(o, "</body></html>\n");
 }
 

@@ -25,7 +25,7 @@ js() {
 missing() { printf '{"status":"missing","why":%s}' "$(js "$1")"; }
 
 # The nvidia-smi query fields, in order (names from nvidia-smi --help-query-gpu).
-gpu_fields=index,name,uuid,serial,driver_version,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,clocks.applications.graphics,clocks.applications.memory,power.limit,persistence_mode,mig.mode.current,ecc.errors.uncorrected.volatile.total,ecc.errors.uncorrected.aggregate.total,retired_pages.pending,remapped_rows.uncorrectable,remapped_rows.pending
+gpu_fields=index,name,uuid,serial,driver_version,memory.total,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,clocks.applications.graphics,clocks.applications.memory,power.limit,persistence_mode,mig.mode.current,ecc.errors.uncorrected.volatile.total,ecc.errors.uncorrected.aggregate.total,retired_pages.pending,remapped_rows.uncorrectable,remapped_rows.pending
 
 gpus() {
 	command -v nvidia-smi >/dev/null || { missing "nvidia-smi is not on PATH"; return; }
@@ -83,9 +83,22 @@ nccl_version() {
 	if [ -n "$v" ]; then js "$v"; else missing "$p: its file name carries no full version"; fi
 }
 
+# The host: CPU model, logical CPUs, memory (for the system description).
+cpu_model() {
+	local m
+	m=$(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo 2>/dev/null | head -n 1)
+	if [ -n "$m" ]; then js "$m"; else missing "no model name in /proc/cpuinfo"; fi
+}
+mem_total() {
+	local k
+	k=$(sed -n 's/^MemTotal: *\([0-9]*\) kB$/\1/p' /proc/meminfo 2>/dev/null)
+	if [ -n "$k" ]; then js "$k"; else missing "no MemTotal in /proc/meminfo"; fi
+}
+
 gather() {
-	printf '{"node":%s,"status":"ok","kernel":%s,"gpus":%s,"cuda_version":%s,"topo_sha256":%s,"cpu_governor":%s,"nccl_version":%s}\n' \
-		"$(js "$node")" "$(js "$(uname -r)")" "$(gpus)" "$(cuda_version)" "$(topo_hash)" "$(governor)" "$(nccl_version)"
+	printf '{"node":%s,"status":"ok","kernel":%s,"gpus":%s,"cuda_version":%s,"topo_sha256":%s,"cpu_governor":%s,"nccl_version":%s,"cpu_model":%s,"cpus":%s,"mem_total_kib":%s}\n' \
+		"$(js "$node")" "$(js "$(uname -r)")" "$(gpus)" "$(cuda_version)" "$(topo_hash)" "$(governor)" "$(nccl_version)" \
+		"$(cpu_model)" "$(js "$(nproc 2>/dev/null || echo 0)")" "$(mem_total)"
 }
 
 if [ "${LLMB_PROBE_GATHER:-}" = 1 ]; then

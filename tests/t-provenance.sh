@@ -61,6 +61,25 @@ img = d["software"]["image"]
 assert img["status"] == "missing" and img["why"], img
 EOF
 t_nogrep "no secret value in provenance.json" 'hf_[A-Za-z]{8}' "$P"
+# The HTML report: each run's provenance, collapsed (a <details> without open).
+"$TOP/build/llmb" report --top="$T" --workload tinygpt --gpu cpu --size tiny --dtype fp32 --format=html \
+	"$I/workloads/tinygpt/experiments" >"$TRASH/report.html" 2>&1
+t_grep "report.html: the run's provenance, collapsed" \
+	"^<details class=\"provenance\"><summary>cpu_tiny_fp32_1 \\(job $(jget "$P" 'd["machine"]["job"]')\\)</summary>\$" "$TRASH/report.html"
+t_grep "report.html: provenance fields, one row each" "^<tr><td class=\"l\">nodes\\.$NODE\\.gpus\\[0\\]\\.clocks\\.sm</td><td class=\"l\">1980</td></tr>\$" "$TRASH/report.html"
+t_grep "report.html: a missing probe says why" '^<tr><td class="l">software\.image</td><td class="l"><span class="ref">missing: ' "$TRASH/report.html"
+t_nogrep "report.html: nothing opened by default" '<details[^>]* open' "$TRASH/report.html"
+# The system description from the run's provenance.
+t_ok "llmb sysdesc of the run: the stand-in's GPUs, this host's CPU and memory" python3 - \
+	"$("$TOP/build/llmb" sysdesc "$(dirname "$P")")" "$(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo | head -n 1)" <<'EOF'
+import json, sys
+d, cpu = json.loads(sys.argv[1]), sys.argv[2]
+assert d["accelerator_model_name"] == "NVIDIA H100 80GB HBM3" and d["accelerators_per_node"] == "2", d
+assert d["accelerator_memory_capacity"] == "79.6 GiB" and d["number_of_nodes"] == "1", d
+assert d["host_processor_model_name"] == cpu and int(d["host_processor_vcpu_count"]) > 0, d
+assert d["host_memory_capacity"].endswith(" GiB") and d["operating_system"].startswith("Linux "), d
+assert d["framework"].startswith("Python 3."), d
+EOF
 
 # ---- quick: diffs --------------------------------------------------------------
 Q=$TRASH/quick

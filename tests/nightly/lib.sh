@@ -117,6 +117,19 @@ nightly_scenarios() {
 	t_ok "night 4: verdict.json names night 3 as first bad night" \
 		test "$(jq_py "$I/nightly/$N4/verdict.json" "[c['first_bad_night'] for c in d['configurations']][0]")" = $N3
 	t_ok "the notify hook got the summary" cmp "$TRASH/notified/summary.txt" "$I/nightly/$N4/summary.txt"
+	# What changed, from the two runs' provenance.json (nights 2 and 3).
+	t_grep "night 4: the provenance diff of the last good and the first bad night" \
+		"^  provenance: [1-9][0-9]* fields? differ between workloads/tinygpt/experiments/cpu_tiny_fp32_1/night-$N2 and workloads/tinygpt/experiments/cpu_tiny_fp32_1/night-$N3\$" \
+		"$I/nightly/$N4/summary.txt"
+	t_grep "night 4: the job script changed (the slowdown knob is in its command)" '^    configuration\.script_sha256: ' "$I/nightly/$N4/summary.txt"
+	t_ok "night 4: verdict.json: the same diff, the runs' own identity left out" python3 - "$I/nightly/$N4/verdict.json" <<'EOF2'
+import json, sys
+c = json.load(open(sys.argv[1]))["configurations"][0]["provenance_changed"]
+fields = [g + "." + x["field"] for g in ("software", "configuration", "machine", "nodes") for x in c["differences"][g]]
+assert c["count"] == len(fields) > 0 and "configuration.script_sha256" in fields, c
+assert not any(f in ("machine.job", "machine.submit", "machine.end") for f in fields), fields
+assert c["a"].endswith("night-2026-01-02") and c["b"].endswith("night-2026-01-03"), c
+EOF2
 	t_rc "llmb judge says 1 on night 4" 1 "$LLMB" judge --install "$I" --night $N4
 	t_rc "make nightly-status exits non-zero" 2 m nightly-status
 	t_rc "llmb nightly status says 1" 1 "$LLMB" nightly status --install "$I"

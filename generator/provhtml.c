@@ -1,0 +1,107 @@
+/* provhtml: see provhtml.h. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "provhtml.h"
+
+static void
+esc(struct sb *o, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&': sb_add(o, "&amp;"); break;
+		case '<': sb_add(o, "&lt;"); break;
+		case '>': sb_add(o, "&gt;"); break;
+		case '"': sb_add(o, "&quot;"); break;
+		case '\'': sb_add(o, "&#39;"); break;
+		default: sb_addc(o, *s);
+		}
+	}
+}
+
+static void
+row(struct sb *o, const char *path, const json_t *v)
+{
+	const char *why = json_string_value(json_object_get(v, "why"));
+	sb_add(o, "<tr><td class=\"l\">");
+	esc(o, path);
+	sb_add(o, "</td><td class=\"l\">");
+	if (why) {
+		sb_add(o, "<span class=\"ref\">");
+		esc(o, json_string_value(json_object_get(v, "status")));
+		sb_add(o, ": ");
+		esc(o, why);
+		sb_add(o, "</span>");
+	} else if (json_is_string(v)) {
+		esc(o, json_string_value(v));
+	} else {
+		char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_SORT_KEYS);
+		esc(o, s);
+		free(s);
+	}
+	sb_add(o, "</td></tr>\n");
+}
+
+/* One row per leaf, by path; arrays of objects are walked by index. */
+static void
+rows(struct sb *o, const json_t *v, const char *path)
+{
+	if (json_is_object(v) && json_object_size(v) && !json_object_get(v, "why")) {
+		const char **keys = xcalloc(json_object_size(v), sizeof *keys);
+		size_t n = 0;
+		const char *k;
+		json_t *x;
+		json_object_foreach((json_t *)v, k, x) keys[n++] = k;
+		for (size_t i = 1; i < n; i++)  /* sorted, as provenance.json is */
+			for (size_t j = i; j && strcmp(keys[j - 1], keys[j]) > 0; j--) {
+				const char *t = keys[j];
+				keys[j] = keys[j - 1], keys[j - 1] = t;
+			}
+		for (size_t i = 0; i < n; i++) {
+			char *p = *path ? xasprintf("%s.%s", path, keys[i]) : xstrdup(keys[i]);
+			rows(o, json_object_get(v, keys[i]), p);
+			free(p);
+		}
+		free(keys);
+	} else if (json_is_array(v) && json_is_object(json_array_get(v, 0))) {
+		size_t i;
+		json_t *x;
+		json_array_foreach(v, i, x) {
+			char *p = xasprintf("%s[%zu]", path, i);
+			rows(o, x, p);
+			free(p);
+		}
+	} else {
+		row(o, path, v);
+	}
+}
+
+void
+prov_html(struct sb *o, const json_t *runs, const json_t *excluded)
+{
+	const json_t *lists[] = {runs, excluded};
+	size_t i;
+	json_t *r;
+	int any = 0;
+	for (size_t l = 0; l < 2; l++)
+		json_array_foreach(lists[l], i, r) {
+			const json_t *p = json_object_get(r, "provenance");
+			if (!p)
+				continue;
+			if (!any++)
+				sb_add(o, "<h2>Provenance</h2>\n");
+			sb_add(o, "<details class=\"provenance\"><summary>");
+			esc(o, json_string_value(json_object_get(r, "name")));
+			const char *job = json_string_value(json_object_get(json_object_get(p, "machine"), "job"));
+			if (job) {
+				sb_add(o, " (job ");
+				esc(o, job);
+				sb_add(o, ")");
+			}
+			sb_add(o, "</summary>\n<table>\n");
+			rows(o, p, "");
+			sb_add(o, "</table></details>\n");
+		}
+}
