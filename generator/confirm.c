@@ -191,22 +191,11 @@ run_confirmation(const struct confirm_ctx *c, const json_t *key, const char *par
 	return rec;
 }
 
-static char *
-utc_now(void)
-{
-	char buf[32];
-	time_t t = time(NULL);
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return xstrdup(buf);
-}
-
 /* The night is not held against the software: an acknowledgement. */
 static int
 acknowledge(const struct confirm_ctx *c, const char *fp, const char *reason)
 {
-	char *now = utc_now();
+	char *now = utc_timestamp();
 	json_t *o = json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "v", HISTORY_VERSION, "type", "annotation",
 			      "action", "ack-false-alarm", "fingerprint", fp, "night", c->night, "reason", reason,
 			      "by", "llmb nightly", "recorded_at", now);

@@ -7,38 +7,23 @@
 #include "provhtml.h"
 
 static void
-esc(struct sb *o, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&': sb_add(o, "&amp;"); break;
-		case '<': sb_add(o, "&lt;"); break;
-		case '>': sb_add(o, "&gt;"); break;
-		case '"': sb_add(o, "&quot;"); break;
-		case '\'': sb_add(o, "&#39;"); break;
-		default: sb_addc(o, *s);
-		}
-	}
-}
-
-static void
 row(struct sb *o, const char *path, const json_t *v)
 {
 	const char *why = json_string_value(json_object_get(v, "why"));
 	sb_add(o, "<tr><td class=\"l\">");
-	esc(o, path);
+	sb_add_html(o, path);
 	sb_add(o, "</td><td class=\"l\">");
 	if (why) {
 		sb_add(o, "<span class=\"ref\">");
-		esc(o, json_string_value(json_object_get(v, "status")));
+		sb_add_html(o, json_string_value(json_object_get(v, "status")));
 		sb_add(o, ": ");
-		esc(o, why);
+		sb_add_html(o, why);
 		sb_add(o, "</span>");
 	} else if (json_is_string(v)) {
-		esc(o, json_string_value(v));
+		sb_add_html(o, json_string_value(v));
 	} else {
 		char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_SORT_KEYS);
-		esc(o, s);
+		sb_add_html(o, s);
 		free(s);
 	}
 	sb_add(o, "</td></tr>\n");
@@ -93,11 +78,11 @@ prov_html(struct sb *o, const json_t *runs, const json_t *excluded)
 			if (!any++)
 				sb_add(o, "<h2>Provenance</h2>\n");
 			sb_add(o, "<details class=\"provenance\"><summary>");
-			esc(o, json_string_value(json_object_get(r, "name")));
+			sb_add_html(o, json_string_value(json_object_get(r, "name")));
 			const char *job = json_string_value(json_object_get(json_object_get(p, "machine"), "job"));
 			if (job) {
 				sb_add(o, " (job ");
-				esc(o, job);
+				sb_add_html(o, job);
 				sb_add(o, ")");
 			}
 			sb_add(o, "</summary>\n<table>\n");

@@ -277,17 +277,6 @@ reference_of(const struct ynode *wl, const char *gpu, const char *size, const ch
 
 /* ---- the record ------------------------------------------------------------------- */
 
-static char *
-utc_now(void)
-{
-	char buf[32];
-	time_t t = time(NULL);
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return xstrdup(buf);
-}
-
 /* The window's samples through the log parser; validity reasons into inv.
  * Returns the number of samples (0 and status failed when none). */
 static size_t
@@ -409,7 +398,7 @@ record_build(const struct rec_src *s, struct sb *err)
 	json_t *summary = summary_of(x, n, &mean);
 	free(x);
 	json_t *knobs = knobs_of(s->train_cfg, inv);
-	char *nodes = s->nodes ? xstrdup(s->nodes) : nodes_of(ex, job), *now = utc_now(), *ch = config_hash(s->train_cfg);
+	char *nodes = s->nodes ? xstrdup(s->nodes) : nodes_of(ex, job), *now = utc_timestamp(), *ch = config_hash(s->train_cfg);
 	char *ver = s->version ? xstrdup(s->version) : llmb_version(s->top);
 	json_t *rec = json_pack("{s:i, s:s, s:s, s:{s:s, s:s, s:s, s:s, s:I, s:o}, s:s, s:s, s:s, s:s, s:b, s:o,"
 				" s:o, s:o, s:o, s:o, s:s, s:s, s:s, s:s}",

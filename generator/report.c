@@ -644,7 +644,6 @@ grid_text(struct sb *o, const struct grid *g)
 	free(w);
 }
 
-static void esc(struct sb *o, const char *s);
 
 static void
 title(struct sb *o, const json_t *m, const char *pre, const char *post)
@@ -653,7 +652,7 @@ title(struct sb *o, const json_t *m, const char *pre, const char *post)
 	sb_addf(&t, "llmb report: %s %s %s on %s", str(m, "workload"), str(m, "size"), str(m, "dtype"), str(m, "gpu"));
 	sb_add(o, pre);
 	if (*pre == '<')
-		esc(o, t.buf);
+		sb_add_html(o, t.buf);
 	else
 		sb_add(o, t.buf);
 	sb_addf(o, "%s\n", post);
@@ -818,21 +817,6 @@ render_json(struct sb *o, const json_t *m)
 
 /* ---- HTML: one page, inline CSS and SVG ----------------------------------- */
 
-static void
-esc(struct sb *o, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&': sb_add(o, "&amp;"); break;
-		case '<': sb_add(o, "&lt;"); break;
-		case '>': sb_add(o, "&gt;"); break;
-		case '"': sb_add(o, "&quot;"); break;
-		case '\'': sb_add(o, "&#39;"); break;
-		default: sb_addc(o, *s);
-		}
-	}
-}
-
 static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf", "#e377c2"};
 #define NPAL (sizeof palette / sizeof *palette)
 
@@ -851,11 +835,11 @@ html_cell(struct sb *o, int i, const json_t *k)
 	char *v = value_cell(i, c), *d = diff_cell(k, c);
 	const char *vd = str(c, "verdict");
 	sb_addf(o, "<td class=\"n%s\">", json_is_true(json_object_get(k, "profiled")) ? " prof" : "");
-	esc(o, v);
+	sb_add_html(o, v);
 	if (!isnan(num(c, "reference"))) {
 		sb_addf(o, "<br><span class=\"ref\">ref %.6g</span><br><span class=\"%s\">", num(c, "reference"),
 			!strcmp(vd, "within tolerance") ? "within" : vd);
-		esc(o, d);
+		sb_add_html(o, d);
 		sb_add(o, "</span>");
 	} else if (json_is_true(json_object_get(k, "profiled"))) {
 		sb_add(o, "<br><span class=\"ref\">profiled: not compared</span>");
@@ -875,7 +859,7 @@ html_table(struct sb *o, const json_t *m)
 	json_array_foreach(cols, j, k) {
 		char *h = col_head(k);
 		sb_add(o, "<th>");
-		esc(o, h);
+		sb_add_html(o, h);
 		sb_addf(o, "<br><span class=\"ref\">%lld run%s</span></th>", (long long)num(k, "runs"),
 			num(k, "runs") == 1 ? "" : "s");
 		free(h);
@@ -883,7 +867,7 @@ html_table(struct sb *o, const json_t *m)
 	sb_add(o, "</tr>\n");
 	for (int i = 0; i < M_N; i++) {
 		sb_add(o, "<tr><th>");
-		esc(o, metrics_tab[i].label);
+		sb_add_html(o, metrics_tab[i].label);
 		sb_add(o, "</th>");
 		json_array_foreach(cols, j, k)
 			html_cell(o, i, k);
@@ -900,7 +884,7 @@ html_grid(struct sb *o, const struct grid *g, const char *id)
 		sb_add(o, "<tr>");
 		for (size_t c = 0; c < g->nc; c++) {
 			sb_add(o, r ? (c == g->nc - 1 ? "<td class=\"l\">" : "<td>") : "<th>");
-			esc(o, g->cell[r * g->nc + c]);
+			sb_add_html(o, g->cell[r * g->nc + c]);
 			sb_add(o, r ? "</td>" : "</th>");
 		}
 		sb_add(o, "</tr>\n");
@@ -944,7 +928,7 @@ y_axis(struct sb *o, const struct frame *f, const char *label)
 	sb_addf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>", f->x0, f->y0, f->x0, f->y1);
 	sb_addf(o, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>", f->x0, f->y1, f->x1, f->y1);
 	sb_addf(o, "<text x=\"%.1f\" y=\"14\">", f->x0);
-	esc(o, label);
+	sb_add_html(o, label);
 	sb_add(o, "</text>\n");
 }
 
@@ -983,7 +967,7 @@ legend(struct sb *o, double x, double y, const char *color, const char *label)
 {
 	sb_addf(o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"10\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">",
 		x, y - 9, color, x + 14, y);
-	esc(o, label);
+	sb_add_html(o, label);
 	sb_add(o, "</text>\n");
 }
 
@@ -1051,7 +1035,7 @@ tokens_chart(struct sb *o, const json_t *m)
 		bar(o, &f, x + w, w, num(c, "reference"), "#aaa");
 		char *h = col_head(k);
 		sb_addf(o, "<text x=\"%.1f\" y=\"278\" text-anchor=\"middle\">", x + w);
-		esc(o, h);
+		sb_add_html(o, h);
 		sb_add(o, "</text>\n");
 		free(h);
 	}

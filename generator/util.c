@@ -402,3 +402,29 @@ now_seconds(void)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
+
+char *
+utc_timestamp(void)
+{
+	char buf[32];
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return xstrdup(buf);
+}
+
+void
+sb_add_html(struct sb *o, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&': sb_add(o, "&amp;"); break;
+		case '<': sb_add(o, "&lt;"); break;
+		case '>': sb_add(o, "&gt;"); break;
+		case '"': sb_add(o, "&quot;"); break;
+		case '\'': sb_add(o, "&#39;"); break;
+		default: sb_addc(o, *s);
+		}
+	}
+}

@@ -32,6 +32,8 @@ void sb_addf(struct sb *s, const char *fmt, ...) __attribute__((format(printf, 2
 void sb_vaddf(struct sb *s, const char *fmt, va_list ap);
 /* Append str as one POSIX shell word in single quotes. */
 void sb_add_shquote(struct sb *s, const char *str);
+/* str with & < > " ' as HTML entities (NULL adds nothing). */
+void sb_add_html(struct sb *s, const char *str);
 void sb_reset(struct sb *s);
 char *sb_steal(struct sb *s);
 void sb_free(struct sb *s);
@@ -58,5 +60,7 @@ void sha256_hex(const void *data, size_t len, char out[65]);
 
 /* Wall-clock time in seconds, with sub-second precision. */
 double now_seconds(void);
+/* Now in UTC as 2026-01-05T03:04:05Z (what history records carry). */
+char *utc_timestamp(void);
 
 #endif
