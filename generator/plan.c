@@ -279,26 +279,12 @@ check_sel_value(struct wctx *w, const struct sel *s, enum knob k, const char *ke
 	return bad;
 }
 
-/* The recipe's default_gpu, which a config row must offer; NULL for none. */
-static const char *
-default_gpu(struct wctx *w)
-{
-	const struct ynode *d = ymap_get(w->wl, "default_gpu"), *configs = ymap_get(w->wl, "configs");
-	if (!d)
-		return NULL;
-	for (size_t i = 0; i < configs->nkids; i++)
-		if (ynames_have(ymap_get(configs->kids[i], "gpu"), d->str))
-			return d->str;
-	diag_error(w->file, d->line, d->col, "default_gpu '%s' is not the GPU type of any config row", d->str);
-	return NULL;
-}
-
 static int
 select_runs(struct wctx *w, const struct sel *s, int all)
 {
 	const struct ynode *configs = ymap_get(w->wl, "configs");
 	const char *gpu_sel = all ? NULL : sel_v(s, K_GPU_TYPE);
-	const char *gpu_def = default_gpu(w);
+	const char *gpu_def = recipe_default_gpu(w->wl);
 	if (!all) {
 		if (check_sel_value(w, s, K_GPU_TYPE, "gpu", NULL))
 			return -1;
@@ -324,7 +310,8 @@ select_runs(struct wctx *w, const struct sel *s, int all)
 		if (bad)
 			return -1;
 	}
-	struct pindex seen = {0}; /* "gpu size dtype xscale" -> config row */
+	/* The names and scales were checked by recipe_check_runs: a run
+	 * whose GPU type or size is unknown is left out. */
 	for (size_t i = 0; i < configs->nkids; i++) {
 		const struct ynode *row = configs->kids[i];
 		const struct ynode *const *g, *const *sz, *const *dt, *o1, *o2, *o3;
@@ -333,29 +320,14 @@ select_runs(struct wctx *w, const struct sel *s, int all)
 		size_t nd = ynames(ymap_get(row, "dtype"), &dt, &o3);
 		const struct ynode *scales = ymap_get(row, "scales");
 		for (size_t a = 0; a < ng; a++) {
-			if (!gpu_find(&w->p->rec, g[a]->str)) {
-				diag_error(w->file, g[a]->line, g[a]->col, "GPU type '%s' is not in gpus.yaml", g[a]->str);
+			if (!gpu_find(&w->p->rec, g[a]->str))
 				continue;
-			}
 			for (size_t b = 0; b < ns; b++) {
-				if (!ymap_get(ymap_get(w->wl, "models"), sz[b]->str)) {
-					diag_error(w->file, sz[b]->line, sz[b]->col, "size '%s' has no entry in models", sz[b]->str);
+				if (!ymap_get(ymap_get(w->wl, "models"), sz[b]->str))
 					continue;
-				}
 				for (size_t c = 0; c < nd; c++) {
 					for (size_t d = 0; d < scales->nkids; d++) {
 						long sc = strtol(scales->kids[d]->str, NULL, 10);
-						char *key = xasprintf("%s %s %s x%ld", g[a]->str, sz[b]->str, dt[c]->str, sc);
-						long first = index_get(&seen, key);
-						if (first >= 0)
-							diag_error(w->file, scales->kids[d]->line, scales->kids[d]->col,
-								   "run %s is configured twice (first at %d:%d)", key,
-								   configs->kids[first]->line, configs->kids[first]->col);
-						else
-							index_add(&seen, key, i);
-						free(key);
-						if (sc < 1)
-							diag_error(w->file, scales->kids[d]->line, scales->kids[d]->col, "a scale must be at least 1");
 						if (!all && (!in_words(gpu_sel, g[a]->str) || !in_words(sel_v(s, K_SIZE), sz[b]->str) ||
 							     !in_words(sel_v(s, K_DTYPE), dt[c]->str)))
 							continue;
@@ -366,7 +338,6 @@ select_runs(struct wctx *w, const struct sel *s, int all)
 			}
 		}
 	}
-	index_free(&seen);
 	/* SCALES: each must be a configured scale of every selected combination. */
 	const char *scales_sel = all ? NULL : sel_v(s, K_SCALES);
 	if (scales_sel) {
@@ -1560,6 +1531,8 @@ plan_build(struct plan *p, const char *top, const struct sel *s, int all)
 			continue;
 		}
 		int no = stage_order(pdoc->file, pl, order);
+		if (no >= 0)
+			recipe_check_runs(&p->rec, w.file, w.wl);
 		if (no < 0 || (alts ? select_matrix_runs(&w, alts, mx.n) : select_runs(&w, s, all)) < 0) {
 			free(w.runs);
 			continue;

@@ -12,6 +12,15 @@
 /* Reports every problem through diag.h; returns the number of errors. */
 int recipes_check_values(const struct recipes *r);
 
+/* The runs a workload's config rows configure, checked once per place in
+ * source order before the plan expands them: GPU types and sizes that
+ * exist, no run configured twice, scales of at least 1, a default_gpu
+ * that some row offers. Returns the number of errors. */
+int recipe_check_runs(const struct recipes *r, const char *file, const struct ynode *wl);
+
+/* The workload's default_gpu when a config row offers it, else NULL. */
+const char *recipe_default_gpu(const struct ynode *wl);
+
 /* Upstream image file stem of an image reference ("<parent>+<name>+<tag>"). */
 char *image_stem(const char *ref);
 
