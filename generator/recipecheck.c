@@ -289,6 +289,12 @@ recipe_check_runs(const struct recipes *r, const char *file, const struct ynode 
 			for (size_t i = 0; v && i < v->nkids; i++)
 				errs += check_row(r, file, wl, i, &seen);
 			index_free(&seen);
+		} else if (!strcmp(key, "train")) {
+			const struct ynode *img = ymap_get(v, "image");
+			if (img && !ymap_get(ymap_get(wl, "images"), img->str)) {
+				diag_error(file, img->line, img->col, "image '%s' is not in images", img->str);
+				errs++;
+			}
 		} else if (!strcmp(key, "default_gpu") && !recipe_default_gpu(wl)) {
 			diag_error(file, v->line, v->col, "default_gpu '%s' is not the GPU type of any config row", v->str);
 			errs++;

@@ -15,7 +15,8 @@ int recipes_check_values(const struct recipes *r);
 /* The runs a workload's config rows configure, checked once per place in
  * source order before the plan expands them: GPU types and sizes that
  * exist, no run configured twice, scales of at least 1, a default_gpu
- * that some row offers. Returns the number of errors. */
+ * that some row offers, a train.image that images names. Returns the
+ * number of errors. */
 int recipe_check_runs(const struct recipes *r, const char *file, const struct ynode *wl);
 
 /* The workload's default_gpu when a config row offers it, else NULL. */
