@@ -47,12 +47,7 @@ struct night {
 static char *
 today_utc(void)
 {
-	char buf[16];
-	time_t t = time(NULL);
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
-	return xstrdup(buf);
+	return utc_now_as("%Y-%m-%d");
 }
 
 /* Holds INSTALL/nightly/.lock for the life of the process. */

@@ -404,14 +404,21 @@ now_seconds(void)
 }
 
 char *
-utc_timestamp(void)
+utc_now_as(const char *fmt)
 {
-	char buf[32];
+	char buf[64];
 	time_t t = time(NULL);
 	struct tm tm;
 	gmtime_r(&t, &tm);
-	strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (!strftime(buf, sizeof buf, fmt, &tm))
+		buf[0] = 0;
 	return xstrdup(buf);
+}
+
+char *
+utc_timestamp(void)
+{
+	return utc_now_as("%Y-%m-%dT%H:%M:%SZ");
 }
 
 void
