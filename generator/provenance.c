@@ -254,10 +254,18 @@ static void
 slurm_facts(const struct prov_src *s, json_t *o)
 {
 	char *line = NULL;
-	if (strspn(s->job, "0123456789_+.") == strlen(s->job)) {
+	/* Accounting learns of the job's end after the job's own exit record:
+	 * while its line has no partition yet, it is not the finished job's
+	 * (seen under load: partial fields), so ask again, for 5 s at most. */
+	for (int tries = 0; tries < 6 && strspn(s->job, "0123456789_+.") == strlen(s->job); tries++) {
 		char *argv[] = {"sacct", "-n", "-X", "-P", "-j", (char *)s->job, "-o",
 				"Partition,QOS,Reservation,NodeList,Submit,Start,End,ExitCode", NULL};
+		if (tries)
+			nanosleep(&(struct timespec){1, 0}, NULL);
+		free(line);
 		line = capture_first_line(argv);
+		if (!line || (line[0] && line[0] != '|'))
+			break; /* no answer at all, or one with its partition */
 	}
 	char *p = line;
 	for (size_t i = 0; i < sizeof sacct_fields / sizeof *sacct_fields; i++) {
