@@ -280,6 +280,10 @@ num_at(const char *p, const char *e, double *v, const char **after)
 	return 1;
 }
 
+/* Iteration numbers at or above this are not steps of any training (and a
+ * double that large does not fit a long): such lines are not step lines. */
+#define MAX_ITER 1e12
+
 static int
 long_at(const char *p, const char *e, long *v, const char **after)
 {
@@ -619,7 +623,7 @@ nemo_step(struct ctx *c, const char *l, size_t n)
 	struct lp_sample s = {0};
 	kv_fields(l, n, '|', nemo_keys, v, has);
 	if (!find_iter(l, n, &s.iter, &den)) {
-		if (!has[F_STEP] || !(v[F_STEP] >= 0))
+		if (!has[F_STEP] || !(v[F_STEP] >= 0 && v[F_STEP] < MAX_ITER))
 			return;
 		s.iter = (long)v[F_STEP];
 		den = -1;
@@ -642,7 +646,7 @@ maxtext_step(struct ctx *c, const char *l, size_t n)
 	int has[NF];
 	struct lp_sample s = {0};
 	kv_fields(l, n, ',', maxtext_keys, v, has);
-	if (!has[F_STEP] || !(v[F_STEP] >= 0))
+	if (!has[F_STEP] || !(v[F_STEP] >= 0 && v[F_STEP] < MAX_ITER))
 		return;
 	s.iter = (long)v[F_STEP];
 	if (!has[F_TIME]) {

@@ -2,13 +2,21 @@
 # A short fuzzing run of the recipe checker and the log parser (libFuzzer,
 # address and undefined sanitizers): 12 s each, no crash allowed. `make
 # fuzz` runs the same targets longer. Needs clang with libFuzzer (in the
-# test dependencies); skipped where it is missing.
+# test dependencies); skipped where it is missing. Inputs that crashed a
+# fuzzer once are kept in tests/fuzz/regress/ and run first.
 . "$(dirname "$0")/lib.sh"
 command -v clang >/dev/null || t_skip_all "clang is not installed (scripts/deps.sh installs it)"
 ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||
 	ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a >/dev/null 2>&1 ||
 	t_skip_all "libFuzzer is not installed (libclang-rt-14-dev)"
 t_ok "the fuzz targets build" make -C "$TOP" fuzz-build
+# Inputs the fuzzers once crashed on (tests/fuzz/regress/TARGET-*) run
+# first, once each: a fixed crash stays fixed.
+for f in "$TOP"/tests/fuzz/regress/*; do
+	t=${f##*/}
+	t=${t%%-*}
+	t_ok "regress: ${f##*/} runs clean" "$TOP/build/fuzz/fuzz-$t" "$f"
+done
 secs=${LLMB_FUZZ_SECONDS:-12}
 for t in recipe log; do
 	"$TOP/tests/fuzz/run.sh" "$secs" "$t" >"$TRASH/$t.out" 2>&1
