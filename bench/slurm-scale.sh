@@ -9,10 +9,17 @@
 #   - submissions the controller refused (sbatch failures, and the
 #     temporary ones llmb retried), target 0;
 #   - then `make -jJ train` collects: controller RPCs per minute during the
-#     wait (sdiag, all message types), and the latency from each job's exit
-#     record to its stamp;
+#     wait (sdiag, all message types; llmb's own squeue/sacct calls from its
+#     query log), and the latency from each job's end (its exit record,
+#     written as the batch script ends) to its stamp, counted only for jobs
+#     that ended while the collecting make was already running: the
+#     partition is held down until the collector's waiters are up;
 #   - the yardstick: J per-job pollers (squeue -j ID every LLMB_POLL_SECONDS)
-#     for as long, their RPCs per minute from sdiag.
+#     on J fresh jobs: their RPCs per minute from sdiag, and the latency from
+#     each job's end to the poll that saw it finished.
+# Also: the time and peak memory (largest process) of the plan (`make -n
+# train`: generation of N configurations) and of the submitting make.
+# BENCH_OUT=DIR keeps the logs and the latency samples there.
 # Usage: bench/slurm-scale.sh [N [J]]   (root, Slurm packages installed)
 set -u
 N=${1:-10000} J=${2:-64}
@@ -30,7 +37,11 @@ export SLURM_CI_EXTRA_CONF="MaxJobCount=$MAXJ
 MessageTimeout=60
 TCPTimeout=30
 SchedulerParameters=batch_sched_delay=0,sched_interval=2,bf_interval=5,defer"
-cleanup() { slurm_test_down; rm -rf "$TRASH"; }
+cleanup() {
+	slurm_test_down
+	[ -n "${BENCH_OUT:-}" ] && mkdir -p "$BENCH_OUT" && cp "$TRASH"/*.out "$TRASH"/*.txt "$BENCH_OUT"/ 2>/dev/null
+	rm -rf "$TRASH"
+}
 slurm_test_up || { echo "slurm-scale: cluster did not start"; exit 1; }
 trap cleanup EXIT
 unset SBATCH_ACCOUNT SBATCH_PARTITION ADDITIONAL_SLURM_PARAMS TIME_LIMIT ASYNC
@@ -64,9 +75,16 @@ sdiag_rpcs() { sdiag 2>/dev/null | awk '/^Remote Procedure Call statistics by me
 
 D=$TRASH/d
 top "$D"
+# the plan: N configurations generated, and what it says about the limits
+/usr/bin/time -o "$TRASH/plan.time" -f '%e %M' make -C "$D" B="$TOP/build" LLMB_GEN="$D/gen" LLMB_INSTALL="$D/inst" \
+	EXECUTOR=slurm WORKLOAD=bz -n train >"$TRASH/plan.out" 2>&1
+grep '^llmb:' "$TRASH/plan.out"
+read -r t m <"$TRASH/plan.time"
+echo "plan (make -n train, $N configurations): $t s, largest process $((m / 1024)) MiB"
 mk "$D" setup >/dev/null 2>&1 || { echo "slurm-scale: setup failed"; exit 1; }
 echo "cluster: $(scontrol show config | awk '/^MaxJobCount|^MinJobAge|^SLURM_VERSION/ {printf "%s=%s ", $1, $3}')"
-mk "$D" -n train 2>&1 | grep '^llmb:' # what the plan says about the limits
+# stats: median, p95, max of the numbers on stdin
+stats() { sort -g | awk '{v[NR] = $1} END {if (!NR) {print "no samples"; exit} i = int(NR * 0.95 + 0.5); if (i < 1) i = 1; printf "median %.2f s, p95 %.2f s, max %.2f s over %d jobs", v[int((NR + 1) / 2)], v[i], v[NR], NR}'; }
 for rate in ${BENCH_RATES:-${LLMB_SUBMIT_RATE:-10}}; do
 	rm -rf "$D/inst/state/jobs"/train.* "$D/inst/state/executor/submit.bucket"
 	scontrol update partitionname=debug state=down >/dev/null 2>&1 # queued, not run: the queue fills
@@ -78,8 +96,11 @@ for rate in ${BENCH_RATES:-${LLMB_SUBMIT_RATE:-10}}; do
 	) &
 	sdiag -r >/dev/null 2>&1
 	start=$(date +%s.%N)
-	LLMB_SUBMIT_RATE=$rate mk "$D" -k -j"$J" train ASYNC=1 >"$TRASH/sub.out" 2>&1
+	LLMB_SUBMIT_RATE=$rate /usr/bin/time -o "$TRASH/sub.time" -f '%e %M' \
+		make -C "$D" B="$TOP/build" LLMB_GEN="$D/gen" LLMB_INSTALL="$D/inst" EXECUTOR=slurm WORKLOAD=bz \
+		-k -j"$J" train ASYNC=1 >"$TRASH/sub.out" 2>&1
 	rc=$?
+	read -r _ m <"$TRASH/sub.time"
 	end=$(date +%s.%N)
 	touch "$TRASH/sub.done"
 	wait
@@ -93,31 +114,70 @@ for rate in ${BENCH_RATES:-${LLMB_SUBMIT_RATE:-10}}; do
 		sed 's/.*SubmitTime=//' | sort | uniq -c | sort -rn | head -n 1 | awk '{print $1}')
 	awk -v a="$start" -v b="$end" -v n="$n" -v r="$rate" -v p="$peak" -v f="$refused" -v t="$retried" -v w="$waited" -v rc="$rc" -v s="$(sdiag_rpcs)" \
 		'BEGIN {printf "rate %s/s: %d jobs submitted in %.1f s = %.1f jobs/s, peak %d in one second; refused %d, retried %d, waits for room %d, make rc %d; %.0f RPCs/min\n", r, n, b - a, n / (b - a), p, f, t, w, rc, s / ((b - a) / 60)}'
+	echo "submitting make: largest process $((m / 1024)) MiB"
 done
 
 # ---- the wait: make -jJ train collects every job -------------------------------------------
+# Hold the jobs not yet started until the collector's waiters are polling,
+# so that the latency counts no time spent before the collector ran.
+scontrol update partitionname=debug state=down >/dev/null 2>&1
+left=$(squeue -h -t pd,r,cg | wc -l)
 sdiag -r >/dev/null 2>&1
+QLOG=$D/inst/state/executor/queries.log
+q0=$(wc -l <"$QLOG" 2>/dev/null || echo 0)
 start=$(date +%s.%N)
-mk "$D" -k -j"$J" train >"$TRASH/wait.out" 2>&1
+/usr/bin/time -o "$TRASH/wait.time" -f '%e %M' \
+	make -C "$D" B="$TOP/build" LLMB_GEN="$D/gen" LLMB_INSTALL="$D/inst" EXECUTOR=slurm WORKLOAD=bz \
+	-k -j"$J" train >"$TRASH/wait.out" 2>&1 &
+wpid=$!
+want=$((left < J ? left : J))
+for ((i = 0; i < 120; i++)); do
+	[ "$want" -gt 0 ] || break
+	[ "$(pgrep -c -f "llmb run --top $D ")" -ge "$want" ] && [ "$(wc -l <"$QLOG")" -gt "$q0" ] && break
+	sleep 1
+done
+sleep "$POLL" # every waiter has asked at least once
+t0=$(date +%s.%N)
+scontrol update partitionname=debug state=up >/dev/null 2>&1
+wait "$wpid"
 rc=$?
 end=$(date +%s.%N)
 rpcs=$(sdiag_rpcs)
-lat=$(for s in "$D"/inst/state/done/train.*; do
+read -r _ m <"$TRASH/wait.time"
+llmbq=$(tail -n +"$((q0 + 1))" "$QLOG" | wc -l)
+for s in "$D"/inst/state/done/train.*; do
 	id=${s##*/}
 	job=$(sed -n 's/^job=//p' "$s")
 	e=$D/inst/state/jobs/$id/exit.$job
 	[ -e "$e" ] && echo "$(stat -c %.3Y "$s") $(stat -c %.3Y "$e")"
-done | awk '{d = $1 - $2; s += d; if (d > m) m = d; n++} END {printf "mean %.1f s, max %.1f s over %d jobs", s / n, m, n}')
-awk -v a="$start" -v b="$end" -v s="$rpcs" -v rc="$rc" -v p="$POLL" -v j="$J" \
-	'BEGIN {printf "wait (make -j%d train, poll %s s): %.0f s, make rc %d, %d RPCs = %.0f RPCs/min\n", j, p, b - a, rc, s, s / ((b - a) / 60)}'
-echo "completion -> stamp latency: $lat"
+done | awk -v t0="$t0" '$2 >= t0 {print $1 - $2}' >"$TRASH/latency.txt"
+awk -v a="$start" -v b="$end" -v s="$rpcs" -v rc="$rc" -v p="$POLL" -v j="$J" -v q="$llmbq" -v l="$left" \
+	'BEGIN {printf "wait (make -j%d train, LLMB_POLL_SECONDS=%s, %d jobs left): %.0f s, make rc %d, %d RPCs = %.0f RPCs/min (llmb queries %d = %.1f/min)\n", j, p, l, b - a, rc, s, s / ((b - a) / 60), q, q / ((b - a) / 60)}'
+echo "collecting make: largest process $((m / 1024)) MiB"
+echo "job end -> stamp latency (collector running, LLMB_POLL_SECONDS=$POLL): $(stats <"$TRASH/latency.txt")"
 
-# ---- yardstick: J per-job pollers for 60 s ---------------------------------------------------------
-ids=$(squeue -h -t all -o %i | head -n "$J")
-[ -n "$ids" ] || ids=$(seq 1 "$J")
+# ---- yardstick: J per-job pollers on J fresh jobs ---------------------------------------------------
+# Each job records its end; its poller asks squeue -j every POLL s and
+# records when it saw the job finished.
+Y=$TRASH/y
+mkdir -p "$Y" && chmod 777 "$Y"
 sdiag -r >/dev/null 2>&1
-for id in $ids; do
-	(end=$((SECONDS + 60)); while [ $SECONDS -lt $end ]; do squeue -h -j "$id" >/dev/null 2>&1; sleep "$POLL"; done) &
+ystart=$(date +%s.%N)
+for ((i = 0; i < J; i++)); do
+	(
+		id=$(sbatch --parsable -p debug -o /dev/null --wrap "sleep $((5 + RANDOM % 40)); date +%s.%N >$Y/$i.end") || exit
+		while :; do
+			st=$(squeue -h -j "$id" -o %T 2>/dev/null)
+			case $st in PENDING | RUNNING | COMPLETING | CONFIGURING) ;; *) date +%s.%N >"$Y/$i.seen"; exit ;; esac
+			sleep "$POLL"
+		done
+	) &
 done
 wait
-echo "yardstick: $J per-job pollers (squeue -j every $POLL s): $(sdiag_rpcs) RPCs in 60 s"
+yend=$(date +%s.%N)
+for ((i = 0; i < J; i++)); do
+	[ -s "$Y/$i.end" ] && [ -s "$Y/$i.seen" ] && echo "$(cat "$Y/$i.seen") $(cat "$Y/$i.end")"
+done | awk '{print $1 - $2}' >"$TRASH/latency-pollers.txt"
+awk -v a="$ystart" -v b="$yend" -v s="$(sdiag_rpcs)" -v j="$J" -v p="$POLL" \
+	'BEGIN {printf "yardstick: %d per-job pollers (squeue -j every %s s) over %.0f s: %d RPCs = %.0f RPCs/min\n", j, p, b - a, s, s / ((b - a) / 60)}'
+echo "yardstick job end -> seen latency: $(stats <"$TRASH/latency-pollers.txt")"
