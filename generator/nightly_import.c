@@ -4,7 +4,8 @@
  * earlier `make report` runs (train.done, result.json) and upstream
  * experiment folders (logs only, read by the log parser). An imported run's
  * night is the UTC date its log was last written; its job keys it, so a
- * second import appends nothing. */
+ * second import appends nothing. A night's confirmation run
+ * (night-<NIGHT>-confirm, confirm.h) is not imported: it is no night. */
 #define _DEFAULT_SOURCE
 #include <dirent.h>
 #include <getopt.h>
@@ -162,6 +163,17 @@ workload_of_path(const char *dir)
 	return w;
 }
 
+/* night-<NIGHT>-<tag> (a lowercase tag; LLMB_NIGHT_TAG): a run made for a
+ * night but no night of the history, as llmb nightly's confirmation runs
+ * (night-<NIGHT>-confirm). A repeat of a night, night-<NIGHT>-<N>, is one. */
+static int
+tagged_night(const char *name)
+{
+	const char *tag = strrchr(name, '-');
+	return !strncmp(name, "night-", 6) && tag && tag > name + 6 && tag[1] &&
+	       !tag[1 + strspn(tag + 1, "abcdefghijklmnopqrstuvwxyz")];
+}
+
 /* Walks dir for run directories (and their repeat-* / night-* children). */
 static void
 import_walk(struct imp *im, const char *dir, const char *w, int depth)
@@ -186,7 +198,9 @@ import_walk(struct imp *im, const char *dir, const char *w, int depth)
 			const char *nw = w;
 			if (!strcmp(e->d_name, "experiments") && strstr(dir, "/workloads/"))
 				nw = strrchr(dir, '/') + 1;
-			if (is_run && (!strncmp(e->d_name, "repeat-", 7) || !strncmp(e->d_name, "night-", 6))) {
+			if (is_run && tagged_night(e->d_name)) {
+				printf("llmb record: %s: skipped, a confirmation run is no night of the history\n", sub);
+			} else if (is_run && (!strncmp(e->d_name, "repeat-", 7) || !strncmp(e->d_name, "night-", 6))) {
 				if (nw)
 					import_run(im, sub, nw, gpu, size, dtype, scale);
 			} else {
