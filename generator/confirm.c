@@ -204,17 +204,14 @@ run_confirmation(const struct confirm_ctx *c, const json_t *key, const char *par
 static int
 acknowledge(const struct confirm_ctx *c, const char *fp, const char *reason)
 {
-	char *now = utc_timestamp();
-	json_t *o = json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "v", HISTORY_VERSION, "type", "annotation",
-			      "action", "ack-false-alarm", "fingerprint", fp, "night", c->night, "reason", reason,
-			      "by", "llmb nightly", "recorded_at", now);
-	char *s = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT), *line = xasprintf("%s\n", s);
+	char *line = history_annotation_line(fp, "ack-false-alarm", c->night, reason, "llmb nightly");
 	char *lock = layout_history_lock(c->install), *path = layout_history(c->install, fp);
 	int rc = history_append_line(lock, path, line);
 	if (rc)
 		fprintf(stderr, "llmb nightly: cannot append to %s: %s\n", path, strerror(errno));
-	free(now); free(s); free(line); free(lock); free(path);
-	json_decref(o);
+	free(line);
+	free(lock);
+	free(path);
 	return rc;
 }
 

@@ -64,13 +64,7 @@ static char *
 night_of_mtime(const char *path)
 {
 	struct stat st;
-	if (stat(path, &st) < 0)
-		return NULL;
-	struct tm tm;
-	gmtime_r(&st.st_mtime, &tm);
-	char buf[16];
-	strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
-	return xstrdup(buf);
+	return stat(path, &st) < 0 ? NULL : utc_time_as(st.st_mtime, "%Y-%m-%d");
 }
 
 /* The job id in an upstream log name: "log-..._<digits>.out", else the name. */
