@@ -22,6 +22,33 @@
 
 static const char node_chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-[],";
 
+/* The parts kept (out, ';'-terminated) and the excluded nodes (exclude,
+ * ','-terminated) of the night's parameters. */
+struct merge {
+	struct sb out, exclude;
+};
+
+/* One part, by its key (the text before '=', or all of it for a flag):
+ * exclude's nodes are merged, nodelist is dropped with or without a
+ * value, the rest is kept as it is. */
+static int
+merge_part(const char *p, size_t len, void *arg)
+{
+	struct merge *m = arg;
+	const char *eq = memchr(p, '=', len);
+	size_t kl = eq ? (size_t)(eq - p) : len;
+	if (kl == 7 && !strncmp(p, "exclude", 7)) {
+		if (eq) {
+			sb_addn(&m->exclude, eq + 1, len - 8);
+			sb_addc(&m->exclude, ',');
+		}
+	} else if (!(kl == 8 && !strncmp(p, "nodelist", 8))) {
+		sb_addn(&m->out, p, len);
+		sb_addc(&m->out, ';');
+	}
+	return 0;
+}
+
 char *
 confirm_slurm_params(const char *orig, const char *nodes, struct sb *err)
 {
@@ -42,34 +69,16 @@ confirm_slurm_params(const char *orig, const char *nodes, struct sb *err)
 	if (orig && slurm_params_parse(orig, &argv, err) < 0)
 		return NULL;
 	slurm_argv_free(argv);
-	/* the parts as slurm_params_parse splits them */
-	struct sb out = {0}, exclude = {0};
-	const char *ws = " \t\r\n", *sep = orig && strchr(orig, ';') ? ";" : ws;
-	for (const char *s = orig; s && *s;) {
-		size_t len = strcspn(s, sep);
-		const char *p = s, *end = s + len;
-		while (p < end && strchr(ws, *p))
-			p++;
-		while (end > p && strchr(ws, end[-1]))
-			end--;
-		size_t kl = strcspn(p, "=");
-		if (end > p && kl == 7 && !strncmp(p, "exclude", 7) && p + 8 <= end) {
-			sb_addn(&exclude, p + 8, (size_t)(end - p - 8));
-			sb_addc(&exclude, ',');
-		} else if (end > p && !(kl == 8 && !strncmp(p, "nodelist", 8))) {
-			sb_addn(&out, p, (size_t)(end - p));
-			sb_addc(&out, ';');
-		}
-		s += len + (s[len] != 0);
-	}
-	sb_addf(&out, "exclude=%s%s", exclude.buf ? exclude.buf : "", nodes);
-	sb_free(&exclude);
-	if (slurm_params_parse(out.buf, &argv, err) < 0) {
-		sb_free(&out);
+	struct merge m = {{0}, {0}};
+	slurm_params_each(orig, merge_part, &m);
+	sb_addf(&m.out, "exclude=%s%s", m.exclude.buf ? m.exclude.buf : "", nodes);
+	sb_free(&m.exclude);
+	if (slurm_params_parse(m.out.buf, &argv, err) < 0) {
+		sb_free(&m.out);
 		return NULL;
 	}
 	slurm_argv_free(argv);
-	return sb_steal(&out);
+	return sb_steal(&m.out);
 }
 
 /* ---- one confirmation ------------------------------------------------------------ */
@@ -195,17 +204,14 @@ run_confirmation(const struct confirm_ctx *c, const json_t *key, const char *par
 static int
 acknowledge(const struct confirm_ctx *c, const char *fp, const char *reason)
 {
-	char *now = utc_timestamp();
-	json_t *o = json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "v", HISTORY_VERSION, "type", "annotation",
-			      "action", "ack-false-alarm", "fingerprint", fp, "night", c->night, "reason", reason,
-			      "by", "llmb nightly", "recorded_at", now);
-	char *s = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT), *line = xasprintf("%s\n", s);
+	char *line = history_annotation_line(fp, "ack-false-alarm", c->night, reason, "llmb nightly");
 	char *lock = layout_history_lock(c->install), *path = layout_history(c->install, fp);
 	int rc = history_append_line(lock, path, line);
 	if (rc)
 		fprintf(stderr, "llmb nightly: cannot append to %s: %s\n", path, strerror(errno));
-	free(now); free(s); free(line); free(lock); free(path);
-	json_decref(o);
+	free(line);
+	free(lock);
+	free(path);
 	return rc;
 }
 

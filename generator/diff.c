@@ -118,24 +118,37 @@ load(const char *arg)
 	return p;
 }
 
-/* path -> leaf value; a missing or failed probe ({"status", "why"}) is one leaf. */
-static void
-flatten(json_t *v, const char *path, json_t *out)
+/* Keys are walked sorted at every level, so the paths come out in the
+ * order of a provenance.json written with sorted keys whatever the order
+ * in memory. */
+static int
+by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+void
+prov_flatten(json_t *v, const char *path, json_t *out)
 {
 	if (json_is_object(v) && !json_object_get(v, "why")) {
+		const char **keys = xcalloc(json_object_size(v) + 1, sizeof *keys);
+		size_t n = 0;
 		const char *k;
 		json_t *x;
-		json_object_foreach(v, k, x) {
-			char *p = *path ? xasprintf("%s.%s", path, k) : xstrdup(k);
-			flatten(x, p, out);
+		json_object_foreach(v, k, x) keys[n++] = k;
+		qsort(keys, n, sizeof *keys, by_name);
+		for (size_t i = 0; i < n; i++) {
+			char *p = *path ? xasprintf("%s.%s", path, keys[i]) : xstrdup(keys[i]);
+			prov_flatten(json_object_get(v, keys[i]), p, out);
 			free(p);
 		}
+		free(keys);
 	} else if (json_is_array(v) && json_array_size(v) && (json_is_object(json_array_get(v, 0)))) {
 		size_t i;
 		json_t *x;
 		json_array_foreach(v, i, x) {
 			char *p = xasprintf("%s[%zu]", path, i);
-			flatten(x, p, out);
+			prov_flatten(x, p, out);
 			free(p);
 		}
 	} else {
@@ -150,12 +163,6 @@ is_identity(const char *path)
 		if (!strcmp(path, identity[i]))
 			return 1;
 	return 0;
-}
-
-static int
-by_name(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 static int
@@ -200,8 +207,8 @@ json_t *
 prov_differences(json_t *a, json_t *b, size_t *count)
 {
 	json_t *fa = json_object(), *fb = json_object();
-	flatten(a, "", fa);
-	flatten(b, "", fb);
+	prov_flatten(a, "", fa);
+	prov_flatten(b, "", fb);
 	*count = 0;
 	json_t *d = differences(fa, fb, count);
 	json_decref(fa);

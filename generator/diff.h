@@ -12,6 +12,11 @@
  * "nodes":...}; a field one side lacks is null there. Fields that differ
  * between any two runs (job id, times) are left out. *count: how many. */
 json_t *prov_differences(json_t *a, json_t *b, size_t *count);
+/* Adds to out one member per leaf of v, named by its path below path
+ * (software.image.ref, nodes.n1.gpus[0].clocks.sm), keys sorted at each
+ * level: an array of objects is walked by index, a missing or failed
+ * probe ({"status", "why"}) is one leaf, an empty object none. */
+void prov_flatten(json_t *v, const char *path, json_t *out);
 /* The groups of prov_differences, in order, NULL-terminated. */
 extern const char *const prov_groups[];
 

@@ -662,19 +662,18 @@ history_append_line(const char *lockpath, const char *path, const char *line)
 	return rc;
 }
 
-static char *
-annotation_line(const char *fp, const char *action, const char *night, const char *reason)
+char *
+history_annotation_line(const char *fp, const char *action, const char *night, const char *reason, const char *by)
 {
-	char at[32];
-	time_t now = time(NULL);
-	strftime(at, sizeof at, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	char *at = utc_timestamp();
 	json_t *o = json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "v", HISTORY_VERSION, "type",
 			      "annotation", "fingerprint", fp, "action", action, "night", night, "reason", reason,
-			      "by", "user", "recorded_at", at);
+			      "by", by, "recorded_at", at);
 	char *j = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT);
 	json_decref(o);
 	char *line = xasprintf("%s\n", j);
 	free(j);
+	free(at);
 	return line;
 }
 
@@ -739,7 +738,7 @@ cmd_annotate(int argc, char **argv)
 		fprintf(stderr, "%s: night '%s' is not a date (YYYY-MM-DD)\n", progname, night);
 		return 2;
 	}
-	char *dir = layout_history(install, NULL), *path = layout_history(install, fp);
+	char *path = layout_history(install, fp);
 	struct history h;
 	int rc = 2;
 	if (!file_exists(path))
@@ -748,7 +747,8 @@ cmd_annotate(int argc, char **argv)
 		if (!strcmp(action, "ack-false-alarm") && !has_night(&h, day))
 			fprintf(stderr, "%s: %s has no run on night %s to acknowledge\n", progname, fp, night);
 		else {
-			char *line = annotation_line(fp, action, night, reason), *lock = xasprintf("%s/.lock", dir);
+			char *line = history_annotation_line(fp, action, night, reason, "user");
+			char *lock = layout_history_lock(install);
 			if (history_append_line(lock, path, line) == 0)
 				rc = 0;
 			else
@@ -759,6 +759,6 @@ cmd_annotate(int argc, char **argv)
 		history_free(&h);
 	} else
 		history_free(&h);
-	free(dir), free(path);
+	free(path);
 	return rc;
 }

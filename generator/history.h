@@ -68,5 +68,9 @@ int history_fingerprint_ok(const char *s);
 int history_lock(const char *lockpath);
 int history_append_locked(const char *path, const char *line);
 int history_append_line(const char *lockpath, const char *path, const char *line);
+/* An annotation record (action, night, reason) made now by `by` ("user"
+ * for llmb annotate, "llmb nightly"): one newline-terminated line. */
+char *history_annotation_line(const char *fp, const char *action, const char *night, const char *reason,
+			      const char *by);
 
 #endif

@@ -4,7 +4,8 @@
  * earlier `make report` runs (train.done, result.json) and upstream
  * experiment folders (logs only, read by the log parser). An imported run's
  * night is the UTC date its log was last written; its job keys it, so a
- * second import appends nothing. */
+ * second import appends nothing. A night's confirmation run
+ * (night-<NIGHT>-confirm, confirm.h) is not imported: it is no night. */
 #define _DEFAULT_SOURCE
 #include <dirent.h>
 #include <getopt.h>
@@ -63,13 +64,7 @@ static char *
 night_of_mtime(const char *path)
 {
 	struct stat st;
-	if (stat(path, &st) < 0)
-		return NULL;
-	struct tm tm;
-	gmtime_r(&st.st_mtime, &tm);
-	char buf[16];
-	strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
-	return xstrdup(buf);
+	return stat(path, &st) < 0 ? NULL : utc_time_as(st.st_mtime, "%Y-%m-%d");
 }
 
 /* The job id in an upstream log name: "log-..._<digits>.out", else the name. */
@@ -162,6 +157,17 @@ workload_of_path(const char *dir)
 	return w;
 }
 
+/* night-<NIGHT>-<tag> (a lowercase tag; LLMB_NIGHT_TAG): a run made for a
+ * night but no night of the history, as llmb nightly's confirmation runs
+ * (night-<NIGHT>-confirm). A repeat of a night, night-<NIGHT>-<N>, is one. */
+static int
+tagged_night(const char *name)
+{
+	const char *tag = strrchr(name, '-');
+	return !strncmp(name, "night-", 6) && tag && tag > name + 6 && tag[1] &&
+	       !tag[1 + strspn(tag + 1, "abcdefghijklmnopqrstuvwxyz")];
+}
+
 /* Walks dir for run directories (and their repeat-* / night-* children). */
 static void
 import_walk(struct imp *im, const char *dir, const char *w, int depth)
@@ -186,7 +192,9 @@ import_walk(struct imp *im, const char *dir, const char *w, int depth)
 			const char *nw = w;
 			if (!strcmp(e->d_name, "experiments") && strstr(dir, "/workloads/"))
 				nw = strrchr(dir, '/') + 1;
-			if (is_run && (!strncmp(e->d_name, "repeat-", 7) || !strncmp(e->d_name, "night-", 6))) {
+			if (is_run && tagged_night(e->d_name)) {
+				printf("llmb record: %s: skipped, a confirmation run is no night of the history\n", sub);
+			} else if (is_run && (!strncmp(e->d_name, "repeat-", 7) || !strncmp(e->d_name, "night-", 6))) {
 				if (nw)
 					import_run(im, sub, nw, gpu, size, dtype, scale);
 			} else {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diff.h"
 #include "provhtml.h"
 
 static void
@@ -29,40 +30,6 @@ row(struct sb *o, const char *path, const json_t *v)
 	sb_add(o, "</td></tr>\n");
 }
 
-/* One row per leaf, by path; arrays of objects are walked by index. */
-static void
-rows(struct sb *o, const json_t *v, const char *path)
-{
-	if (json_is_object(v) && json_object_size(v) && !json_object_get(v, "why")) {
-		const char **keys = xcalloc(json_object_size(v), sizeof *keys);
-		size_t n = 0;
-		const char *k;
-		json_t *x;
-		json_object_foreach((json_t *)v, k, x) keys[n++] = k;
-		for (size_t i = 1; i < n; i++)  /* sorted, as provenance.json is */
-			for (size_t j = i; j && strcmp(keys[j - 1], keys[j]) > 0; j--) {
-				const char *t = keys[j];
-				keys[j] = keys[j - 1], keys[j - 1] = t;
-			}
-		for (size_t i = 0; i < n; i++) {
-			char *p = *path ? xasprintf("%s.%s", path, keys[i]) : xstrdup(keys[i]);
-			rows(o, json_object_get(v, keys[i]), p);
-			free(p);
-		}
-		free(keys);
-	} else if (json_is_array(v) && json_is_object(json_array_get(v, 0))) {
-		size_t i;
-		json_t *x;
-		json_array_foreach(v, i, x) {
-			char *p = xasprintf("%s[%zu]", path, i);
-			rows(o, x, p);
-			free(p);
-		}
-	} else {
-		row(o, path, v);
-	}
-}
-
 void
 prov_html(struct sb *o, const json_t *runs, const json_t *excluded)
 {
@@ -86,7 +53,12 @@ prov_html(struct sb *o, const json_t *runs, const json_t *excluded)
 				sb_add(o, ")");
 			}
 			sb_add(o, "</summary>\n<table>\n");
-			rows(o, p, "");
+			/* one row per leaf, by path (as llmb diff names fields) */
+			json_t *flat = json_object(), *v;
+			const char *path;
+			prov_flatten((json_t *)p, "", flat);
+			json_object_foreach(flat, path, v) row(o, path, v);
+			json_decref(flat);
 			sb_add(o, "</table></details>\n");
 		}
 }

@@ -437,6 +437,9 @@ submit(struct ctx *c, struct record *r, int attempt)
 	char wd[PATH_MAX];
 	snprintf(wd, sizeof wd, "%s", c->install);
 	int cpu_only = !training && !(cget(c, "gpus", gpus, sizeof gpus) && !strcmp(gpus, "true"));
+	/* What gen recorded, not the environment of this process: the job
+	 * gets the parameters its configuration (and identity) says. */
+	char *extra = training ? cfg_knob(c->cfg, "ADDITIONAL_SLURM_PARAMS") : NULL;
 	struct jobspec js = {
 		.stage = c->id, .script = spath, .log = logpat, .workdir = wd, .job_name = jobname,
 		.nodes = atoi(nodes), .ntasks_per_node = atoi(tpn),
@@ -446,7 +449,7 @@ submit(struct ctx *c, struct record *r, int attempt)
 			       : env_gpn && *env_gpn ? atoi(env_gpn) : atoi(gpn),
 		.cpu_only = cpu_only, .exclusive = training && atoi(gpn) > 0,
 		.time_limit = cget(c, "time_limit", tl, sizeof tl), .dependency = dep,
-		.extra = training ? getenv("ADDITIONAL_SLURM_PARAMS") : NULL,
+		.extra = extra,
 		.env_pass = (const char *const *)secrets,
 	};
 	char id[64];
@@ -473,6 +476,7 @@ submit(struct ctx *c, struct record *r, int attempt)
 	for (size_t i = 0; i < nsec; i++)
 		free(secrets[i]);
 	free(secrets);
+	free(extra);
 	free(dep);
 	free(jobname);
 	free(logpat);

@@ -160,12 +160,10 @@ param_add(struct strv *a, const char *p, size_t len, struct sb *err)
 }
 
 int
-slurm_params_parse(const char *s, char ***argv, struct sb *err)
+slurm_params_each(const char *s, int (*fn)(const char *p, size_t len, void *arg), void *arg)
 {
-	struct strv a = {0};
 	const char *ws = " \t\r\n";
 	const char *sep = s && strchr(s, ';') ? ";" : ws;
-	*argv = NULL;
 	while (s && *s) {
 		size_t len = strcspn(s, sep);
 		const char *p = s, *end = s + len;
@@ -173,16 +171,39 @@ slurm_params_parse(const char *s, char ***argv, struct sb *err)
 			p++;
 		while (end > p && strchr(ws, end[-1]))
 			end--;
-		if (end > p && param_add(&a, p, (size_t)(end - p), err) < 0) {
-			slurm_argv_free(a.v);
-			return -1;
-		}
+		int r = end > p ? fn(p, (size_t)(end - p), arg) : 0;
+		if (r < 0)
+			return r;
 		s += len;
 		if (*s)
 			s++;
 	}
-	*argv = strv_finish(&a);
-	return (int)a.n;
+	return 0;
+}
+
+struct params_parse {
+	struct strv a;
+	struct sb *err;
+};
+
+static int
+params_parse_part(const char *p, size_t len, void *arg)
+{
+	struct params_parse *pp = arg;
+	return param_add(&pp->a, p, len, pp->err);
+}
+
+int
+slurm_params_parse(const char *s, char ***argv, struct sb *err)
+{
+	struct params_parse pp = {{0}, err};
+	*argv = NULL;
+	if (slurm_params_each(s, params_parse_part, &pp) < 0) {
+		slurm_argv_free(pp.a.v);
+		return -1;
+	}
+	*argv = strv_finish(&pp.a);
+	return (int)pp.a.n;
 }
 
 /* ---- sbatch command line ------------------------------------------------------ */

@@ -19,6 +19,11 @@
  * gives 0 args. Keys llmb sets itself are rejected. */
 int slurm_params_parse(const char *s, char ***argv, struct sb *err);
 
+/* The parts of ADDITIONAL_SLURM_PARAMS as slurm_params_parse splits them:
+ * fn gets each non-blank part, trimmed (len bytes at p, not terminated),
+ * in order. The first negative return of fn stops and is returned; else 0. */
+int slurm_params_each(const char *s, int (*fn)(const char *p, size_t len, void *arg), void *arg);
+
 /* The sbatch command for js: argv[0] is "sbatch", the last element the
  * script, NULL-terminated. Reads SBATCH_ACCOUNT, SBATCH_PARTITION and
  * LLMB_CPU_PARTITION. NULL with a message in err when js is invalid. */

@@ -43,3 +43,17 @@ cfg_values(const char *cfg, const char *key, size_t *n)
 	}
 	return v;
 }
+
+char *
+cfg_knob(const char *cfg, const char *name)
+{
+	size_t n, nl = strlen(name);
+	char **ks = cfg_values(cfg, "knob", &n), *v = NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (!v && !strncmp(ks[i], name, nl) && ks[i][nl] == '=')
+			v = xstrdup(ks[i] + nl + 1);
+		free(ks[i]);
+	}
+	free(ks);
+	return v;
+}

@@ -15,4 +15,8 @@ void cfg_add(struct sb *cfg, const char *key, const char *val);
 const char *cfg_get(const char *cfg, const char *key, char *buf, size_t len);
 char **cfg_values(const char *cfg, const char *key, size_t *n);
 
+/* The value of the knob NAME as gen recorded it on a "knob=NAME=value"
+ * line (allocated), or NULL when the stage was generated without it. */
+char *cfg_knob(const char *cfg, const char *name);
+
 #endif

@@ -18,20 +18,6 @@ static const char css[] =
 	".CONFIRMED{color:#cf222e;font-weight:bold}.SUSPECT{color:#9a6700;font-weight:bold}.INVALID,.FAILED{color:#8250df}\n"
 	".INCONCLUSIVE{color:#57606a}.OK,.NEW{color:#1a7f37}svg{border:1px solid #ddd}svg text{font:11px sans-serif}\n";
 
-static void
-esc(struct sb *o, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '<': sb_add(o, "&lt;"); break;
-		case '>': sb_add(o, "&gt;"); break;
-		case '&': sb_add(o, "&amp;"); break;
-		case '"': sb_add(o, "&quot;"); break;
-		default: sb_addc(o, *s);
-		}
-	}
-}
-
 static const char *
 gs(const json_t *o, const char *k)
 {
@@ -163,7 +149,7 @@ marks(struct sb *o, const struct frame *f, const json_t *nights, const char *fir
 		if (!json_is_true(json_object_get(n, "valid"))) {
 			sb_addf(o, "<text class=\"invalid\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#8250df\">&#x2715;<title>%s %s: ", x,
 				f->y1 - 4, night, st);
-			esc(o, gs(n, "invalid"));
+			sb_add_html(o, gs(n, "invalid"));
 			sb_add(o, "</title></text>\n");
 			continue;
 		}
@@ -217,7 +203,7 @@ night_table(struct sb *o, const json_t *nights)
 		cell_num(o, json_is_integer(json_object_get(n, "baseline_n")) ? (double)json_integer_value(json_object_get(n, "baseline_n")) : NAN, "%.0f");
 		cell_num(o, gn(n, "effect_pct"), "%+.1f");
 		sb_addf(o, "<td class=\"l\">%s</td><td class=\"l %s\">%s</td><td class=\"l\">", gs(n, "verdict"), st, st);
-		esc(o, gs(n, "invalid"));
+		sb_add_html(o, gs(n, "invalid"));
 		if (json_is_true(json_object_get(n, "acked")))
 			sb_add(o, "acknowledged false alarm ");
 		if (json_is_true(json_object_get(n, "change_point")))
@@ -238,13 +224,13 @@ summary_table(struct sb *o, const json_t *cs)
 		const char *st = gs(c, "state"), *k;
 		json_t *v;
 		sb_addf(o, "<tr><td class=\"l\"><a href=\"#c%zu\">", i);
-		esc(o, gs(c, "fingerprint"));
+		sb_add_html(o, gs(c, "fingerprint"));
 		sb_addf(o, "</a></td><td class=\"l %s\">%s</td>", st, st);
 		cell_num(o, gn(json_object_get(c, "verdict_baseline"), "effect_pct"), "%+.1f");
 		sb_addf(o, "<td class=\"l\">%s</td><td class=\"l\">%s</td><td class=\"l\">", gs(c, "first_bad_night"), gs(c, "last_good_night"));
 		json_object_foreach(json_object_get(c, "changed"), k, v) {
 			const char *a = json_string_value(json_array_get(v, 0)), *b = json_string_value(json_array_get(v, 1));
-			esc(o, k), sb_add(o, ": "), esc(o, a ? a : "(none)"), sb_add(o, " &rarr; "), esc(o, b ? b : "(none)"), sb_add(o, "<br>");
+			sb_add_html(o, k), sb_add(o, ": "), sb_add_html(o, a ? a : "(none)"), sb_add(o, " &rarr; "), sb_add_html(o, b ? b : "(none)"), sb_add(o, "<br>");
 		}
 		sb_add(o, "</td></tr>\n");
 	}
@@ -257,13 +243,13 @@ trend_html(struct sb *o, const json_t *m)
 	const json_t *cs = json_object_get(m, "configurations"), *c;
 	size_t i;
 	sb_add(o, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>llmb nightly ");
-	esc(o, gs(m, "night"));
+	sb_add_html(o, gs(m, "night"));
 	sb_addf(o, "</title>\n<style>\n%s</style></head><body>\n<h1>llmb nightly %s</h1>\n", css, gs(m, "night"));
 	summary_table(o, cs);
 	json_array_foreach(cs, i, c) {
 		const char *st = gs(c, "state");
 		sb_addf(o, "<h2 id=\"c%zu\">", i);
-		esc(o, gs(c, "fingerprint"));
+		sb_add_html(o, gs(c, "fingerprint"));
 		sb_addf(o, " <span class=\"%s\">%s</span></h2>\n", st, st);
 		/* The page shows the recent nights; the JSON keeps them all. */
 		const json_t *all = json_object_get(c, "nights");

@@ -404,15 +404,20 @@ now_seconds(void)
 }
 
 char *
-utc_now_as(const char *fmt)
+utc_time_as(time_t t, const char *fmt)
 {
 	char buf[64];
-	time_t t = time(NULL);
 	struct tm tm;
 	gmtime_r(&t, &tm);
 	if (!strftime(buf, sizeof buf, fmt, &tm))
 		buf[0] = 0;
 	return xstrdup(buf);
+}
+
+char *
+utc_now_as(const char *fmt)
+{
+	return utc_time_as(time(NULL), fmt);
 }
 
 char *

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdarg.h>
+#include <time.h>
 
 extern const char *progname;
 
@@ -62,7 +63,8 @@ void sha256_hex(const void *data, size_t len, char out[65]);
 double now_seconds(void);
 /* Now in UTC as 2026-01-05T03:04:05Z (what history records carry). */
 char *utc_timestamp(void);
-/* Now in UTC through strftime's fmt (at most 63 characters out). */
+/* Now, or t, in UTC through strftime's fmt (at most 63 characters out). */
 char *utc_now_as(const char *fmt);
+char *utc_time_as(time_t t, const char *fmt);
 
 #endif

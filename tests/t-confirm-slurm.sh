@@ -93,4 +93,16 @@ t_grep "night 6: the confirmation without n1 ran on n2 and was slow again" \
 	'^CONFIRMATION cf_cpu_tiny_fp32_2_[0-9a-f]{12}: without n1 \(job [0-9]+ on n2\): .* slow again: the software regressed$' "$S6"
 t_ok "night 6: not acknowledged" test "$(grep -c '"by":"llmb nightly"' "$I"/history/*.jsonl)" = 2
 t_nogrep "night 6: n1 is not named (no earlier slow run on it)" 'suspect node' "$S6"
+
+# Importing the run directories seeds a history of the six nights: the
+# three confirmation runs (night-<NIGHT>-confirm) are no nights.
+J=$TRASH/imported
+t_ok "record --import of the run directories" \
+	"$LLMB" record --import --top "$T" --install "$J" "$I/workloads/cf/experiments" >"$TRASH/import.out" 2>&1
+t_ok "imported: the six nights, no confirmation run" test "$(grep -hc '"type":"run"' "$J"/history/*.jsonl)" = 6
+t_ok "imported: the same jobs as the nightly's own records" \
+	test "$(grep -ho '"job":"[0-9]*"' "$J"/history/*.jsonl | sort)" = \
+	"$(grep -h '"type":"run"' "$I"/history/*.jsonl | grep -o '"job":"[0-9]*"' | sort)"
+t_ok "the import says it skipped the three confirmation runs" \
+	test "$(grep -c 'night-2026-01-0[456]-confirm: skipped, a confirmation run' "$TRASH/import.out")" = 3
 t_done
