@@ -9,29 +9,15 @@
 
 int diag_errors;
 
-/* The same message at the same place is said once: a recipe line shared by
- * many runs is checked once per run. */
-static char **said;
-static size_t nsaid;
-
-static void
-free_said(void)
-{
-	for (size_t i = 0; i < nsaid; i++)
-		free(said[i]);
-	free(said);
-	said = NULL;
-	nsaid = 0;
-}
-
 void
 diag_reset(void)
 {
-	free_said();
 	diag_errors = 0;
 }
 
-static int
+/* Each message is said as it comes: the checks say each problem once, at
+ * its place (the recipe pass of runcheck.c walks a recipe once). */
+static void
 vreport(const char *kind, const char *file, int line, int col, const char *fmt, va_list ap)
 {
 	struct sb s = {0};
@@ -40,20 +26,8 @@ vreport(const char *kind, const char *file, int line, int col, const char *fmt, 
 	else
 		sb_addf(&s, "%s: %s: ", file, kind);
 	sb_vaddf(&s, fmt, ap);
-	for (size_t i = 0; i < nsaid; i++) {
-		if (!strcmp(said[i], s.buf)) {
-			sb_free(&s);
-			return 0;
-		}
-	}
-	static int registered;
-	if (!registered++)
-		atexit(free_said);
-	said = xrealloc(said, (nsaid + 1) * sizeof *said);
-	said[nsaid++] = xstrdup(s.buf);
 	fprintf(stderr, "%s\n", s.buf);
 	sb_free(&s);
-	return 1;
 }
 
 void
@@ -61,7 +35,8 @@ diag_error(const char *file, int line, int col, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	diag_errors += vreport("error", file, line, col, fmt, ap);
+	vreport("error", file, line, col, fmt, ap);
+	diag_errors++;
 	va_end(ap);
 }
 

@@ -9,8 +9,8 @@ void diag_error(const char *file, int line, int col, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 void diag_note(const char *file, int line, int col, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-/* Forgets every message said and the count (for a process that checks
- * many inputs, like a fuzzer). */
+/* Forgets the count (for a process that checks many inputs, like a
+ * fuzzer). */
 void diag_reset(void);
 /* The closest of cands (NULL-terminated) to word, or NULL when none is close. */
 const char *diag_suggest(const char *word, const char *const *cands);

@@ -17,6 +17,7 @@
 struct ex {
 	const char *src, *p;
 	expr_lookup lookup;
+	expr_name_fn names; /* set: parse only, every name to it */
 	void *ctx;
 	char *err;
 	size_t errlen;
@@ -105,6 +106,10 @@ atom(struct ex *e)
 		skip(e);
 		if (*e->p == '(')
 			return call(e, name, at);
+		if (e->names) {
+			e->names(e->ctx, name, (int)(at - e->src));
+			return 1;
+		}
 		double v;
 		if (!e->lookup || e->lookup(e->ctx, name, &v))
 			return fail(e, at, "unknown name '%s'", name);
@@ -166,7 +171,7 @@ prod(struct ex *e)
 			return v;
 		const char *at = e->p++;
 		double r = unary(e);
-		if (op == '/' && r == 0 && !e->failed)
+		if (op == '/' && r == 0 && !e->failed && !e->names)
 			return fail(e, at, "division by zero", NULL);
 		v = op == '*' ? v * r : v / r;
 	}
@@ -187,24 +192,38 @@ sum(struct ex *e)
 	}
 }
 
+static int
+run(struct ex *e, double *out, int *erroff)
+{
+	double v = sum(e);
+	skip(e);
+	if (!e->failed && *e->p)
+		fail(e, e->p, "unexpected '%.1s' after the expression", e->p);
+	if (!e->failed && !e->names && !isfinite(v))
+		fail(e, e->src, "the value is not finite", NULL);
+	if (e->failed) {
+		if (erroff)
+			*erroff = e->erroff;
+		return -1;
+	}
+	if (out)
+		*out = v;
+	return 0;
+}
+
 int
 expr_eval(const char *src, expr_lookup lookup, void *ctx, double *out,
 	  char *err, size_t errlen, int *erroff)
 {
 	struct ex e = {.src = src, .p = src, .lookup = lookup, .ctx = ctx, .err = err, .errlen = errlen};
-	double v = sum(&e);
-	skip(&e);
-	if (!e.failed && *e.p)
-		fail(&e, e.p, "unexpected '%.1s' after the expression", e.p);
-	if (!e.failed && !isfinite(v))
-		fail(&e, src, "the value is not finite", NULL);
-	if (e.failed) {
-		if (erroff)
-			*erroff = e.erroff;
-		return -1;
-	}
-	*out = v;
-	return 0;
+	return run(&e, out, erroff);
+}
+
+int
+expr_names(const char *src, expr_name_fn names, void *ctx, char *err, size_t errlen, int *erroff)
+{
+	struct ex e = {.src = src, .p = src, .names = names, .ctx = ctx, .err = err, .errlen = errlen};
+	return run(&e, NULL, erroff);
 }
 
 /* llmb calc 'EXPR' [name=value...]: evaluates an expression like a recipe would. */

@@ -78,6 +78,7 @@ lookup(void *ctx, const char *name, double *v)
 	return 0;
 }
 
+/* A NULL file evaluates quietly: the recipe pass said it already. */
 static int
 eval_node(const char *file, const struct ynode *n, const char *what, struct scope *s, double *v)
 {
@@ -85,33 +86,67 @@ eval_node(const char *file, const struct ynode *n, const char *what, struct scop
 	int off = 0;
 	if (!expr_eval(n->str, lookup, s, v, err, sizeof err, &off))
 		return 0;
-	expr_error(file, n, off, what, err);
+	if (file)
+		expr_error(file, n, off, what, err);
 	return -1;
 }
 
-int
-config_params(const char *file, const struct ynode *config, long scale, long gpus_per_node, struct params *p)
+/* Evaluates the first upto params of config in order into p; a param may
+ * use the params before it that evaluated. */
+static int
+params_upto(const char *file, const struct ynode *config, size_t upto, struct scope *s, struct params *p)
 {
 	const struct ynode *ps = ymap_get(config, "params");
 	size_t n = ymap_len(ps);
-	/* nodes as the job gets them: ceil(scale / gpus per node). A param
-	 * may use the params before it. */
-	struct scope s = {(double)scale, (double)gpus_per_node,
-		gpus_per_node ? ceil((double)scale / (double)gpus_per_node) : 0, p, NULL};
 	int rc = 0;
 	memset(p, 0, sizeof *p);
 	p->names = xcalloc(n + 1, sizeof *p->names);
 	p->vals = xcalloc(n + 1, sizeof *p->vals);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && i < upto; i++) {
 		const struct ynode *k = ymap_key(ps, i);
 		char *what = xasprintf("params.%s", k->str);
-		if (eval_node(file, ymap_val(ps, i), what, &s, &p->vals[p->n]))
+		if (eval_node(file, ymap_val(ps, i), what, s, &p->vals[p->n]))
 			rc = -1;
 		else
 			p->names[p->n++] = k->str;
 		free(what);
 	}
 	return rc;
+}
+
+/* nodes as the job gets them: ceil(scale / gpus per node). */
+static struct scope
+run_scope(long scale, long gpus_per_node, const struct params *p)
+{
+	return (struct scope){(double)scale, (double)gpus_per_node,
+		gpus_per_node ? ceil((double)scale / (double)gpus_per_node) : 0, p, NULL};
+}
+
+int
+config_params(const char *file, const struct ynode *config, long scale, long gpus_per_node, struct params *p)
+{
+	struct scope s = run_scope(scale, gpus_per_node, p);
+	return params_upto(file, config, (size_t)-1, &s, p);
+}
+
+int
+config_param_eval(const struct ynode *config, size_t k, long scale, long gpus_per_node, double *v,
+		  char *err, size_t errlen, int *off)
+{
+	struct params p;
+	struct scope s = run_scope(scale, gpus_per_node, &p);
+	params_upto(NULL, config, k, &s, &p);
+	int rc = expr_eval(ymap_val(ymap_get(config, "params"), k)->str, lookup, &s, v, err, errlen, off);
+	params_free(&p);
+	return rc;
+}
+
+int
+flops_term_eval(const struct ynode *w, const char *size, const struct params *p, const struct ynode *n,
+		double *v, char *err, size_t errlen, int *off)
+{
+	struct scope s = {0, 0, 0, p, ymap_get(ymap_get(w, "models"), size)};
+	return expr_eval(n->str, lookup, &s, v, err, errlen, off);
 }
 
 void
@@ -135,31 +170,37 @@ params_get(const struct params *p, const char *name, double *v)
 }
 
 int
+flops_term(const char *file, const struct ynode *k)
+{
+	static const char *const terms[] = {"attention", "mlp", "embedding", "factor", NULL};
+	for (int t = 0; terms[t]; t++)
+		if (!strcmp(terms[t], k->str))
+			return t;
+	const char *sug = file ? diag_suggest(k->str, terms) : NULL;
+	if (file)
+		diag_error(file, k->line, k->col, "unknown flops term '%s'%s%s%s (terms: attention, mlp, embedding, factor)",
+			   k->str, sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "");
+	return -1;
+}
+
+int
 flops_eval(const char *file, const struct ynode *w, const char *size, const struct params *p, struct flops *out)
 {
-	static const char *const terms[] = {"attention", "mlp", "embedding", "factor"};
 	const struct ynode *f = ymap_get(w, "flops");
 	const struct ynode *model = ymap_get(ymap_get(w, "models"), size);
 	double v[4] = {0, 0, 0, 1};
 	int rc = 0;
-	if (!f) {
+	if (file && !f)
 		diag_error(file, w->line, w->col, "workload has no flops formula");
-		return -1;
-	}
-	if (!model) {
+	else if (file && !model)
 		diag_error(file, ymap_get(w, "models")->line, ymap_get(w, "models")->col,
 			   "no models.%s: the dimensions of size '%s'", size, size);
+	if (!f || !model)
 		return -1;
-	}
 	for (size_t i = 0; i < ymap_len(f); i++) {
 		const struct ynode *k = ymap_key(f, i);
-		size_t t = 0;
-		while (t < 4 && strcmp(terms[t], k->str))
-			t++;
-		if (t == 4) {
-			const char *sug = diag_suggest(k->str, terms);
-			diag_error(file, k->line, k->col, "unknown flops term '%s'%s%s%s (terms: attention, mlp, embedding, factor)",
-				   k->str, sug ? "; did you mean '" : "", sug ? sug : "", sug ? "'?" : "");
+		int t = flops_term(file, k);
+		if (t < 0) {
 			rc = -1;
 			continue;
 		}

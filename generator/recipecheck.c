@@ -4,7 +4,6 @@
 #include <sys/stat.h>
 
 #include "diag.h"
-#include "htab.h"
 #include "layout.h"
 #include "makesafe.h"
 #include "recipecheck.h"
@@ -209,6 +208,8 @@ param_value_ok(const char *file, const struct ynode *key, const struct ynode *v,
 		pos |= !strcmp(*p, key->str);
 	if (isfinite(val) && val >= (pos ? 1 : 0))
 		return 0;
+	if (!file)
+		return -1;
 	/* An expression may go wrong at one scale only: that scale is named. */
 	char *end;
 	strtod(v->str, &end);
@@ -219,88 +220,6 @@ param_value_ok(const char *file, const struct ynode *key, const struct ynode *v,
 		diag_error(file, v->line, v->col, "params.%s is %g: a run parameter must be a finite number >= %d",
 			   key->str, val, pos);
 	return -1;
-}
-
-/* One config row's runs: every GPU type in gpus.yaml and size in models,
- * and for each scale of a known GPU type and size, a run configured once
- * and a scale of at least 1. Names come before scales, as in the row. */
-static int
-check_row(const struct recipes *r, const char *file, const struct ynode *wl, size_t i, struct pindex *seen)
-{
-	const struct ynode *configs = ymap_get(wl, "configs"), *row = configs->kids[i];
-	const struct ynode *const *g, *const *sz, *const *dt, *o1, *o2, *o3;
-	size_t ng = ynames(ymap_get(row, "gpu"), &g, &o1);
-	size_t ns = ynames(ymap_get(row, "size"), &sz, &o2);
-	size_t nd = ynames(ymap_get(row, "dtype"), &dt, &o3);
-	const struct ynode *scales = ymap_get(row, "scales");
-	int errs = 0, any = 0, *okg = xcalloc(ng + 1, sizeof *okg), *oks = xcalloc(ns + 1, sizeof *oks);
-	for (size_t a = 0; a < ng; a++)
-		if (!(okg[a] = gpu_find(r, g[a]->str) != NULL)) {
-			diag_error(file, g[a]->line, g[a]->col, "GPU type '%s' is not in gpus.yaml", g[a]->str);
-			errs++;
-		}
-	for (size_t b = 0; b < ns; b++) {
-		int used = 0;
-		for (size_t a = 0; a < ng; a++)
-			used |= okg[a];
-		oks[b] = !used || ymap_get(ymap_get(wl, "models"), sz[b]->str) != NULL;
-		if (!oks[b]) {
-			diag_error(file, sz[b]->line, sz[b]->col, "size '%s' has no entry in models", sz[b]->str);
-			errs++;
-		}
-		any |= used && oks[b];
-	}
-	for (size_t d = 0; any && nd && scales && d < scales->nkids; d++) {
-		const struct ynode *sn = scales->kids[d];
-		long sc = strtol(sn->str, NULL, 10);
-		for (size_t a = 0; a < ng; a++)
-			for (size_t b = 0; okg[a] && b < ns; b++)
-				for (size_t c = 0; oks[b] && c < nd; c++) {
-					char *key = xasprintf("%s %s %s x%ld", g[a]->str, sz[b]->str, dt[c]->str, sc);
-					long first = index_get(seen, key);
-					if (first >= 0) {
-						diag_error(file, sn->line, sn->col, "run %s is configured twice (first at %d:%d)", key,
-							   configs->kids[first]->line, configs->kids[first]->col);
-						errs++;
-					} else {
-						index_add(seen, key, i);
-					}
-					free(key);
-				}
-		if (sc < 1) {
-			diag_error(file, sn->line, sn->col, "a scale must be at least 1");
-			errs++;
-		}
-	}
-	free(okg);
-	free(oks);
-	return errs;
-}
-
-int
-recipe_check_runs(const struct recipes *r, const char *file, const struct ynode *wl)
-{
-	int errs = 0;
-	for (size_t k = 0; k < ymap_len(wl); k++) {
-		const char *key = ymap_key(wl, k)->str;
-		const struct ynode *v = ymap_val(wl, k);
-		if (!strcmp(key, "configs")) {
-			struct pindex seen = {0}; /* "gpu size dtype xscale" -> config row */
-			for (size_t i = 0; v && i < v->nkids; i++)
-				errs += check_row(r, file, wl, i, &seen);
-			index_free(&seen);
-		} else if (!strcmp(key, "train")) {
-			const struct ynode *img = ymap_get(v, "image");
-			if (img && !ymap_get(ymap_get(wl, "images"), img->str)) {
-				diag_error(file, img->line, img->col, "image '%s' is not in images", img->str);
-				errs++;
-			}
-		} else if (!strcmp(key, "default_gpu") && !recipe_default_gpu(wl)) {
-			diag_error(file, v->line, v->col, "default_gpu '%s' is not the GPU type of any config row", v->str);
-			errs++;
-		}
-	}
-	return errs;
 }
 
 const char *

@@ -12,13 +12,6 @@
 /* Reports every problem through diag.h; returns the number of errors. */
 int recipes_check_values(const struct recipes *r);
 
-/* The runs a workload's config rows configure, checked once per place in
- * source order before the plan expands them: GPU types and sizes that
- * exist, no run configured twice, scales of at least 1, a default_gpu
- * that some row offers, a train.image that images names. Returns the
- * number of errors. */
-int recipe_check_runs(const struct recipes *r, const char *file, const struct ynode *wl);
-
 /* The workload's default_gpu when a config row offers it, else NULL. */
 const char *recipe_default_gpu(const struct ynode *wl);
 
@@ -26,7 +19,8 @@ const char *recipe_default_gpu(const struct ynode *wl);
 char *image_stem(const char *ref);
 
 /* A run parameter's value is a finite number >= 0 (and >= 1 for the
- * batch sizes and sequence length); 0 or -1 after an error at node v. */
+ * batch sizes and sequence length); 0 or -1 after an error at node v
+ * (said only when file is not NULL). */
 int param_value_ok(const char *file, const struct ynode *key, const struct ynode *v, double val, long scale);
 
 #endif

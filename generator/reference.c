@@ -9,6 +9,7 @@
 #include "metrics.h"
 #include "recipe.h"
 #include "reference.h"
+#include "runcheck.h"
 #include "util.h"
 
 struct tally {
@@ -46,7 +47,8 @@ compare(struct sb *line, const struct ynode *row, const char *key, const char *l
 	return bad;
 }
 
-/* Everything a row needs from the recipes; -1 after printing errors. */
+/* Everything a row needs from the recipes; -1 when something is missing
+ * (said here or by check_inputs). */
 static int
 row_inputs(const struct recipes *r, const char *file, const struct ynode *w, const struct ynode *row,
 	   double *seq, double *gbs, double *peak, struct flops *f)
@@ -67,14 +69,40 @@ row_inputs(const struct recipes *r, const char *file, const struct ynode *w, con
 	}
 	const struct ynode *pk = ymap_get(ymap_get(g, "peak_tflops"), dtype);
 	*peak = pk ? strtod(pk->str, NULL) : 0;
-	if (!config_params(file, c, scale, yint(g, "gpus_per_node", 0), &p)) {
-		if (params_get(&p, "seq", seq) || params_get(&p, "gbs", gbs))
-			diag_error(file, c->line, c->col, "config row has no params seq and gbs");
-		else if (!flops_eval(file, w, size, &p, f))
-			rc = 0;
-	}
+	if (!config_params(NULL, c, scale, yint(g, "gpus_per_node", 0), &p) && !params_get(&p, "seq", seq) &&
+	    !params_get(&p, "gbs", gbs) && !flops_eval(NULL, w, size, &p, f))
+		rc = 0;
 	params_free(&p);
 	return rc;
+}
+
+/* The params and flops formula of the config rows the reference rows use,
+ * checked once each, in source order, before the rows are evaluated. */
+static void
+check_inputs(const struct recipes *r, const char *file, const struct ynode *w, const struct ynode *refs)
+{
+	size_t n = refs ? refs->nkids : 0;
+	struct plan_run *v = xcalloc(n + 1, sizeof *v);
+	struct runset rs = {.v = v, .params = 1};
+	for (size_t i = 0; i < n; i++) {
+		const struct ynode *row = refs->kids[i];
+		const char *gpu = ystr(row, "gpu", ""), *size = ystr(row, "size", ""), *dtype = ystr(row, "dtype", "");
+		long scale = yint(row, "scale", 0);
+		const struct ynode *c = workload_config(w, gpu, size, dtype, scale);
+		if (c && gpu_find(r, gpu))
+			v[rs.n++] = (struct plan_run){c, gpu, size, dtype, scale};
+	}
+	recipe_check_exprs(r, file, w, &rs);
+	const struct ynode *configs = ymap_get(w, "configs");
+	for (size_t i = 0; configs && i < configs->nkids; i++) {
+		const struct ynode *c = configs->kids[i], *ps = ymap_get(c, "params");
+		size_t k = 0;
+		while (k < rs.n && v[k].row != c)
+			k++;
+		if (k < rs.n && (!ymap_get(ps, "seq") || !ymap_get(ps, "gbs")))
+			diag_error(file, c->line, c->col, "config row has no params seq and gbs");
+	}
+	free(v);
 }
 
 static void
@@ -136,6 +164,7 @@ reference_check(const char *top, const char *workload, FILE *out)
 	size_t n = refs ? refs->nkids : 0;
 	fprintf(out, "%s: %zu reference rows (tokens/s and days as printed, MFU within %.1f pp, TFLOPS/GPU within %.1f%%)\n",
 		workload, n, REF_MFU_TOL_PP, REF_TFLOPS_TOL_REL * 100);
+	check_inputs(&r, doc->file, w, refs);
 	for (size_t i = 0; i < n; i++)
 		check_row(&r, doc->file, w, refs->kids[i], out, &t);
 	fprintf(out, "%s: %d ok, %d known, %d differ, %d errors\n", workload, t.ok, t.known, t.diff, t.errors);
