@@ -21,6 +21,15 @@ for c in "$G"/*/; do
 	t_cmp "$name: diagnostics" "$c.err" "$TRASH/$name.err"
 done
 
+# Recipe checks run once before expansion: the train command's bad
+# placeholders, shared by three config rows and five scales, are said once
+# each, and the diagnostics come in source order (diag.c keeps no memory of
+# what it said).
+t_ok "semantic: no diagnostic said twice" test -z "$(sort "$TRASH/semantic.err" | uniq -d)"
+t_ok "semantic: diagnostics in source order" sort -t: -k2,2n -k3,3n -c "$TRASH/semantic.err"
+t_ok "semantic: {nosuch} of the shared train command said once" \
+	test "$(grep -c '{nosuch}$' "$TRASH/semantic.err")" = 1
+
 # Every diagnostic is file:line:col: error: ...
 cat "$G"/*.err >"$TRASH/all.err"
 grep -Ev '^(workloads|pipelines)/[a-z]+\.yaml:[0-9]+:[0-9]+: error: ' "$TRASH/all.err" >"$TRASH/odd.err"
