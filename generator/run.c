@@ -31,6 +31,7 @@
 #include "jobscript.h"
 #include "layout.h"
 #include "logparse.h"
+#include "nodelost.h"
 #include "outputs.h"
 #include "parse.h"
 #include "plan.h"
@@ -652,6 +653,10 @@ decide(struct ctx *c, struct record *r, struct jobinfo *ji)
 		s = J_OOM;
 		snprintf(ji->reason, sizeof ji->reason, "a step was killed for memory (Slurm says FAILED)");
 	}
+	/* A node lost between two steps: Slurm says FAILED, the policy for
+	 * NODE_FAIL covers it. */
+	if (s == J_FAILED && !strcmp(c->ex->name, "slurm") && nodelost_check(r->job, log, ji->reason, sizeof ji->reason))
+		s = J_NODE_FAIL;
 	int training = stage_kind_is(c->kind, SK_TRAINING);
 	if (training && !ok && (s == J_TIMEOUT || s == J_CANCELLED || s == J_COMPLETED) &&
 	    lp_reached_final(log, cget(c, "steps", steps, sizeof steps) ? atol(steps) : LAYOUT_STEPS_DEFAULT)) {

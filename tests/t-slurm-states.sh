@@ -3,7 +3,8 @@
 # real on an emulated many-node cluster (one slurmd per node, 8 fake GPUs
 # each, cgroup memory enforcement) and driven through the make pipeline:
 # a 2-node training (h100 at scale 16); NODE_FAIL and the train stage's
-# retry policy; a job requeued by a node failure, by `scontrol requeue`,
+# retry policy; a node lost between two steps of a job (its slurmd killed:
+# Slurm says FAILED, llmb NODE_FAIL); a job requeued by a node failure, by `scontrol requeue`,
 # and past LLMB_MAX_REQUEUES; PREEMPTED (partition_prio, PreemptMode=CANCEL)
 # and its retry; a training step killed for memory; and, on a second
 # cluster with neither accounting nor a completion log, a job purged from
@@ -19,13 +20,16 @@ unset SBATCH_ACCOUNT SBATCH_PARTITION SBATCH_GPUS_PER_NODE ADDITIONAL_SLURM_PARA
 unset LLMB_MAX_REQUEUES LLMB_PREEMPT_WAIT
 # Partitions, 2 nodes each: pm multi-node, pf NODE_FAIL, pq requeued by a
 # node failure, pr scontrol requeue, pb requeued past the bound, low/high
-# preemption, po out of memory; data jobs on their own nodes.
+# preemption, po out of memory, pl a node lost between steps; data jobs on
+# their own nodes. SlurmdTimeout 40: a node whose slurmd was killed is
+# declared down within a minute (the default is 5).
 # ReturnToService=1 keeps a node set down by hand down until it is resumed;
 # cred_expire=5 makes a requeued job eligible 6 s later instead of 121 s.
-export SLURM_CI_NODES=16 SLURM_CI_GPUS_PER_NODE=8 SLURM_CI_CGROUP=1 SLURM_CI_CRED_EXPIRE=5
+export SLURM_CI_NODES=18 SLURM_CI_GPUS_PER_NODE=8 SLURM_CI_CGROUP=1 SLURM_CI_CRED_EXPIRE=5
 export SLURM_CI_MIN_JOB_AGE=3600 SLURM_CI_ACCOUNTING=0
 export SLURM_CI_EXTRA_CONF="ReturnToService=1
 SchedulerParameters=batch_sched_delay=0,sched_interval=2,bf_interval=2
+SlurmdTimeout=40
 PreemptType=preempt/partition_prio
 PreemptMode=REQUEUE
 PartitionName=pm Nodes=n[1-2] MaxTime=INFINITE State=UP
@@ -36,8 +40,9 @@ PartitionName=pb Nodes=n[9-10] MaxTime=INFINITE State=UP
 PartitionName=low Nodes=n[11-12] PriorityTier=1 PreemptMode=CANCEL MaxTime=INFINITE State=UP
 PartitionName=high Nodes=n[11-12] PriorityTier=5 MaxTime=INFINITE State=UP
 PartitionName=po Nodes=n[13-14] MaxTime=INFINITE State=UP
-PartitionName=data Nodes=n[15-16] MaxTime=INFINITE State=UP"
-t_ok "a 16-node cluster with 8 GPUs per node is up" slurm_test_up || { t_done; exit 1; }
+PartitionName=data Nodes=n[15-16] MaxTime=INFINITE State=UP
+PartitionName=pl Nodes=n[17-18] MaxTime=INFINITE State=UP"
+t_ok "an 18-node cluster with 8 GPUs per node is up" slurm_test_up || { t_done; exit 1; }
 
 # The second cluster: MinJobAge 2 s, no accounting, no completion log.
 V=$TRASH/slurm-vanish
@@ -118,6 +123,9 @@ bg nq SBATCH_PARTITION=pq SS_SLEEP=60 train
 bg rq SBATCH_PARTITION=pr SS_SLEEP=60 train
 bg rb SBATCH_PARTITION=pb SS_SLEEP=60 SS_SLEEP_RUNS=9 LLMB_MAX_REQUEUES=1 train
 bg pre SBATCH_PARTITION=low SS_SLEEP=60 train
+: >"$TRASH/gap.nl"
+bg nl SBATCH_PARTITION=pl ADDITIONAL_SLURM_PARAMS=no-requeue SS_GAP="$TRASH/gap.nl" \
+	PATH="$TESTS_DIR/slurm-states/gap:$PATH" train
 
 # NODE_FAIL: the second node of the job goes down; it stays down until the
 # retry has been submitted and waits for it.
@@ -130,6 +138,23 @@ bg pre SBATCH_PARTITION=low SS_SLEEP=60 train
 	wait_for "submitted job [0-9]+" "$TRASH/nf.out" && sleep 2
 	{ sinfo -h -n "$node" -o %t; squeue -h -j "$(rec nf $TR job)" -o %T; } >"$TRASH/nf.before"
 	scontrol update nodename="$node" state=resume
+) &
+# A node lost between two steps: the job's second node loses its slurmd
+# after the node probe, before the training step (tests/slurm-states/gap);
+# the training's srun cannot reach it. Started again once the retry is in.
+slurmd_pid() { awk -v n="$1" '$1 == "slurmd" && $3 == n {print $2}' "$SLURM_TEST_STATE/run/pids" | tail -n 1; }
+(
+	job=$(running nl) || exit 1
+	for ((i = 0; i < 600; i++)); do [ -e "$TRASH/gap.nl.at" ] && break; sleep 0.2; done
+	node=$(scontrol show hostnames "$(squeue -h -j "$job" -o %N)" | tail -n 1)
+	echo "$node" >"$TRASH/nl.node"
+	kill -KILL "$(slurmd_pid "$node")"
+	rm -f "$TRASH/gap.nl"
+	wait_for "retrying .*NODE_FAIL" "$TRASH/nl.out" 900
+	wait_for "submitted job [0-9]+" "$TRASH/nl.out" && sleep 2
+	{ sinfo -h -n "$node" -o %t; squeue -h -j "$(rec nl $TR job)" -o %T; } >"$TRASH/nl.before"
+	setsid /usr/sbin/slurmd -D -N "$node" </dev/null >>"$SLURM_TEST_STATE/log/slurmd-$node.out" 2>&1 &
+	echo "slurmd $! $node" >>"$SLURM_TEST_STATE/run/pids"
 ) &
 # requeued by a node failure (Slurm's default for batch jobs)
 (
@@ -207,6 +232,21 @@ t_grep "the retry policy resubmits once" "retrying \(attempt 2 of 2\): the stage
 t_ok "the retry waited while the node was down" test "$(tr '\n' ' ' <"$TRASH/nf.before")" = "down PENDING "
 t_ok "and completed once it was resumed: make succeeds" test "$(rc nf)" = 0
 t_grep "with the second job" "train ss .*done \(job $j2\)" "$TRASH/nf.out"
+
+# ---- 2b. a node lost between two steps --------------------------------------------------
+read -r j1 j2 rest <<<"$(jobs_of nl $TR)"
+node=$(cat "$TRASH/nl.node" 2>/dev/null)
+t_ok "node lost between steps: exactly 2 submissions" test -n "$j2" -a -z "$rest"
+t_ok "Slurm says the first FAILED (not NODE_FAIL) and the second COMPLETED" \
+	test "$(squeue -h -t all -j "$j1,$j2" -o '%i %T' | sort -n | awk '{print $2}' | tr '\n' ' ')" = "FAILED COMPLETED "
+t_ok "srun said it could not reach the node (the first job's log)" grep -Eq \
+	"srun: error: .*(Communication connection failure|Node failure)" "$TRASH/i.nl/workloads/ss/experiments/$RUN/log-ss_${RUN}_$j1.out"
+t_grep "llmb calls it NODE_FAIL and says why" \
+	"job $j1 \(slurm\), state NODE_FAIL, Slurm says FAILED: a step could not reach (node $node|one of its nodes), and Slurm now has $node (down|idle|alloc|mix|comp)[a-z]*\*?" "$TRASH/nl.out"
+t_grep "the retry policy for NODE_FAIL resubmits once" "retrying \(attempt 2 of 2\): the stage's retry policy covers NODE_FAIL" "$TRASH/nl.out"
+t_ok "the retry waited while the node was down" test "$(tr '\n' ' ' <"$TRASH/nl.before")" = "down* PENDING "
+t_ok "and completed once its slurmd was back: make succeeds" test "$(rc nl)" = 0
+t_grep "with the second job" "train ss .*done \(job $j2\)" "$TRASH/nl.out"
 
 # ---- 3. requeues ------------------------------------------------------------------------------
 job=$(rec nq $TR job)
