@@ -21,6 +21,19 @@ t_ok() {
 	local d=$1; shift
 	if "$@" >"$TRASH/.out" 2>&1; then t_pass "$d"; else t_fail "$d"; sed 's/^/# /' "$TRASH/.out" | tail -n 30; fi
 }
+# t_chrome ARG...: headless Chromium, its standard output to ours. On a
+# loaded machine a start can outlast the time limit; one more try then.
+t_chrome() {
+	local try
+	for try in 1 2; do
+		timeout 300 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+			--disable-background-networking --disable-component-update --disable-sync \
+			--user-data-dir="$(mktemp -d "$TRASH/chrome.XXXXXX")" "$@" >"$TRASH/.chrome" 2>>"$TRASH/chromium.err" &&
+			{ cat "$TRASH/.chrome"; return 0; }
+		echo "chromium: try $try failed" >>"$TRASH/chromium.err"
+	done
+	return 1
+}
 # t_rc DESC RC CMD...: CMD must exit with status RC.
 t_rc() {
 	local d=$1 want=$2 rc=0; shift 2

@@ -134,16 +134,11 @@ if ! command -v chromium >/dev/null; then
 	echo "# SKIP chromium is not installed: the HTML rendering checks did not run"
 	echo "0 0 1" >>"${T_RESULTS:-/dev/null}"
 else
-	chrome() {
-		timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-			--disable-background-networking --disable-component-update --disable-sync \
-			--user-data-dir="$(mktemp -d "$TRASH/chrome.XXXXXX")" "$@" 2>>"$TRASH/chromium.err"
-	}
-	chrome --dump-dom "file://$TRASH/out.html" >"$TRASH/dom.html"
+	t_chrome --dump-dom "file://$TRASH/out.html" >"$TRASH/dom.html"
 	t_grep "Chromium: the DOM has the metrics table" '<table id="metrics">' "$TRASH/dom.html"
 	t_grep "Chromium: the DOM has the step time chart" '<svg id="step-chart"' "$TRASH/dom.html"
 	t_grep "Chromium: the DOM has the tokens/s chart" '<svg id="tokens-chart"' "$TRASH/dom.html"
-	(cd "$TRASH" && chrome --screenshot="$TRASH/report.png" --window-size=1280,1600 "file://$TRASH/out.html" >/dev/null)
+	(cd "$TRASH" && t_chrome --screenshot="$TRASH/report.png" --window-size=1280,1600 "file://$TRASH/out.html" >/dev/null)
 	t_ok "Chromium: the screenshot is a PNG of some size" \
 		sh -c "head -c 8 '$TRASH/report.png' | grep -q PNG && [ \$(stat -c %s '$TRASH/report.png') -gt 20000 ]"
 fi

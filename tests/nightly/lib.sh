@@ -149,14 +149,9 @@ nightly_trend_page() {
 		echo "# SKIP chromium is not installed: the trend page was not rendered"
 		return
 	fi
-	chrome() {
-		timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-			--disable-background-networking --disable-component-update --disable-sync \
-			--user-data-dir="$(mktemp -d "$TRASH/chrome.XXXXXX")" "$@" 2>>"$TRASH/chromium.err"
-	}
-	chrome --dump-dom "file://$page" >"$TRASH/trend.dom"
+	t_chrome --dump-dom "file://$page" >"$TRASH/trend.dom"
 	t_grep "Chromium: the rendered page has the change-point line" '<line class="cp first-bad"' "$TRASH/trend.dom"
-	(cd "$TRASH" && chrome --screenshot="$TRASH/trend.png" --window-size=1280,1400 "file://$page" >/dev/null)
+	(cd "$TRASH" && t_chrome --screenshot="$TRASH/trend.png" --window-size=1280,1400 "file://$page" >/dev/null)
 	t_ok "Chromium: the screenshot shows the change-point line" \
 		test "$(python3 "$TESTS_DIR/nightly/pixels.py" "$TRASH/trend.png" 207 34 46 90)" -ge 60
 }
