@@ -7,6 +7,7 @@
 
 #include "capture.h"
 #include "nodelost.h"
+#include "slurm.h"
 #include "util.h"
 
 /* What srun prints when a step cannot reach a node (Slurm's own messages):
@@ -46,19 +47,13 @@ nodelost_log(const char *log, char *node, size_t nodelen)
 	return hit;
 }
 
-/* The job's nodes as a Slurm hostlist ("n[3-4]"), or NULL: squeue while
- * the controller remembers the job, else accounting. */
+/* The job's nodes, or NULL: a hostlist that could pass for an option or
+ * hold words is none. */
 static char *
 job_nodes(const char *job)
 {
-	char *sq[] = {"squeue", "-h", "-t", "all", "-j", (char *)job, "-o", "%N", NULL};
-	char *sa[] = {"sacct", "-n", "-X", "-P", "-j", (char *)job, "-o", "NodeList", NULL};
-	char *l = capture_first_line(sq);
-	if (!l || !*l || !strcmp(l, "None assigned")) {
-		free(l);
-		l = capture_first_line(sa);
-	}
-	if (l && (!*l || strchr(l, ' ') || *l == '-')) {
+	char *l = slurm_job_nodes(job);
+	if (l && (strchr(l, ' ') || *l == '-')) {
 		free(l);
 		l = NULL;
 	}

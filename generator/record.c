@@ -27,6 +27,7 @@
 #include "plan.h"
 #include "record.h"
 #include "recipe.h"
+#include "slurm.h"
 #include "stagecfg.h"
 #include "stagekind.h"
 #include "util.h"
@@ -237,13 +238,7 @@ static char *
 nodes_of(const char *executor, const char *job)
 {
 	if (executor && !strcmp(executor, "slurm") && job && *job && strspn(job, "0123456789_+.") == strlen(job)) {
-		char *sa[] = {"sacct", "-n", "-X", "-P", "-j", (char *)job, "-o", "NodeList", NULL};
-		char *n = first_line(sa);
-		if (!n || !strcmp(n, "None assigned")) {
-			free(n);
-			char *sq[] = {"squeue", "-h", "-j", (char *)job, "-o", "%N", NULL};
-			n = first_line(sq);
-		}
+		char *n = slurm_job_nodes(job);
 		return n ? n : xstrdup("unknown");
 	}
 	char host[256] = "localhost";

@@ -981,3 +981,18 @@ out:
 }
 
 const struct executor slurm_executor = {"slurm", slurm_submit, slurm_query, slurm_cancel, slurm_find_job};
+
+char *
+slurm_job_nodes(const char *job)
+{
+	char *sa[] = {"sacct", "-n", "-X", "-P", "-j", (char *)job, "-o", "NodeList", NULL};
+	char *sq[] = {"squeue", "-h", "-t", "all", "-j", (char *)job, "-o", "%N", NULL};
+	char *n = capture_first_line(sa);
+	for (int i = 0; i < 2; i++) {
+		if (n && *n && strcmp(n, "None assigned"))
+			return n;
+		free(n);
+		n = i ? NULL : capture_first_line(sq);
+	}
+	return NULL;
+}

@@ -39,4 +39,8 @@ void slurm_argv_free(char **argv);
  * -1 Slurm could not be asked. */
 int slurm_find_job(const char *name, char *id, size_t idlen);
 
+/* The nodes job ran or runs on as a Slurm hostlist ("n[3-4]"), or NULL:
+ * accounting, else the queue while the controller still knows the job. */
+char *slurm_job_nodes(const char *job);
+
 #endif
