@@ -107,7 +107,7 @@ for rate in ${BENCH_RATES:-${LLMB_SUBMIT_RATE:-10}}; do
 	rm -f "$TRASH/sub.done"
 	n=$(grep -c 'submitted job' "$TRASH/sub.out")
 	refused=$(grep -c 'submission failed' "$TRASH/sub.out")
-	retried=$(grep -c 'failed for now' "$TRASH/sub.out")
+	retried=$(grep -c 'failed for now\|was killed by signal' "$TRASH/sub.out")
 	waited=$(grep -c 'waiting for room' "$TRASH/sub.out")
 	# the controller's own submit times (the completion log keeps purged jobs)
 	peak=$(grep -o 'Name=llmb\.train[^ ]* .*SubmitTime=[^ ]*' "$SLURM_TEST_STATE/log/jobcomp.txt" 2>/dev/null |

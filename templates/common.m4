@@ -7,7 +7,10 @@ m4_changequote()m4_changequote([[, ]])m4_changecom()
 # The prelude: strict bash, the job's identity, the exit record written
 # atomically by a trap (the result survives accounting purges), and the
 # started marker that lets a new `llmb run` find a job whose submission
-# it did not see complete.
+# it did not see complete. No command substitution here: bash 5.2 fails
+# to parse a trap that fires while one runs ("unexpected EOF while
+# looking for matching `)'"), so a cancel would lose its SIGTERM line and
+# let the script run on; printf's %(...)T and $HOSTNAME need no child.
 m4_define([[LLMB_PRELUDE]], [[#!/bin/bash
 # llmb job script for stage LLMB_ID (LLMB_LABEL), from templates/LLMB_TEMPLATE.m4.
 # Generated, do not edit. Secrets are passed by name, never written here.
@@ -17,9 +20,10 @@ export LLMB_INSTALL=LLMB_INSTALL_DIR
 export LLMB_JOB_ID="${SLURM_JOB_ID:-${LLMB_JOB_ID:-unknown}}"
 llmb_state=LLMB_STATE_DIR
 llmb_exit_record() {
-	local rc=$? tmp
+	local rc=$? tmp now
 	tmp="$llmb_state/exit.$LLMB_JOB_ID.tmp.$$"
-	printf 'status=%s\nend=%s\njob=%s\n' "$rc" "$(date +%s)" "$LLMB_JOB_ID" >"$tmp" &&
+	printf -v now '%(%s)T' -1
+	printf 'status=%s\nend=%s\njob=%s\n' "$rc" "$now" "$LLMB_JOB_ID" >"$tmp" &&
 		mv -f "$tmp" "$llmb_state/exit.$LLMB_JOB_ID"
 }
 trap llmb_exit_record EXIT
@@ -27,7 +31,8 @@ trap 'echo "llmb: job $LLMB_JOB_ID got SIGTERM" >&2; exit 143' TERM
 trap 'echo "llmb: job $LLMB_JOB_ID got SIGINT" >&2; exit 130' INT
 printf '%s\n' "$LLMB_JOB_ID" >"$llmb_state/started.LLMB_TOKEN.tmp.$$"
 mv -f "$llmb_state/started.LLMB_TOKEN.tmp.$$" "$llmb_state/started.LLMB_TOKEN"
-echo "llmb: job $LLMB_JOB_ID stage $LLMB_STAGE on $(hostname) at $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+TZ=UTC0 printf -v llmb_start '%(%Y-%m-%dT%H:%M:%SZ)T' -1
+echo "llmb: job $LLMB_JOB_ID stage $LLMB_STAGE on $HOSTNAME at $llmb_start"
 LLMB_SECRETS
 LLMB_ENV
 ]])

@@ -54,6 +54,11 @@ for id in $(sed -n 's/^\t@$(LLMB_RUN) [0-9]*\/[0-9]* //p' "$TRASH/gen/rules.mk")
 	if command -v shellcheck >/dev/null; then
 		t_ok "$id: shellcheck" shellcheck "$TRASH/$id.sh"
 	fi
+	# Bash 5.2 cannot parse a trap that fires during a command
+	# substitution, so the prelude, where cancels land first, has none.
+	sed -n '1,/^echo "llmb: job .* stage /p' "$TRASH/$id.sh" >"$TRASH/$id.prelude"
+	t_ok "$id: prelude without command substitution" \
+		eval 'grep -q "stage \$LLMB_STAGE on" "$TRASH/$id.prelude" && ! grep -q "\$(\|\`" "$TRASH/$id.prelude"'
 	sed "s|$TOP|@TOP@|g" "$TRASH/$id.sh" >"$TRASH/$id.norm"
 	t_cmp "$id: job script" "$G/scripts/$id.sh" "$TRASH/$id.norm"
 done

@@ -7,9 +7,10 @@ export LLMB_INSTALL='/llmb-install'
 export LLMB_JOB_ID="${SLURM_JOB_ID:-${LLMB_JOB_ID:-unknown}}"
 llmb_state='/llmb-install/state/jobs/venv.597beddc2aa1'
 llmb_exit_record() {
-	local rc=$? tmp
+	local rc=$? tmp now
 	tmp="$llmb_state/exit.$LLMB_JOB_ID.tmp.$$"
-	printf 'status=%s\nend=%s\njob=%s\n' "$rc" "$(date +%s)" "$LLMB_JOB_ID" >"$tmp" &&
+	printf -v now '%(%s)T' -1
+	printf 'status=%s\nend=%s\njob=%s\n' "$rc" "$now" "$LLMB_JOB_ID" >"$tmp" &&
 		mv -f "$tmp" "$llmb_state/exit.$LLMB_JOB_ID"
 }
 trap llmb_exit_record EXIT
@@ -17,7 +18,8 @@ trap 'echo "llmb: job $LLMB_JOB_ID got SIGTERM" >&2; exit 143' TERM
 trap 'echo "llmb: job $LLMB_JOB_ID got SIGINT" >&2; exit 130' INT
 printf '%s\n' "$LLMB_JOB_ID" >"$llmb_state/started.TOKEN.tmp.$$"
 mv -f "$llmb_state/started.TOKEN.tmp.$$" "$llmb_state/started.TOKEN"
-echo "llmb: job $LLMB_JOB_ID stage $LLMB_STAGE on $(hostname) at $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+TZ=UTC0 printf -v llmb_start '%(%Y-%m-%dT%H:%M:%SZ)T' -1
+echo "llmb: job $LLMB_JOB_ID stage $LLMB_STAGE on $HOSTNAME at $llmb_start"
 
 
 
