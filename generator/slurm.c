@@ -390,13 +390,15 @@ slurm_submit(const struct jobspec *js, char *id, size_t idlen, struct sb *err)
 		}
 		if (known < 0)
 			break;
+		/* One fprintf per line: many llmb processes share make's stderr. */
+		const char *why = errs.buf ? errs.buf : "";
+		char what[1024];
 		if (rc > 128)
-			fprintf(stderr, "llmb: sbatch for '%s' was killed by signal %d; no job of its name exists: submitting again (try %d of %d)\n",
-				js->stage ? js->stage : js->job_name, rc - 128, try + 1, throttle_retries() + 1);
+			snprintf(what, sizeof what, "was killed by signal %d; no job of its name exists", rc - 128);
 		else
-			fprintf(stderr, "llmb: sbatch for '%s' failed for now (%.*s); submitting again (try %d of %d)\n",
-				js->stage ? js->stage : js->job_name, (int)strcspn(errs.buf ? errs.buf : "", "\n"),
-				errs.buf ? errs.buf : "", try + 1, throttle_retries() + 1);
+			snprintf(what, sizeof what, "failed for now (%.*s)", (int)strcspn(why, "\n"), why);
+		fprintf(stderr, "llmb: sbatch for '%s' %s; submitting again (try %d of %d)\n",
+			js->stage ? js->stage : js->job_name, what, try + 1, throttle_retries() + 1);
 	}
 	if (rc != 0) {
 		sb_addf(err, "sbatch failed for stage '%s'", js->stage ? js->stage : js->job_name);
