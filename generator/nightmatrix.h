@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-/* The selection variables of one entry, in the order of plan.h's knobs:
+/* The selection variables of one entry, in the order of plandata.h's knobs:
  * WORKLOAD SIZE DTYPE GPU_TYPE SCALES; NULL where the entry takes every
  * value the recipe offers. */
 #define NM_VARS 5

@@ -2,74 +2,23 @@
  * DTYPE, GPU_TYPE, SCALES and the run knobs) to the graph of stage
  * instances, each with its effective configuration and that text's hash.
  * gen.c writes the graph as make rules; run.c reads one instance's
- * configuration back; explain and status walk the graph. */
+ * configuration back; explain and status walk the graph.
+ *
+ * plan.c is the top of the planner: it orders each pipeline's stages,
+ * has the workload's runs selected and checked, calls the stage builders,
+ * then links and hashes the instances. Under it: selection.c (which runs
+ * the selection names; the knobs' checks), setupstages.c (image, venv and
+ * data instances), runstages.c (train, parse and report instances of each
+ * run), planbuild.c (the builders' shared kit) and plandata.c (the plan's
+ * types, which this header brings to the plan's readers). */
 #ifndef LLMB_PLAN_H
 #define LLMB_PLAN_H
 
-#include <stddef.h>
-
-#include "htab.h"
-#include "recipe.h"
-#include "util.h"
-
-/* Make variables that select what runs and change what a run does. */
-enum knob {
-	K_WORKLOAD, K_SIZE, K_DTYPE, K_GPU_TYPE, K_SCALES,
-	K_ENABLE_PROFILE, K_PROFILE_START_STEP, K_PROFILE_STOP_STEP,
-	K_ENABLE_NCCLTRACE, K_ENABLE_CHECKPOINT, K_LOAD_CHECKPOINT_PATH,
-	K_ADDITIONAL_SLURM_PARAMS, K_TIME_LIMIT, K_MAX_STEPS, K_EXTRA_WORK,
-	K_NKNOBS
-};
-extern const char *const knob_names[K_NKNOBS];
-
-struct sel {
-	const char *v[K_NKNOBS];    /* NULL or "" when unset */
-	/* make nightly: LLMB_NIGHT names the night, whose runs are new
-	 * instances (ids and run directories end in night-<NIGHT>[-<repeat>]);
-	 * LLMB_NIGHTLY is the matrix file that the selection narrows. */
-	const char *night, *nightly;
-};
-/* Fills s from the environment (the GNUmakefile exports the variables). */
-void sel_from_env(struct sel *s);
-
-struct inst {
-	char *id;                   /* "train.tinygpt.cpu.tiny.fp32.2" */
-	const struct ynode *stage;  /* its pipeline stage */
-	const char *kind;
-	const char *workload;       /* first workload it serves */
-	const struct ynode *wl;
-	const char *gpu, *size, *dtype; /* NULL where the stage is not per run */
-	long scale;                 /* 0 where not per run */
-	char *rep;                  /* nightly runs: "night-2026-01-05[-2]", else NULL */
-	char *label;                /* "train tinygpt cpu tiny fp32 x2" */
-	char *plan;                 /* what would be submitted, one line */
-	struct sb cfg;              /* effective configuration, KEY=VALUE lines */
-	char hash[65];
-	size_t *deps, ndeps;        /* indexes of upstream instances (all lower) */
-	char **outputs;             /* install-relative files proving completion */
-	size_t noutputs;
-	/* matching data for dependency edges */
-	char **serves;              /* workloads served (shared image/venv) */
-	size_t nserves;
-	const struct ynode *gpus;   /* image restricted to these GPU types */
-};
-
-struct plan {
-	struct recipes rec;
-	struct inst *v;
-	size_t n;
-	struct sel sel;
-	struct pindex ids;          /* id -> position in v */
-	struct pindex files;        /* checkout file -> position in fhash */
-	char (*fhash)[65];          /* content hashes of files commands name */
-	size_t nfhash;
-	long night_repeats;         /* runs of each configuration per night (nightly) */
-};
+#include "plandata.h"
 
 /* Builds the plan of everything selected. Prints every error; returns
  * 0 or the number of errors. check_all ignores the selection. */
 int plan_build(struct plan *p, const char *top, const struct sel *s, int check_all);
 void plan_free(struct plan *p);
-struct inst *plan_find(struct plan *p, const char *id);
 
 #endif

@@ -101,7 +101,7 @@ any_expanded(const struct rc *c, const struct ynode *row)
 	return 0;
 }
 
-/* The names a run's words may use, as plan.c binds them (bind_run,
+/* The names a run's words may use, as runstages.c binds them (bind_run,
  * run_knobs, and model_flops when the formula evaluates). */
 static int
 run_binds(const struct rc *c, size_t i, const char *name)
@@ -399,7 +399,7 @@ check_train(struct rc *c, const struct ynode *train)
 	for (size_t k = 0; k < ymap_len(train); k++) {
 		const char *key = ymap_key(train, k)->str;
 		const struct ynode *v = ymap_val(train, k);
-		/* the launch options add_launch in plan.c writes */
+		/* the launch options add_launch in runstages.c writes */
 		const struct ynode *in = !strcmp(key, "srun") ? v : !strcmp(key, "node_setup") ? train : NULL;
 		const char *opt = in == v ? "container_writable" : "node_setup";
 		const struct ynode *launch = in && ybool(in, opt, 0) ? ymap_get(in, opt) : NULL;

@@ -1,0 +1,255 @@
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout.h"
+#include "makesafe.h"
+#include "planbuild.h"
+#include "schema.h"
+#include "stagecfg.h"
+
+/* ---- small helpers ------------------------------------------------------- */
+
+int
+in_words(const char *list, const char *w)
+{
+	if (!list)
+		return 1;
+	size_t l = strlen(w);
+	for (const char *p = list; *p;) {
+		p += strspn(p, " \t,");
+		size_t n = strcspn(p, " \t,");
+		if (n == l && !strncmp(p, w, l))
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
+void
+fmt_num(char *buf, size_t len, double v)
+{
+	if (fabs(v) < 1e15 && v == floor(v))
+		snprintf(buf, len, "%.0f", v);
+	else
+		snprintf(buf, len, "%.10g", v);
+}
+
+void
+var_set(struct vars *vs, const char *name, double v)
+{
+	for (int i = 0; i < vs->n; i++) {
+		if (!strcmp(vs->name[i], name)) {
+			vs->val[i] = v;
+			return;
+		}
+	}
+	if (vs->n < MAXVARS) {
+		vs->name[vs->n] = name;
+		vs->val[vs->n++] = v;
+	}
+}
+
+int
+var_lookup(void *ctx, const char *name, double *v)
+{
+	struct vars *vs = ctx;
+	for (int i = 0; i < vs->n; i++) {
+		if (!strcmp(vs->name[i], name)) {
+			*v = vs->val[i];
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* The run being expanded: its text coordinates are placeholders too. */
+static const char *cur_gpu, *cur_size, *cur_dtype;
+
+void
+expand_coords(const char *gpu, const char *size, const char *dtype)
+{
+	cur_gpu = gpu;
+	cur_size = size;
+	cur_dtype = dtype;
+}
+
+static const char *
+text_placeholder(const char *name)
+{
+	if (!strcmp(name, "gpu"))
+		return cur_gpu;
+	if (!strcmp(name, "size"))
+		return cur_size;
+	if (!strcmp(name, "dtype"))
+		return cur_dtype;
+	return NULL;
+}
+
+/* Expands {name} placeholders with run values into out; -1 at an unknown
+ * one (runcheck.c said so at its place). */
+int
+expand_word(const struct ynode *w, struct vars *vs, struct sb *out)
+{
+	const char *s = w->str;
+	while (*s) {
+		const char *o = strchr(s, '{');
+		if (!o) {
+			sb_add(out, s);
+			break;
+		}
+		sb_addn(out, s, (size_t)(o - s));
+		const char *c = strchr(o, '}');
+		size_t n = (size_t)(c - o - 1);
+		char name[64];
+		snprintf(name, sizeof name, "%.*s", (int)n, o + 1);
+		double v;
+		if (layout_path_placeholder(o + 1, n)) {
+			sb_addn(out, o, n + 2);
+		} else if (text_placeholder(name)) {
+			sb_add(out, text_placeholder(name));
+		} else if (!var_lookup(vs, name, &v)) {
+			char buf[64];
+			fmt_num(buf, sizeof buf, v);
+			sb_add(out, buf);
+		} else {
+			return -1;
+		}
+		s = c + 1;
+	}
+	return 0;
+}
+
+/* ---- an instance's configuration lines ----------------------------------- */
+
+void
+cfg_line(struct inst *in, const char *key, const char *val)
+{
+	cfg_add(&in->cfg, key, val);
+}
+
+const char *
+time_limit_for(const struct wctx *w, const struct ynode *stage, const struct ynode *specific, const struct sel *s)
+{
+	if (s->v[K_TIME_LIMIT])
+		return s->v[K_TIME_LIMIT];
+	const char *t = specific ? ystr(specific, "time_limit", NULL) : NULL;
+	if (!t)
+		t = ystr(ymap_get(w->wl, "train"), "time_limit", NULL);
+	if (!t)
+		t = ystr(stage, "time_limit", NULL);
+	return t;
+}
+
+void
+add_secrets(struct inst *in, const struct ynode *v)
+{
+	const struct ynode *const *it, *one;
+	size_t n = ynames(v, &it, &one);
+	for (size_t i = 0; i < n; i++) {
+		char *line = xasprintf("secret=%s\n", it[i]->str);
+		if (!in->cfg.buf || !strstr(in->cfg.buf, line))
+			cfg_line(in, "secret", it[i]->str);
+		free(line);
+	}
+}
+
+void
+add_env(struct wctx *w, struct inst *in, const struct ynode *env, struct vars *vs)
+{
+	for (size_t i = 0; i < ymap_len(env); i++) {
+		struct sb v = {0};
+		sb_addf(&v, "%s=", ymap_key(env, i)->str);
+		if (expand_word(ymap_val(env, i), vs, &v) == 0)
+			cfg_line(in, "env", v.buf);
+		else
+			w->unsaid++;
+		sb_free(&v);
+	}
+}
+
+/* A program or data file of the checkout that a command names
+ * ({recipe_dir}/train.py, {top}/workloads/x.py) decides the stage's output
+ * as much as its arguments: its content hash joins the configuration, so
+ * editing the script re-runs the stages that use it. Hashes are cached:
+ * thousands of runs share one script. */
+static void
+add_file_hash(struct wctx *w, struct inst *in, const char *word)
+{
+	const char *rest;
+	char *path;
+	if (!strncmp(word, "{recipe_dir}/", 13)) {
+		rest = word + 13;
+		path = xasprintf("%s/workloads/%s/%s", w->p->rec.top, in->workload, rest);
+	} else if (!strncmp(word, "{top}/", 6)) {
+		rest = word + 6;
+		path = xasprintf("%s/%s", w->p->rec.top, rest);
+	} else {
+		return;
+	}
+	if (strchr(rest, '{')) {
+		free(path);
+		return;
+	}
+	/* The file becomes a prerequisite in the make rules: a name make
+	 * would read as syntax ($, #, %, :, spaces...) is refused (runcheck.c
+	 * said so). */
+	if (!valid_path(rest) || !mk_word_ok(rest)) {
+		w->unsaid++;
+		free(path);
+		return;
+	}
+	long k = index_get(&w->p->files, path);
+	if (k < 0) {
+		size_t len;
+		char *data = read_file(path, &len);
+		struct plan *p = w->p;
+		p->fhash = xrealloc(p->fhash, (p->nfhash + 1) * sizeof *p->fhash);
+		if (data)
+			sha256_hex(data, len, p->fhash[p->nfhash]);
+		else
+			snprintf(p->fhash[p->nfhash], sizeof *p->fhash, "missing");
+		free(data);
+		k = (long)p->nfhash++;
+		index_add(&p->files, path, (size_t)k);
+	}
+	char *line = xasprintf("%s %s", word, w->p->fhash[k]);
+	cfg_line(in, "file", line);
+	free(line);
+	free(path);
+}
+
+void
+add_mounts(struct wctx *w, struct inst *in, const struct ynode *mounts, struct vars *vs)
+{
+	for (size_t i = 0; mounts && i < mounts->nkids; i++) {
+		struct sb m = {0};
+		if (!expand_word(mounts->kids[i], vs, &m))
+			cfg_line(in, "mount", m.buf);
+		else
+			w->unsaid++;
+		sb_free(&m);
+	}
+}
+
+void
+add_argv(struct wctx *w, struct inst *in, const struct ynode *cmd, struct vars *vs)
+{
+	for (size_t i = 0; i < cmd->nkids; i++) {
+		struct sb v = {0};
+		if (expand_word(cmd->kids[i], vs, &v) == 0) {
+			cfg_line(in, "arg", v.buf ? v.buf : "");
+			add_file_hash(w, in, v.buf ? v.buf : "");
+		} else {
+			w->unsaid++;
+		}
+		sb_free(&v);
+	}
+}
+
+int
+knob_true(const char *v)
+{
+	return v && parse_bool(v) == 1;
+}

@@ -1,0 +1,63 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "plandata.h"
+
+const char *const knob_names[K_NKNOBS] = {
+	"WORKLOAD", "SIZE", "DTYPE", "GPU_TYPE", "SCALES",
+	"ENABLE_PROFILE", "PROFILE_START_STEP", "PROFILE_STOP_STEP",
+	"ENABLE_NCCLTRACE", "ENABLE_CHECKPOINT", "LOAD_CHECKPOINT_PATH",
+	"ADDITIONAL_SLURM_PARAMS", "TIME_LIMIT", "MAX_STEPS", "EXTRA_WORK",
+};
+
+void
+sel_from_env(struct sel *s)
+{
+	for (int i = 0; i < K_NKNOBS; i++) {
+		const char *v = getenv(knob_names[i]);
+		s->v[i] = v && *v ? v : NULL;
+	}
+	s->night = getenv("LLMB_NIGHT") && *getenv("LLMB_NIGHT") ? getenv("LLMB_NIGHT") : NULL;
+	s->nightly = getenv("LLMB_NIGHTLY") && *getenv("LLMB_NIGHTLY") ? getenv("LLMB_NIGHTLY") : NULL;
+}
+
+/* ---- instances ----------------------------------------------------------- */
+
+struct inst *
+add_inst(struct plan *p, char *id, const struct ynode *stage, const struct ynode *wl)
+{
+	p->v = xrealloc(p->v, (p->n + 1) * sizeof *p->v);
+	struct inst *in = &p->v[p->n++];
+	memset(in, 0, sizeof *in);
+	in->id = id;
+	in->stage = stage;
+	in->kind = ystr(stage, "kind", "");
+	in->wl = wl;
+	in->workload = ystr(wl, "workload", "");
+	index_add(&p->ids, id, p->n - 1);
+	return in;
+}
+
+void
+add_output(struct inst *in, char *path)
+{
+	in->outputs = xrealloc(in->outputs, (in->noutputs + 1) * sizeof *in->outputs);
+	in->outputs[in->noutputs++] = path;
+}
+
+void
+add_serves(struct inst *in, const char *w)
+{
+	for (size_t i = 0; i < in->nserves; i++)
+		if (!strcmp(in->serves[i], w))
+			return;
+	in->serves = xrealloc(in->serves, (in->nserves + 1) * sizeof *in->serves);
+	in->serves[in->nserves++] = xstrdup(w);
+}
+
+struct inst *
+plan_find(struct plan *p, const char *id)
+{
+	long i = index_get(&p->ids, id);
+	return i < 0 ? NULL : &p->v[i];
+}

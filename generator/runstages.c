@@ -1,0 +1,356 @@
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flops.h"
+#include "layout.h"
+#include "recipecheck.h"
+#include "runcheck.h"
+#include "runstages.h"
+#include "stagecfg.h"
+#include "stagekind.h"
+
+/* Binds the run's values: coordinates, gpus_per_node, nodes, the model
+ * dimensions of its size and its parameters, evaluated by runcheck.c's
+ * run_params (quietly: runcheck.c said what is wrong with them). */
+static int
+bind_run(struct wctx *w, const struct plan_run *r, struct vars *vs, struct params *prm)
+{
+	const struct ynode *gpu = gpu_find(&w->p->rec, r->gpu);
+	long gpn = yint(gpu, "gpus_per_node", 8);
+	vs->n = 0;
+	expand_coords(r->gpu, r->size, r->dtype);
+	var_set(vs, "scale", (double)r->scale);
+	var_set(vs, "gpus_per_node", (double)gpn);
+	var_set(vs, "nodes", ceil((double)r->scale / (double)gpn));
+	const struct ynode *model = ymap_get(ymap_get(w->wl, "models"), r->size);
+	for (size_t i = 0; i < ymap_len(model); i++)
+		var_set(vs, ymap_key(model, i)->str, strtod(ymap_val(model, i)->str, NULL));
+	if (run_params(&w->p->rec, r, prm)) {
+		w->unsaid++;
+		return -1;
+	}
+	for (size_t i = 0; i < prm->n; i++)
+		var_set(vs, prm->names[i], prm->vals[i]);
+	return 0;
+}
+
+/* Model FLOPs per sample through flops.c: 1 when the recipe has no formula. */
+static int
+model_flops(struct wctx *w, const struct plan_run *r, const struct params *prm, double *out)
+{
+	int rc = run_flops(w->wl, r, prm, out);
+	w->unsaid += rc < 0;
+	return rc;
+}
+
+/* The job's environment for the plan line: values of env, names of secrets. */
+static void
+plan_env(struct sb *pl, const char *cfg)
+{
+	size_t n, ns;
+	char **env = cfg_values(cfg, "env", &n), **sec = cfg_values(cfg, "secret", &ns);
+	for (size_t i = 0; i < n; i++) {
+		sb_addf(pl, "%s%s", i ? " " : " env: ", env[i]);
+		free(env[i]);
+	}
+	for (size_t i = 0; i < ns; i++) {
+		sb_addf(pl, "%s%s", i ? " " : " secrets by name: ", sec[i]);
+		free(sec[i]);
+	}
+	free(env);
+	free(sec);
+}
+
+static void
+free_strv(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* The arguments a config row appends to the training command: the
+ * configuration's arg lines after the first skip. */
+static void
+plan_row_args(struct sb *pl, const char *cfg, size_t skip)
+{
+	size_t n;
+	char **args = cfg_values(cfg, "arg", &n);
+	for (size_t i = skip; i < n; i++)
+		sb_addf(pl, "%s%s", i > skip ? " " : " args: ", args[i]);
+	free_strv(args, n);
+}
+
+/* The run knobs as they apply to one workload. */
+struct runknobs {
+	double steps;
+	int profile, nccl;
+	int marked;                 /* not comparable with published numbers */
+	const char *pstart, *pstop;
+};
+
+static void
+run_knobs(struct wctx *w, struct vars *vs, struct runknobs *k)
+{
+	const struct sel *s = &w->p->sel;
+	const struct ynode *knobs = ymap_get(w->wl, "knobs");
+	int profile_default = ybool(knobs, "profile_default", 0);
+	k->steps = (double)yint(ymap_get(w->wl, "measure"), "steps", LAYOUT_STEPS_DEFAULT);
+	k->profile = s->v[K_ENABLE_PROFILE] ? knob_true(s->v[K_ENABLE_PROFILE]) : profile_default;
+	k->nccl = knob_true(s->v[K_ENABLE_NCCLTRACE]);
+	if (s->v[K_MAX_STEPS])
+		k->steps = strtod(s->v[K_MAX_STEPS], NULL);
+	if (k->nccl)
+		k->steps = (double)yint(knobs, "nccltrace_steps", 5);
+	if (s->v[K_LOAD_CHECKPOINT_PATH])
+		k->steps = 1;
+	const struct ynode *pk = ymap_get(knobs, "profile");
+	k->pstart = s->v[K_PROFILE_START_STEP] ? s->v[K_PROFILE_START_STEP] : ystr(pk, "start", "0");
+	k->pstop = s->v[K_PROFILE_STOP_STEP] ? s->v[K_PROFILE_STOP_STEP] : ystr(pk, "stop", "0");
+	/* Not comparable with the published numbers: traced runs, one-step
+	 * loads, and profiling the workload does not do by default (the
+	 * published numbers of an always-profiled workload are profiled). */
+	k->marked = k->nccl || s->v[K_LOAD_CHECKPOINT_PATH] || (k->profile && !profile_default);
+	/* Knobs are placeholders too, for commands that pass them on. */
+	var_set(vs, "steps", k->steps);
+	var_set(vs, "profile", k->profile);
+	var_set(vs, "profile_start", strtod(k->pstart, NULL));
+	var_set(vs, "profile_stop", strtod(k->pstop, NULL));
+	var_set(vs, "nccltrace", k->nccl);
+	var_set(vs, "checkpoint", knob_true(s->v[K_ENABLE_CHECKPOINT]));
+	var_set(vs, "extra_work", s->v[K_EXTRA_WORK] ? strtod(s->v[K_EXTRA_WORK], NULL) : 0);
+}
+
+static void
+build_report(struct wctx *w, struct inst *in, const struct plan_run *r)
+{
+	const char *wname = in->workload;
+	in->label = xasprintf("%s %s %s %s %s", ystr(in->stage, "name", ""), wname, r->gpu, r->size, r->dtype);
+	char *name = xasprintf("%s_%s_%s.json", r->gpu, r->size, r->dtype);
+	add_output(in, layout_report(NULL, wname, name));
+	cfg_line(in, "report", name);
+	free(name);
+	cfg_line(in, "tolerance_pct", ystr(ymap_get(w->wl, "measure"), "tolerance_pct", "5"));
+	in->plan = xasprintf("report of %s %s %s %s", wname, r->gpu, r->size, r->dtype);
+}
+
+static void
+build_parse(struct wctx *w, struct inst *in, const char *run, const struct runknobs *k)
+{
+	const struct ynode *measure = ymap_get(w->wl, "measure"), *win = ymap_get(measure, "window");
+	char buf[64];
+	if (win->nkids != 2) { /* refused by recipes_check_values */
+		w->unsaid++;
+		return;
+	}
+	snprintf(buf, sizeof buf, "%s-%s", win->kids[0]->str, win->kids[1]->str);
+	cfg_line(in, "window", buf);
+	cfg_line(in, "log_format", ystr(w->wl, "log_format", ""));
+	cfg_line(in, "indexing", ystr(measure, "indexing", "zero"));
+	cfg_line(in, "metric", ystr(measure, "metric", "mean"));
+	fmt_num(buf, sizeof buf, k->steps);
+	cfg_line(in, "steps", buf);
+	if (k->marked)
+		cfg_line(in, "profiled", "true");
+	add_output(in, layout_experiment_file(NULL, in->workload, run, "result.json"));
+	in->plan = xasprintf("parse %s log, window %s-%s (%s-based)", ystr(w->wl, "log_format", ""),
+			     win->kids[0]->str, win->kids[1]->str, ystr(measure, "indexing", "zero"));
+}
+
+/* The image a train job runs in, by its file stem; NULL for none. */
+static char *
+train_image(struct wctx *w, struct inst *in)
+{
+	const struct ynode *train = ymap_get(w->wl, "train");
+	const char *img = ystr(train, "image", NULL);
+	if (!img)
+		return NULL;
+	const struct ynode *im = ymap_get(ymap_get(w->wl, "images"), img);
+	if (!im) /* said once by recipe_check_runs */
+		return NULL;
+	char *stem = image_stem(ystr(im, "ref", ""));
+	cfg_line(in, "image", stem);
+	return stem;
+}
+
+static void
+cfg_num(struct inst *in, const char *key, long v)
+{
+	char buf[32];
+	snprintf(buf, sizeof buf, "%ld", v);
+	cfg_line(in, key, buf);
+}
+
+/* How the training step is launched (train.srun, train.node_setup): the
+ * srun flags upstream's executor passes, and the host commands its
+ * framework runs on every node before training. Both need the image. */
+static void
+add_launch(struct wctx *w, struct inst *in, const struct ynode *train, const char *stem)
+{
+	const struct ynode *srun = ymap_get(train, "srun");
+	const char *mpi = ystr(srun, "mpi", NULL);
+	if (mpi)
+		cfg_line(in, "srun_mpi", mpi);
+	const char *const keys[] = {"container_writable", "node_setup"};
+	const struct ynode *const maps[] = {srun, train};
+	for (int i = 0; i < 2; i++) {
+		if (!ybool(maps[i], keys[i], 0))
+			continue;
+		if (!stem) /* said by runcheck.c */
+			w->unsaid++;
+		else
+			cfg_line(in, keys[i], "true");
+	}
+}
+
+/* The job of a train stage: its shape, image, knobs, parameters, argv,
+ * environment and secrets, and the plan line that shows them. */
+static void
+build_train(struct wctx *w, struct inst *in, const struct plan_run *r, const char *run, struct vars *vs,
+	    const struct runknobs *k, int have_flops, double mf)
+{
+	const struct sel *s = &w->p->sel;
+	const struct ynode *train = ymap_get(w->wl, "train"), *gpu = gpu_find(&w->p->rec, r->gpu);
+	long gpn = yint(gpu, "gpus_per_node", 8);
+	long nodes = (r->scale + gpn - 1) / gpn, tpn = r->scale < gpn ? r->scale : gpn;
+	char buf[64];
+	cfg_num(in, "nodes", nodes);
+	cfg_num(in, "ntasks_per_node", tpn);
+	cfg_num(in, "gpus_per_node", ymap_get(gpu, "peak_tflops") ? gpn : 0L);
+	char *stem = train_image(w, in);
+	const char *tl = time_limit_for(w, in->stage, r->row, s);
+	if (tl)
+		cfg_line(in, "time_limit", tl);
+	for (int i = K_ENABLE_PROFILE; i < K_NKNOBS; i++) {
+		if (s->v[i]) {
+			/* A boolean's spelling is not its meaning: yes and true
+			 * are one configuration. */
+			int b = i == K_ENABLE_PROFILE || i == K_ENABLE_NCCLTRACE || i == K_ENABLE_CHECKPOINT;
+			char *kv = xasprintf("%s=%s", knob_names[i], b ? (knob_true(s->v[i]) ? "true" : "false") : s->v[i]);
+			cfg_line(in, "knob", kv);
+			free(kv);
+		}
+	}
+	if (k->profile) {
+		snprintf(buf, sizeof buf, "%s-%s", k->pstart, k->pstop);
+		cfg_line(in, "profile", buf);
+	}
+	if (k->nccl)
+		cfg_line(in, "nccltrace", "true");
+	struct sb pl = {0};
+	sb_addf(&pl, "nodes=%ld gpus/node=%ld tasks/node=%ld", nodes, gpn, tpn);
+	const struct ynode *params = ymap_get(r->row, "params");
+	for (size_t i = 0; i < ymap_len(params); i++) {
+		double v = 0;
+		var_lookup(vs, ymap_key(params, i)->str, &v);
+		fmt_num(buf, sizeof buf, v);
+		char *kv = xasprintf("%s=%s", ymap_key(params, i)->str, buf);
+		cfg_line(in, "param", kv);
+		sb_addf(&pl, " %s", kv);
+		free(kv);
+	}
+	char steps[32];
+	fmt_num(steps, sizeof steps, k->steps);
+	cfg_line(in, "steps", steps);
+	if (have_flops) {
+		snprintf(buf, sizeof buf, "%.6e", mf);
+		cfg_line(in, "model_flops", buf);
+	}
+	add_argv(w, in, ymap_get(train, "cmd"), vs);
+	size_t nargs;
+	char **cmd_args = cfg_values(in->cfg.buf, "arg", &nargs);
+	free_strv(cmd_args, nargs);
+	if (ymap_get(r->row, "args"))
+		add_argv(w, in, ymap_get(r->row, "args"), vs);
+	/* the workload's own words for the extra-work knob, only when it is set */
+	if (s->v[K_EXTRA_WORK])
+		add_argv(w, in, ymap_get(ymap_get(w->wl, "knobs"), "extra_work_args"), vs);
+	add_env(w, in, ymap_get(train, "env"), vs);
+	add_env(w, in, ymap_get(r->row, "env"), vs);
+	add_mounts(w, in, ymap_get(train, "mounts"), vs);
+	add_launch(w, in, train, stem);
+	add_secrets(in, ymap_get(w->wl, "secrets"));
+	add_secrets(in, ymap_get(train, "secrets"));
+	sb_addf(&pl, " steps=%s time=%s image=%s", steps, tl ? tl : "default", stem ? stem : "none");
+	plan_row_args(&pl, in->cfg.buf, nargs);
+	plan_env(&pl, in->cfg.buf);
+	if (k->profile)
+		sb_addf(&pl, " PROFILED(steps %s-%s)", k->pstart, k->pstop);
+	if (k->nccl)
+		sb_add(&pl, " NCCLTRACE");
+	if (s->v[K_LOAD_CHECKPOINT_PATH])
+		sb_add(&pl, " LOAD-CHECKPOINT");
+	if (s->v[K_EXTRA_WORK])
+		sb_addf(&pl, " EXTRA_WORK=%s", s->v[K_EXTRA_WORK]);
+	if (k->marked)
+		sb_add(&pl, " (not compared with the reference)");
+	in->plan = sb_steal(&pl);
+	free(stem);
+	add_output(in, layout_experiment_file(NULL, in->workload, run, LAYOUT_TRAIN_DONE));
+}
+
+/* Instances of a per-run stage (train, parse) or per-configuration stage
+ * (report) for every selected run of the workload. */
+void
+build_runs(struct wctx *w, const struct ynode *stage, struct vars *vs)
+{
+	const char *kind = ystr(stage, "kind", ""), *sname = ystr(stage, "name", "");
+	const char *wname = ystr(w->wl, "workload", "");
+	int report = stage_kind_is(kind, SK_PER_CONFIG), train = stage_kind_is(kind, SK_TRAINING);
+	if (train && !w->knobs_ok)
+		return;
+	/* A night's runs are recorded and judged, not reported. */
+	const char *night = w->p->sel.night;
+	if (report && night)
+		return;
+	long nrep = night ? w->p->night_repeats : 1;
+	for (size_t j = 0; j < w->nruns * (size_t)nrep; j++) {
+		const struct plan_run *r = &w->runs[j / (size_t)nrep];
+		/* LLMB_NIGHT_TAG (llmb nightly's confirmation runs): night-<NIGHT>-<tag> */
+		const char *tag = getenv("LLMB_NIGHT_TAG");
+		if (tag && (!*tag || strlen(tag) > 16 || tag[strspn(tag, "abcdefghijklmnopqrstuvwxyz")]))
+			tag = NULL;
+		char *rep = !night ? NULL : tag ? xasprintf("night-%s-%s", night, tag)
+			    : nrep > 1 ? xasprintf("night-%s-%zu", night, j % (size_t)nrep + 1) : xasprintf("night-%s", night);
+		char *id = report ? xasprintf("%s.%s.%s.%s.%s", sname, wname, r->gpu, r->size, r->dtype)
+				  : xasprintf("%s.%s.%s.%s.%s.%ld%s%s", sname, wname, r->gpu, r->size, r->dtype, r->scale,
+					      rep ? "." : "", rep ? rep : "");
+		if (plan_find(w->p, id)) {
+			free(id);
+			free(rep);
+			continue;
+		}
+		struct inst *in = add_inst(w->p, id, stage, w->wl);
+		add_serves(in, wname);
+		in->gpu = r->gpu;
+		in->size = r->size;
+		in->dtype = r->dtype;
+		in->scale = report ? 0 : r->scale;
+		in->rep = rep;
+		if (report) {
+			build_report(w, in, r);
+			continue;
+		}
+		char *run = xasprintf("%s_%s_%s_%ld%s%s", r->gpu, r->size, r->dtype, r->scale, rep ? "/" : "", rep ? rep : "");
+		in->label = xasprintf("%s %s %s %s %s x%ld%s%s", sname, wname, r->gpu, r->size, r->dtype, r->scale,
+				      rep ? " " : "", rep ? rep : "");
+		cfg_line(in, "run", run);
+		struct params prm = {0};
+		if (bind_run(w, r, vs, &prm) == 0) {
+			struct runknobs k;
+			run_knobs(w, vs, &k);
+			double mf = 0;
+			int have_flops = model_flops(w, r, &prm, &mf) == 0;
+			if (have_flops)
+				var_set(vs, "model_flops", mf);
+			if (train)
+				build_train(w, in, r, run, vs, &k, have_flops, mf);
+			else
+				build_parse(w, in, run, &k);
+		}
+		params_free(&prm);
+		free(run);
+	}
+}

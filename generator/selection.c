@@ -1,0 +1,420 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "nightmatrix.h"
+#include "recipecheck.h"
+#include "selection.h"
+#include "slurm.h"
+
+/* ---- the runs a selection names ------------------------------------------ */
+
+static const char *
+sel_v(const struct sel *s, enum knob k)
+{
+	return s->v[k];
+}
+
+static void
+list_names(struct sb *sb, const struct ynode *v)
+{
+	const struct ynode *const *it, *one;
+	size_t n = ynames(v, &it, &one);
+	for (size_t i = 0; i < n; i++) {
+		int dup = 0;
+		if (sb->len) {
+			/* avoid repeats across rows */
+			const char *q = sb->buf;
+			size_t l = strlen(it[i]->str);
+			while ((q = strstr(q, it[i]->str))) {
+				if ((q == sb->buf || q[-1] == ' ') && (q[l] == ',' || q[l] == 0))
+					dup = 1;
+				q += l;
+			}
+		}
+		if (!dup)
+			sb_addf(sb, "%s%s", sb->len ? ", " : "", it[i]->str);
+	}
+}
+
+/* Refuses a selection value that no config row of the workload offers,
+ * listing what is valid. */
+static int
+check_sel_value(struct wctx *w, const struct sel *s, enum knob k, const char *key, const char *gpu)
+{
+	const char *want = sel_v(s, k);
+	if (!want)
+		return 0;
+	const struct ynode *configs = ymap_get(w->wl, "configs");
+	struct sb valid = {0};
+	int bad = 0;
+	for (const char *p = want; *p;) {
+		p += strspn(p, " ,");
+		size_t n = strcspn(p, " ,");
+		if (!n)
+			break;
+		char *one = xstrndup(p, n);
+		int found = 0;
+		sb_reset(&valid);
+		for (size_t i = 0; i < configs->nkids; i++) {
+			const struct ynode *row = configs->kids[i];
+			if (gpu && !ynames_have(ymap_get(row, "gpu"), gpu))
+				continue;
+			found |= ynames_have(ymap_get(row, key), one);
+			list_names(&valid, ymap_get(row, key));
+		}
+		if (!found) {
+			/* A dtype with no peak for the GPU type is a hardware limit. */
+			const struct ynode *peaks = gpu ? ymap_get(gpu_find(&w->p->rec, gpu), "peak_tflops") : NULL;
+			int nohw = k == K_DTYPE && peaks && !ymap_get(peaks, one);
+			char hw[160] = "";
+			if (nohw)
+				snprintf(hw, sizeof hw, " (%s has no %s: gpus.yaml lists no %s peak for it)", gpu, one, one);
+			fprintf(stderr, "llmb: error: %s=%s is not supported by workload %s%s%s%s; valid: %s\n",
+				knob_names[k], one, ystr(w->wl, "workload", ""), gpu ? " on " : "", gpu ? gpu : "", hw,
+				valid.buf ? valid.buf : "none");
+			diag_errors++;
+			bad = 1;
+		}
+		free(one);
+		p += n;
+	}
+	sb_free(&valid);
+	return bad;
+}
+
+int
+select_runs(struct wctx *w, const struct sel *s, int all)
+{
+	const struct ynode *configs = ymap_get(w->wl, "configs");
+	const char *gpu_sel = all ? NULL : sel_v(s, K_GPU_TYPE);
+	const char *gpu_def = recipe_default_gpu(w->wl);
+	if (!all) {
+		if (check_sel_value(w, s, K_GPU_TYPE, "gpu", NULL))
+			return -1;
+		/* A workload with a default GPU type (the CPU demo) plans only
+		 * it unless GPU_TYPE says otherwise. */
+		if (!gpu_sel)
+			gpu_sel = gpu_def;
+		if (!gpu_sel && sel_v(s, K_WORKLOAD)) {
+			struct sb gpus = {0};
+			for (size_t i = 0; i < configs->nkids; i++)
+				list_names(&gpus, ymap_get(configs->kids[i], "gpu"));
+			if (strchr(gpus.buf, ',')) {
+				fprintf(stderr, "llmb: error: GPU_TYPE is required for workload %s: one of %s\n",
+					ystr(w->wl, "workload", ""), gpus.buf);
+				diag_errors++;
+				sb_free(&gpus);
+				return -1;
+			}
+			sb_free(&gpus);
+		}
+		int bad = check_sel_value(w, s, K_SIZE, "size", gpu_sel) |
+			  check_sel_value(w, s, K_DTYPE, "dtype", gpu_sel);
+		if (bad)
+			return -1;
+	}
+	/* The names and scales were checked by recipe_check_runs: a run
+	 * whose GPU type or size is unknown is left out. */
+	for (size_t i = 0; i < configs->nkids; i++) {
+		const struct ynode *row = configs->kids[i];
+		const struct ynode *const *g, *const *sz, *const *dt, *o1, *o2, *o3;
+		size_t ng = ynames(ymap_get(row, "gpu"), &g, &o1);
+		size_t ns = ynames(ymap_get(row, "size"), &sz, &o2);
+		size_t nd = ynames(ymap_get(row, "dtype"), &dt, &o3);
+		const struct ynode *scales = ymap_get(row, "scales");
+		for (size_t a = 0; a < ng; a++) {
+			if (!gpu_find(&w->p->rec, g[a]->str))
+				continue;
+			for (size_t b = 0; b < ns; b++) {
+				if (!ymap_get(ymap_get(w->wl, "models"), sz[b]->str))
+					continue;
+				for (size_t c = 0; c < nd; c++) {
+					for (size_t d = 0; d < scales->nkids; d++) {
+						long sc = strtol(scales->kids[d]->str, NULL, 10);
+						if (!all && (!in_words(gpu_sel, g[a]->str) || !in_words(sel_v(s, K_SIZE), sz[b]->str) ||
+							     !in_words(sel_v(s, K_DTYPE), dt[c]->str)))
+							continue;
+						w->runs = xrealloc(w->runs, (w->nruns + 1) * sizeof *w->runs);
+						w->runs[w->nruns++] = (struct plan_run){row, g[a]->str, sz[b]->str, dt[c]->str, sc};
+					}
+				}
+			}
+		}
+	}
+	/* SCALES: each must be a configured scale of every selected combination. */
+	const char *scales_sel = all ? NULL : sel_v(s, K_SCALES);
+	if (scales_sel) {
+		for (const char *q = scales_sel; *q;) {
+			q += strspn(q, " ,");
+			size_t n = strcspn(q, " ,");
+			if (!n)
+				break;
+			char *end;
+			long sc = strtol(q, &end, 10);
+			int found = 0;
+			for (size_t j = 0; j < w->nruns; j++)
+				found |= w->runs[j].scale == sc;
+			if (end != q + n || !found) {
+				struct sb valid = {0};
+				for (size_t j = 0; j < w->nruns; j++) {
+					char b[32];
+					snprintf(b, sizeof b, "%ld", w->runs[j].scale);
+					if (!in_words(valid.buf ? valid.buf : "", b) || !valid.len)
+						sb_addf(&valid, "%s%s", valid.len ? " " : "", b);
+				}
+				fprintf(stderr, "llmb: error: SCALES: %.*s is not a configured scale of %s for this selection; valid: %s\n",
+					(int)n, q, ystr(w->wl, "workload", ""), valid.buf ? valid.buf : "none");
+				sb_free(&valid);
+				diag_errors++;
+				return -1;
+			}
+			q += n;
+		}
+		size_t k = 0;
+		for (size_t j = 0; j < w->nruns; j++) {
+			char buf[32];
+			snprintf(buf, sizeof buf, "%ld", w->runs[j].scale);
+			if (in_words(scales_sel, buf))
+				w->runs[k++] = w->runs[j];
+		}
+		w->nruns = k;
+	}
+	return 0;
+}
+
+/* ---- the run knobs ------------------------------------------------------- */
+
+/* Workloads whose knobs have key (and, for a scalar, the value "true"),
+ * for messages that say where a knob is valid. */
+static char *
+knob_workloads(const struct plan *p, const char *key)
+{
+	struct sb sb = {0};
+	for (size_t i = 0; i < p->rec.nworkloads; i++) {
+		const struct ynode *wl = p->rec.workloads[i]->root;
+		const struct ynode *v = ymap_get(ymap_get(wl, "knobs"), key);
+		if (v && (v->kind != Y_SCALAR || strcmp(v->str, "false")))
+			sb_addf(&sb, "%s%s", sb.len ? ", " : "", ystr(wl, "workload", ""));
+	}
+	return sb.buf ? sb_steal(&sb) : xstrdup("none");
+}
+
+static void
+knob_refuse(struct wctx *w, const char *key, const char *what)
+{
+	char *valid = knob_workloads(w->p, key);
+	fprintf(stderr, "llmb: error: %s is not supported by workload %s (its recipe has no knobs.%s); supported by: %s\n",
+		what, ystr(w->wl, "workload", ""), key, valid);
+	free(valid);
+	diag_errors++;
+}
+
+/* The knobs against what the workload's recipe supports; the generic
+ * checks (syntax, exclusions) are check_knobs'. Errors are counted; -1
+ * when the workload's runs must not be planned. */
+int
+check_wl_knobs(struct wctx *w)
+{
+	const struct sel *s = &w->p->sel;
+	const struct ynode *knobs = ymap_get(w->wl, "knobs"), *measure = ymap_get(w->wl, "measure");
+	const char *wname = ystr(w->wl, "workload", "");
+	int before = diag_errors, pdef = ybool(knobs, "profile_default", 0);
+	int profile = s->v[K_ENABLE_PROFILE] ? knob_true(s->v[K_ENABLE_PROFILE]) : pdef;
+	if (knob_true(s->v[K_ENABLE_NCCLTRACE]) && !ymap_get(knobs, "nccltrace_steps"))
+		knob_refuse(w, "nccltrace_steps", "ENABLE_NCCLTRACE=true");
+	if (knob_true(s->v[K_ENABLE_CHECKPOINT]) && !ybool(knobs, "checkpoint", 0))
+		knob_refuse(w, "checkpoint", "ENABLE_CHECKPOINT=true");
+	if (s->v[K_LOAD_CHECKPOINT_PATH] && !ybool(knobs, "checkpoint", 0))
+		knob_refuse(w, "checkpoint", "LOAD_CHECKPOINT_PATH");
+	if (s->v[K_EXTRA_WORK] && !ymap_get(knobs, "extra_work_args"))
+		knob_refuse(w, "extra_work_args", "EXTRA_WORK");
+	if (profile && !ymap_get(knobs, "profile"))
+		knob_refuse(w, "profile", "ENABLE_PROFILE=true");
+	if (pdef && s->v[K_ENABLE_PROFILE] && !profile) {
+		fprintf(stderr, "llmb: error: ENABLE_PROFILE=%s: workload %s always profiles (its recipe says profile_default: true); leave ENABLE_PROFILE unset\n",
+			s->v[K_ENABLE_PROFILE], wname);
+		diag_errors++;
+	}
+	if (pdef && (s->v[K_PROFILE_START_STEP] || s->v[K_PROFILE_STOP_STEP])) {
+		fprintf(stderr, "llmb: error: PROFILE_START_STEP and PROFILE_STOP_STEP cannot change the profiling of workload %s (always on, steps %s-%s)\n",
+			wname, ystr(ymap_get(knobs, "profile"), "start", "?"), ystr(ymap_get(knobs, "profile"), "stop", "?"));
+		diag_errors++;
+	} else if (!profile && (s->v[K_PROFILE_START_STEP] || s->v[K_PROFILE_STOP_STEP])) {
+		fprintf(stderr, "llmb: error: PROFILE_START_STEP/PROFILE_STOP_STEP are set but profiling is off: add ENABLE_PROFILE=true\n");
+		diag_errors++;
+	}
+	const char *ms = s->v[K_MAX_STEPS];
+	if (ms && (knob_true(s->v[K_ENABLE_NCCLTRACE]) || s->v[K_LOAD_CHECKPOINT_PATH])) {
+		fprintf(stderr, "llmb: error: MAX_STEPS=%s cannot be combined with %s, which sets the steps itself\n", ms,
+			s->v[K_LOAD_CHECKPOINT_PATH] ? "LOAD_CHECKPOINT_PATH (one step after the load)" : "ENABLE_NCCLTRACE=true (the first steps only)");
+		diag_errors++;
+	} else if (ms) {
+		/* A run shorter than the measurement window can never be measured. */
+		const struct ynode *win = ymap_get(measure, "window");
+		long last = win && win->nkids == 2 ? strtol(win->kids[1]->str, NULL, 10) : 0;
+		long need = last + (strcmp(ystr(measure, "indexing", "zero"), "one") ? 1 : 0);
+		if (strtol(ms, NULL, 10) < need) {
+			fprintf(stderr, "llmb: error: MAX_STEPS=%s ends before the measurement window of workload %s (iterations %s-%s, %s-based): at least %ld\n",
+				ms, wname, win->kids[0]->str, win->kids[1]->str, ystr(measure, "indexing", "zero"), need);
+			diag_errors++;
+		}
+	}
+	return diag_errors > before ? -1 : 0;
+}
+
+/* Slurm's [D-]HH:MM:SS, the form the recipes use. */
+static int
+time_limit_ok(const char *t)
+{
+	const char *p = t + strspn(t, "0123456789");
+	int days = 0, h, m, sec, n = 0;
+	if (*p == '-' && p > t) {
+		days = atoi(t);
+		t = p + 1;
+	}
+	if (strspn(t, "0123456789:") != strlen(t) || sscanf(t, "%2d:%2d:%2d%n", &h, &m, &sec, &n) != 3)
+		return 0;
+	return n == 8 && t[n] == 0 && m < 60 && sec < 60 && (days || h || m || sec);
+}
+
+int
+check_knobs(const struct sel *s)
+{
+	int errs = 0;
+	static const enum knob bools[] = {K_ENABLE_PROFILE, K_ENABLE_NCCLTRACE, K_ENABLE_CHECKPOINT};
+	static const enum knob ints[] = {K_PROFILE_START_STEP, K_PROFILE_STOP_STEP, K_MAX_STEPS, K_EXTRA_WORK};
+	for (size_t i = 0; i < sizeof bools / sizeof *bools; i++) {
+		const char *v = s->v[bools[i]];
+		if (v && parse_bool(v) < 0) {
+			fprintf(stderr, "llmb: error: %s=%s: expected true or false (%s)\n", knob_names[bools[i]], v,
+				bool_spellings);
+			errs++;
+		}
+	}
+	for (size_t i = 0; i < sizeof ints / sizeof *ints; i++) {
+		const char *v = s->v[ints[i]];
+		if (v && (strspn(v, "0123456789") != strlen(v) || strlen(v) > 9)) {
+			fprintf(stderr, "llmb: error: %s=%s: expected a whole number\n", knob_names[ints[i]], v);
+			errs++;
+		}
+	}
+	const char *tl = s->v[K_TIME_LIMIT];
+	if (tl && !time_limit_ok(tl)) {
+		fprintf(stderr, "llmb: error: TIME_LIMIT=%s: expected [D-]HH:MM:SS with minutes and seconds below 60, like 01:30:00 or 1-00:00:00\n", tl);
+		errs++;
+	}
+	const char *lp = s->v[K_LOAD_CHECKPOINT_PATH];
+	if (lp && strspn(lp, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/+-=") != strlen(lp)) {
+		fprintf(stderr, "llmb: error: LOAD_CHECKPOINT_PATH=%s: a path may hold only letters, digits and ._/+=-\n", lp);
+		errs++;
+	}
+	const char *ap = s->v[K_ADDITIONAL_SLURM_PARAMS];
+	if (ap) {
+		/* The Slurm executor's own parser: what passes here is what sbatch gets. */
+		char **argv = NULL;
+		struct sb err = {0};
+		if (slurm_params_parse(ap, &argv, &err) < 0) {
+			fprintf(stderr, "llmb: error: %s\n", err.buf ? err.buf : "ADDITIONAL_SLURM_PARAMS is invalid");
+			errs++;
+		}
+		slurm_argv_free(argv);
+		sb_free(&err);
+	}
+	for (int k = K_WORKLOAD; k <= K_SCALES; k++) {
+		const char *v = s->v[k];
+		if (v && strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-, ") != strlen(v)) {
+			fprintf(stderr, "llmb: error: %s=%s: only names separated by spaces or commas\n", knob_names[k], v);
+			errs++;
+		} else if (v && strspn(v, ", ") == strlen(v)) {
+			/* Set but naming nothing would select nothing and succeed. */
+			fprintf(stderr, "llmb: error: %s='%s' names nothing: give one or more names, or leave %s unset for all\n",
+				knob_names[k], v, knob_names[k]);
+			errs++;
+		}
+	}
+	if (s->v[K_MAX_STEPS] && !errs && strtol(s->v[K_MAX_STEPS], NULL, 10) < 1) {
+		fprintf(stderr, "llmb: error: MAX_STEPS=%s: a run needs at least one step\n", s->v[K_MAX_STEPS]);
+		errs++;
+	}
+	if (s->v[K_PROFILE_START_STEP] && s->v[K_PROFILE_STOP_STEP] && !errs &&
+	    strtol(s->v[K_PROFILE_START_STEP], NULL, 10) >= strtol(s->v[K_PROFILE_STOP_STEP], NULL, 10)) {
+		fprintf(stderr, "llmb: error: PROFILE_START_STEP=%s must be below PROFILE_STOP_STEP=%s\n",
+			s->v[K_PROFILE_START_STEP], s->v[K_PROFILE_STOP_STEP]);
+		errs++;
+	}
+	if (knob_true(s->v[K_ENABLE_PROFILE]) && knob_true(s->v[K_ENABLE_NCCLTRACE])) {
+		fprintf(stderr, "llmb: error: ENABLE_PROFILE=true and ENABLE_NCCLTRACE=true exclude each other (as upstream): set one of them\n");
+		errs++;
+	}
+	diag_errors += errs;
+	return errs;
+}
+
+/* ---- make nightly's matrix ----------------------------------------------- */
+
+/* make nightly: the matrix entries, narrowed by the command line, as
+ * selections of their own (knobs from the command line). */
+int
+nightly_sels(struct plan *p, const char *top, const struct sel *s, struct sel **alts, struct nmatrix *m)
+{
+	if (!night_valid(s->night)) {
+		fprintf(stderr, "llmb: error: NIGHT=%s: a night is a date, YYYY-MM-DD\n", s->night);
+		return ++diag_errors;
+	}
+	p->night_repeats = 1;
+	if (!s->nightly)
+		return 0;
+	char *path = s->nightly[0] == '/' || !strcmp(top, ".") ? xstrdup(s->nightly) : xasprintf("%s/%s", top, s->nightly);
+	int errs = nmatrix_load(path, m);
+	if (!errs) {
+		nmatrix_narrow(m, s->v);
+		if (!m->n) {
+			fprintf(stderr, "llmb: error: the selection (WORKLOAD SIZE DTYPE GPU_TYPE SCALES) leaves nothing of the nightly matrix %s\n", path);
+			errs = ++diag_errors;
+		}
+	}
+	free(path);
+	if (errs)
+		return errs;
+	p->night_repeats = m->repeats;
+	*alts = xcalloc(m->n, sizeof **alts);
+	for (size_t i = 0; i < m->n; i++) {
+		(*alts)[i] = *s;
+		for (int k = 0; k < NM_VARS; k++)
+			(*alts)[i].v[k] = m->entry[i][k];
+	}
+	return 0;
+}
+
+/* The runs of w that the matrix entries select, each once. */
+int
+select_matrix_runs(struct wctx *w, const struct sel *alts, size_t nalts)
+{
+	const char *wname = ystr(w->wl, "workload", "");
+	for (size_t a = 0; a < nalts; a++) {
+		if (!in_words(alts[a].v[K_WORKLOAD], wname))
+			continue;
+		struct wctx t = *w;
+		t.runs = NULL;
+		t.nruns = 0;
+		if (select_runs(&t, &alts[a], 0) < 0) {
+			free(t.runs);
+			return -1;
+		}
+		for (size_t i = 0; i < t.nruns; i++) {
+			const struct plan_run *r = &t.runs[i];
+			size_t k = 0;
+			while (k < w->nruns && (strcmp(w->runs[k].gpu, r->gpu) || strcmp(w->runs[k].size, r->size) ||
+						strcmp(w->runs[k].dtype, r->dtype) || w->runs[k].scale != r->scale))
+				k++;
+			if (k < w->nruns)
+				continue;
+			w->runs = xrealloc(w->runs, (w->nruns + 1) * sizeof *w->runs);
+			w->runs[w->nruns++] = *r;
+		}
+		free(t.runs);
+	}
+	return 0;
+}
