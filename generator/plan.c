@@ -129,6 +129,65 @@ struct stage_list {
 	size_t *v, n;
 };
 
+/* The per-run instances of each stage by workload, GPU, size and dtype,
+ * in creation order: a report (one per size, all scales) finds its parses
+ * there instead of in the whole stage list, which made a plan of 10,000
+ * sizes quadratic. matches() still decides. */
+struct run_groups {
+	struct pindex key;          /* "stage\x1fworkload\x1fgpu\x1fsize\x1fdtype" -> group */
+	struct { size_t *v, n; } *g;
+	size_t ng;
+};
+
+static char *
+run_group_key(const char *stage, const struct inst *x)
+{
+	return xasprintf("%s\x1f%s\x1f%s\x1f%s\x1f%s", stage, x->workload, x->gpu, x->size, x->dtype);
+}
+
+static void
+run_groups_build(struct run_groups *rg, const struct plan *p)
+{
+	memset(rg, 0, sizeof *rg);
+	for (size_t i = 0; i < p->n; i++) {
+		const struct inst *u = &p->v[i];
+		if (!u->gpu || u->nserves != 1)
+			continue;
+		char *key = run_group_key(ystr(u->stage, "name", ""), u);
+		long at = index_get(&rg->key, key);
+		if (at < 0) {
+			rg->g = xrealloc(rg->g, (rg->ng + 1) * sizeof *rg->g);
+			rg->g[rg->ng].v = NULL;
+			rg->g[rg->ng].n = 0;
+			index_add(&rg->key, key, rg->ng);
+			at = (long)rg->ng++;
+		}
+		free(key);
+		rg->g[at].v = xrealloc(rg->g[at].v, (rg->g[at].n + 1) * sizeof *rg->g[at].v);
+		rg->g[at].v[rg->g[at].n++] = i;
+	}
+}
+
+static void
+run_groups_free(struct run_groups *rg)
+{
+	for (size_t i = 0; i < rg->ng; i++)
+		free(rg->g[i].v);
+	free(rg->g);
+	index_free(&rg->key);
+}
+
+/* Whether every instance of the stage list is in a run group: then an
+ * instance with run coordinates can match only those of its own group. */
+static int
+all_grouped(const struct plan *p, const struct stage_list *sl)
+{
+	for (size_t k = 0; k < sl->n; k++)
+		if (!p->v[sl->v[k]].gpu || p->v[sl->v[k]].nserves != 1)
+			return 0;
+	return 1;
+}
+
 static struct stage_list *
 stage_list_of(struct stage_list *l, const char *name)
 {
@@ -162,6 +221,14 @@ static void
 link_and_hash(struct plan *p, size_t from)
 {
 	struct stage_list *lists = stage_lists(p);
+	struct run_groups rg;
+	run_groups_build(&rg, p);
+	size_t nlists = 0;
+	while (lists[nlists].name)
+		nlists++;
+	char *grouped = xcalloc(nlists + 1, 1);
+	for (size_t k = 0; k < nlists; k++)
+		grouped[k] = (char)all_grouped(p, &lists[k]);
 	for (size_t i = from; i < p->n; i++) {
 		struct inst *d = &p->v[i];
 		const struct ynode *const *it, *one;
@@ -191,9 +258,17 @@ link_and_hash(struct plan *p, size_t from)
 			long hit = key ? index_get(&p->ids, key) : -1;
 			free(key);
 			struct stage_list *sl = stage_list_of(lists, it[a]->str);
+			const size_t *cand = sl ? sl->v : NULL;
 			size_t ncand = hit >= 0 ? 1 : sl ? sl->n : 0;
+			if (hit < 0 && sl && d->gpu && grouped[sl - lists]) {
+				char *gk = run_group_key(it[a]->str, d);
+				long g = index_get(&rg.key, gk);
+				free(gk);
+				cand = g >= 0 ? rg.g[g].v : NULL;
+				ncand = g >= 0 ? rg.g[g].n : 0;
+			}
 			for (size_t k = 0; k < ncand; k++) {
-				size_t j = hit >= 0 ? (size_t)hit : sl->v[k];
+				size_t j = hit >= 0 ? (size_t)hit : cand[k];
 				struct inst *u = &p->v[j];
 				if (j >= i || strcmp(ystr(u->stage, "name", ""), it[a]->str) || !matches(u, d))
 					continue;
@@ -212,6 +287,8 @@ link_and_hash(struct plan *p, size_t from)
 	for (struct stage_list *l = lists; l->name; l++)
 		free(l->v);
 	free(lists);
+	free(grouped);
+	run_groups_free(&rg);
 }
 
 /* ---- the plan ------------------------------------------------------------ */
