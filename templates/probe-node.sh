@@ -14,13 +14,21 @@ out=${1:?usage: probe-node.sh OUTDIR JOB} job=${2:?usage: probe-node.sh OUTDIR J
 node=$(hostname -s 2>/dev/null || hostname)
 node=${SLURMD_NODENAME:-$node}
 
-# JSON string of $1 (backslash, quote and control characters escaped).
-js() {
-	local s=${1//\\/\\\\}
+# JSON string of $2 (backslash, quote and control characters escaped),
+# into the variable named $1: no subshell, as the GPU loop asks it 320
+# times on an 8-GPU node.
+jsv() {
+	local s=${2//\\/\\\\}
 	s=${s//\"/\\\"}
 	s=${s//$'\t'/\\t}
 	s=${s//$'\r'/}
-	printf '"%s"' "${s//$'\n'/\\n}"
+	printf -v "$1" '"%s"' "${s//$'\n'/\\n}"
+}
+# The same, printed.
+js() {
+	local out
+	jsv out "$1"
+	printf '%s' "$out"
 }
 missing() { printf '{"status":"missing","why":%s}' "$(js "$1")"; }
 
@@ -32,7 +40,7 @@ gpus() {
 	local csv
 	csv=$(nvidia-smi --query-gpu="$gpu_fields" --format=csv,noheader,nounits 2>&1) ||
 		{ missing "nvidia-smi failed: ${csv:0:200}"; return; }
-	local IFS=, first=1 line i f v
+	local IFS=, first=1 line i f v jf jv
 	local -a names vals
 	read -ra names <<<"$gpu_fields"
 	printf '['
@@ -45,8 +53,10 @@ gpus() {
 		for i in "${!names[@]}"; do
 			f=${names[$i]} v=${vals[$i]:-}
 			v=${v# } v=${v% }
+			jsv jf "$f"
+			jsv jv "$v"
 			[ "$i" = 0 ] || printf ','
-			printf '%s:%s' "$(js "$f")" "$(js "$v")"
+			printf '%s:%s' "$jf" "$jv"
 		done
 		printf '}'
 	done <<<"$csv"
