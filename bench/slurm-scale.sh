@@ -20,6 +20,13 @@
 # Also: the time and peak memory (largest process) of the plan (`make -n
 # train`: generation of N configurations) and of the submitting make.
 # BENCH_OUT=DIR keeps the logs and the latency samples there.
+# BENCH_UP_AT=P holds the partition down until P jobs are pending (default
+# MaxJobCount/2): near MaxJobCount, every job after the first P must wait
+# for room.
+# BENCH_WAIT_SECONDS=S ends the collection after S seconds (the make is
+# interrupted as a user would, the jobs left are cancelled): 10,000 jobs
+# take over an hour to run on 2 cores, and the figures of the wait need
+# only the first minutes of it.
 # Usage: bench/slurm-scale.sh [N [J]]   (root, Slurm packages installed)
 set -u
 N=${1:-10000} J=${2:-64}
@@ -91,7 +98,7 @@ for rate in ${BENCH_RATES:-${LLMB_SUBMIT_RATE:-10}}; do
 	(
 		sleep 1
 		# let the queue drain slowly once it is full, as a busy cluster would
-		until [ "$(squeue -h -t pd | wc -l)" -ge $((MAXJ / 2)) ] || [ -e "$TRASH/sub.done" ]; do sleep 1; done
+		until [ "$(squeue -h -t pd | wc -l)" -ge "${BENCH_UP_AT:-$((MAXJ / 2))}" ] || [ -e "$TRASH/sub.done" ]; do sleep 1; done
 		scontrol update partitionname=debug state=up >/dev/null 2>&1
 	) &
 	sdiag -r >/dev/null 2>&1
@@ -126,7 +133,7 @@ sdiag -r >/dev/null 2>&1
 QLOG=$D/inst/state/executor/queries.log
 q0=$(wc -l <"$QLOG" 2>/dev/null || echo 0)
 start=$(date +%s.%N)
-/usr/bin/time -o "$TRASH/wait.time" -f '%e %M' \
+setsid /usr/bin/time -o "$TRASH/wait.time" -f '%e %M' \
 	make -C "$D" B="$TOP/build" LLMB_GEN="$D/gen" LLMB_INSTALL="$D/inst" EXECUTOR=slurm WORKLOAD=bz \
 	-k -j"$J" train >"$TRASH/wait.out" 2>&1 &
 wpid=$!
@@ -139,10 +146,22 @@ done
 sleep "$POLL" # every waiter has asked at least once
 t0=$(date +%s.%N)
 scontrol update partitionname=debug state=up >/dev/null 2>&1
+cut=
+if [ -n "${BENCH_WAIT_SECONDS:-}" ]; then
+	for ((i = 0; i < BENCH_WAIT_SECONDS; i++)); do
+		kill -0 "$wpid" 2>/dev/null || break
+		sleep 1
+	done
+	if kill -0 "$wpid" 2>/dev/null; then
+		cut=" (interrupted after ${BENCH_WAIT_SECONDS} s)"
+		kill -INT -- "-$wpid" 2>/dev/null
+	fi
+fi
 wait "$wpid"
 rc=$?
 end=$(date +%s.%N)
 rpcs=$(sdiag_rpcs)
+[ -n "$cut" ] && scancel -u "$(id -un)" >/dev/null 2>&1
 read -r _ m <"$TRASH/wait.time"
 llmbq=$(tail -n +"$((q0 + 1))" "$QLOG" | wc -l)
 for s in "$D"/inst/state/done/train.*; do
@@ -151,8 +170,8 @@ for s in "$D"/inst/state/done/train.*; do
 	e=$D/inst/state/jobs/$id/exit.$job
 	[ -e "$e" ] && echo "$(stat -c %.3Y "$s") $(stat -c %.3Y "$e")"
 done | awk -v t0="$t0" '$2 >= t0 {print $1 - $2}' >"$TRASH/latency.txt"
-awk -v a="$start" -v b="$end" -v s="$rpcs" -v rc="$rc" -v p="$POLL" -v j="$J" -v q="$llmbq" -v l="$left" \
-	'BEGIN {printf "wait (make -j%d train, LLMB_POLL_SECONDS=%s, %d jobs left): %.0f s, make rc %d, %d RPCs = %.0f RPCs/min (llmb queries %d = %.1f/min)\n", j, p, l, b - a, rc, s, s / ((b - a) / 60), q, q / ((b - a) / 60)}'
+awk -v a="$start" -v b="$end" -v s="$rpcs" -v rc="$rc" -v p="$POLL" -v j="$J" -v q="$llmbq" -v l="$left" -v c="$cut" \
+	'BEGIN {printf "wait (make -j%d train, LLMB_POLL_SECONDS=%s, %d jobs left): %.0f s%s, make rc %d, %d RPCs = %.0f RPCs/min (llmb queries %d = %.1f/min)\n", j, p, l, b - a, c, rc, s, s / ((b - a) / 60), q, q / ((b - a) / 60)}'
 echo "collecting make: largest process $((m / 1024)) MiB"
 echo "job end -> stamp latency (collector running, LLMB_POLL_SECONDS=$POLL): $(stats <"$TRASH/latency.txt")"
 
