@@ -13,7 +13,8 @@
  * room: the count of jobs the controller holds (all users) and of this
  * user's unfinished jobs comes from one squeue every 2 s at most, shared
  * by every llmb process of the install tree through state/executor/
- * slurm.room (under flock), and each submission counts itself in between.
+ * slurm.room (under flock), and each submission counts itself in between
+ * (longer than 2 s when squeue itself is slow).
  * A margin of 2% (at least 10 jobs) is left for others. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -221,19 +222,31 @@ slurm_limits_wait_room(const char *state_dir)
 				close(fd);
 			break;
 		}
-		long at = 0, held = 0, mine = 0, now = (long)time(NULL);
+		/* The count is fresh for 2 s, or for twice the time the last squeue
+		 * took: a controller slow to list 9,000 jobs (14 s under load) made
+		 * every submission wait for a query of its own. The time is taken
+		 * after the query, and a failed query keeps the last count. */
+		long at = 0, held = 0, mine = 0, dur = 0, now = (long)time(NULL);
 		char *s = read_file(path, NULL);
-		if (!s || sscanf(s, "at=%ld held=%ld mine=%ld", &at, &held, &mine) != 3 || now - at >= ROOM_QUERY_S) {
-			if (count_queue(&held, &mine) == 0)
-				at = now;
-		}
+		int have = s && sscanf(s, "at=%ld held=%ld mine=%ld dur=%ld", &at, &held, &mine, &dur) >= 3;
 		free(s);
-		int room = (cap_all < 0 || held < cap_all) && (cap_mine < 0 || mine < cap_mine);
+		if (!have || now - at >= (2 * dur > ROOM_QUERY_S ? 2 * dur : ROOM_QUERY_S)) {
+			long h, m;
+			if (count_queue(&h, &m) == 0) {
+				held = h, mine = m, have = 1;
+				at = (long)time(NULL);
+				dur = at - now;
+			}
+		}
+		/* no count at all: sbatch itself says whether the controller is full */
+		int room = !have || ((cap_all < 0 || held < cap_all) && (cap_mine < 0 || mine < cap_mine));
 		if (room)
 			held++, mine++;
-		char buf[96];
-		int n = snprintf(buf, sizeof buf, "at=%ld held=%ld mine=%ld\n", at, held, mine);
-		write_file_atomic(path, buf, (size_t)n);
+		if (have) {
+			char buf[128];
+			int n = snprintf(buf, sizeof buf, "at=%ld held=%ld mine=%ld dur=%ld\n", at, held, mine, dur);
+			write_file_atomic(path, buf, (size_t)n);
+		}
 		close(fd);
 		if (room)
 			break;
