@@ -45,12 +45,17 @@ MessageTimeout=60
 TCPTimeout=30
 SchedulerParameters=batch_sched_delay=0,sched_interval=2,bf_interval=5,defer"
 cleanup() {
+	# background pollers and makes first: they would sbatch into a cluster
+	# that is gone, holding whatever the caller's lock was, forever
+	local p
+	for p in $(jobs -p); do pkill -P "$p" 2>/dev/null; kill "$p" 2>/dev/null; done
 	slurm_test_down
 	[ -n "${BENCH_OUT:-}" ] && mkdir -p "$BENCH_OUT" && cp "$TRASH"/*.out "$TRASH"/*.txt "$BENCH_OUT"/ 2>/dev/null
 	rm -rf "$TRASH"
 }
 slurm_test_up || { echo "slurm-scale: cluster did not start"; exit 1; }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 unset SBATCH_ACCOUNT SBATCH_PARTITION ADDITIONAL_SLURM_PARAMS TIME_LIMIT ASYNC
 export LLMB_POLL_SECONDS=$POLL LLMB_CPU_PARTITION=cpu
 
