@@ -23,26 +23,7 @@ trap cleanup EXIT
 unset SBATCH_ACCOUNT SBATCH_PARTITION ADDITIONAL_SLURM_PARAMS TIME_LIMIT ASYNC
 
 # workload bq: one data task, K sizes with one training each
-top() { # DIR K
-	local d=$1 k=$2 i
-	mkdir -p "$d/workloads/bq" "$d/pipelines"
-	for f in GNUmakefile generator scripts templates tests; do ln -sfn "$TOP/$f" "$d/$f"; done
-	cp "$TOP/pipelines/benchmark.yaml" "$d/pipelines/"
-	cp "$TOP/workloads/gpus.yaml" "$d/workloads/"
-	cp "$TESTS_DIR/slurm-pipeline/train.sh" "$TESTS_DIR/slurm-pipeline/data.sh" "$d/workloads/bq/"
-	sed -e 's/^workload: sq/workload: bq/' -e '/^models:/,$d' "$TESTS_DIR/slurm-pipeline/sq.yaml" >"$d/workloads/bq.yaml"
-	{
-		echo "models:"
-		for ((i = 1; i <= k; i++)); do echo "  m$i: {layers: 1}"; done
-		echo "measure: {window: [1, 3], steps: 5}"
-		echo "train:"
-		echo "  cmd: [\"bash\", \"{recipe_dir}/train.sh\", \"{steps}\", \"{install}\"]"
-		echo "configs:"
-		for ((i = 1; i <= k; i++)); do
-			echo "  - {gpu: cpu, size: m$i, dtype: fp32, scales: [1], params: {seq: 8, gbs: 2}}"
-		done
-	} >>"$d/workloads/bq.yaml"
-}
+top() { "$TESTS_DIR/slurm-pipeline/many-sizes.sh" "$1" bq "$2"; }
 make -C "$TOP" all >/dev/null
 mk() { local d=$1; shift; make -C "$d" B="$TOP/build" LLMB_GEN="$d/gen" LLMB_INSTALL="$d/inst" EXECUTOR=slurm WORKLOAD=bq "$@"; }
 

@@ -60,26 +60,7 @@ unset SBATCH_ACCOUNT SBATCH_PARTITION ADDITIONAL_SLURM_PARAMS TIME_LIMIT ASYNC
 export LLMB_POLL_SECONDS=$POLL LLMB_CPU_PARTITION=cpu
 
 # workload bz: one data task, N sizes with one training each
-top() { # DIR
-	local d=$1 i
-	mkdir -p "$d/workloads/bz" "$d/pipelines"
-	for f in GNUmakefile generator scripts templates tests; do ln -sfn "$TOP/$f" "$d/$f"; done
-	cp "$TOP/pipelines/benchmark.yaml" "$d/pipelines/"
-	cp "$TOP/workloads/gpus.yaml" "$d/workloads/"
-	cp "$TESTS_DIR/slurm-pipeline/train.sh" "$TESTS_DIR/slurm-pipeline/data.sh" "$d/workloads/bz/"
-	sed -e 's/^workload: sq/workload: bz/' -e '/^models:/,$d' "$TESTS_DIR/slurm-pipeline/sq.yaml" >"$d/workloads/bz.yaml"
-	{
-		echo "models:"
-		for ((i = 1; i <= N; i++)); do echo "  m$i: {layers: 1}"; done
-		echo "measure: {window: [1, 3], steps: 5}"
-		echo "train:"
-		echo "  cmd: [\"bash\", \"{recipe_dir}/train.sh\", \"{steps}\", \"{install}\"]"
-		echo "configs:"
-		for ((i = 1; i <= N; i++)); do
-			echo "  - {gpu: cpu, size: m$i, dtype: fp32, scales: [1], params: {seq: 8, gbs: 2}}"
-		done
-	} >>"$d/workloads/bz.yaml"
-}
+top() { "$TESTS_DIR/slurm-pipeline/many-sizes.sh" "$1" bz "$N"; }
 make -C "$TOP" all >/dev/null
 mk() { local d=$1; shift; make -C "$d" B="$TOP/build" LLMB_GEN="$d/gen" LLMB_INSTALL="$d/inst" EXECUTOR=slurm WORKLOAD=bz "$@"; }
 # sdiag_rpcs: all RPCs the controller counted since the last reset

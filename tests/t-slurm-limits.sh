@@ -23,23 +23,7 @@ t_ok "cluster is up (MaxJobCount 30)" slurm_test_up || { t_done; exit 1; }
 
 # workload lz: one data task and N sizes of one training each
 T=$TRASH/top
-mkdir -p "$T/workloads/lz" "$T/pipelines"
-for f in GNUmakefile generator scripts templates tests; do ln -s "$TOP/$f" "$T/$f"; done
-cp "$TOP/pipelines/benchmark.yaml" "$T/pipelines/"
-cp "$TOP/workloads/gpus.yaml" "$T/workloads/"
-cp "$TESTS_DIR/slurm-pipeline/train.sh" "$TESTS_DIR/slurm-pipeline/data.sh" "$T/workloads/lz/"
-sed -e 's/^workload: sq/workload: lz/' -e '/^models:/,$d' "$TESTS_DIR/slurm-pipeline/sq.yaml" >"$T/workloads/lz.yaml"
-{
-	echo "models:"
-	for ((i = 1; i <= N; i++)); do echo "  m$i: {layers: 1}"; done
-	echo "measure: {window: [1, 3], steps: 5}"
-	echo "train:"
-	echo "  cmd: [\"bash\", \"{recipe_dir}/train.sh\", \"{steps}\", \"{install}\"]"
-	echo "configs:"
-	for ((i = 1; i <= N; i++)); do
-		echo "  - {gpu: cpu, size: m$i, dtype: fp32, scales: [1], params: {seq: 8, gbs: 2}}"
-	done
-} >>"$T/workloads/lz.yaml"
+"$TESTS_DIR/slurm-pipeline/many-sizes.sh" "$T" lz $N
 export LLMB_POLL_SECONDS=1 LLMB_CPU_PARTITION=cpu LLMB_SUBMIT_RATE=4 LLMB_SUBMIT_BURST=2
 export SLOW_SQUEUE_LOG=$TRASH/squeue.log SLOW_SQUEUE_SECONDS=3
 make -C "$T" B="$TOP/build" all >/dev/null 2>&1
