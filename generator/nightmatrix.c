@@ -94,19 +94,6 @@ nmatrix_load(const char *path, struct nmatrix *m)
 	return diag_errors - before;
 }
 
-static int
-has_word(const char *list, const char *w, size_t wl)
-{
-	for (const char *p = list; *p;) {
-		p += strspn(p, " \t,");
-		size_t n = strcspn(p, " \t,");
-		if (n && n == wl && !strncmp(p, w, wl))
-			return 1;
-		p += n;
-	}
-	return 0;
-}
-
 /* Words of a that b also has; NULL stands for every value. *empty when
  * nothing is left. */
 static char *
@@ -115,13 +102,10 @@ intersect(const char *a, const char *b, int *empty)
 	if (!a || !b)
 		return a ? xstrdup(a) : b ? xstrdup(b) : NULL;
 	struct sb s = {0};
-	for (const char *p = a; *p;) {
-		p += strspn(p, " \t,");
-		size_t n = strcspn(p, " \t,");
-		if (n && has_word(b, p, n))
+	const char *p = a;
+	for (size_t n; (n = list_word(&p)); p += n)
+		if (list_has(b, p, n))
 			sb_addf(&s, "%s%.*s", s.len ? " " : "", (int)n, p);
-		p += n;
-	}
 	if (!s.len)
 		*empty = 1;
 	return s.buf ? sb_steal(&s) : xstrdup("");

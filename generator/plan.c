@@ -374,11 +374,8 @@ plan_build(struct plan *p, const char *top, const struct sel *s, int all)
 	}
 	const char *wsel = all ? NULL : s->v[K_WORKLOAD];
 	if (wsel) {
-		for (const char *q = wsel; *q;) {
-			q += strspn(q, " ,");
-			size_t n = strcspn(q, " ,");
-			if (!n)
-				break;
+		const char *q = wsel;
+		for (size_t n; (n = list_word(&q)); q += n) {
 			char *one = xstrndup(q, n);
 			if (!workload_find(&p->rec, one, NULL)) {
 				struct sb valid = {0};
@@ -389,7 +386,6 @@ plan_build(struct plan *p, const char *top, const struct sel *s, int all)
 				diag_errors++;
 			}
 			free(one);
-			q += n;
 		}
 		if (diag_errors > before) {
 			free(alts);

@@ -16,15 +16,7 @@ in_words(const char *list, const char *w)
 {
 	if (!list)
 		return 1;
-	size_t l = strlen(w);
-	for (const char *p = list; *p;) {
-		p += strspn(p, " \t,");
-		size_t n = strcspn(p, " \t,");
-		if (n == l && !strncmp(p, w, l))
-			return 1;
-		p += n;
-	}
-	return 0;
+	return list_has(list, w, strlen(w));
 }
 
 void

@@ -49,11 +49,8 @@ check_sel_value(struct wctx *w, const struct sel *s, enum knob k, const char *ke
 	const struct ynode *configs = ymap_get(w->wl, "configs");
 	struct sb valid = {0};
 	int bad = 0;
-	for (const char *p = want; *p;) {
-		p += strspn(p, " ,");
-		size_t n = strcspn(p, " ,");
-		if (!n)
-			break;
+	const char *p = want;
+	for (size_t n; (n = list_word(&p)); p += n) {
 		char *one = xstrndup(p, n);
 		int found = 0;
 		sb_reset(&valid);
@@ -78,7 +75,6 @@ check_sel_value(struct wctx *w, const struct sel *s, enum knob k, const char *ke
 			bad = 1;
 		}
 		free(one);
-		p += n;
 	}
 	sb_free(&valid);
 	return bad;
@@ -146,11 +142,8 @@ select_runs(struct wctx *w, const struct sel *s, int all)
 	/* SCALES: each must be a configured scale of every selected combination. */
 	const char *scales_sel = all ? NULL : sel_v(s, K_SCALES);
 	if (scales_sel) {
-		for (const char *q = scales_sel; *q;) {
-			q += strspn(q, " ,");
-			size_t n = strcspn(q, " ,");
-			if (!n)
-				break;
+		const char *q = scales_sel;
+		for (size_t n; (n = list_word(&q)); q += n) {
 			char *end;
 			long sc = strtol(q, &end, 10);
 			int found = 0;
@@ -170,7 +163,6 @@ select_runs(struct wctx *w, const struct sel *s, int all)
 				diag_errors++;
 				return -1;
 			}
-			q += n;
 		}
 		size_t k = 0;
 		for (size_t j = 0; j < w->nruns; j++) {

@@ -395,6 +395,22 @@ parse_bool(const char *s)
 	return -1;
 }
 
+size_t
+list_word(const char **p)
+{
+	*p += strspn(*p, " \t,");
+	return strcspn(*p, " \t,");
+}
+
+int
+list_has(const char *list, const char *w, size_t n)
+{
+	for (size_t l; (l = list_word(&list)); list += l)
+		if (l == n && !strncmp(list, w, n))
+			return 1;
+	return 0;
+}
+
 double
 now_seconds(void)
 {

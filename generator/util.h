@@ -55,6 +55,12 @@ int file_exists(const char *path);
  * any case. 1, 0, or -1 for anything else (which callers refuse). */
 int parse_bool(const char *s);
 extern const char bool_spellings[];
+/* The next word of a list as users write it ("a b,c", tabs too): moves
+ * *p to the word and returns its length, 0 at the end. The caller steps
+ * past it: for (size_t n; (n = list_word(&q)); q += n) */
+size_t list_word(const char **p);
+/* Whether list has the word w[0..n). */
+int list_has(const char *list, const char *w, size_t n);
 
 /* SHA-256 of data as 64 lowercase hex digits plus NUL. */
 void sha256_hex(const void *data, size_t len, char out[65]);

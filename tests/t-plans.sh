@@ -85,6 +85,10 @@ EOF
 # The plan of a single scale holds exactly the jobs of that scale.
 m -n report WORKLOAD=grok1 GPU_TYPE=gb200 SIZE=314b DTYPE=fp8 SCALES=256 >"$TRASH/one.out" 2>&1
 t_ok "SCALES=256 plans one training" test "$(grep -c "^: '.*train grok1" "$TRASH/one.out")" = 1
+# A list may be split by commas and spaces, in the checks as in the
+# selection.
+m -n report WORKLOAD=grok1 GPU_TYPE=gb200 SIZE=314b DTYPE=fp8 SCALES=" 128, 256," >"$TRASH/two.out" 2>&1
+t_ok "SCALES=\" 128, 256,\" plans two trainings" test "$(grep -c "^: '.*train grok1" "$TRASH/two.out")" = 2
 
 # ---- the run knobs land in the stage configuration --------------------------
 cfg() { cat "$G/cfg/$1"; }
