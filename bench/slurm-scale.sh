@@ -119,10 +119,16 @@ sdiag -r >/dev/null 2>&1
 QLOG=$D/inst/state/executor/queries.log
 q0=$(wc -l <"$QLOG" 2>/dev/null || echo 0)
 start=$(date +%s.%N)
-setsid /usr/bin/time -o "$TRASH/wait.time" -f '%e %M' \
+# Job control on: the collector gets its own process group and takes
+# SIGINT as from a terminal. Without it, a script's background job starts
+# with SIGINT ignored, make keeps ignoring it, and with -k it would go on
+# starting waiters after each one the signal stopped.
+set -m
+/usr/bin/time -o "$TRASH/wait.time" -f '%e %M' \
 	make -C "$D" B="$TOP/build" LLMB_GEN="$D/gen" LLMB_INSTALL="$D/inst" EXECUTOR=slurm WORKLOAD=bz \
 	-k -j"$J" train >"$TRASH/wait.out" 2>&1 &
 wpid=$!
+set +m
 want=$((left < J ? left : J))
 for ((i = 0; i < 120; i++)); do
 	[ "$want" -gt 0 ] || break

@@ -107,12 +107,19 @@ t_grep "and what to do" "run make again to submit it again" "$TRASH/canc.out"
 t_grep "the job's log shows the SIGTERM it got" "\| llmb: job $job got SIGTERM" "$TRASH/canc.out"
 
 # ---- SIGINT: jobs keep running; reattach or cancel ------------------------------------------
-SQ_SLEEP=120 setsid make -C "$T" B="$TOP/build" LLMB_GEN="$TRASH/g.int" LLMB_INSTALL="$TRASH/i.int" \
+# Job control on: make gets a process group of its own and SIGINT as from a
+# terminal's Ctrl-C (a script's background job would start with SIGINT
+# ignored, make included).
+set -m
+SQ_SLEEP=120 make -C "$T" B="$TOP/build" LLMB_GEN="$TRASH/g.int" LLMB_INSTALL="$TRASH/i.int" \
 	EXECUTOR=slurm WORKLOAD=sq train SCALES=1 >"$TRASH/int.out" 2>&1 &
 mk=$!
+set +m
 wait_for "train sq .*(PENDING|RUNNING)" "$TRASH/int.out" 300
 kill -INT -- -"$mk"
 wait "$mk"
+rc=$?
+t_ok "make itself stopped on the SIGINT (exit $rc, 130 wanted)" test "$rc" = 130
 job=$(rec int $TR.1 job)
 t_grep "an interrupted make says the job keeps running and how to reattach or cancel" \
 	"interrupted: job $job .* keeps running; run the same make command again to reattach, or .make cancel." "$TRASH/int.out"
