@@ -10,13 +10,16 @@
 #     temporary ones llmb retried), target 0;
 #   - then `make -jJ train` collects: controller RPCs per minute during the
 #     wait (sdiag, all message types; llmb's own squeue/sacct calls from its
-#     query log), and the latency from each job's end (its exit record,
-#     written as the batch script ends) to its stamp, counted only for jobs
-#     that ended while the collecting make was already running: the
-#     partition is held down until the collector's waiters are up;
+#     query log);
+#   - llmb's latency, on J fresh jobs of 5 to 45 s in a second install tree
+#     (`make -jJ train`, as a user waits): from each job's end (its exit
+#     record, written as the batch script ends) to its stamp, and the
+#     controller's RPCs per minute meanwhile. At scale the collector's
+#     waiters go in plan order through jobs that ended long before, so the
+#     latency is taken here, in the yardstick's own shape;
 #   - the yardstick: J per-job pollers (squeue -j ID every LLMB_POLL_SECONDS)
-#     on J fresh jobs: their RPCs per minute from sdiag, and the latency from
-#     each job's end to the poll that saw it finished.
+#     on J fresh jobs of 5 to 45 s: their RPCs per minute from sdiag, and the
+#     latency from each job's end to the poll that saw it finished.
 # Also: the time and peak memory (largest process) of the plan (`make -n
 # train`: generation of N configurations) and of the submitting make.
 # BENCH_OUT=DIR keeps the logs and the latency samples there.
@@ -111,9 +114,6 @@ for rate in ${BENCH_RATES:-${LLMB_SUBMIT_RATE:-10}}; do
 done
 
 # ---- the wait: make -jJ train collects every job -------------------------------------------
-# Hold the jobs not yet started until the collector's waiters are polling,
-# so that the latency counts no time spent before the collector ran.
-scontrol update partitionname=debug state=down >/dev/null 2>&1
 left=$(squeue -h -t pd,r,cg | wc -l)
 sdiag -r >/dev/null 2>&1
 QLOG=$D/inst/state/executor/queries.log
@@ -129,21 +129,11 @@ set -m
 	-k -j"$J" train >"$TRASH/wait.out" 2>&1 &
 wpid=$!
 set +m
-want=$((left < J ? left : J))
-for ((i = 0; i < 120; i++)); do
-	[ "$want" -gt 0 ] || break
-	[ "$(pgrep -c -f "llmb run --top $D ")" -ge "$want" ] && [ "$(wc -l <"$QLOG")" -gt "$q0" ] && break
-	sleep 1
-done
-sleep "$POLL" # every waiter has asked at least once
-t0=$(date +%s.%N)
-scontrol update partitionname=debug state=up >/dev/null 2>&1
 cut=
 if [ -n "${BENCH_WAIT_SECONDS:-}" ]; then
-	for ((i = 0; i < BENCH_WAIT_SECONDS; i++)); do
-		kill -0 "$wpid" 2>/dev/null || break
-		sleep 1
-	done
+	# by the clock: a loaded machine stretches each `sleep 1`
+	until_s=$((SECONDS + BENCH_WAIT_SECONDS))
+	while [ "$SECONDS" -lt "$until_s" ] && kill -0 "$wpid" 2>/dev/null; do sleep 1; done
 	if kill -0 "$wpid" 2>/dev/null; then
 		cut=" (interrupted after ${BENCH_WAIT_SECONDS} s)"
 		kill -INT -- "-$wpid" 2>/dev/null
@@ -153,19 +143,40 @@ wait "$wpid"
 rc=$?
 end=$(date +%s.%N)
 rpcs=$(sdiag_rpcs)
-[ -n "$cut" ] && scancel -u "$(id -un)" >/dev/null 2>&1
+if [ -n "$cut" ]; then
+	# nothing more starts while thousands are cancelled one RPC each
+	scontrol update partitionname=debug state=down >/dev/null 2>&1
+	scancel -u "$(id -un)" >/dev/null 2>&1
+	scontrol update partitionname=debug state=up >/dev/null 2>&1
+fi
 read -r _ m <"$TRASH/wait.time"
 llmbq=$(tail -n +"$((q0 + 1))" "$QLOG" | wc -l)
-for s in "$D"/inst/state/done/train.*; do
-	id=${s##*/}
-	job=$(sed -n 's/^job=//p' "$s")
-	e=$D/inst/state/jobs/$id/exit.$job
-	[ -e "$e" ] && echo "$(stat -c %.3Y "$s") $(stat -c %.3Y "$e")"
-done | awk -v t0="$t0" '$2 >= t0 {print $1 - $2}' >"$TRASH/latency.txt"
 awk -v a="$start" -v b="$end" -v s="$rpcs" -v rc="$rc" -v p="$POLL" -v j="$J" -v q="$llmbq" -v l="$left" -v c="$cut" \
 	'BEGIN {printf "wait (make -j%d train, LLMB_POLL_SECONDS=%s, %d jobs left): %.0f s%s, make rc %d, %d RPCs = %.0f RPCs/min (llmb queries %d = %.1f/min)\n", j, p, l, b - a, c, rc, s, s / ((b - a) / 60), q, q / ((b - a) / 60)}'
 echo "collecting make: largest process $((m / 1024)) MiB"
-echo "job end -> stamp latency (collector running, LLMB_POLL_SECONDS=$POLL): $(stats <"$TRASH/latency.txt")"
+
+# ---- llmb on J fresh jobs: make -jJ train waits on them ------------------------------------------
+# The same jobs as the yardstick's (5 to 45 s each, SQ_SLEEP_SPREAD), in a
+# second install tree of J sizes; each latency from the job's exit record
+# to its stamp.
+L=$TRASH/l
+"$TESTS_DIR/slurm-pipeline/many-sizes.sh" "$L" bz "$J"
+mk "$L" setup >/dev/null 2>&1 || { echo "slurm-scale: setup of the latency tree failed"; exit 1; }
+sdiag -r >/dev/null 2>&1
+lstart=$(date +%s.%N)
+SQ_SLEEP=5 SQ_SLEEP_SPREAD=40 mk "$L" -j"$J" train >"$TRASH/fresh.out" 2>&1
+rc=$?
+lend=$(date +%s.%N)
+for s in "$L"/inst/state/done/train.*; do
+	id=${s##*/}
+	job=$(sed -n 's/^job=//p' "$s")
+	e=$L/inst/state/jobs/$id/exit.$job
+	[ -e "$e" ] && echo "$(stat -c %.3Y "$s") $(stat -c %.3Y "$e")"
+done | awk '{print $1 - $2}' >"$TRASH/latency.txt"
+awk -v a="$lstart" -v b="$lend" -v s="$(sdiag_rpcs)" -v j="$J" -v p="$POLL" -v rc="$rc" \
+	-v q="$(wc -l <"$L/inst/state/executor/queries.log")" \
+	'BEGIN {printf "llmb: make -j%d train on %d fresh jobs (LLMB_POLL_SECONDS=%s) over %.0f s, make rc %d: %d RPCs = %.0f RPCs/min (llmb queries %d)\n", j, j, p, b - a, rc, s, s / ((b - a) / 60), q}'
+echo "llmb job end -> stamp latency: $(stats <"$TRASH/latency.txt")"
 
 # ---- yardstick: J per-job pollers on J fresh jobs ---------------------------------------------------
 # Each job records its end; its poller asks squeue -j every POLL s and
