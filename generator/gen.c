@@ -377,8 +377,8 @@ cmd_gen(int argc, char **argv)
 		utimensat(AT_FDCWD, rules, NULL, 0);
 	}
 	/* New rules, new outputs to look at: valid.mk is written here, over
-	 * every JSON output the plan has, so that make does not remake it and
-	 * read the rules a third time. */
+	 * every JSON output the plan has. make remakes it only for outputs
+	 * newer than it, and would miss a broken one that kept an old date. */
 	const char *install = getenv("LLMB_INSTALL");
 	if (rc == 0 && install && *install) {
 		struct sb cand = {0};
