@@ -324,17 +324,6 @@ print_file(const char *path)
 	free(s);
 }
 
-/* make -n nightly: MAKEFLAGS's first word holds make's one-letter flags. */
-static int
-make_dry_run(void)
-{
-	const char *f = getenv("MAKEFLAGS");
-	if (!f || *f == '-' || *f == ' ')
-		return 0;
-	size_t n = strcspn(f, " ");
-	return memchr(f, 'n', n) != NULL;
-}
-
 static int
 nightly_run(struct night *n, char **make_argv)
 {

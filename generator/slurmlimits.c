@@ -129,7 +129,7 @@ slurm_limits_load(const char *state_dir, struct slurm_limits *l)
 	if (ok) {
 		parse_config(out.buf, l);
 		l->max_submit_jobs = l->accounting ? assoc_limit() : -1;
-		if (path && mkdir_p(state_dir, 0) == 0) {
+		if (path && !make_dry_run() && mkdir_p(state_dir, 0) == 0) {
 			char *s = xasprintf("at=%ld max_job_count=%ld max_array_size=%ld min_job_age=%ld max_submit_jobs=%ld "
 					    "rl_enable=%d rl_bucket_size=%ld rl_refill_rate=%ld rl_refill_period=%ld accounting=%d\n",
 					    (long)time(NULL), l->max_job_count, l->max_array_size, l->min_job_age,

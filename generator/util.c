@@ -411,6 +411,16 @@ list_has(const char *list, const char *w, size_t n)
 	return 0;
 }
 
+int
+make_dry_run(void)
+{
+	const char *f = getenv("MAKEFLAGS");
+	if (!f || *f == '-' || *f == ' ')
+		return 0;
+	size_t n = strcspn(f, " ");
+	return memchr(f, 'n', n) != NULL;
+}
+
 double
 now_seconds(void)
 {

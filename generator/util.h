@@ -61,6 +61,10 @@ extern const char bool_spellings[];
 size_t list_word(const char **p);
 /* Whether list has the word w[0..n). */
 int list_has(const char *list, const char *w, size_t n);
+/* Whether the make that runs us was started with -n: the one-letter flags
+ * are the first word of MAKEFLAGS (the recipe that remakes the rules runs
+ * even then, and must leave the install tree as it was). */
+int make_dry_run(void);
 
 /* SHA-256 of data as 64 lowercase hex digits plus NUL. */
 void sha256_hex(const void *data, size_t len, char out[65]);

@@ -32,6 +32,7 @@ m() { make -C "$T" B="$TOP/build" LLMB_GEN="$TRASH/gen" LLMB_INSTALL="$TRASH/ins
 m -n train >"$TRASH/plan.out" 2>&1
 t_ok "make -n says the plan is larger than the cluster holds" \
 	grep -q "the plan submits up to 41 jobs, more than this cluster holds at once (MaxJobCount 30," "$TRASH/plan.out"
+t_ok "make -n wrote nothing under LLMB_INSTALL (the limits it read are not cached)" test ! -e "$TRASH/inst"
 m setup >"$TRASH/setup.out" 2>&1
 t_ok "the data job ran" test -e "$TRASH/inst/state/done/data.lz.tokens"
 
