@@ -127,7 +127,6 @@ write_secret_checks(struct sb *mk, char **names, size_t n)
 	for (size_t j = 0; j < n; j++)
 		sb_addf(mk, " %s", names[j]);
 	sb_add(mk, "\nLLMB_SECRETS_UNSET := $(foreach s,$(LLMB_SECRETS),$(if $(value $(s)),,$(s)))\n"
-		   "LLMB_DRYRUN := $(if $(filter --%,$(firstword $(MAKEFLAGS))),,$(findstring n,$(firstword $(MAKEFLAGS))))\n"
 		   "ifneq ($(LLMB_SECRETS_UNSET),)\n"
 		   "ifneq ($(filter report setup train parse llmb-report llmb-setup llmb-train llmb-parse,$(MAKECMDGOALS)),)\n"
 		   "ifeq ($(LLMB_DRYRUN),)\n"

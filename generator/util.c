@@ -414,7 +414,9 @@ list_has(const char *list, const char *w, size_t n)
 int
 make_dry_run(void)
 {
-	const char *f = getenv("MAKEFLAGS");
+	const char *d = getenv("LLMB_DRYRUN"), *f = getenv("MAKEFLAGS");
+	if (d && *d)
+		return 1;
 	if (!f || *f == '-' || *f == ' ')
 		return 0;
 	size_t n = strcspn(f, " ");

@@ -61,9 +61,10 @@ extern const char bool_spellings[];
 size_t list_word(const char **p);
 /* Whether list has the word w[0..n). */
 int list_has(const char *list, const char *w, size_t n);
-/* Whether the make that runs us was started with -n: the one-letter flags
- * are the first word of MAKEFLAGS (the recipe that remakes the rules runs
- * even then, and must leave the install tree as it was). */
+/* Whether the make that runs us was started with -n: LLMB_DRYRUN, set by
+ * the GNUmakefile for llmb gen (make drops the n from MAKEFLAGS for the
+ * recipe that remakes the rules), or n among the one-letter flags, the
+ * first word of MAKEFLAGS. */
 int make_dry_run(void);
 
 /* SHA-256 of data as 64 lowercase hex digits plus NUL. */
