@@ -313,9 +313,10 @@ write_configs(struct plan *p, const char *gen)
 }
 
 /* Rewrites OUT as "LLMB_INVALID := <files that do not validate>" from
- * the candidates (space-separated) and those OUT already lists. */
+ * the candidates (space-separated) and those OUT already lists; errors
+ * name the command, who. */
 static int
-validity_write(const char *out, struct sb *cand)
+validity_write(const char *who, const char *out, struct sb *cand)
 {
 	char *old = read_file(out, NULL);
 	struct sb bad = {0};
@@ -337,7 +338,7 @@ validity_write(const char *out, struct sb *cand)
 		bad.buf ? bad.buf : "");
 	int rc = write_file_atomic(out, mk.buf, mk.len);
 	if (rc < 0)
-		fprintf(stderr, "llmb validate: error: cannot write %s: %s\n", out, strerror(errno));
+		fprintf(stderr, "%s: error: cannot write %s: %s\n", who, out, strerror(errno));
 	sb_free(&mk);
 	sb_free(&bad);
 	index_free(&seen);
@@ -386,7 +387,7 @@ cmd_gen(int argc, char **argv)
 				if (is_json(p.v[i].outputs[k]))
 					sb_addf(&cand, " %s/%s", install, p.v[i].outputs[k]);
 		char *valid = xasprintf("%s/valid.mk", o.gen);
-		if (validity_write(valid, &cand) < 0)
+		if (validity_write("llmb gen", valid, &cand) < 0)
 			rc = 2;
 		free(valid);
 		sb_free(&cand);
@@ -498,7 +499,7 @@ cmd_validate(int argc, char **argv)
 	struct sb cand = {0};
 	for (int i = 2; i < argc; i++)
 		sb_addf(&cand, " %s", argv[i]);
-	int rc = validity_write(argv[1], &cand);
+	int rc = validity_write("llmb validate", argv[1], &cand);
 	sb_free(&cand);
 	return rc < 0 ? 2 : 0;
 }
