@@ -268,8 +268,11 @@ write_config(const char *path, const char *data, size_t len)
 	return w == (ssize_t)len && rc == 0 ? 1 : -1;
 }
 
+/* install: where the stamps are (NULL: none to look at). A configuration
+ * rewritten with the bytes its stamp records takes the stamp's time
+ * (stale.h), so an edit and its revert leave make -n with nothing to do. */
 static int
-write_configs(struct plan *p, const char *gen)
+write_configs(struct plan *p, const char *gen, const char *install)
 {
 	char *mpath = layout_cfg(gen, ".manifest");
 	char *old = read_file(mpath, NULL);
@@ -295,9 +298,12 @@ write_configs(struct plan *p, const char *gen)
 		if (same[i])
 			continue;
 		char *path = layout_cfg(gen, p->v[i].id);
-		if (write_config(path, p->v[i].cfg.buf, p->v[i].cfg.len) < 0) {
+		int w = write_config(path, p->v[i].cfg.buf, p->v[i].cfg.len);
+		if (w < 0) {
 			fprintf(stderr, "llmb gen: error: cannot write %s: %s\n", path, strerror(errno));
 			rc = -1;
+		} else if (w > 0 && install && *install) {
+			stage_level_config(install, gen, p->v[i].id, p->v[i].hash);
 		}
 		free(path);
 	}
@@ -361,7 +367,8 @@ cmd_gen(int argc, char **argv)
 		plan_free(&p);
 		return 2;
 	}
-	int rc = 0, written = write_configs(&p, o.gen);
+	const char *install = getenv("LLMB_INSTALL");
+	int rc = 0, written = write_configs(&p, o.gen, install);
 	if (written < 0)
 		rc = 2;
 	struct sb mk = {0};
@@ -379,7 +386,6 @@ cmd_gen(int argc, char **argv)
 	/* New rules, new outputs to look at: valid.mk is written here, over
 	 * every JSON output the plan has. make remakes it only for outputs
 	 * newer than it, and would miss a broken one that kept an old date. */
-	const char *install = getenv("LLMB_INSTALL");
 	if (rc == 0 && install && *install) {
 		struct sb cand = {0};
 		for (size_t i = 0; i < p.n; i++)

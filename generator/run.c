@@ -1077,13 +1077,16 @@ cmd_run(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	int rc;
-	/* An identical configuration whose outputs exist was done before the
-	 * generated files were lost: refresh the stamp, run nothing. */
+	/* An identical configuration whose outputs exist was done before (the
+	 * generated files were lost, or an edit was reverted): run nothing, and
+	 * set the configuration back to the stamp's time instead of touching
+	 * the stamp, which would leave it newer than its identity and make -n
+	 * listing every dependent. */
 	char *stamp = layout_done(c.install, c.id);
 	if (!getenv("LLMB_FORCE") && stage_done(&c)) {
 		upstream_identities(&c);
 		identity_write(c.install, c.id, c.cfg);
-		utimensat(AT_FDCWD, stamp, NULL, 0);
+		stage_level_config(c.install, c.gen, c.id, c.hash);
 		rc = 0;
 	} else if (stage_kind_run(c.kind) == SK_RUN_PARSE) {
 		rc = run_parse(&c);

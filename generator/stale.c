@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include "layout.h"
@@ -92,4 +93,22 @@ stage_staleness(const struct stage_query *q, struct sb *why)
 	free(stamp);
 	free(path);
 	return s;
+}
+
+int
+stage_level_config(const char *install, const char *gen, const char *id, const char *hash)
+{
+	char *sp = layout_done(install, id), *cp = layout_cfg(gen, id);
+	char *stamp = read_file(sp, NULL), buf[80];
+	struct stat ss, cs;
+	int rc = 0;
+	if (stamp && cfg_get(stamp, "cfg", buf, sizeof buf) && !strcmp(buf, hash) && stat(sp, &ss) == 0 &&
+	    stat(cp, &cs) == 0 && newer(&cs.st_mtim, &ss.st_mtim)) {
+		struct timespec t[2] = {{.tv_nsec = UTIME_OMIT}, ss.st_mtim};
+		rc = utimensat(AT_FDCWD, cp, t, 0) == 0;
+	}
+	free(stamp);
+	free(cp);
+	free(sp);
+	return rc;
 }

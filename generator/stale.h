@@ -7,9 +7,11 @@
  *   every output there and valid        $(wildcard) and LLMB_INVALID (valid.mk)
  *   no upstream identity newer          prerequisites state/id/<upstream>
  * Make decides the configuration by time where this predicate reads the
- * hash in the stamp (a rule make runs on time alone ends in run's shortcut,
- * which submits nothing), and make sees an empty output that is not JSON as
- * present where this predicate does not (a half-written file is never done). */
+ * hash in the stamp; stage_level_config() keeps the two in agreement (a
+ * configuration rewritten with the bytes its stamp records is given the
+ * stamp's time), so make -n lists what a run would run. Make sees an empty
+ * output that is not JSON as present where this predicate does not (a
+ * half-written file is never done). */
 #ifndef LLMB_STALE_H
 #define LLMB_STALE_H
 
@@ -36,6 +38,14 @@ struct stage_query {
 /* Where q's stage stands; the reason, in words, is appended to why (may
  * be NULL) unless it is done. */
 enum staleness stage_staleness(const struct stage_query *q, struct sb *why);
+
+/* The redo rule, content over time: when the stamp of stage id records
+ * hash, its configuration file below gen (rewritten after an edit and its
+ * revert, or made anew after the generated tree was lost) is set back to
+ * the stamp's time, so the rule no longer sees it newer. The stamp keeps
+ * its own time: dependents and "done meanwhile" read it. Returns 1 when
+ * the file was set back, 0 when there was nothing to do. */
+int stage_level_config(const char *install, const char *gen, const char *id, const char *hash);
 
 /* 1 when every output of cfg below install is valid, else 0 with the first
  * reason appended to why (may be NULL). except: an output name suffix not

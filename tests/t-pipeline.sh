@@ -25,6 +25,21 @@ m report >"$TRASH/noop.out" 2>&1
 t_ok "a second make runs nothing" test "$(count image) $(count data) $(count train)" = "1 1 2"
 t_nogrep "a second make submits nothing" 'submitted' "$TRASH/noop.out"
 
+# Staleness is content, not time: an edit and its revert (a branch switch
+# and back) rewrite the configurations twice, and make -n agrees with the
+# run that nothing is to be done, before and after a make.
+cp "$T/workloads/quick/train.sh" "$TRASH/train.orig"
+echo "# edited" >>"$T/workloads/quick/train.sh"
+m -n report >"$TRASH/edited.out" 2>&1
+t_grep "make -n after an edit lists the trainings" "^: '\[[0-9]/7\] train quick" "$TRASH/edited.out"
+cp "$TRASH/train.orig" "$T/workloads/quick/train.sh"
+m -n report >"$TRASH/reverted.out" 2>&1
+t_nogrep "make -n after the revert lists no stage" "^: '\[" "$TRASH/reverted.out"
+m report >/dev/null 2>&1
+m -n report >"$TRASH/reverted2.out" 2>&1
+t_nogrep "...nor after a make report" "^: '\[" "$TRASH/reverted2.out"
+t_ok "...which ran nothing" test "$(count image) $(count data) $(count train)" = "1 1 2"
+
 sed -i '1i # a new comment' "$T/workloads/quick.yaml"
 m report >/dev/null 2>&1
 t_ok "editing a comment re-runs nothing" test "$(count image) $(count data) $(count train)" = "1 1 2"
