@@ -123,9 +123,14 @@ slurm_limits_load(const char *state_dir, struct slurm_limits *l)
 		return 0;
 	}
 	free(cached);
+	/* A controller that does not answer makes scontrol show config retry
+	 * for about 9 s where scontrol ping fails at once: ask only when it
+	 * answers (llmb gen of a plan with no controller up waited each time). */
+	char *ping[] = {"scontrol", "ping", NULL};
+	struct proc pp = {.argv = ping, .in_fd = PROC_NULL, .out_fd = PROC_NULL, .err_fd = PROC_NULL, .timeout = 30};
 	char *argv[] = {"scontrol", "show", "config", NULL};
 	struct sb out = {0}, errs = {0};
-	int ok = capture_run(argv, &out, &errs) == 0 && out.buf;
+	int ok = proc_run(&pp) == 0 && capture_run(argv, &out, &errs) == 0 && out.buf;
 	if (ok) {
 		parse_config(out.buf, l);
 		l->max_submit_jobs = l->accounting ? assoc_limit() : -1;

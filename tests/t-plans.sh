@@ -225,4 +225,21 @@ rc=0
 env -u HF_TOKEN make -C "$TOP" LLMB_GEN="$G" LLMB_INSTALL="$I" EXECUTOR=slurm -n report WORKLOAD=nemotron4 GPU_TYPE=h100 \
 	SIZE=15b DTYPE=bf16 SCALES=16 >"$TRASH/nohf.out" 2>&1 || rc=$?
 t_ok "nemotron4 (synthetic data, no gated files) needs no HF_TOKEN" test "$rc" = 0
+# A cluster whose controller does not answer: scontrol show config would
+# retry for about 9 s per llmb gen; llmb asks scontrol ping first and
+# plans without the limits' note.
+mkdir -p "$TRASH/dead/bin"
+printf '%s\n' ClusterName=dead SlurmctldHost=localhost SlurmctldPort=9 AuthType=auth/none \
+	'NodeName=n1 CPUs=1' 'PartitionName=debug Nodes=n1' >"$TRASH/dead/slurm.conf"
+real_scontrol=$(PATH=$PATH:/usr/sbin:/usr/bin command -v scontrol || echo /usr/bin/false)
+printf '#!/bin/sh\necho "$*" >>"%s"\nexec %s "$@"\n' "$TRASH/dead/calls" "$real_scontrol" >"$TRASH/dead/bin/scontrol"
+chmod +x "$TRASH/dead/bin/scontrol"
+: >"$TRASH/dead/calls"
+rc=0
+PATH=$TRASH/dead/bin:$PATH SLURM_CONF=$TRASH/dead/slurm.conf make -C "$TOP" LLMB_GEN="$TRASH/dead/gen" \
+	LLMB_INSTALL="$TRASH/dead/inst" EXECUTOR=slurm -n report WORKLOAD=nemotron4 GPU_TYPE=h100 SIZE=15b DTYPE=bf16 \
+	SCALES=16 >"$TRASH/dead/plan.out" 2>&1 || rc=$?
+t_ok "a controller that does not answer: the plan is made" test "$rc" = 0
+t_grep "...and scontrol was asked whether it answers" '^ping$' "$TRASH/dead/calls"
+t_nogrep "...but not for its configuration (9 s of retries per llmb gen)" '^show config' "$TRASH/dead/calls"
 t_done
