@@ -55,6 +55,25 @@ t_nogrep() {
 	local d=$1 pat=$2 f=$3
 	if ! grep -Eq -- "$pat" "$f"; then t_pass "$d"; else t_fail "$d: /$pat/ found in $f"; grep -En -- "$pat" "$f" | head -n 5 | sed 's/^/# /'; fi
 }
+# Helpers the test files share (each file's own make wrapper, m(), stays
+# in the file: it names that file's workload, install tree and executor).
+# t_wait_grep PATTERN FILE [SECONDS]: waits (60 s) for a line of FILE to
+# match the extended regex; says so on stderr when it times out.
+t_wait_grep() {
+	local i
+	for ((i = 0; i < ${3:-60} * 10; i++)); do grep -Eq -- "$1" "$2" 2>/dev/null && return 0; sleep 0.1; done
+	echo "# timed out waiting for /$1/ in $2" >&2
+	return 1
+}
+# t_wait_file FILE [SECONDS]: waits (30 s) for FILE to exist.
+t_wait_file() {
+	local i
+	for ((i = 0; i < ${2:-30} * 10; i++)); do [ -e "$1" ] && return 0; sleep 0.1; done
+	echo "# timed out waiting for $1" >&2
+	return 1
+}
+# t_job_field INSTALL STAGE FIELD: a field of the stage's job record.
+t_job_field() { sed -n "s/^$3=//p" "$1/state/jobs/$2/record" 2>/dev/null; }
 # t_skip_all REASON: the whole file cannot run here; counted as skipped, never as passed.
 # A TAP plan closes every file (1..N, or 1..0 with SKIP), so prove runs them too.
 t_skip_all() { echo "1..0 # SKIP $T_NAME: $*"; echo "0 0 1" >>"${T_RESULTS:-/dev/null}"; exit 0; }

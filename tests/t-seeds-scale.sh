@@ -97,7 +97,7 @@ done
 # ---- the training jobs, as Slurm recorded them ------------------------------------------
 # time limit of each workload's training (the seeds' launch scripts)
 declare -A TL=([nemotron4]=00:20:00 [grok1]=00:30:00 [llama3-lora]=00:15:00 [llama4-maverick]=00:15:00 [maxtext-llama2]=01:00:00)
-rec() { sed -n "s/^$2=//p" "$I/state/jobs/$1/record" 2>/dev/null; }
+rec() { t_job_field "$I" "$@"; }
 bad_shape='' bad_tasks='' bad_pyxis='' cut='' ntrain=0
 for d in "$I"/state/jobs/train.*/; do
 	st=$(basename "$d")
@@ -189,16 +189,10 @@ slurmd_start() {
 	setsid /usr/sbin/slurmd -D -N "$1" </dev/null >>"$SLURM_TEST_STATE/log/slurmd-$1.out" 2>&1 &
 	echo "slurmd $! $1" >>"$SLURM_TEST_STATE/run/pids"
 }
-wait_for() { # PATTERN FILE [SECONDS]
-	local i
-	for ((i = 0; i < ${3:-120} * 5; i++)); do grep -Eq -- "$1" "$2" 2>/dev/null && return 0; sleep 0.2; done
-	echo "# timed out waiting for /$1/ in $2" >&2
-	return 1
-}
 # kill_node_of NAME STAGE: stop the slurmd of the last node of the stage's job; prints the node
 kill_node_of() {
 	local job node
-	wait_for "train .*RUNNING" "$TRASH/$1.out" >&2 || return 1
+	t_wait_grep "train .*RUNNING" "$TRASH/$1.out" 120 >&2 || return 1
 	# Not before every task of the training step has started: a node lost
 	# between steps (the node probe, node setup) fails the next step's launch
 	# instead, which Slurm reports as FAILED, not NODE_FAIL (llmb's side of
@@ -224,13 +218,13 @@ NF=train.nemotron4.h100.340b.fp8.256 RQ=train.llama4-maverick.b200.400b.bf16.256
 (
 	n=$(kill_node_of nf "$NF") || exit 1
 	echo "$n" >"$TRASH/nf.node"
-	wait_for "retrying .*NODE_FAIL" "$TRASH/nf.out" 180
+	t_wait_grep "retrying .*NODE_FAIL" "$TRASH/nf.out" 180
 	rm -f "$TRASH/hold.nf"
 	slurmd_start "$n"
 ) &
 (
 	n=$(kill_node_of rq "$RQ") || exit 1
-	wait_for "was requeued by the scheduler" "$TRASH/rq.out" 180
+	t_wait_grep "was requeued by the scheduler" "$TRASH/rq.out" 180
 	rm -f "$TRASH/hold.rq"
 	slurmd_start "$n"
 ) &

@@ -58,12 +58,7 @@ squeue_until() {
 	done
 	return 1
 }
-rec() { sed -n "s/^$3=//p" "$TRASH/i.$1/state/jobs/$2/record" 2>/dev/null; }
-wait_for() { # PATTERN FILE [TRIES of 0.2 s]
-	local i
-	for ((i = 0; i < ${3:-150}; i++)); do grep -Eq -- "$1" "$2" 2>/dev/null && return 0; sleep 0.2; done
-	return 1
-}
+rec() { t_job_field "$TRASH/i.$1" "$2" "$3"; }
 TR=train.sq.cpu.tiny.fp32
 
 # ---- slow ones in the background: the time limit (60-84 s) and tinygpt ------------
@@ -94,7 +89,7 @@ t_ok "and succeeds: data once, training twice" test "$(nsub fail data.sq.tokens)
 # ---- CANCELLED by hand -----------------------------------------------------------------
 SQ_SLEEP=120 m canc train SCALES=1 >"$TRASH/canc.out" 2>&1 &
 mk=$!
-wait_for "train sq .*RUNNING" "$TRASH/canc.out" 300
+t_wait_grep "train sq .*RUNNING" "$TRASH/canc.out" 60
 job=$(rec canc $TR.1 job)
 scancel "$job"
 wait "$mk"
@@ -115,7 +110,7 @@ SQ_SLEEP=120 make -C "$T" B="$TOP/build" LLMB_GEN="$TRASH/g.int" LLMB_INSTALL="$
 	EXECUTOR=slurm WORKLOAD=sq train SCALES=1 >"$TRASH/int.out" 2>&1 &
 mk=$!
 set +m
-wait_for "train sq .*(PENDING|RUNNING)" "$TRASH/int.out" 300
+t_wait_grep "train sq .*(PENDING|RUNNING)" "$TRASH/int.out" 60
 kill -INT -- -"$mk"
 wait "$mk"
 rc=$?
@@ -132,7 +127,7 @@ t_ok "Slurm says CANCELLED" squeue_until "$job" %T CANCELLED 10
 SQ_SLEEP=6 setsid make -C "$T" B="$TOP/build" LLMB_GEN="$TRASH/g.kw" LLMB_INSTALL="$TRASH/i.kw" \
 	EXECUTOR=slurm WORKLOAD=sq report SCALES=1 >"$TRASH/kw.out" 2>&1 &
 mk=$!
-wait_for "train sq .*submitted job" "$TRASH/kw.out" 300
+t_wait_grep "train sq .*submitted job" "$TRASH/kw.out" 60
 kill -KILL -- -"$mk"
 wait "$mk" 2>/dev/null
 m kw report SCALES=1 >"$TRASH/kw2.out" 2>&1

@@ -86,18 +86,12 @@ bg() {
 	(m "$@" >"$TRASH/$n.out" 2>&1; echo $? >"$TRASH/$n.rc") &
 }
 rc() { cat "$TRASH/$1.rc" 2>/dev/null; }
-rec() { sed -n "s/^$3=//p" "$TRASH/i.$1/state/jobs/$2/record" 2>/dev/null; }
+rec() { t_job_field "$TRASH/i.$1" "$2" "$3"; }
 # jobs NAME STAGE: the ids of every job Slurm ever had for STAGE of install
 # NAME, in submission order (the job's working directory is the install tree).
 jobs_of() {
 	squeue -h -t all -o '%i %Z %j' | sort -n | awk -v d="$TRASH/i.$1" -v s="llmb.$2." \
 		'$2 == d && index($3, s) == 1 {print $1}' | tr '\n' ' ' | sed 's/ $//'
-}
-wait_for() { # PATTERN FILE [TRIES of 0.2 s]
-	local i
-	for ((i = 0; i < ${3:-300}; i++)); do grep -Eq -- "$1" "$2" 2>/dev/null && return 0; sleep 0.2; done
-	echo "# timed out waiting for /$1/ in $2" >&2
-	return 1
 }
 # sq JOB: "STATE RESTARTS" as squeue sees them.
 sq() { squeue -h -t all -j "$1" -O 'State: ,RestartCnt:' 2>/dev/null | xargs; }
@@ -112,7 +106,7 @@ sq_until() {
 }
 # running NAME: the training of install NAME runs; prints its job id.
 running() {
-	wait_for "train ss .*RUNNING" "$TRASH/$1.out" >&2 && rec "$1" $TR job
+	t_wait_grep "train ss .*RUNNING" "$TRASH/$1.out" 60 >&2 && rec "$1" $TR job
 }
 
 # ---- every scenario at once -----------------------------------------------------------
@@ -134,8 +128,8 @@ bg nl SBATCH_PARTITION=pl ADDITIONAL_SLURM_PARAMS=no-requeue SS_GAP="$TRASH/gap.
 	node=$(scontrol show hostnames "$(squeue -h -j "$job" -o %N)" | tail -n 1)
 	echo "$node" >"$TRASH/nf.node"
 	scontrol update nodename="$node" state=down reason=llmb-test
-	wait_for "retrying .*NODE_FAIL" "$TRASH/nf.out" || exit 1
-	wait_for "submitted job [0-9]+" "$TRASH/nf.out" && sleep 2
+	t_wait_grep "retrying .*NODE_FAIL" "$TRASH/nf.out" 60 || exit 1
+	t_wait_grep "submitted job [0-9]+" "$TRASH/nf.out" 60 && sleep 2
 	{ sinfo -h -n "$node" -o %t; squeue -h -j "$(rec nf $TR job)" -o %T; } >"$TRASH/nf.before"
 	scontrol update nodename="$node" state=resume
 ) &
@@ -150,8 +144,8 @@ slurmd_pid() { awk -v n="$1" '$1 == "slurmd" && $3 == n {print $2}' "$SLURM_TEST
 	echo "$node" >"$TRASH/nl.node"
 	kill -KILL "$(slurmd_pid "$node")"
 	rm -f "$TRASH/gap.nl"
-	wait_for "retrying .*NODE_FAIL" "$TRASH/nl.out" 900
-	wait_for "submitted job [0-9]+" "$TRASH/nl.out" && sleep 2
+	t_wait_grep "retrying .*NODE_FAIL" "$TRASH/nl.out" 180
+	t_wait_grep "submitted job [0-9]+" "$TRASH/nl.out" 60 && sleep 2
 	{ sinfo -h -n "$node" -o %t; squeue -h -j "$(rec nl $TR job)" -o %T; } >"$TRASH/nl.before"
 	setsid /usr/sbin/slurmd -D -N "$node" </dev/null >>"$SLURM_TEST_STATE/log/slurmd-$node.out" 2>&1 &
 	echo "slurmd $! $node" >>"$SLURM_TEST_STATE/run/pids"
@@ -161,7 +155,7 @@ slurmd_pid() { awk -v n="$1" '$1 == "slurmd" && $3 == n {print $2}' "$SLURM_TEST
 	job=$(running nq) || exit 1
 	node=$(scontrol show hostnames "$(squeue -h -j "$job" -o %N)" | tail -n 1)
 	scontrol update nodename="$node" state=down reason=llmb-test
-	wait_for "was requeued by the scheduler" "$TRASH/nq.out" && sleep 7
+	t_wait_grep "was requeued by the scheduler" "$TRASH/nq.out" 60 && sleep 7
 	{ sinfo -h -n "$node" -o %t; squeue -h -j "$job" -o '%T %r'; } >"$TRASH/nq.before"
 	scontrol update nodename="$node" state=resume
 ) &
@@ -192,7 +186,7 @@ slurmd_pid() { awk -v n="$1" '$1 == "slurmd" && $3 == n {print $2}' "$SLURM_TEST
 	setsid make -C "$T" B="$TOP/build" LLMB_GEN="$TRASH/g.van" LLMB_INSTALL="$TRASH/i.van" EXECUTOR=slurm \
 		WORKLOAD=ss GPU_TYPE=cpu SS_SLEEP=60 train >"$TRASH/van1.out" 2>&1 &
 	mk=$!
-	wait_for "train ss .*RUNNING" "$TRASH/van1.out" || exit 1
+	t_wait_grep "train ss .*RUNNING" "$TRASH/van1.out" 60 || exit 1
 	job=$(rec van train.ss.cpu.tiny.fp32.1 job)
 	kill -KILL -- -"$mk"
 	wait "$mk" 2>/dev/null

@@ -116,19 +116,6 @@ m() { "${MK[@]}" LLMB_INSTALL="$I" WORKLOAD="alpha beta" "$@"; }
 IMG=image.nvidia+setupt+1.0 IMGRE='image\.nvidia\+setupt\+1\.0'
 count() { wc -l <"$I/count.$1" 2>/dev/null || echo 0; }
 stage() { sed -n "s/^\t@\$(LLMB_RUN) [0-9]*\/[0-9]* \($1\)$/\1/p" "$TRASH/gen/rules.mk"; }
-wait_for() { # FILE [TENTHS]
-	local i
-	for ((i = 0; i < ${2:-300}; i++)); do [ -e "$1" ] && return 0; sleep 0.1; done
-	echo "# timed out waiting for $1"
-	return 1
-}
-# wait_grep PATTERN FILE [TENTHS]: FILE has a line matching PATTERN.
-wait_grep() {
-	local i
-	for ((i = 0; i < ${3:-300}; i++)); do grep -Eq -- "$1" "$2" 2>/dev/null && return 0; sleep 0.1; done
-	echo "# timed out waiting for /$1/ in $2"
-	return 1
-}
 # bg_make LOG ARGS...: a make in its own process group, killable as a whole.
 bg_make() {
 	local log=$1
@@ -169,7 +156,7 @@ t_grep "status shows the failed import with its job and log" "^$IMGRE +failed, j
 
 # Make killed while the import runs: the import job goes on.
 bg_make "$TRASH/kill-import.out" setup SETUPT_IMPORT_SLEEP=4
-if wait_for "$I/marker.import" 600; then
+if t_wait_file "$I/marker.import" 60; then
 	kill_make "$BG"
 	t_ok "make killed during an import: the import job keeps running" job_alive "$IMG"
 else
@@ -180,7 +167,7 @@ fi
 # Make killed while pip installs libpkg: the venv job goes on, the next
 # make attaches to it.
 bg_make "$TRASH/kill-pip.out" setup SETUPT_PIP_SLEEP=3
-if wait_for "$I/marker.pip" 600; then
+if t_wait_file "$I/marker.pip" 60; then
 	kill_make "$BG"
 	t_ok "make killed during a pip install: the venv job keeps running" job_alive "$VENV"
 	pipjob=$(job_id "$VENV")
@@ -199,8 +186,8 @@ t_ok "two import jobs in all: the one that died, the one the killed make left ru
 # The same make again, and a second one at once: both attach.
 bg_make "$TRASH/resume1.out" setup SETUPT_DATA_SLEEP=0.5
 first=$BG
-wait_for "$I/state/jobs/data.alpha.slow/record" 600
-wait_for "$I/marker.data-slow" 300
+t_wait_file "$I/state/jobs/data.alpha.slow/record" 60
+t_wait_file "$I/marker.data-slow" 30
 bg_make "$TRASH/resume2.out" setup
 second=$BG
 wait "$second"; rc2=$?
@@ -243,12 +230,12 @@ m plan >"$TRASH/plan-stale.out" 2>&1
 t_grep "make plan: a missing proof makes the task stale, and says so" '^data\.alpha\.slow +output workloads/alpha/data/b\.bin is missing' "$TRASH/plan-stale.out"
 rm -f "$I/marker.data-slow"
 bg_make "$TRASH/kill-make-data.out" setup SETUPT_DATA_SLEEP=2
-wait_for "$I/marker.data-slow" 300
+t_wait_file "$I/marker.data-slow" 30
 kill_make "$BG"
 t_ok "make killed during a download: the download job keeps running" job_alive data.alpha.slow
 job=$(job_id data.alpha.slow)
 bg_make "$TRASH/kill-data.out" setup
-wait_grep "data alpha slow: attached to job" "$TRASH/kill-data.out"
+t_wait_grep "data alpha slow: attached to job" "$TRASH/kill-data.out" 30
 t_grep "the next make attached to the running download" "data alpha slow: attached to job $job" "$TRASH/kill-data.out"
 t_ok "the download job is still the one the killed make submitted" test "$(job_id data.alpha.slow)" = "$job"
 kill_job data.alpha.slow
@@ -275,12 +262,12 @@ chmod +x "$TRASH/hooks/post-checkout"
 rm -rf "$VDIR"
 GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=$TRASH/hooks \
 	bg_make "$TRASH/kill-make-clone.out" setup SETUPT_CLONE_SLEEP=30
-wait_for "$I/marker.clone" 600
+t_wait_file "$I/marker.clone" 60
 kill_make "$BG"
 t_ok "make killed during a clone: the venv job keeps running" job_alive "$VENV"
 job=$(job_id "$VENV")
 bg_make "$TRASH/kill-clone.out" setup
-wait_grep "venv venv_[0-9a-f]+: attached to job" "$TRASH/kill-clone.out"
+t_wait_grep "venv venv_[0-9a-f]+: attached to job" "$TRASH/kill-clone.out" 30
 t_grep "the next make attached to the running venv job" "venv venv_[0-9a-f]+: attached to job $job" "$TRASH/kill-clone.out"
 t_ok "the job is in the middle of a clone" test -d "$VDIR/src/tool.partial"
 kill_job "$VENV"
