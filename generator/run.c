@@ -7,7 +7,9 @@
  * a new make never submit the same configuration twice.
  *
  * Install tree state, per stage:  state/jobs/<id>/{lock,record,job.<token>.sh,
- * started.<token>,exit.<jobid>,<jobid>.out}  and the stamp state/done/<id>. */
+ * started.<token>,exit.<jobid>,<jobid>.out}  and the stamp state/done/<id>.
+ * The job record's format is jobrecord.c's; parse and report run in this
+ * process (inproc.c); status and cancel only read (stagestatus.c). */
 #define _XOPEN_SOURCE 700
 #include <dirent.h>
 #include <errno.h>
@@ -17,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -26,17 +27,16 @@
 #include "cliopt.h"
 #include "cmds.h"
 #include "jobnote.h"
+#include "jobrecord.h"
 #include "executor.h"
 #include "feasible.h"
+#include "inproc.h"
 #include "jobscript.h"
 #include "layout.h"
 #include "logparse.h"
 #include "nodelost.h"
 #include "outputs.h"
-#include "parse.h"
-#include "plan.h"
 #include "provenance.h"
-#include "report.h"
 #include "slurm.h"
 #include "stagecfg.h"
 #include "stagekind.h"
@@ -72,91 +72,24 @@ cget(struct ctx *c, const char *key, char *buf, size_t len)
 	return cfg_get(c->cfg, key, buf, len);
 }
 
-/* ---- the job record ------------------------------------------------------ */
+/* ---- the job record (jobrecord.h), under the stage lock ---------------------- */
 
-struct record {
-	char cfg[65], token[40], job[64], log[PATH_MAX], executor[16], state[24], after[256];
-	int attempt;
-	long submitted;
-};
-
-static void
-field(char *dst, size_t len, const char *s, const char *key)
-{
-	char buf[PATH_MAX];
-	snprintf(dst, len, "%.*s", (int)len - 1, cfg_get(s, key, buf, sizeof buf) ? buf : "");
-}
-
-/* The record of the stage whose state directory is dir. */
 static int
-record_read_dir(const char *dir, struct record *r)
+record_read(struct ctx *c, struct jobrec *r)
 {
-	memset(r, 0, sizeof *r);
-	char *path = xasprintf("%s/record", dir);
-	char *s = read_file(path, NULL);
-	free(path);
-	if (!s)
-		return -1;
-	char buf[32];
-	field(r->cfg, sizeof r->cfg, s, "cfg");
-	field(r->token, sizeof r->token, s, "token");
-	field(r->job, sizeof r->job, s, "job");
-	field(r->log, sizeof r->log, s, "log");
-	field(r->executor, sizeof r->executor, s, "executor");
-	field(r->state, sizeof r->state, s, "state");
-	field(r->after, sizeof r->after, s, "after");
-	r->attempt = cfg_get(s, "attempt", buf, sizeof buf) ? atoi(buf) : 0;
-	r->submitted = cfg_get(s, "submitted", buf, sizeof buf) ? atol(buf) : 0;
-	free(s);
-	return 0;
+	return jobrec_read_dir(c->state, r);
 }
 
 static void
-record_write_dir(const char *dir, const struct record *r)
+record_write(struct ctx *c, const struct jobrec *r)
 {
-	struct sb s = {0};
-	sb_addf(&s, "cfg=%s\ntoken=%s\njob=%s\nlog=%s\nexecutor=%s\nstate=%s\nattempt=%d\nsubmitted=%ld\n",
-		r->cfg, r->token, r->job, r->log, r->executor, r->state, r->attempt, r->submitted);
-	if (*r->after)
-		sb_addf(&s, "after=%s\n", r->after);
-	char *path = xasprintf("%s/record", dir);
-	if (write_file_atomic(path, s.buf, s.len) < 0)
-		die("cannot write job record %s: %s", path, strerror(errno));
-	free(path);
-	sb_free(&s);
-}
-
-static int
-record_read(struct ctx *c, struct record *r)
-{
-	return record_read_dir(c->state, r);
-}
-
-static void
-record_write(struct ctx *c, const struct record *r)
-{
-	record_write_dir(c->state, r);
-}
-
-/* An exclusive flock on dir/lock; returns the descriptor to close. */
-static int
-lock_dir(const char *dir)
-{
-	char *path = xasprintf("%s/lock", dir);
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		die("cannot open lock %s: %s", path, strerror(errno));
-	while (flock(fd, LOCK_EX) < 0)
-		if (errno != EINTR)
-			die("flock %s: %s", path, strerror(errno));
-	free(path);
-	return fd;
+	jobrec_write_dir(c->state, r);
 }
 
 static void
 lock_stage(struct ctx *c)
 {
-	c->lockfd = lock_dir(c->state);
+	c->lockfd = jobrec_lock_dir(c->state);
 }
 
 static void
@@ -171,9 +104,9 @@ unlock_stage(struct ctx *c)
  * moved on to another job meanwhile (another make resubmitted): a verdict
  * about an old job never overwrites the record of a new one. */
 static int
-record_set_state(struct ctx *c, struct record *r, const char *state)
+record_set_state(struct ctx *c, struct jobrec *r, const char *state)
 {
-	struct record cur;
+	struct jobrec cur;
 	lock_stage(c);
 	int same = record_read(c, &cur) == 0 && !strcmp(cur.job, r->job) && !strcmp(cur.token, r->token);
 	snprintf(r->state, sizeof r->state, "%s", state);
@@ -184,15 +117,6 @@ record_set_state(struct ctx *c, struct record *r, const char *state)
 }
 
 /* ---- outcomes ---------------------------------------------------------------- */
-
-static char *
-log_path(const char *pattern, const char *job)
-{
-	const char *p = strstr(pattern, "%j");
-	if (!p)
-		return xstrdup(pattern);
-	return xasprintf("%.*s%s%s", (int)(p - pattern), pattern, job, p + 2);
-}
 
 static void
 print_tail(const char *path, int lines)
@@ -293,7 +217,7 @@ write_stamp(struct ctx *c, const char *job, const char *note)
 
 /* provenance.json beside train.done: what the run ran on (provenance.c). */
 static void
-write_provenance(struct ctx *c, const struct record *r, const struct jobinfo *ji)
+write_provenance(struct ctx *c, const struct jobrec *r, const struct jobinfo *ji)
 {
 	char run[256], w[128];
 	cget(c, "run", run, sizeof run);
@@ -309,7 +233,7 @@ write_provenance(struct ctx *c, const struct record *r, const struct jobinfo *ji
 
 /* Writes the run's record next to its log for parse and report. */
 static void
-write_train_done(struct ctx *c, const struct record *r, const char *log, const char *note)
+write_train_done(struct ctx *c, const struct jobrec *r, const char *log, const char *note)
 {
 	char run[256], w[128], img[256];
 	cget(c, "run", run, sizeof run);
@@ -363,13 +287,9 @@ upstream_dependency(struct ctx *c)
 	for (size_t i = 0; i < n; i++) {
 		char *id = xstrndup(after[i], strcspn(after[i], " "));
 		char *stamp = layout_done(c->install, id);
-		char *rec = layout_job_record(c->install, id);
-		char *s = file_exists(stamp) ? NULL : read_file(rec, NULL);
-		char buf[64];
-		if (s && cfg_get(s, "job", buf, sizeof buf) && *buf)
-			sb_addf(&dep, "%s%s", dep.len ? ":" : "afterok:", buf);
-		free(s);
-		free(rec);
+		struct jobrec r;
+		if (!file_exists(stamp) && jobrec_read(c->install, id, &r) == 0 && *r.job)
+			sb_addf(&dep, "%s%s", dep.len ? ":" : "afterok:", r.job);
 		free(stamp);
 		free(id);
 		free(after[i]);
@@ -379,7 +299,7 @@ upstream_dependency(struct ctx *c)
 }
 
 static int
-submit(struct ctx *c, struct record *r, int attempt)
+submit(struct ctx *c, struct jobrec *r, int attempt)
 {
 	char token[40];
 	new_token(token);
@@ -464,7 +384,7 @@ submit(struct ctx *c, struct record *r, int attempt)
 		snprintf(r->after, sizeof r->after, "%s", dep ? dep + 8 : "");
 		snprintf(r->state, sizeof r->state, "submitted");
 		record_write(c, r);
-		char *lp = log_path(logpat, id);
+		char *lp = jobrec_log_path(logpat, id);
 		printf("[%s] %s: submitted job %s (%s), log %s%s%s\n", c->progress, c->label, id, c->ex->name, lp,
 		       dep ? ", after " : "", dep ? dep + 8 : "");
 		free(lp);
@@ -494,7 +414,7 @@ submit(struct ctx *c, struct record *r, int attempt)
  * when that cannot be known (Slurm did not answer): then nothing may be
  * submitted, or the job could run twice. */
 static int
-recover_submission(struct ctx *c, struct record *r)
+recover_submission(struct ctx *c, struct jobrec *r)
 {
 	char *marker = xasprintf("%s/started.%s", c->state, r->token);
 	char *s = read_file(marker, NULL);
@@ -572,16 +492,16 @@ cancel_dependents(struct ctx *c, const char *job, int depth)
 		if (e->d_name[0] == '.')
 			continue;
 		char *sdir = xasprintf("%s/%s", dir, e->d_name);
-		struct record r;
-		if (record_read_dir(sdir, &r) == 0 && !strcmp(r.state, "submitted") && has_id(r.after, job)) {
-			int fd = lock_dir(sdir);
-			struct record cur;
+		struct jobrec r;
+		if (jobrec_read_dir(sdir, &r) == 0 && !strcmp(r.state, "submitted") && has_id(r.after, job)) {
+			int fd = jobrec_lock_dir(sdir);
+			struct jobrec cur;
 			const struct executor *ex = executor_find(r.executor);
-			if (record_read_dir(sdir, &cur) == 0 && !strcmp(cur.job, r.job) && !strcmp(cur.state, "submitted") && ex) {
+			if (jobrec_read_dir(sdir, &cur) == 0 && !strcmp(cur.job, r.job) && !strcmp(cur.state, "submitted") && ex) {
 				struct sb err = {0};
 				if (ex->cancel(cur.job, &err) == 0) {
 					snprintf(cur.state, sizeof cur.state, "failed");
-					record_write_dir(sdir, &cur);
+					jobrec_write_dir(sdir, &cur);
 					fprintf(stderr, "llmb: cancelled job %s (%s): it waited for job %s, which failed\n",
 						cur.job, e->d_name, job);
 				} else {
@@ -637,9 +557,9 @@ log_shows_oom(const char *log)
 
 /* Decides from the three signals: scheduler state, exit record, log. */
 static enum outcome
-decide(struct ctx *c, struct record *r, struct jobinfo *ji)
+decide(struct ctx *c, struct jobrec *r, struct jobinfo *ji)
 {
-	char *log = log_path(r->log, r->job);
+	char *log = jobrec_log_path(r->log, r->job);
 	int st = exit_status(c, r->job);
 	enum jstate s = ji->state;
 	const char *note = NULL;
@@ -713,15 +633,8 @@ poll_seconds(struct ctx *c)
 	return strcmp(c->ex->name, "local") ? 10 : 1;
 }
 
-static long
-env_long(const char *name, long dflt)
-{
-	const char *e = getenv(name);
-	return e && *e ? atol(e) : dflt;
-}
-
 static enum outcome
-wait_job(struct ctx *c, struct record *r)
+wait_job(struct ctx *c, struct jobrec *r)
 {
 	enum jstate last = (enum jstate)-1;
 	char *cache = layout_executor_state(c->install);
@@ -783,7 +696,7 @@ wait_job(struct ctx *c, struct record *r)
 		unknown_since = ji.state == J_UNKNOWN ? (unknown_since ? unknown_since : now) : 0;
 		if (ji.state != last) {
 			char el[32];
-			char *log = log_path(r->log, r->job);
+			char *log = jobrec_log_path(r->log, r->job);
 			long e = ji.elapsed >= 0 ? ji.elapsed : now - r->submitted;
 			if (ji.state == J_UNKNOWN)
 				printf("[%s] %s: submitted, not yet reported by the scheduler, job %s, log %s\n",
@@ -831,7 +744,7 @@ done_meanwhile(struct ctx *c)
  * allowed ("" for the first round). Returns 1 when there is nothing to wait
  * for (done meanwhile), -1 on failure. */
 static int
-attach_or_submit(struct ctx *c, struct record *r, const char *failed_job)
+attach_or_submit(struct ctx *c, struct jobrec *r, const char *failed_job)
 {
 	lock_stage(c);
 	int have = record_read(c, r) == 0 && !strcmp(r->cfg, c->hash) && *r->executor;
@@ -873,7 +786,7 @@ run_job(struct ctx *c)
 {
 	c->state = layout_jobs(c->install, c->id);
 	mkdir_p(c->state, 0);
-	struct record r;
+	struct jobrec r;
 	char failed[64] = "";
 	for (;;) {
 		int rc = attach_or_submit(c, &r, failed);
@@ -889,107 +802,17 @@ run_job(struct ctx *c)
 	}
 }
 
-/* ---- in-process stages: parse and report ------------------------------------ */
-
-/* ASYNC: every upstream stage has its stamp for the configuration this one
- * was generated from; otherwise say so and let a later make do the work. */
+/* Parse and report run in this process (inproc.c); the stamp is written
+ * here, as for a job. */
 static int
-upstream_ready(struct ctx *c)
+run_inproc(struct ctx *c, int (*stage)(const struct inproc_stage *))
 {
-	size_t n;
-	char **after = cfg_values(c->cfg, "after", &n);
-	int ok = 1;
-	for (size_t i = 0; i < n; i++) {
-		size_t l = strcspn(after[i], " ");
-		char *id = xstrndup(after[i], l), *stamp = layout_done(c->install, id);
-		free(id);
-		char *s = ok ? read_file(stamp, NULL) : NULL, buf[80];
-		if (ok && !(s && cfg_get(s, "cfg", buf, sizeof buf) && after[i][l] && !strcmp(buf, after[i] + l + 1))) {
-			printf("[%s] %s: waiting for %.*s\n", c->progress, c->label, (int)l, after[i]);
-			ok = 0;
-		}
-		free(s);
-		free(stamp);
-		free(after[i]);
-	}
-	free(after);
-	return ok;
-}
-
-/* The parse options of the stage: its window, log format and steps (as
- * `llmb parse` would read them; a bad value is a usage error, 2). */
-static int
-parse_stage_opts(struct ctx *c, struct parse_opts *po)
-{
-	char win[64], fmt[32], steps[32], *bad = NULL;
-	if (parse_window(cget(c, "window", win, sizeof win) ? win : LAYOUT_WINDOW_DEFAULT, &po->lp))
-		bad = xasprintf("--window=%s", win);
-	else if (lp_format_parse(cget(c, "log_format", fmt, sizeof fmt) ? fmt : "auto", &po->lp.format))
-		bad = xasprintf("--log-format=%s", fmt);
-	else if (parse_long(cget(c, "steps", steps, sizeof steps) ? steps : LAYOUT_STEPS_DEFAULT_STR, &po->lp.steps) || po->lp.steps <= 0)
-		bad = xasprintf("--steps=%s", steps);
-	int rc = bad ? parse_bad_usage("bad option '%s'", bad) : 0;
-	free(bad);
-	return rc;
-}
-
-static int
-run_parse(struct ctx *c)
-{
-	char w[128], run[256];
-	cget(c, "workload", w, sizeof w);
-	cget(c, "run", run, sizeof run);
-	if (c->async && !upstream_ready(c))
-		return 0;
-	char *dir = layout_experiment(c->install, w, run);
-	char *done = xasprintf("%s/" LAYOUT_TRAIN_DONE, dir);
-	char *td = read_file(done, NULL), logb[PATH_MAX];
-	if (!td || !cfg_get(td, "log", logb, sizeof logb)) {
-		if (c->async) {
-			printf("[%s] %s: waiting for the training job\n", c->progress, c->label);
-			free(td); free(done); free(dir);
-			return 0;
-		}
-		fprintf(stderr, "llmb run: error: %s: no finished training run in %s\n", c->id, dir);
-		free(td); free(done); free(dir);
-		return 1;
-	}
-	char *res = xasprintf("%s/result.json", dir), *logs[] = {logb};
-	struct parse_opts po = PARSE_OPTS_INIT;
-	po.result = res;
-	int rc = parse_stage_opts(c, &po);
-	if (!rc)
-		rc = parse_logs(&po, 1, logs);
-	if (rc == 0)
+	struct inproc_stage s = {.top = c->top, .install = c->install, .id = c->id, .cfg = c->cfg,
+		.progress = c->progress, .label = c->label, .async = c->async};
+	int rc = stage(&s);
+	if (rc == INPROC_DONE)
 		write_stamp(c, NULL, NULL);
-	else
-		fprintf(stderr, "llmb: [%s] %s: the run did not succeed; see %s\n", c->progress, c->label, logb);
-	free(res); free(td); free(done); free(dir);
-	return rc ? 1 : 0;
-}
-
-static int
-run_report(struct ctx *c)
-{
-	char w[128], g[64], s[64], d[64], tol[32], rep[256];
-	cget(c, "workload", w, sizeof w);
-	cget(c, "gpu", g, sizeof g);
-	cget(c, "size", s, sizeof s);
-	cget(c, "dtype", d, sizeof d);
-	cget(c, "report", rep, sizeof rep);
-	if (c->async && !upstream_ready(c))
-		return 0;
-	char *out = layout_report(c->install, w, rep);
-	char *expdir = layout_experiments(c->install, w);
-	struct report_req q = {.top = c->top, .workload = w, .gpu = g, .size = s, .dtype = d,
-		.tolerance = strtod(cget(c, "tolerance_pct", tol, sizeof tol) ? tol : "5", NULL), .out = out,
-		.format = "text"};
-	mkdir_p(out, 1);
-	int rc = q.tolerance >= 0 ? report_build(&q, &expdir, 1) : 2;
-	if (rc == 0)
-		write_stamp(c, NULL, NULL);
-	free(out); free(expdir);
-	return rc ? 1 : 0;
+	return rc == INPROC_FAILED ? 1 : 0;
 }
 
 /* Upstream stages done before identities existed get theirs, so make
@@ -1089,9 +912,9 @@ cmd_run(int argc, char **argv)
 		stage_level_config(c.install, c.gen, c.id, c.hash);
 		rc = 0;
 	} else if (stage_kind_run(c.kind) == SK_RUN_PARSE) {
-		rc = run_parse(&c);
+		rc = run_inproc(&c, inproc_parse);
 	} else if (stage_kind_run(c.kind) == SK_RUN_REPORT) {
-		rc = run_report(&c);
+		rc = run_inproc(&c, inproc_report);
 	} else {
 		c.ex = executor_default();
 		const char *no = stage_infeasible(c.cfg, c.ex);
@@ -1112,175 +935,5 @@ cmd_run(int argc, char **argv)
 	free(stamp);
 	free(c.cfg);
 	free(c.state);
-	return rc;
-}
-
-/* The plan of the selection in the environment, for status and cancel:
- * [--top DIR] [--install DIR]. Non-zero after printing errors. */
-static int
-selected_plan(int argc, char **argv, struct plan *p, const char **install)
-{
-	const char *top = ".";
-	*install = getenv("LLMB_INSTALL") ? getenv("LLMB_INSTALL") : "install";
-	static const struct option longopts[] = {
-		{"top", required_argument, NULL, 't'}, {"install", required_argument, NULL, 'i'}, {NULL, 0, NULL, 0},
-	};
-	const char *text;
-	int o;
-	/* anything else is ignored, as make passes what it has */
-	cliopt_start();
-	while ((o = cliopt_next(argc, argv, "", longopts, &text)) != -1)
-		if (o == 't' || o == 'i')
-			*(o == 't' ? &top : install) = optarg;
-	struct sel s;
-	sel_from_env(&s);
-	if (plan_build(p, top, &s, 0)) {
-		plan_free(p);
-		return -1;
-	}
-	return 0;
-}
-
-/* llmb status: one line per selected stage (done, stale, submitted,
- * pending, running, finished, failed) and a closing summary. Jobs still
- * owed a verdict are asked about in one scheduler query per executor. A job
- * counts as "submitted" when this make submitted it (LLMB_RUN_START). */
-int
-cmd_status(int argc, char **argv)
-{
-	const char *install;
-	struct plan p;
-	if (selected_plan(argc, argv, &p, &install))
-		return 2;
-	enum { K_DONE, K_STALE, K_SUBMITTED, K_PENDING, K_RUNNING, K_FINISHED, K_FAILED, K_N };
-	static const char *const names[K_N] = {"done", "stale", "submitted now", "pending", "running",
-		"finished (run make to collect)", "failed"};
-	int counts[K_N] = {0};
-	long since = env_long("LLMB_RUN_START", -1);
-	struct record *recs = xcalloc(p.n ? p.n : 1, sizeof *recs);
-	struct jobinfo *ji = xcalloc(p.n ? p.n : 1, sizeof *ji);
-	int *kind = xcalloc(p.n ? p.n : 1, sizeof *kind);
-	long *elapsed = xcalloc(p.n ? p.n : 1, sizeof *elapsed);
-	char *cache = layout_executor_state(install);
-	/* the jobs owed a verdict, one bulk query per executor */
-	for (int e = 0; e < 2; e++) {
-		const struct executor *ex = e ? &slurm_executor : &local_executor;
-		size_t n = 0;
-		for (size_t i = 0; i < p.n; i++) {
-			char *dir = layout_jobs(install, p.v[i].id);
-			if (e == 0)
-				record_read_dir(dir, &recs[i]);
-			free(dir);
-			struct record *r = &recs[i];
-			if (!strcmp(r->cfg, p.v[i].hash) && !strcmp(r->state, "submitted") && *r->job &&
-			    !strcmp(r->executor, ex->name)) {
-				snprintf(ji[n].id, sizeof ji[n].id, "%s", r->job);
-				ji[n].elapsed = -1;
-				n++;
-			}
-		}
-		if (n && access(install, W_OK) == 0)
-			ex->query(cache, ji, (int)n);
-		for (size_t i = 0, k = 0; i < p.n && k < n; i++) {
-			struct record *r = &recs[i];
-			if (strcmp(r->cfg, p.v[i].hash) || strcmp(r->state, "submitted") || !*r->job ||
-			    strcmp(r->executor, ex->name))
-				continue;
-			elapsed[i] = ji[k].elapsed;
-			enum jstate st = ji[k++].state;
-			kind[i] = st == J_PENDING ? K_PENDING : st == J_RUNNING || st == J_COMPLETING ? K_RUNNING
-				: jstate_terminal(st) ? K_FINISHED : K_PENDING;
-			if (kind[i] == K_PENDING && since >= 0 && r->submitted >= since)
-				kind[i] = K_SUBMITTED;
-		}
-	}
-	for (size_t i = 0; i < p.n; i++) {
-		struct inst *in = &p.v[i];
-		struct record *r = &recs[i];
-		char *stamp = layout_done(install, in->id);
-		char *st = read_file(stamp, NULL), b2[64] = "";
-		int k = K_STALE;
-		struct sb line = {0};
-		char *log = *r->log ? log_path(r->log, r->job) : xstrdup("?");
-		struct stage_query q = {.install = install, .id = in->id, .hash = in->hash, .cfg = in->cfg.buf};
-		struct sb bad = {0};
-		enum staleness sn = stage_staleness(&q, &bad);
-		if (sn == STAGE_OUTPUT || sn == STAGE_UPSTREAM) {
-			sb_addf(&line, "stale: %s", bad.buf);
-		} else if (sn == STAGE_DONE) {
-			k = K_DONE;
-			const char *job = st && cfg_get(st, "job", b2, sizeof b2) ? b2 : "";
-			sb_addf(&line, "done%s%s", *job ? ", job " : "", job);
-		} else if (!strcmp(r->cfg, in->hash) && *r->state) {
-			if (!strcmp(r->state, "failed") || !strcmp(r->state, "submit-failed")) {
-				k = K_FAILED;
-				sb_addf(&line, "failed, job %s, log %s", r->job, log);
-			} else if (!strcmp(r->state, "submitted")) {
-				k = kind[i];
-				char el[32] = "";
-				if (k == K_RUNNING && elapsed[i] >= 0)
-					snprintf(el, sizeof el, " %02ld:%02ld:%02ld", elapsed[i] / 3600, elapsed[i] / 60 % 60, elapsed[i] % 60);
-				sb_addf(&line, "%s%s, job %s, log %s", names[k], el, r->job, log);
-			} else if (!strcmp(r->state, "submitting")) {
-				k = K_PENDING;
-				sb_add(&line, "submission interrupted; the next make finds or submits the job");
-			} else {
-				sb_addf(&line, "stale: output changed since job %s", r->job);
-			}
-		} else {
-			sb_add(&line, st ? "stale: configuration changed" : "stale: never run");
-		}
-		free(log);
-		sb_free(&bad);
-		counts[k]++;
-		printf("%-52s %s\n", in->id, line.buf);
-		sb_free(&line);
-		free(st);
-		free(stamp);
-	}
-	struct sb sum = {0};
-	for (int k = 0; k < K_N; k++)
-		if (counts[k] || k == K_DONE || k == K_FAILED || k == K_RUNNING || k == K_PENDING || (k == K_SUBMITTED && since >= 0))
-			sb_addf(&sum, "%s%d %s", sum.len ? ", " : "", counts[k], names[k]);
-	printf("%s\n", sum.buf);
-	sb_free(&sum);
-	free(cache);
-	free(kind);
-	free(elapsed);
-	free(ji);
-	free(recs);
-	plan_free(&p);
-	return 0;
-}
-
-/* llmb cancel: cancels the unfinished jobs of the selected stages. */
-int
-cmd_cancel(int argc, char **argv)
-{
-	const char *install;
-	struct plan p;
-	if (selected_plan(argc, argv, &p, &install))
-		return 2;
-	int n = 0, rc = 0;
-	for (size_t i = 0; i < p.n; i++) {
-		char *rec = layout_job_record(install, p.v[i].id);
-		char *rs = read_file(rec, NULL), job[64], ex[16], st[32];
-		if (rs && cfg_get(rs, "job", job, sizeof job) && *job && cfg_get(rs, "executor", ex, sizeof ex) &&
-		    cfg_get(rs, "state", st, sizeof st) && !strcmp(st, "submitted") && executor_find(ex)) {
-			struct sb err = {0};
-			if (executor_find(ex)->cancel(job, &err) == 0) {
-				printf("cancelled job %s (%s)\n", job, p.v[i].id);
-				n++;
-			} else {
-				fprintf(stderr, "llmb cancel: %s: %s\n", p.v[i].id, err.buf);
-				rc = 1;
-			}
-			sb_free(&err);
-		}
-		free(rs);
-		free(rec);
-	}
-	printf("%d job(s) cancelled\n", n);
-	plan_free(&p);
 	return rc;
 }

@@ -380,6 +380,13 @@ sha256_hex(const void *data, size_t len, char out[65])
 		snprintf(out + 8 * i, 9, "%08x", h[i]);
 }
 
+long
+env_long(const char *name, long dflt)
+{
+	const char *e = getenv(name);
+	return e && *e ? atol(e) : dflt;
+}
+
 const char bool_spellings[] = "1/0, true/false, yes/no or on/off";
 
 int

@@ -54,6 +54,8 @@ int file_exists(const char *path);
 /* A yes/no value as users spell it: 1/0, true/false, yes/no, on/off, in
  * any case. 1, 0, or -1 for anything else (which callers refuse). */
 int parse_bool(const char *s);
+/* The environment variable name as a number, dflt when unset or empty. */
+long env_long(const char *name, long dflt);
 extern const char bool_spellings[];
 /* The next word of a list as users write it ("a b,c", tabs too): moves
  * *p to the word and returns its length, 0 at the end. The caller steps
