@@ -296,6 +296,7 @@ show_mbflops(const char *top, const char *model, const char *size, long tp)
 		mbflops_count(row, tp, &f);
 		printf("model      %s\nsize       %s\nkind       %s\n", model, size, f.kind);
 		printf("source     NVIDIA-NeMo/Megatron-Bridge@%s %s\n", ystr(row, "commit", ""), ystr(row, "path", ""));
+		printf("from       %s\n", ystr(row, "source", ""));
 		printf("seq        %s\ntp         %ld\n", ystr(row, "seq", ""), tp);
 		printf("vocab      %s padded %.0f\n", ystr(row, "vocab", ""), f.vocab_padded);
 		print_term("attention", f.attention);
