@@ -126,6 +126,16 @@ t_rc "--tp 0 is refused" 2 "$LLMB" flops qwen3 30b --tp 0 --top .
 t_rc "unknown model size" 2 "$LLMB" flops qwen3 7b --top .
 t_grep "unknown model size: message" "no size '7b' of model 'qwen3' in workloads/models/megatron-bridge.yaml" "$TRASH/.out"
 
+# The table is checked like a recipe: a misspelt key is file:line:col.
+M=$TRASH/mbtable
+mkdir -p "$M/workloads/models" "$M/pipelines"
+cp workloads/gpus.yaml "$M/workloads/"
+sed 's/^      topk: 8$/      top_k: 8/' workloads/models/megatron-bridge.yaml >"$M/workloads/models/megatron-bridge.yaml"
+kline=$(grep -n '^      top_k: 8$' "$M/workloads/models/megatron-bridge.yaml" | head -1 | cut -d: -f1)
+t_rc "table with a misspelt key: flops fails" 2 env -C "$M" "$LLMB" flops qwen3 30b --top .
+t_grep "table with a misspelt key: file:line:col" \
+	"^workloads/models/megatron-bridge\.yaml:$kline:7: error: unknown key 'top_k'; did you mean 'topk'\?\$" "$TRASH/.out"
+
 # MFU divides by the peak of the run's dtype, and gpus.yaml has the peaks
 # of dgxc-benchmarking v26.06.01's table (non-sparse; MXFP8 at the FP8 rate).
 while read -r gpu dtype peak; do
