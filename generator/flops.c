@@ -9,6 +9,7 @@
 #include "diag.h"
 #include "expr.h"
 #include "flops.h"
+#include "mbflops.h"
 #include "util.h"
 
 static int
@@ -277,43 +278,52 @@ print_term(const char *name, double v)
 	printf("%-10s %14.6e  %.0f\n", name, v, v);
 }
 
-int
-cmd_flops(int argc, char **argv)
+/* llmb flops MODEL SIZE from the Megatron-Bridge table: its source, the
+ * kind of count and the terms. */
+static int
+show_mbflops(const char *top, const char *model, const char *size, long tp)
 {
-	const char *top = ".", *args[3] = {NULL, NULL, NULL};
-	int na = 0;
-	static const struct option longopts[] = {{"top", required_argument, NULL, 't'}, {NULL, 0, NULL, 0}};
-	const char *text;
-	int c;
-	cliopt_start();
-	while ((c = cliopt_next(argc, argv, "-", longopts, &text)) != -1) {
-		if (c == 't')
-			top = optarg;
-		else if (c == 1 && optarg[0] != '-' && na < 3)
-			args[na++] = optarg;
-		else
-			na = 9;
-	}
-	if (cliopt_dashes()) /* never allowed */
-		na = 9;
-	if (na < 2 || na > 3) {
-		fprintf(stderr, "usage: llmb flops WORKLOAD SIZE [GPU_TYPE] [--top DIR]\n");
+	struct ydoc *t = mbtable_load(top);
+	if (!t)
 		return 2;
-	}
-	struct recipes r;
+	const struct ynode *row = mbtable_row(t, model, size);
 	int rc = 2;
-	if (recipes_load(&r, top)) {
-		recipes_free(&r);
-		return 2;
+	if (!row) {
+		fprintf(stderr, "%s: no workload '%s' in %s/workloads, and no size '%s' of model '%s' in %s\n",
+			progname, model, top, size, model, t->file);
+	} else {
+		struct mbflops f;
+		mbflops_count(row, tp, &f);
+		printf("model      %s\nsize       %s\nkind       %s\n", model, size, f.kind);
+		printf("source     NVIDIA-NeMo/Megatron-Bridge@%s %s\n", ystr(row, "commit", ""), ystr(row, "path", ""));
+		printf("from       %s\n", ystr(row, "source", ""));
+		printf("seq        %s\ntp         %ld\n", ystr(row, "seq", ""), tp);
+		printf("vocab      %s padded %.0f\n", ystr(row, "vocab", ""), f.vocab_padded);
+		print_term("attention", f.attention);
+		print_term("mlp", f.mlp);
+		print_term("mamba", f.mamba);
+		print_term("mtp", f.mtp);
+		print_term("logits", f.logits);
+		print_term("total", f.total);
+		rc = 0;
 	}
+	ydoc_free(t);
+	return rc;
+}
+
+/* A workload's formula at its config row. */
+static int
+show_workload_flops(struct recipes *r, const char *top, const char **args)
+{
 	struct ydoc *doc;
-	const struct ynode *w = workload_find(&r, args[0], &doc);
+	const struct ynode *w = workload_find(r, args[0], &doc);
 	struct params p = {0};
 	struct flops f;
 	const char *gpu = NULL;
+	int rc = 2;
 	if (!w)
 		fprintf(stderr, "%s: no workload '%s' in %s/workloads\n", progname, args[0], top);
-	else if (!row_params(&r, doc->file, w, args[1], args[2], &p, &gpu) &&
+	else if (!row_params(r, doc->file, w, args[1], args[2], &p, &gpu) &&
 		 !flops_eval(doc->file, w, args[1], &p, &f)) {
 		double seq;
 		printf("workload   %s\nsize       %s\ngpu        %s\n", args[0], args[1], gpu);
@@ -327,6 +337,54 @@ cmd_flops(int argc, char **argv)
 		rc = 0;
 	}
 	params_free(&p);
+	return rc;
+}
+
+int
+cmd_flops(int argc, char **argv)
+{
+	const char *top = ".", *args[3] = {NULL, NULL, NULL}, *tps = NULL;
+	int na = 0;
+	static const struct option longopts[] = {
+		{"top", required_argument, NULL, 't'}, {"tp", required_argument, NULL, 'p'}, {NULL, 0, NULL, 0}};
+	const char *text;
+	int c;
+	cliopt_start();
+	while ((c = cliopt_next(argc, argv, "-", longopts, &text)) != -1) {
+		if (c == 't')
+			top = optarg;
+		else if (c == 'p')
+			tps = optarg;
+		else if (c == 1 && optarg[0] != '-' && na < 3)
+			args[na++] = optarg;
+		else
+			na = 9;
+	}
+	if (cliopt_dashes()) /* never allowed */
+		na = 9;
+	char *end = NULL;
+	long tp = tps ? strtol(tps, &end, 10) : 1;
+	if (na < 2 || na > 3 || (tps && (*end || tp < 1 || na != 2))) {
+		fprintf(stderr, "usage: llmb flops WORKLOAD SIZE [GPU_TYPE] [--top DIR]\n"
+				"       llmb flops MODEL SIZE [--tp N] [--top DIR]   (" MBFLOPS_TABLE ")\n");
+		return 2;
+	}
+	struct recipes r;
+	if (recipes_load(&r, top)) {
+		recipes_free(&r);
+		return 2;
+	}
+	/* A workload's name wins; a model of the table has no GPU argument. */
+	int rc, is_workload = workload_find(&r, args[0], NULL) != NULL;
+	if (is_workload && tps) {
+		fprintf(stderr, "%s: --tp is for the models of %s; workload '%s' takes tp from its config row\n",
+			progname, MBFLOPS_TABLE, args[0]);
+		rc = 2;
+	} else if (is_workload || na == 3) {
+		rc = show_workload_flops(&r, top, args);
+	} else {
+		rc = show_mbflops(top, args[0], args[1], tp);
+	}
 	recipes_free(&r);
 	return rc;
 }

@@ -185,6 +185,7 @@ struct ctx {
 	struct lp_result *r;
 	long den;             /* denominator of the first step line, -1 none */
 	double pending_tflops; /* mbridge: from the last Step Time line */
+	long await_tflops;    /* mbridge: iteration of the last step line without TFLOPS, -1 none */
 	long pending_save;    /* megatron: iteration of the last saved checkpoint */
 	long cancel_iter;     /* last iteration seen at the TIME LIMIT line */
 	long long err_off;    /* byte offset of the first error line */
@@ -372,6 +373,19 @@ set_invalid(struct ctx *c, const char *reason, long it)
 #define LP_MAX_STEP_SECONDS 86400.0
 #define LP_MAX_TFLOPS 1e5
 static void
+check_tflops(struct ctx *c, double tflops, long it)
+{
+	if (isinf(tflops))
+		set_invalid(c, "tflops=inf", it);
+	else if (tflops < 0)
+		set_invalid(c, "tflops<0", it);
+	else if (tflops > LP_MAX_TFLOPS)
+		set_invalid(c, "tflops>1e5", it);
+	if (tflops == 0 && in_window(c, it))
+		set_invalid(c, "tflops=0", it);
+}
+
+static void
 check_values(struct ctx *c, const struct lp_sample *s)
 {
 	if (!isfinite(s->time))
@@ -382,14 +396,7 @@ check_values(struct ctx *c, const struct lp_sample *s)
 		set_invalid(c, "step_time<0", s->iter);
 	else if (s->time > LP_MAX_STEP_SECONDS)
 		set_invalid(c, "step_time>1day", s->iter);
-	if (isinf(s->tflops))
-		set_invalid(c, "tflops=inf", s->iter);
-	else if (s->tflops < 0)
-		set_invalid(c, "tflops<0", s->iter);
-	else if (s->tflops > LP_MAX_TFLOPS)
-		set_invalid(c, "tflops>1e5", s->iter);
-	if (s->tflops == 0 && in_window(c, s->iter))
-		set_invalid(c, "tflops=0", s->iter);
+	check_tflops(c, s->tflops, s->iter);
 }
 
 /* Index of iteration it in the sorted samples, or where it would go. */
@@ -675,11 +682,31 @@ mbridge_step(struct ctx *c, const char *l, size_t n)
 		return;
 	}
 	s.time = v[F_TIME_MS] / 1000;
-	s.tflops = isnan(c->pending_tflops) ? v[F_TFLOPS] : c->pending_tflops;
+	/* The line's own throughput field is its iteration's for sure; else
+	 * the Step Time line printed just before it. */
+	s.tflops = has[F_TFLOPS] > 0 ? v[F_TFLOPS] : c->pending_tflops;
 	c->pending_tflops = NAN;
+	c->await_tflops = isnan(s.tflops) && has[F_TFLOPS] >= 0 ? s.iter : -1;
 	s.loss = v[F_LOSS];
 	s.grad = v[F_GRAD];
 	add_step(c, LP_MBRIDGE, den, &s, NAN, v, has);
+}
+
+/* A Step Time line after the iteration line it belongs to: rank 0 prints
+ * it and the last pipeline stage the iteration line, so with pipeline
+ * parallelism the two can reach the log in either order. Upstream's parser
+ * pairs the n-th of each; so does this, by giving the value to the step
+ * line still waiting for one. */
+static void
+late_tflops(struct ctx *c, double tf)
+{
+	struct lp_result *r = c->r;
+	size_t i = sample_pos(r, c->await_tflops);
+	if (i < r->nsamples && r->samples[i].iter == c->await_tflops && isnan(r->samples[i].tflops)) {
+		r->samples[i].tflops = tf;
+		check_tflops(c, tf, c->await_tflops);
+	}
+	c->await_tflops = -1;
 }
 
 /* ---- other lines ---------------------------------------------------------- */
@@ -779,7 +806,11 @@ on_line(struct ctx *c, const char *l, size_t n, long long off)
 		step = 1;
 	} else {
 		if (find(l, n, "GPU utilization:")) {
-			c->pending_tflops = mbridge_tflops(l, n);
+			double tf = mbridge_tflops(l, n);
+			if (c->await_tflops >= 0 && !find(l, n, "elapsed time per iteration (ms):"))
+				late_tflops(c, tf);
+			else
+				c->pending_tflops = tf;
 			step = 1;
 		}
 		if (find(l, n, "elapsed time per iteration (ms):")) {
@@ -997,7 +1028,7 @@ lp_parse_file(const char *path, const struct lp_opts *o, struct lp_result *r)
 	r->peak_mem = NAN;
 	r->win_lo = o->win_lo;
 	r->win_hi = o->win_hi;
-	struct ctx c = {.o = o, .r = r, .den = -1, .pending_tflops = NAN, .pending_save = -1,
+	struct ctx c = {.o = o, .r = r, .den = -1, .pending_tflops = NAN, .await_tflops = -1, .pending_save = -1,
 			.cancel_iter = -1, .err_off = -1, .prev_iter = -1, .replay_from = -1};
 	if (!wm_ready)
 		wm_init();

@@ -80,6 +80,104 @@ grok1 314b gb200 embedding 38732015075328 0
 grok1 314b gb200 total 4.27e15 0.001
 LIST
 
+# Megatron-Bridge's accounting (workloads/models/megatron-bridge.yaml): the
+# breakdown of every size against its golden, and its total against a hand
+# count GEMM by GEMM (tests/flops/handcount.py, with the dimensions as the
+# test lists them here from the Hugging Face configs and recipes the table
+# names), at TP 1 and at TP 8 (which pads the vocabulary), within 1e-6.
+# One line per size: MODEL SIZE CLASS DIMENSIONS.
+while read -r m s cls dims; do
+	name=mb-$m-$s
+	t_ok "flops $m $s" "$LLMB" flops "$m" "$s" --top .
+	cp "$TRASH/.out" "$TRASH/$name.txt"
+	t_cmp "flops $m $s: golden" "$TESTS_DIR/flops/$name.txt" "$TRASH/$name.txt"
+	t_grep "flops $m $s: kind $cls" "^kind +$cls\$" "$TRASH/$name.txt"
+	t_grep "flops $m $s: names its Megatron-Bridge commit" \
+		'^source +NVIDIA-NeMo/Megatron-Bridge@[0-9a-f]{40} src/megatron/bridge/recipes/' "$TRASH/$name.txt"
+	for tp in 1 8; do
+		"$LLMB" flops "$m" "$s" --tp "$tp" --top . >"$TRASH/f.out" 2>&1
+		calc=$(awk '$1 == "total" { print $3 }' "$TRASH/f.out")
+		# shellcheck disable=SC2086 # dims are KEY=VALUE words
+		hand=$(/usr/bin/python3 "$TESTS_DIR/flops/handcount.py" "$cls" "$tp" $dims)
+		t_ok "flops $m $s tp $tp: ${calc:-?} = hand count $hand within 1e-6" awk -v a="$hand" -v b="${calc:-0}" 'BEGIN {
+			d = (b - a) / a; exit !(b > 0 && (d < 0 ? -d : d) <= 1e-6) }'
+	done
+done <<'LIST'
+llama3.1 8b dense seq=8192 layers=32 hidden=4096 ffn=14336 heads=32 groups=8 vocab=128256 swiglu=1
+llama3.1 70b dense seq=8192 layers=80 hidden=8192 ffn=28672 heads=64 groups=8 vocab=128256 swiglu=1
+llama3.1 405b dense seq=8192 layers=126 hidden=16384 ffn=53248 heads=128 groups=8 vocab=128256 swiglu=1
+qwen3 30b moe seq=4096 layers=48 hidden=2048 ffn=6144 heads=32 groups=4 kv=128 vocab=151936 swiglu=1 experts=128 topk=8 moe_ffn=768
+qwen3 235b moe seq=4096 layers=94 hidden=4096 ffn=12288 heads=64 groups=4 kv=128 vocab=151936 swiglu=1 experts=128 topk=8 moe_ffn=1536
+gpt-oss 120b moe seq=4096 layers=36 hidden=2880 ffn=2880 heads=64 groups=8 kv=64 vocab=201088 swiglu=0 experts=128 topk=4 moe_ffn=2880
+deepseek-v3 671b mla-moe seq=4096 layers=61 hidden=7168 ffn=18432 heads=128 vocab=129280 vmult=1280 swiglu=1 experts=256 topk=8 moe_ffn=2048 shared=2048 dense=3 mtp=1 qr=1536 kvr=512 qk=128 pos=64 v=128
+kimi-k2 1t mla-moe seq=4096 layers=61 hidden=7168 ffn=18432 heads=64 vocab=163840 vmult=1280 swiglu=1 experts=384 topk=8 moe_ffn=2048 shared=2048 dense=1 qr=1536 kvr=512 qk=128 pos=64 v=128
+nemotron-h 56b hybrid seq=8192 layers=118 hidden=8192 ffn=32768 heads=64 groups=8 vocab=32000 swiglu=0 state=256 mheads=256 mgroups=8 pattern=M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-
+nemotron3 30b hybrid-moe seq=8192 layers=52 hidden=2688 ffn=1856 heads=32 groups=2 kv=128 vocab=131072 swiglu=0 experts=128 topk=6 moe_ffn=1856 shared=3712 state=128 mheads=64 mgroups=8 pattern=MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME
+LIST
+# The vocabulary is padded to a multiple of 128 (1280 for DeepSeek and
+# Kimi) times TP, as Megatron-Bridge pads it for the logits.
+"$LLMB" flops llama3.1 8b --tp 8 --top . >"$TRASH/f.out" 2>&1
+t_grep "tp 8 pads 128256 to 129024" '^vocab +128256 padded 129024$' "$TRASH/f.out"
+"$LLMB" flops deepseek-v3 671b --tp 4 --top . >"$TRASH/f.out" 2>&1
+t_grep "deepseek tp 4 pads 129280 to 133120" '^vocab +129280 padded 133120$' "$TRASH/f.out"
+t_rc "--tp is refused for a workload" 2 "$LLMB" flops grok1 314b --tp 2 --top .
+t_grep "--tp for a workload: message" "workload 'grok1' takes tp from its config row" "$TRASH/.out"
+t_rc "--tp 0 is refused" 2 "$LLMB" flops qwen3 30b --tp 0 --top .
+t_rc "unknown model size" 2 "$LLMB" flops qwen3 7b --top .
+t_grep "unknown model size: message" "no size '7b' of model 'qwen3' in workloads/models/megatron-bridge.yaml" "$TRASH/.out"
+
+# The table is checked like a recipe: a misspelt key is file:line:col.
+M=$TRASH/mbtable
+mkdir -p "$M/workloads/models" "$M/pipelines"
+cp workloads/gpus.yaml "$M/workloads/"
+sed 's/^      topk: 8$/      top_k: 8/' workloads/models/megatron-bridge.yaml >"$M/workloads/models/megatron-bridge.yaml"
+kline=$(grep -n '^      top_k: 8$' "$M/workloads/models/megatron-bridge.yaml" | head -1 | cut -d: -f1)
+t_rc "table with a misspelt key: flops fails" 2 env -C "$M" "$LLMB" flops qwen3 30b --top .
+t_grep "table with a misspelt key: file:line:col" \
+	"^workloads/models/megatron-bridge\.yaml:$kline:7: error: unknown key 'top_k'; did you mean 'topk'\?\$" "$TRASH/.out"
+
+# MFU divides by the peak of the run's dtype, and gpus.yaml has the peaks
+# of dgxc-benchmarking v26.06.01's table (non-sparse; MXFP8 at the FP8 rate).
+while read -r gpu dtype peak; do
+	t_ok "peak $gpu $dtype $peak" awk -v g="$gpu" -v d="$dtype" -v p="$peak" '
+		/^  [a-z0-9]+:$/ { cur = substr($1, 1, length($1) - 1) }
+		cur == g && $1 == d ":" && $2 == p { found = 1 }
+		END { exit !found }' workloads/gpus.yaml
+done <<'LIST'
+gb300 bf16 2450
+gb300 fp8 4900
+gb300 mxfp8 4900
+gb300 nvfp4 14700
+gb200 bf16 2450
+gb200 fp8 4900
+gb200 mxfp8 4900
+gb200 nvfp4 9800
+b300 bf16 2250
+b300 fp8 4500
+b300 mxfp8 4500
+b300 nvfp4 13500
+b200 bf16 2250
+b200 fp8 4500
+b200 mxfp8 4500
+b200 nvfp4 9000
+h100 bf16 989
+h100 fp8 1979
+LIST
+t_ok "h100 has no nvfp4 or mxfp8 peak" awk '
+	/^  [a-z0-9]+:$/ { cur = $1 } cur == "h100:" && ($1 == "nvfp4:" || $1 == "mxfp8:") { bad = 1 }
+	END { exit bad }' workloads/gpus.yaml
+# The Llama 3.1 405b NVFP4 case on 512 GB300: a step of 10 s at GBS 256 is
+# 256 * 2.0676e16 / 10 / 512 = 1033.8 TFLOPS/GPU, 7.03% of the NVFP4 peak
+# (14700), 42.2% of the BF16 one: the dtype's peak is what MFU divides by.
+t_ok "metrics: nvfp4 run against the nvfp4 peak" "$LLMB" metrics --seq 8192 --gbs 256 --step-time 10 --gpus 512 \
+	--model-flops 20676247440850944 --peak-tflops 14700 --format=json
+cp "$TRASH/.out" "$TRASH/nvfp4.json"
+t_ok "metrics: MFU 7.03%" python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert round(m["tflops_per_gpu"], 1) == 1033.8 and round(m["mfu_pct"], 2) == 7.03, m
+' "$TRASH/nvfp4.json"
+
 # llmb calc agrees with the recipe evaluation of the Llama4 attention term.
 t_ok "calc: llama4 attention" "$LLMB" calc '12 * 4096 * 48 * 5120^2 * (1 + 8/40 + 0.5*4096/5120)'
 t_grep "calc: 98956046499840" '^98956046499840$' "$TRASH/.out"

@@ -163,6 +163,33 @@ result profiled --profiled "${E}_1004_0.out"
 result forced-format --log-format=maxtext "${E}_1001_0.out"
 result one-indexed --indexing=one --steps=49 "${E}_1001_0.out"
 
+# ---- Megatron-Bridge at the 26.06 pins ----------------------------------------
+# DeepSeek V3 671b on 256 GPUs, GBS 2048, in the line format of
+# Megatron-Bridge 06f25c2 (training/utils/train_utils.py): rank 0 prints
+# "Step Time", the last pipeline stage the iteration line, and from
+# iteration 20 on they reach the log the other way round. Each iteration
+# gets its own TFLOPS, window 35-44 as upstream's parser, and each is
+# Megatron-Bridge's count per GPU: llmb flops deepseek-v3 671b --tp 2
+# (1065382097977344 per sample) * 2048 / step time / 256.
+MB=$TESTS_DIR/parse/mbridge/deepseek-v3-671b-gb300-256-pp.out
+t_ok "mbridge 26.06: parses" "$LLMB" parse --format=json --result=mb2606.json "$MB"
+"$LLMB" flops deepseek-v3 671b --tp 2 --top "$TOP" >mbflops.out 2>&1
+t_ok "mbridge 26.06: window 35-44, each step its own TFLOPS, llmb's count" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+flops = float([l.split()[2] for l in open(sys.argv[2]) if l.startswith("total")][0])
+assert r["status"] == "success" and r["format"] == "mbridge", r["status"]
+assert (r["window"]["first"], r["window"]["last"], r["window"]["present"]) == (35, 44, 10), r["window"]
+assert len(r["samples"]) == 50, len(r["samples"])
+for s in r["samples"]:
+    want = flops * 2048 / s["step_time"] / 256 / 1e12
+    assert abs(s["tflops_per_gpu"] - want) <= 0.06, (s, want)
+win = [s for s in r["samples"] if 35 <= s["iteration"] <= 44]
+mean = sum(s["tflops_per_gpu"] for s in win) / 10
+assert abs(r["tflops_per_gpu"]["mean"] - mean) < 1e-9, (r["tflops_per_gpu"], mean)
+assert abs(r["step_time"]["mean"] - sum(s["step_time"] for s in win) / 10) < 1e-9
+' mb2606.json mbflops.out
+
 # ---- usage and edge cases ---------------------------------------------------
 t_rc "empty directory: exit 1" 1 "$LLMB" parse exp/empty
 "$LLMB" parse --format=json exp/empty >empty.json 2>/dev/null

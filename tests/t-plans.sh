@@ -164,7 +164,7 @@ t_ok "make -n wrote nothing under LLMB_INSTALL" test ! -e "$I"
 refusals='unknown-gpu|WORKLOAD=nemotron4 GPU_TYPE=b300
 gpu-required|WORKLOAD=llama3-lora
 unknown-size|WORKLOAD=nemotron4 GPU_TYPE=h100 SIZE=70b
-unknown-dtype|WORKLOAD=grok1 GPU_TYPE=gb200 DTYPE=nvfp4
+unknown-dtype|WORKLOAD=grok1 GPU_TYPE=h100 DTYPE=nvfp4
 unknown-scale|WORKLOAD=nemotron4 GPU_TYPE=h100 SIZE=340b SCALES=128
 scale-not-number|WORKLOAD=grok1 GPU_TYPE=h100 SCALES=512x
 unknown-workload|WORKLOAD=llama5
