@@ -42,6 +42,14 @@ if [ "$jobs" -gt 1 ] && [ -f tests/durations ]; then
 			tests/durations - | sort -k1,1nr -k2,2n | cut -d' ' -f3-)
 fi
 bad=()
+# Interrupted: the files running side by side (each in its own process
+# group) stop too.
+stop_all() {
+	local p
+	for p in "${!name_of[@]}"; do kill -TERM -- "-$p" 2>/dev/null; done
+	exit 130
+}
+trap stop_all INT TERM
 declare -A name_of=() start_of=() log_of=()
 # finish PID: report the file that process ran
 finish() {
@@ -70,8 +78,14 @@ for f in "${files[@]}"; do
 		finish "$done_pid" "$rc"
 	done
 	log=$LOGS/$(basename "$f").log
+	# Job control on: a script's background job starts with SIGINT and
+	# SIGQUIT ignored, and the make a test interrupts as from a terminal
+	# would inherit that. Each file gets a process group of its own, which
+	# an interrupted run.sh stops (below).
+	set -m
 	bash "$f" >"$log" 2>&1 </dev/null &
 	pid=$!
+	set +m
 	name_of[$pid]=$f start_of[$pid]=$(date +%s) log_of[$pid]=$log
 done
 while [ "${#name_of[@]}" -gt 0 ]; do
