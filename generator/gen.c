@@ -44,7 +44,7 @@ parse_opts(int argc, char **argv, struct opts *o, const char *usage)
 	};
 	o->top = ".";
 	o->gen = "build/gen";
-	o->install = getenv("LLMB_INSTALL") ? getenv("LLMB_INSTALL") : "install";
+	o->install = layout_install_root();
 	optind = 1;
 	for (int c; (c = getopt_long(argc, argv, "t:o:i:h", lo, NULL)) != -1;) {
 		switch (c) {
@@ -372,7 +372,7 @@ cmd_gen(int argc, char **argv)
 	if (written < 0)
 		rc = 2;
 	struct sb mk = {0};
-	char *rules = xasprintf("%s/rules.mk", o.gen);
+	char *rules = layout_rules(o.gen);
 	if (write_rules(&p, &mk, getenv("LLMB_GEN_VARS")) < 0) {
 		rc = 2;
 	} else if (write_file_if_changed(rules, mk.buf, mk.len) < 0) {
@@ -392,7 +392,7 @@ cmd_gen(int argc, char **argv)
 			for (size_t k = 0; k < p.v[i].noutputs; k++)
 				if (is_json(p.v[i].outputs[k]))
 					sb_addf(&cand, " %s/%s", install, p.v[i].outputs[k]);
-		char *valid = xasprintf("%s/valid.mk", o.gen);
+		char *valid = layout_valid(o.gen);
 		if (validity_write("llmb gen", valid, &cand) < 0)
 			rc = 2;
 		free(valid);

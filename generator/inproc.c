@@ -64,7 +64,7 @@ inproc_parse(const struct inproc_stage *c)
 	if (c->async && !upstream_ready(c))
 		return INPROC_WAITING;
 	char *dir = layout_experiment(c->install, w, run);
-	char *done = xasprintf("%s/" LAYOUT_TRAIN_DONE, dir);
+	char *done = layout_in(dir, LAYOUT_TRAIN_DONE);
 	char *td = read_file(done, NULL), logb[PATH_MAX];
 	if (!td || !cfg_get(td, "log", logb, sizeof logb)) {
 		if (c->async) {
@@ -76,7 +76,7 @@ inproc_parse(const struct inproc_stage *c)
 		free(td); free(done); free(dir);
 		return INPROC_FAILED;
 	}
-	char *res = xasprintf("%s/result.json", dir), *logs[] = {logb};
+	char *res = layout_in(dir, LAYOUT_RESULT), *logs[] = {logb};
 	struct parse_opts po = PARSE_OPTS_INIT;
 	po.result = res;
 	int rc = parse_stage_opts(c, &po);

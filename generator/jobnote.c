@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "jobnote.h"
+#include "layout.h"
 #include "util.h"
 
 /* At most this much of the note is kept: it is one field of a record. */
@@ -12,7 +13,7 @@
 char *
 jobnote_read(const char *state_dir, const char *job)
 {
-	char *path = xasprintf("%s/note.%s", state_dir, job);
+	char *path = layout_job_note(state_dir, job);
 	char *s = read_file(path, NULL);
 	free(path);
 	if (!s)

@@ -488,7 +488,7 @@ jobscript_render(const struct jobctx *c, struct sb *out, struct sb *err)
 int
 cmd_script(int argc, char **argv)
 {
-	const char *top = ".", *gen = "build/gen", *install = getenv("LLMB_INSTALL") ? getenv("LLMB_INSTALL") : "install";
+	const char *top = ".", *gen = "build/gen", *install = layout_install_root();
 	static const struct option longopts[] = {
 		{"top", required_argument, NULL, 't'}, {"gen", required_argument, NULL, 'g'},
 		{"install", required_argument, NULL, 'i'}, {NULL, 0, NULL, 0},

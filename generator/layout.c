@@ -133,3 +133,60 @@ layout_path_placeholder(const char *name, size_t n)
 			return 1;
 	return n > 5 && !strncmp(name, "repo_", 5);
 }
+
+const char *
+layout_install_root(void)
+{
+	const char *e = getenv("LLMB_INSTALL");
+	return e && *e ? e : "install";
+}
+
+char *
+layout_in(const char *dir, const char *name)
+{
+	return under(dir, "%s", name);
+}
+
+char *
+layout_rules(const char *gen)
+{
+	return under(gen, "rules.mk");
+}
+
+char *
+layout_valid(const char *gen)
+{
+	return under(gen, "valid.mk");
+}
+
+char *
+layout_job_started(const char *state_dir, const char *token)
+{
+	return under(state_dir, "started.%s", token);
+}
+
+char *
+layout_job_note(const char *state_dir, const char *job)
+{
+	return under(state_dir, "note.%s", job);
+}
+
+char *
+layout_executor_file(const char *state_dir, const char *name)
+{
+	return under(state_dir, "%s", name);
+}
+
+char *
+layout_log_pattern(const char *experiment, const char *workload, const char *run)
+{
+	return under(experiment, "log-%s_%s_%%j.out", workload, run);
+}
+
+char *
+layout_nightly(const char *install, const char *night, const char *file)
+{
+	if (!night)
+		return under(install, "nightly");
+	return file ? under(install, "nightly/%s/%s", night, file) : under(install, "nightly/%s", night);
+}

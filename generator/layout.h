@@ -12,6 +12,8 @@
  *   <install>/workloads/<w>/experiments/<run>/{train.done,result.json,log}
  *   <install>/workloads/<w>/reports/<name>  report JSON
  *   <install>/history/<fingerprint>.jsonl   nightly history, one file per configuration
+ *   <install>/nightly/<night>/<file>        a night's summary, verdict, status, ...
+ *   <gen>/rules.mk, <gen>/valid.mk          the make rules, the outputs that do not validate
  *
  * base is the tree's root; a NULL base gives the path relative to it (the
  * outputs a plan lists are install-relative). Every function returns a
@@ -32,8 +34,18 @@
 #define LAYOUT_STEPS_DEFAULT_STR LAYOUT_STR(LAYOUT_STEPS_DEFAULT)
 #define LAYOUT_WINDOW_DEFAULT LAYOUT_STR(LAYOUT_WINDOW_FIRST) "-" LAYOUT_STR(LAYOUT_WINDOW_LAST)
 
-/* File a finished training run leaves in its experiment directory. */
+/* Files a finished training run leaves in its experiment directory. */
 #define LAYOUT_TRAIN_DONE "train.done"
+#define LAYOUT_RESULT "result.json"
+#define LAYOUT_PROVENANCE "provenance.json"
+
+/* LLMB_INSTALL, or the install tree's default ("install" in the checkout). */
+const char *layout_install_root(void);
+/* dir/name: a file of a folder another layout function named. */
+char *layout_in(const char *dir, const char *name);
+/* The generated tree's make rules and validity list. */
+char *layout_rules(const char *gen);
+char *layout_valid(const char *gen);
 
 char *layout_cfg(const char *gen, const char *id);
 char *layout_done(const char *install, const char *id);
@@ -46,6 +58,16 @@ char *layout_executor_state(const char *install);
  * and the exit status a job's trap writes. */
 char *layout_job_script(const char *state_dir, const char *token);
 char *layout_job_exit(const char *state_dir, const char *job);
+/* ... the marker a job writes when it starts, and the note it leaves. */
+char *layout_job_started(const char *state_dir, const char *token);
+char *layout_job_note(const char *state_dir, const char *job);
+/* A file of the executor caches (layout_executor_state): slurm.limits,
+ * slurm.room, submit.bucket and their locks. */
+char *layout_executor_file(const char *state_dir, const char *name);
+/* A training run's log: the pattern the scheduler fills (%j: the job). */
+char *layout_log_pattern(const char *experiment, const char *workload, const char *run);
+/* night NULL: the nightly folder; file NULL: the night's folder. */
+char *layout_nightly(const char *install, const char *night, const char *file);
 /* fingerprint NULL: the history folder itself. */
 char *layout_history(const char *install, const char *fingerprint);
 /* Every append to a history file holds it. */

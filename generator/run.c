@@ -323,7 +323,7 @@ submit(struct ctx *c, struct jobrec *r, int attempt)
 		for (char *q = run; *q; q++)
 			if (*q == '/')
 				*q = '_';
-		logpat = xasprintf("%s/log-%s_%s_%%j.out", dir, w, run);
+		logpat = layout_log_pattern(dir, w, run);
 		free(dir);
 	} else {
 		logpat = xasprintf("%s/%%j.out", c->state);
@@ -416,7 +416,7 @@ submit(struct ctx *c, struct jobrec *r, int attempt)
 static int
 recover_submission(struct ctx *c, struct jobrec *r)
 {
-	char *marker = xasprintf("%s/started.%s", c->state, r->token);
+	char *marker = layout_job_started(c->state, r->token);
 	char *s = read_file(marker, NULL);
 	const struct executor *ex;
 	free(marker);
@@ -855,7 +855,7 @@ int
 cmd_run(int argc, char **argv)
 {
 	struct ctx c = {.gen = "build/gen", .lockfd = -1, .start = (long)time(NULL)};
-	const char *top = ".", *install = getenv("LLMB_INSTALL") ? getenv("LLMB_INSTALL") : "install";
+	const char *top = ".", *install = layout_install_root();
 	static const struct option longopts[] = {
 		{"async", no_argument, NULL, 'a'}, {"top", required_argument, NULL, 't'},
 		{"gen", required_argument, NULL, 'g'}, {"install", required_argument, NULL, 'i'}, {NULL, 0, NULL, 0},

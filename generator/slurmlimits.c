@@ -108,7 +108,7 @@ assoc_limit(void)
 int
 slurm_limits_load(const char *state_dir, struct slurm_limits *l)
 {
-	char *path = state_dir ? xasprintf("%s/slurm.limits", state_dir) : NULL;
+	char *path = state_dir ? layout_executor_file(state_dir, "slurm.limits") : NULL;
 	char *cached = path ? read_file(path, NULL) : NULL;
 	long at = 0;
 	memset(l, 0, sizeof *l);
@@ -218,7 +218,7 @@ slurm_limits_wait_room(const char *state_dir)
 	long cap_mine = l.max_submit_jobs;
 	if (cap_all < 0 && cap_mine < 0)
 		return;
-	char *lock = xasprintf("%s/room.lock", state_dir), *path = xasprintf("%s/slurm.room", state_dir);
+	char *lock = layout_executor_file(state_dir, "room.lock"), *path = layout_executor_file(state_dir, "slurm.room");
 	int said = 0;
 	for (;;) {
 		int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);

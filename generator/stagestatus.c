@@ -28,7 +28,7 @@ static int
 selected_plan(int argc, char **argv, struct plan *p, const char **install)
 {
 	const char *top = ".";
-	*install = getenv("LLMB_INSTALL") ? getenv("LLMB_INSTALL") : "install";
+	*install = layout_install_root();
 	static const struct option longopts[] = {
 		{"top", required_argument, NULL, 't'}, {"install", required_argument, NULL, 'i'}, {NULL, 0, NULL, 0},
 	};

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "layout.h"
 #include "throttle.h"
 #include "util.h"
 
@@ -57,7 +58,7 @@ throttle_take(const char *state_dir)
 		return 0;
 	if (burst < 1)
 		burst = 1;
-	char *lock = xasprintf("%s/submit.lock", state_dir), *path = xasprintf("%s/submit.bucket", state_dir);
+	char *lock = layout_executor_file(state_dir, "submit.lock"), *path = layout_executor_file(state_dir, "submit.bucket");
 	double wait = 0;
 	int fd = -1;
 	if (mkdir_p(state_dir, 0) == 0)
