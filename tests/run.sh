@@ -66,7 +66,7 @@ for f in "${files[@]}"; do
 	if [ "$jobs" = 1 ]; then
 		echo "=== $f"
 		start=$(date +%s)
-		bash "$f"
+		env --default-signal=INT,QUIT bash "$f"
 		rc=$?
 		name_of[0]=$f start_of[0]=$start
 		finish 0 "$rc"
@@ -78,12 +78,14 @@ for f in "${files[@]}"; do
 		finish "$done_pid" "$rc"
 	done
 	log=$LOGS/$(basename "$f").log
-	# Job control on: a script's background job starts with SIGINT and
-	# SIGQUIT ignored, and the make a test interrupts as from a terminal
-	# would inherit that. Each file gets a process group of its own, which
-	# an interrupted run.sh stops (below).
+	# A script's background job starts with SIGINT and SIGQUIT ignored (and
+	# so does everything run.sh starts when run.sh itself was started in the
+	# background), and the make a test interrupts as from a terminal would
+	# inherit that: env gives them back their default. Job control gives
+	# each file a process group of its own, which an interrupted run.sh
+	# stops (below).
 	set -m
-	bash "$f" >"$log" 2>&1 </dev/null &
+	env --default-signal=INT,QUIT bash "$f" >"$log" 2>&1 </dev/null &
 	pid=$!
 	set +m
 	name_of[$pid]=$f start_of[$pid]=$(date +%s) log_of[$pid]=$log
