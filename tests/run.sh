@@ -6,10 +6,14 @@
 # -j N (or T_JOBS=N) runs N test files side by side. Each file starts its
 # own Slurm cluster on free ports in its own trash directory, so files are
 # independent; most of them keep one core busy at most, and the scale test
-# spends much of its time waiting on the controller. A file's output is
-# printed whole when it ends, so files never interleave. The longest files
-# start first (tests/durations: seconds per file on 2 cores, measured), so
-# the run ends close to its longest file.
+# spends much of its time waiting on its controller. A file's output is
+# printed whole when it ends, so files never interleave.
+#
+# tests/durations lists, per file, the seconds it took on 2 cores and
+# optionally a group: the longest files start first, so the run ends close
+# to its longest file, and two files of one group never run at once (the
+# files that train tinygpt through Slurm: its rendezvous port follows the
+# job id, and every private cluster numbers its jobs from 1).
 set -u
 cd "$(dirname "$0")/.." || exit 2
 jobs=${T_JOBS:-1}
@@ -35,13 +39,18 @@ if [ $# -gt 0 ]; then
 else
 	files=(tests/t-*.sh)
 fi
-# Longest first: known durations, then the rest in name order.
+declare -A group_of=()
 if [ "$jobs" -gt 1 ] && [ -f tests/durations ]; then
+	# Longest first: known durations, then the rest in name order.
 	mapfile -t files < <(printf '%s\n' "${files[@]}" |
 		awk 'NR == FNR { if ($0 !~ /^#/) d["tests/t-" $1 ".sh"] = $2; next } { print (($0 in d) ? d[$0] : 0), FNR, $0 }' \
 			tests/durations - | sort -k1,1nr -k2,2n | cut -d' ' -f3-)
+	while read -r n _ g; do
+		[ -n "${g:-}" ] && group_of[tests/t-$n.sh]=$g
+	done < <(grep -v '^#' tests/durations)
 fi
 bad=()
+declare -A name_of=() start_of=() log_of=() busy=()
 # Interrupted: the files running side by side (each in its own process
 # group) stop too.
 stop_all() {
@@ -50,8 +59,7 @@ stop_all() {
 	exit 130
 }
 trap stop_all INT TERM
-declare -A name_of=() start_of=() log_of=()
-# finish PID: report the file that process ran
+# finish PID RC: report the file that process ran
 finish() {
 	local pid=$1 rc=$2 f=${name_of[$1]}
 	if [ "$jobs" -gt 1 ]; then
@@ -61,40 +69,61 @@ finish() {
 	[ "$rc" = 0 ] || bad+=("$f")
 	echo "=== $f: $(($(date +%s) - start_of[$pid])) s"
 	unset "name_of[$pid]"
+	[ -z "${group_of[$f]:-}" ] || unset "busy[${group_of[$f]}]"
 }
-for f in "${files[@]}"; do
-	if [ "$jobs" = 1 ]; then
-		echo "=== $f"
-		start=$(date +%s)
-		env --default-signal=INT,QUIT bash "$f"
-		rc=$?
-		name_of[0]=$f start_of[0]=$start
-		finish 0 "$rc"
-		continue
-	fi
-	while [ "${#name_of[@]}" -ge "$jobs" ]; do
-		wait -n -p done_pid
-		rc=$?
-		finish "$done_pid" "$rc"
-	done
+# reap: wait for one running file to end
+reap() {
+	local done_pid rc
+	wait -n -p done_pid
+	rc=$?
+	finish "$done_pid" "$rc"
+}
+# start FILE: in the background, output to its log
+start() {
+	local f=$1 log
 	log=$LOGS/$(basename "$f").log
 	# A script's background job starts with SIGINT and SIGQUIT ignored (and
 	# so does everything run.sh starts when run.sh itself was started in the
 	# background), and the make a test interrupts as from a terminal would
 	# inherit that: env gives them back their default. Job control gives
 	# each file a process group of its own, which an interrupted run.sh
-	# stops (below).
+	# stops (above).
 	set -m
 	env --default-signal=INT,QUIT bash "$f" >"$log" 2>&1 </dev/null &
 	pid=$!
 	set +m
 	name_of[$pid]=$f start_of[$pid]=$(date +%s) log_of[$pid]=$log
-done
-while [ "${#name_of[@]}" -gt 0 ]; do
-	wait -n -p done_pid
-	rc=$?
-	finish "$done_pid" "$rc"
-done
+	[ -z "${group_of[$f]:-}" ] || busy[${group_of[$f]}]=1
+}
+if [ "$jobs" = 1 ]; then
+	for f in "${files[@]}"; do
+		echo "=== $f"
+		t0=$(date +%s)
+		env --default-signal=INT,QUIT bash "$f"
+		rc=$?
+		[ "$rc" = 0 ] || bad+=("$f")
+		echo "=== $f: $(($(date +%s) - t0)) s"
+	done
+else
+	todo=("${files[@]}")
+	while [ ${#todo[@]} -gt 0 ]; do
+		while [ "${#name_of[@]}" -ge "$jobs" ]; do reap; done
+		# the first file in order whose group is not running
+		pick=-1
+		for i in "${!todo[@]}"; do
+			g=${group_of[${todo[$i]}]:-}
+			if [ -z "$g" ] || [ -z "${busy[$g]:-}" ]; then pick=$i; break; fi
+		done
+		if [ "$pick" -lt 0 ]; then
+			reap
+			continue
+		fi
+		start "${todo[$pick]}"
+		unset "todo[$pick]"
+		todo=("${todo[@]}")
+	done
+	while [ "${#name_of[@]}" -gt 0 ]; do reap; done
+fi
 read -r p f s < <(awk '{p+=$1; f+=$2; s+=$3} END {print p+0, f+0, s+0}' "$T_RESULTS")
 [ ${#bad[@]} -eq 0 ] || echo "failing test files: ${bad[*]}"
 # A file that died without reporting still counts as a failure, and so

@@ -43,8 +43,11 @@ llmb_launch() {
 		echo "llmb: stage needs container image $llmb_image: run it with EXECUTOR=slurm on a cluster with pyxis" >&2
 		return 2
 	fi
-	local pids=() i rc=0
-	export MASTER_ADDR=127.0.0.1 MASTER_PORT=$((20000 + $$ % 20000)) WORLD_SIZE=$llmb_ntasks
+	local pids=() i rc=0 port=$((20000 + $$ % 20000))
+	# The first port from there that nothing listens on: another job or
+	# service of this machine may hold the one the pid gives.
+	while (: <>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
+	export MASTER_ADDR=127.0.0.1 MASTER_PORT=$port WORLD_SIZE=$llmb_ntasks
 	for ((i = 0; i < llmb_ntasks; i++)); do
 		RANK=$i LOCAL_RANK=$i "${@}" &
 		pids+=($!)
@@ -54,8 +57,8 @@ llmb_launch() {
 }
 
 if [ -n "${SLURM_JOB_ID:-}" ]; then
-	timeout -k 5 60 srun --ntasks-per-node=1 --ntasks="${SLURM_JOB_NUM_NODES:-1}" bash '@TOP@/templates/probe-node.sh' "$llmb_state" "$LLMB_JOB_ID" ||
-		echo "llmb: the node probe step failed; the run goes on" >&2
+	timeout -k 5 60 srun --ntasks-per-node=1 --ntasks="${SLURM_JOB_NUM_NODES:-1}" bash '@TOP@/templates/probe-node.sh' "$llmb_state" "$LLMB_JOB_ID" &
+	wait "$!" || echo "llmb: the node probe step failed; the run goes on" >&2
 else
 	bash '@TOP@/templates/probe-node.sh' "$llmb_state" "$LLMB_JOB_ID" || true
 fi
