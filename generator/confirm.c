@@ -13,7 +13,7 @@
 #include "nodes.h"
 #include "plan.h"
 #include "record.h"
-#include "slurm.h"
+#include "slurmcmd.h"
 #include "stagecfg.h"
 
 #define TAG "confirm"

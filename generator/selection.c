@@ -6,7 +6,7 @@
 #include "nightmatrix.h"
 #include "recipecheck.h"
 #include "selection.h"
-#include "slurm.h"
+#include "slurmcmd.h"
 
 /* ---- the runs a selection names ------------------------------------------ */
 

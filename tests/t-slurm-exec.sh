@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# t-slurm-exec: the Slurm executor (generator/slurm.c) against a real
-# cluster, through tests/slurm/exec-driver.c: sbatch argv and
-# ADDITIONAL_SLURM_PARAMS checks, submit/query/cancel, and one squeue per
-# poll interval for 20 processes waiting at once.
+# t-slurm-exec: the Slurm executor (generator/slurm.c, slurmcmd.c,
+# slurmqueue.c) against a real cluster, through tests/slurm/exec-driver.c:
+# sbatch argv and ADDITIONAL_SLURM_PARAMS checks, submit/query/cancel, and
+# one squeue per poll interval for 20 processes waiting at once.
 # LLMB_TEST_SLURM_STATE=DIR reuses a running cluster from tests/slurm/up.sh.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"

@@ -1,5 +1,5 @@
 /* exec-driver: drives the Slurm executor for tests and benchmarks, linked
- * against build/obj/{slurm,executor,util}.o.
+ * against build/obj/{slurm,slurmcmd,slurmqueue,executor,util}.o.
  *
  *   exec-driver params STRING             print the parsed args, one a line
  *   exec-driver argv NAME SCRIPT LOG DIR [OPT...]  print the sbatch command
@@ -17,9 +17,10 @@
 #include <time.h>
 
 #include "slurm.h"
+#include "slurmcmd.h"
 
 /* executor.o refers to it; this driver only uses Slurm. */
-const struct executor local_executor = {"local", NULL, NULL, NULL};
+const struct executor local_executor = {"local", NULL, NULL, NULL, NULL};
 
 static int
 jobspec_from_args(struct jobspec *js, int argc, char **argv)

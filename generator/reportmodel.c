@@ -1,0 +1,491 @@
+/* reportmodel: the report's model, measured. For one (workload, GPU
+ * type, size, dtype) there is one column per scale (GPU count) and one row
+ * per metric: step time (mean +- std), tokens/s, tokens/s/GPU, TFLOPS/GPU,
+ * MFU and days to train 1T tokens, each beside the published reference, the
+ * difference in percent and a verdict (within tolerance, faster, slower).
+ *
+ * Runs. Each EXPERIMENTS-DIR holds run directories <gpu>_<size>_<dtype>_<scale>
+ * with result.json (llmb parse --result) and train.done (job, log, cfg,
+ * image, executor, note). Repeats of one configuration live beside it as
+ * <run>/repeat-<anything>/ with their own result.json and train.done, or in
+ * further EXPERIMENTS-DIRs given on the command line: every run of the same
+ * scale is one column, aggregated as the mean of the runs' means with the
+ * sample std of those means (one run: its own window std) and their min and
+ * max. Profiled runs get their own column, marked, never compared. Runs that
+ * did not succeed (or were never parsed) are listed as excluded with why.
+ *
+ * The model is one JSON object (the --format=json output); every format is
+ * rendered from it alone, so the renderers never see recipes or run
+ * directories. */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flops.h"
+#include "layout.h"
+#include "metrics.h"
+#include "recipe.h"
+#include "reportmodel.h"
+#include "stagecfg.h"
+#include "util.h"
+
+#define REPORT_SCHEMA 1
+
+/* ---- the model ---------------------------------------------------------- */
+
+struct run {
+	char *name;             /* relative to its experiments dir */
+	long scale;
+	json_t *res;            /* result.json, or NULL */
+	char *done;             /* train.done, or NULL */
+	json_t *prov;           /* provenance.json, or NULL */
+};
+
+struct runs {
+	struct run *v;
+	size_t n;
+};
+
+struct ctx {
+	struct recipes rec;
+	const struct ynode *wl, *gpu;
+	const char *w, *g, *size, *dtype;
+	double tol, peak;
+};
+
+/* The seeds' rows; lower: a lower value is faster. */
+const struct report_metric report_metrics[RM_N] = {
+	{"step_time", "step time (s)", "%.3f", 1},
+	{"tokens_per_s", "tokens/s", "%.0f", 0},
+	{"tokens_per_s_per_gpu", "tokens/s/GPU", "%.1f", 0},
+	{"tflops_per_gpu", "TFLOPS/GPU", "%.1f", 0},
+	{"mfu_pct", "MFU (%)", "%.2f", 0},
+	{"days_1t", "days to train 1T tokens", "%.2f", 1},
+};
+
+static json_t *
+jnum(double v)
+{
+	return isnan(v) ? json_null() : json_real(v);
+}
+
+double
+report_num(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+const char *
+report_str(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : "";
+}
+
+static const char *
+res_status(const struct run *r)
+{
+	return r->res ? report_str(r->res, "status") : "";
+}
+
+static int
+is_profiled(const struct run *r)
+{
+	return !strcmp(res_status(r), "profiled");
+}
+
+/* ---- finding runs ------------------------------------------------------- */
+
+static void
+add_run(struct runs *rs, const char *dir, const char *name, long scale)
+{
+	char *rp = xasprintf("%s/%s/result.json", dir, name);
+	char *dp = xasprintf("%s/%s/" LAYOUT_TRAIN_DONE, dir, name);
+	json_t *res = json_load_file(rp, JSON_REJECT_DUPLICATES, NULL);
+	char *done = read_file(dp, NULL);
+	if (res || done) {
+		char *pp = xasprintf("%s/%s/provenance.json", dir, name);
+		rs->v = xrealloc(rs->v, (rs->n + 1) * sizeof *rs->v);
+		rs->v[rs->n++] = (struct run){xstrdup(name), scale, res, done, json_load_file(pp, 0, NULL)};
+		free(pp);
+	}
+	free(rp);
+	free(dp);
+}
+
+/* <run>/repeat-* directories: further runs of the same configuration. */
+static void
+add_repeats(struct runs *rs, const char *dir, const char *name, long scale)
+{
+	char *sub = xasprintf("%s/%s", dir, name);
+	DIR *d = opendir(sub);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		if (strncmp(e->d_name, "repeat-", 7))
+			continue;
+		char *rn = xasprintf("%s/%s", name, e->d_name);
+		add_run(rs, dir, rn, scale);
+		free(rn);
+	}
+	if (d)
+		closedir(d);
+	free(sub);
+}
+
+static void
+scan_dir(struct runs *rs, const char *dir, const char *prefix)
+{
+	size_t pl = strlen(prefix);
+	DIR *d = opendir(dir);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		char *end;
+		if (strncmp(e->d_name, prefix, pl))
+			continue;
+		long scale = strtol(e->d_name + pl, &end, 10);
+		if (end == e->d_name + pl || *end || scale <= 0)
+			continue;
+		add_run(rs, dir, e->d_name, scale);
+		add_repeats(rs, dir, e->d_name, scale);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* By scale, then profiled after measured, then name. */
+static int
+cmp_run(const void *a, const void *b)
+{
+	const struct run *x = a, *y = b;
+	if (x->scale != y->scale)
+		return x->scale < y->scale ? -1 : 1;
+	if (is_profiled(x) != is_profiled(y))
+		return is_profiled(x) - is_profiled(y);
+	return strcmp(x->name, y->name);
+}
+
+static void
+runs_free(struct runs *rs)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		free(rs->v[i].name);
+		json_decref(rs->v[i].res);
+		json_decref(rs->v[i].prov);
+		free(rs->v[i].done);
+	}
+	free(rs->v);
+}
+
+/* ---- runs, included and excluded ---------------------------------------- */
+
+/* NULL when the run is included, else the reason it is not. */
+static const char *
+exclusion(const struct run *r, char *buf, size_t len)
+{
+	const char *st = res_status(r);
+	json_t *fe = r->res ? json_object_get(r->res, "first_error") : NULL;
+	if (!r->res)
+		return "no result.json: the run was not parsed";
+	if (strcmp(st, "success") && strcmp(st, "profiled")) {
+		if (*report_str(r->res, "reason"))
+			snprintf(buf, len, "%s: %s", st, report_str(r->res, "reason"));
+		else if (fe && json_is_number(json_object_get(fe, "line")))
+			snprintf(buf, len, "%s: line %lld: %s", st, (long long)json_integer_value(json_object_get(fe, "line")),
+				 report_str(fe, "text"));
+		else if (fe)
+			snprintf(buf, len, "%s: %s", st, report_str(fe, "text"));
+		else if (json_is_integer(json_object_get(r->res, "last_iteration")))
+			snprintf(buf, len, "%s: last iteration %lld of %lld", st,
+				 (long long)json_integer_value(json_object_get(r->res, "last_iteration")),
+				 (long long)json_integer_value(json_object_get(r->res, "final_iteration")));
+		else
+			snprintf(buf, len, "%s: no training step in the log", st);
+		return buf;
+	}
+	if (isnan(report_num(json_object_get(r->res, "step_time"), "mean")))
+		return "no step time in the measurement window";
+	return NULL;
+}
+
+/* The run's record: train.done fields, the note, its status. */
+static json_t *
+run_record(const struct run *r)
+{
+	static const char *const keys[][2] = {
+		{"job", "job"}, {"log", "log"}, {"image", "image"}, {"cfg", "config_hash"}, {"executor", "executor"},
+	};
+	json_t *o = json_pack("{s:s,s:I,s:s}", "name", r->name, "scale", (json_int_t)r->scale,
+			      "status", r->res ? res_status(r) : "not parsed");
+	char b[4096];
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+		json_object_set_new(o, keys[i][1], r->done && cfg_get(r->done, keys[i][0], b, sizeof b) ?
+				    json_string(b) : json_null());
+	if (r->done && cfg_get(r->done, "note", b, sizeof b))
+		json_object_set_new(o, "note", json_string(b));
+	else if (r->res && !strcmp(report_str(r->res, "note"), "time_limit"))
+		json_object_set_new(o, "note", json_string("the time limit was reached after the measured steps"));
+	else if (r->res && json_integer_value(json_object_get(r->res, "restarts")) > 0)
+		json_object_set_new(o, "note", json_string("the job restarted: measured on its last attempt only"));
+	else
+		json_object_set_new(o, "note", json_null());
+	if (r->prov)
+		json_object_set_new(o, "provenance", json_incref(r->prov));
+	return o;
+}
+
+static json_t *
+run_samples(const struct run *r)
+{
+	json_t *a = json_array(), *s = json_object_get(r->res, "samples");
+	size_t i;
+	json_t *v;
+	json_array_foreach(s, i, v) {
+		double t = report_num(v, "step_time");
+		if (!isnan(t))
+			json_array_append_new(a, json_pack("[I,f]", (json_int_t)json_integer_value(
+				json_object_get(v, "iteration")), t));
+	}
+	return a;
+}
+
+static json_t *
+included_run(const struct run *r)
+{
+	json_t *o = run_record(r), *st = json_object_get(r->res, "step_time");
+	json_object_set_new(o, "profiled", json_boolean(is_profiled(r)));
+	json_object_set_new(o, "step_time_mean", jnum(report_num(st, "mean")));
+	json_object_set_new(o, "step_time_std", jnum(report_num(st, "std")));
+	json_object_set_new(o, "window_steps", json_integer((json_int_t)report_num(st, "n")));
+	json_object_set_new(o, "samples", run_samples(r));
+	return o;
+}
+
+static json_t *
+excluded_run(const struct run *r, const char *why)
+{
+	json_t *o = run_record(r);
+	json_object_set_new(o, "reason", json_string(why));
+	return o;
+}
+
+/* ---- columns: one per scale (and profiled-ness) ------------------------- */
+
+struct col {
+	long scale;
+	int profiled;
+	size_t n;
+	double mean, std, min, max;
+	double v[RM_N], ref[RM_N];
+	const struct ynode *refrow;
+};
+
+static const struct ynode *
+reference_row(const struct ctx *c, long scale)
+{
+	const struct ynode *refs = ymap_get(c->wl, "reference");
+	for (size_t i = 0; refs && i < refs->nkids; i++) {
+		const struct ynode *r = refs->kids[i];
+		if (!strcmp(ystr(r, "gpu", ""), c->g) && !strcmp(ystr(r, "size", ""), c->size) &&
+		    !strcmp(ystr(r, "dtype", ""), c->dtype) && yint(r, "scale", 0) == scale)
+			return r;
+	}
+	return NULL;
+}
+
+static double
+ynum(const struct ynode *m, const char *key)
+{
+	const char *s = m ? ystr(m, key, NULL) : NULL;
+	return s ? strtod(s, NULL) : NAN;
+}
+
+/* seq, gbs and model FLOPs per sample of the config row at scale. */
+static void
+scale_inputs(const struct ctx *c, long scale, double *seq, double *gbs, double *flops)
+{
+	const struct ynode *cfg = workload_config(c->wl, c->g, c->size, c->dtype, scale);
+	struct params p = {0};
+	struct flops f;
+	*seq = *gbs = *flops = NAN;
+	if (!cfg || config_params("", cfg, scale, yint(c->gpu, "gpus_per_node", 8), &p)) {
+		params_free(&p);
+		return;
+	}
+	params_get(&p, "seq", seq);
+	params_get(&p, "gbs", gbs);
+	if (ymap_get(c->wl, "flops") && !flops_eval("", c->wl, c->size, &p, &f))
+		*flops = f.total;
+	params_free(&p);
+}
+
+/* Mean of the runs' means; spread: one run's own std, else the std of the means. */
+static void
+aggregate(struct col *k, const double *means, const double *stds)
+{
+	double s = 0, q = 0;
+	k->min = k->max = means[0];
+	for (size_t i = 0; i < k->n; i++) {
+		s += means[i];
+		k->min = fmin(k->min, means[i]);
+		k->max = fmax(k->max, means[i]);
+	}
+	k->mean = s / (double)k->n;
+	for (size_t i = 0; i < k->n; i++)
+		q += (means[i] - k->mean) * (means[i] - k->mean);
+	k->std = k->n == 1 ? stds[0] : sqrt(q / (double)(k->n - 1));
+}
+
+static void
+col_metrics(const struct ctx *c, struct col *k)
+{
+	double seq, gbs, flops;
+	struct metrics m;
+	scale_inputs(c, k->scale, &seq, &gbs, &flops);
+	metrics_compute(&m, seq, gbs, k->mean, (double)k->scale, isnan(flops) ? 0 : flops,
+			isnan(c->peak) ? 0 : c->peak, METRICS_TOKENS_DEFAULT);
+	double v[RM_N] = {k->mean, m.tokens_per_s, m.tokens_per_s_per_gpu, m.tflops_per_gpu, m.mfu_pct, m.days};
+	const struct ynode *r = k->profiled ? NULL : reference_row(c, k->scale);
+	double ref[RM_N] = {ynum(r, "step_time"), ynum(r, "tokens_per_s"), ynum(r, "tokens_per_s") / (double)k->scale,
+			   ynum(r, "tflops_per_gpu"), ynum(r, "mfu_pct"), ynum(r, "days_1t")};
+	memcpy(k->v, v, sizeof v);
+	memcpy(k->ref, ref, sizeof ref);
+	k->refrow = r;
+}
+
+static const char *
+verdict(const struct ctx *c, const struct report_metric *mt, double v, double ref)
+{
+	if (isnan(v) || isnan(ref) || ref == 0)
+		return NULL;
+	double d = 100 * (v - ref) / ref;
+	if (fabs(d) <= c->tol + 1e-9)
+		return "within tolerance";
+	return (d < 0) == mt->lower ? "faster" : "slower";
+}
+
+static json_t *
+col_cell(const struct ctx *c, const struct col *k, int i)
+{
+	double v = k->v[i], ref = k->ref[i];
+	double d = isnan(v) || isnan(ref) || ref == 0 ? NAN : 100 * (v - ref) / ref;
+	const char *vd = verdict(c, &report_metrics[i], v, ref);
+	json_t *o = json_pack("{s:o,s:o,s:o,s:o}", "value", jnum(v), "reference", jnum(ref), "diff_pct", jnum(d),
+			      "verdict", vd ? json_string(vd) : json_null());
+	if (i == RM_STEP) {
+		json_object_set_new(o, "std", jnum(k->std));
+		json_object_set_new(o, "min", jnum(k->min));
+		json_object_set_new(o, "max", jnum(k->max));
+	}
+	return o;
+}
+
+static json_t *
+col_json(const struct ctx *c, const struct col *k)
+{
+	json_t *cells = json_object();
+	for (int i = 0; i < RM_N; i++)
+		json_object_set_new(cells, report_metrics[i].key, col_cell(c, k, i));
+	const char *cmp = k->profiled ? "profiled: not compared" : k->refrow ? "compared" : "no reference";
+	const char *note = k->refrow ? ystr(k->refrow, "note", NULL) : NULL;
+	return json_pack("{s:I,s:b,s:I,s:s,s:o,s:o}", "scale", (json_int_t)k->scale, "profiled", k->profiled,
+			 "runs", (json_int_t)k->n, "comparison", cmp, "reference_note",
+			 note ? json_string(note) : json_null(), "metrics", cells);
+}
+
+/* The included runs rs->v[first .. first+n) of one column. */
+static json_t *
+column(const struct ctx *c, const struct run *v, size_t n)
+{
+	struct col k = {.scale = v[0].scale, .profiled = is_profiled(&v[0]), .n = n};
+	double *means = xcalloc(n, sizeof *means), *stds = xcalloc(n, sizeof *stds);
+	for (size_t i = 0; i < n; i++) {
+		json_t *st = json_object_get(v[i].res, "step_time");
+		means[i] = report_num(st, "mean");
+		stds[i] = report_num(st, "std");
+	}
+	aggregate(&k, means, stds);
+	col_metrics(c, &k);
+	free(means);
+	free(stds);
+	return col_json(c, &k);
+}
+
+/* Splits the sorted runs into columns, included runs and excluded runs. */
+static void
+classify(const struct ctx *c, struct runs *rs, json_t *cols, json_t *inc, json_t *exc)
+{
+	struct run *keep = xcalloc(rs->n + 1, sizeof *keep);
+	size_t nk = 0;
+	char buf[1024];
+	for (size_t i = 0; i < rs->n; i++) {
+		const char *why = exclusion(&rs->v[i], buf, sizeof buf);
+		if (why) {
+			json_array_append_new(exc, excluded_run(&rs->v[i], why));
+			continue;
+		}
+		json_array_append_new(inc, included_run(&rs->v[i]));
+		keep[nk++] = rs->v[i];
+	}
+	for (size_t a = 0, b; a < nk; a = b) {
+		for (b = a + 1; b < nk && keep[b].scale == keep[a].scale && is_profiled(&keep[b]) == is_profiled(&keep[a]); b++)
+			;
+		json_array_append_new(cols, column(c, keep + a, b - a));
+	}
+	free(keep);
+}
+
+static json_t *
+build_model(struct ctx *c, struct runs *rs)
+{
+	json_t *cols = json_array(), *inc = json_array(), *exc = json_array();
+	classify(c, rs, cols, inc, exc);
+	json_t *m = json_pack("{s:i,s:s,s:s,s:s,s:s,s:f,s:o,s:s}", "schema", REPORT_SCHEMA, "workload", c->w,
+			      "gpu", c->g, "size", c->size, "dtype", c->dtype, "tolerance_pct", c->tol,
+			      "peak_tflops", jnum(c->peak), "aggregation",
+			      "mean of the runs' means; std: one run's window std, else the sample std of the means");
+	json_object_set_new(m, "columns", cols);
+	json_object_set_new(m, "runs", inc);
+	json_object_set_new(m, "excluded", exc);
+	return m;
+}
+
+/* ---- the report of one selection ----------------------------------------- */
+
+static int
+ctx_load(struct ctx *c)
+{
+	if (recipes_load(&c->rec, c->rec.top))
+		return 2;
+	c->wl = workload_find(&c->rec, c->w, NULL);
+	c->gpu = gpu_find(&c->rec, c->g);
+	if (!c->wl || !c->gpu) {
+		fprintf(stderr, "llmb report: error: unknown workload '%s' or GPU type '%s'\n", c->w, c->g);
+		return 2;
+	}
+	c->peak = ynum(ymap_get(c->gpu, "peak_tflops"), c->dtype);
+	return 0;
+}
+
+json_t *
+report_model(const char *top, const char *workload, const char *gpu, const char *size, const char *dtype,
+	     double tolerance, char **dirs, int ndirs)
+{
+	struct ctx cx = {.rec = {.top = top}, .w = workload, .g = gpu, .size = size, .dtype = dtype,
+		.tol = tolerance}, *c = &cx;
+	struct runs rs = {0};
+	json_t *m = NULL;
+	if (!ctx_load(c)) {
+		char *prefix = xasprintf("%s_%s_%s_", c->g, c->size, c->dtype);
+		for (int i = 0; i < ndirs; i++)
+			scan_dir(&rs, dirs[i], prefix);
+		free(prefix);
+		if (rs.n)
+			qsort(rs.v, rs.n, sizeof *rs.v, cmp_run);
+		m = build_model(c, &rs);
+	}
+	runs_free(&rs);
+	recipes_free(&c->rec);
+	return m;
+}
