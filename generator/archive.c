@@ -123,6 +123,12 @@ add_file(struct collection *c, const char *abs, const char *rel, const struct st
 	add_member(c, xstrdup(rel), data, len);
 }
 
+static int
+by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 /* The entries of a folder in byte order (NULL when it cannot be read). */
 static char **
 entries(const char *dir, size_t *n)
@@ -141,11 +147,8 @@ entries(const char *dir, size_t *n)
 		v[(*n)++] = xstrdup(e->d_name);
 	}
 	closedir(d);
-	for (size_t i = 1; i < *n; i++)
-		for (size_t j = i; j && strcmp(v[j - 1], v[j]) > 0; j--) {
-			char *t = v[j];
-			v[j] = v[j - 1], v[j - 1] = t;
-		}
+	if (v)
+		qsort(v, *n, sizeof *v, by_name);
 	return v;
 }
 
@@ -336,10 +339,15 @@ free_collection(struct collection *c)
 	json_decref(c->provs);
 }
 
-/* The tar stream: folder/MANIFEST, then every member. */
+/* The tar stream: folder/MANIFEST, then every member, whose bytes are
+ * released as they go in (the results are held once, not twice). */
 static int
-pack(const struct collection *c, const char *folder, const char *man, time_t t, struct sb *tar)
+pack(struct collection *c, const char *folder, const char *man, time_t t, struct sb *tar)
 {
+	size_t total = 4 * 512 + strlen(man);
+	for (size_t i = 0; i < c->n; i++)
+		total += 3 * 512 + c->v[i].len; /* a pax header, a header, padding */
+	sb_grow(tar, total);
 	char *p = xasprintf("%s/%s", folder, LAYOUT_ARCHIVE_MANIFEST);
 	int rc = tar_add(tar, p, man, strlen(man), t);
 	free(p);
@@ -348,6 +356,8 @@ pack(const struct collection *c, const char *folder, const char *man, time_t t, 
 		if ((rc = tar_add(tar, p, c->v[i].data, c->v[i].len, t)) < 0)
 			fprintf(stderr, "llmb archive: %s: too large for a tar member\n", c->v[i].path);
 		free(p);
+		free(c->v[i].data);
+		c->v[i].data = NULL;
 	}
 	tar_end(tar);
 	return rc;
