@@ -373,6 +373,10 @@ archive(const char *install, const char *out, const char *format, const char *to
 		fprintf(stderr, "llmb archive: %s: not an install tree\n", install);
 		return 2;
 	}
+	if (!listable(real)) { /* the MANIFEST names it on one line */
+		fprintf(stderr, "llmb archive: %s: a control character in the install tree's path\n", install);
+		return 2;
+	}
 	struct collection c = {.provs = json_array()};
 	collect(&c, real);
 	if (!c.bad && !c.n)

@@ -51,6 +51,7 @@ echo 2026-01-06 >"$I/nightly/current"
 : >"$I/nightly/.lock"
 echo '{"night": "2026-01-05"}' >"$I/history/quick-cpu-tiny-fp32-1.jsonl"
 : >"$I/history/.lock"
+echo '{}' >"$I/history/"$'new\nline.jsonl'
 echo half >"$I/workloads/quick/reports/cpu_tiny_fp32.json.tmp.123"
 # long paths: ustar's prefix (over 100 bytes), a pax header (a 120-byte name)
 long=$run1/repeat-$(printf 'l%.0s' $(seq 90))
@@ -63,6 +64,8 @@ cp "$run1/result.json" "$longer/"
 mkdir -p "$TRASH/a" "$TRASH/b"
 t_ok "make archive ARCHIVE_FORMAT=gzip" m archive ARCHIVE="$TRASH/a/res.tar.gz" ARCHIVE_FORMAT=gzip
 t_grep "it says what it wrote" 'res\.tar\.gz: 30 members and the MANIFEST, [0-9]+ bytes \(gzip\)' "$TRASH/.out"
+t_grep "a name a MANIFEST line cannot hold is left out, saying so" 'new$' "$TRASH/.out"
+t_grep "...saying why" '^line\.jsonl: a control character in the name; left out$' "$TRASH/.out"
 t_rc "verify-archive: ok" 0 "$LLMB" verify-archive "$TRASH/a/res.tar.gz"
 t_grep "verify-archive counts the members" 'res\.tar\.gz: ok, 30 members match the MANIFEST$' "$TRASH/.out"
 members "$TRASH/a/res.tar.gz" >"$TRASH/members"
@@ -111,7 +114,7 @@ t_ok "the system description is llmb sysdesc of the runs" \
 
 t_ok "archived again" "$LLMB" archive --top "$T" --install "$I" --out "$TRASH/b/res.tar.gz" --format=gzip
 t_ok "the same install tree, the same bytes" cmp "$TRASH/a/res.tar.gz" "$TRASH/b/res.tar.gz"
-SOURCE_DATE_EPOCH=86400 "$LLMB" archive --top "$T" --install "$I" --out "$TRASH/b/res.tar.gz" --format=gzip >/dev/null
+SOURCE_DATE_EPOCH=86400 "$LLMB" archive --top "$T" --install "$I" --out "$TRASH/b/res.tar.gz" --format=gzip >"$TRASH/.quiet" 2>&1
 t_ok "SOURCE_DATE_EPOCH sets the time" sh -c "gzip -dc '$TRASH/b/res.tar.gz' | TZ=UTC tar -tvf - | grep -c ' 1970-01-02 00:00 ' | grep -qx 31"
 
 # ---- zstd when installed; gzip when not ----
@@ -121,7 +124,7 @@ if command -v zstd >/dev/null; then
 	mv "$T/llmb-archive.tar.zst" "$TRASH/a/"
 	t_ok "...zstd data" sh -c "head -c 4 '$TRASH/a/llmb-archive.tar.zst' | od -An -tx1 | grep -q '28 b5 2f fd'"
 	t_rc "verify-archive: the zstd archive is ok" 0 "$LLMB" verify-archive "$TRASH/a/llmb-archive.tar.zst"
-	"$LLMB" archive --top "$T" --install "$I" --out "$TRASH/b/llmb-archive.tar.zst" >/dev/null
+	"$LLMB" archive --top "$T" --install "$I" --out "$TRASH/b/llmb-archive.tar.zst" >"$TRASH/.quiet" 2>&1
 	t_ok "zstd: the same bytes twice" cmp "$TRASH/a/llmb-archive.tar.zst" "$TRASH/b/llmb-archive.tar.zst"
 else
 	echo "# zstd is not installed: its checks skipped"
@@ -197,6 +200,9 @@ t_ok "...leaving no temporary file" test -z "$(find "$TRASH/b" -name "*.tmp.*")"
 mkdir -p "$TRASH/empty"
 t_rc "an install tree without results: exit 2" 2 "$LLMB" archive --install "$TRASH/empty" --out "$TRASH/e.tar.gz"
 t_grep "...saying so" 'no results under' "$TRASH/.out"
+mkdir -p "$TRASH/"$'bad\ntree/history'
+echo '{}' >"$TRASH/"$'bad\ntree/history/a.jsonl'
+t_rc "an install tree whose path has a newline: exit 2" 2 "$LLMB" archive --install "$TRASH/"$'bad\ntree' --out "$TRASH/e.tar.gz"
 t_rc "no install tree: exit 2" 2 "$LLMB" archive --install "$TRASH/nothere" --out "$TRASH/e.tar.gz"
 t_rc "--format=xz: exit 2" 2 "$LLMB" archive --install "$I" --format=xz --out "$TRASH/e.tar.xz"
 t_rc "an operand: usage, exit 2" 2 "$LLMB" archive "$I"
