@@ -24,5 +24,7 @@ int cmd_judge(int argc, char **argv);   /* judge.c: nightly history -> verdicts,
 int cmd_annotate(int argc, char **argv); /* history.c: accept a baseline, acknowledge a false alarm */
 int cmd_diff(int argc, char **argv);    /* diff.c: what changed between two runs */
 int cmd_sysdesc(int argc, char **argv); /* sysdesc.c: MLPerf-style system description */
+int cmd_archive(int argc, char **argv); /* archive.c: an install tree's results -> one archive */
+int cmd_verify_archive(int argc, char **argv); /* archive.c: check an archive against its MANIFEST */
 
 #endif

@@ -123,6 +123,27 @@ layout_report(const char *install, const char *workload, const char *name)
 	return under(install, "workloads/%s/reports/%s", workload, name);
 }
 
+char *
+layout_workloads(const char *install)
+{
+	return under(install, "workloads");
+}
+
+char *
+layout_reports(const char *install, const char *workload)
+{
+	return under(install, "workloads/%s/reports", workload);
+}
+
+int
+layout_run_file(const char *name)
+{
+	size_t n = strlen(name);
+	if (!strcmp(name, LAYOUT_TRAIN_DONE) || !strcmp(name, LAYOUT_RESULT) || !strcmp(name, LAYOUT_PROVENANCE))
+		return 1;
+	return n > 8 && !strncmp(name, "log-", 4) && !strcmp(name + n - 4, ".out");
+}
+
 int
 layout_path_placeholder(const char *name, size_t n)
 {

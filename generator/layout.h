@@ -13,6 +13,7 @@
  *   <install>/workloads/<w>/reports/<name>  report JSON
  *   <install>/history/<fingerprint>.jsonl   nightly history, one file per configuration
  *   <install>/nightly/<night>/<file>        a night's summary, verdict, status, ...
+ *   <archive>/{MANIFEST,sysdesc.json}       what llmb archive adds to the results it packs
  *   <gen>/rules.mk, <gen>/valid.mk          the make rules, the outputs that do not validate
  *
  * base is the tree's root; a NULL base gives the path relative to it (the
@@ -38,6 +39,13 @@
 #define LAYOUT_TRAIN_DONE "train.done"
 #define LAYOUT_RESULT "result.json"
 #define LAYOUT_PROVENANCE "provenance.json"
+
+/* An archive of an install tree's results (llmb archive): its first member,
+ * the list of members with their sha256, and the system description. */
+#define LAYOUT_ARCHIVE_MANIFEST "MANIFEST"
+#define LAYOUT_ARCHIVE_SYSDESC "sysdesc.json"
+/* Its default file name, before the compressor's suffix. */
+#define LAYOUT_ARCHIVE_DEFAULT "llmb-archive"
 
 /* LLMB_INSTALL, or the install tree's default ("install" in the checkout). */
 const char *layout_install_root(void);
@@ -81,6 +89,12 @@ char *layout_experiment(const char *install, const char *workload, const char *r
 /* <experiment>/<file>, e.g. LAYOUT_TRAIN_DONE. */
 char *layout_experiment_file(const char *install, const char *workload, const char *run, const char *file);
 char *layout_report(const char *install, const char *workload, const char *name);
+/* The folder of every workload, and a workload's reports folder. */
+char *layout_workloads(const char *install);
+char *layout_reports(const char *install, const char *workload);
+/* Whether a file of an experiment folder is one a training run leaves:
+ * its log (log-*.out), LAYOUT_TRAIN_DONE, LAYOUT_RESULT, LAYOUT_PROVENANCE. */
+int layout_run_file(const char *name);
 
 /* Whether name (n bytes) is a path placeholder ({install}, {venv_dir},
  * {repo_<name>}, ...): the planner leaves these for run time, when the job

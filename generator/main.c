@@ -31,6 +31,8 @@ static const struct command {
 	{"annotate", cmd_annotate, "record a human decision in the nightly history"},
 	{"diff", cmd_diff, "what changed between two runs (provenance)"},
 	{"sysdesc", cmd_sysdesc, "an MLPerf-style system description from runs' provenance"},
+	{"archive", cmd_archive, "pack an install tree's results into one reproducible archive"},
+	{"verify-archive", cmd_verify_archive, "check an archive against its MANIFEST"},
 };
 
 static int

@@ -19,6 +19,7 @@
 
 #include "cmds.h"
 #include "nodes.h"
+#include "sysdesc.h"
 #include "util.h"
 
 static const char usage_text[] =
@@ -160,8 +161,8 @@ framework(const json_t *sw)
 	return sb_steal(&s);
 }
 
-static json_t *
-describe(json_t *all, const char *const opt[4])
+json_t *
+sysdesc_describe(json_t *all, const char *const opt[4])
 {
 	json_t *d = json_object();
 	for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
@@ -214,6 +215,16 @@ describe(json_t *all, const char *const opt[4])
 	return d;
 }
 
+char *
+sysdesc_text(json_t *provs, const char *const opt[4])
+{
+	json_t *d = sysdesc_describe(provs, opt);
+	char *s = json_dumps(d, JSON_SORT_KEYS | JSON_INDENT(4)), *txt = xasprintf("%s\n", s);
+	free(s);
+	json_decref(d);
+	return txt;
+}
+
 int
 cmd_sysdesc(int argc, char **argv)
 {
@@ -252,8 +263,7 @@ cmd_sysdesc(int argc, char **argv)
 		json_decref(all);
 		return 2;
 	}
-	json_t *d = describe(all, opt);
-	char *s = json_dumps(d, JSON_SORT_KEYS | JSON_INDENT(4)), *txt = xasprintf("%s\n", s);
+	char *txt = sysdesc_text(all, opt);
 	int rc = 0;
 	if (out && write_file_atomic(out, txt, strlen(txt)) < 0) {
 		fprintf(stderr, "llmb sysdesc: cannot write %s\n", out);
@@ -261,9 +271,7 @@ cmd_sysdesc(int argc, char **argv)
 	} else if (!out) {
 		fputs(txt, stdout);
 	}
-	free(s);
 	free(txt);
-	json_decref(d);
 	json_decref(all);
 	return rc;
 }

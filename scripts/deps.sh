@@ -7,7 +7,7 @@
 set -eu
 build="gcc make pkg-config libyaml-dev libjansson-dev m4"
 demo="$build python3-venv python3-torch"
-test="$demo git shellcheck squashfs-tools chromium clang libclang-rt-14-dev
+test="$demo git shellcheck squashfs-tools chromium clang libclang-rt-14-dev zstd
 slurmctld slurmd slurm-client munge slurmdbd mariadb-server libpmix2 libpmix-dev"
 case ${1:-test} in
 build) pkgs=$build ;;

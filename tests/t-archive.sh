@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# t-archive: make archive / llmb archive packs an install tree's results
+# (built here by the pipeline on the shell-only workload, plus a repeat, a
+# night, nightly files and history) into one archive with a MANIFEST;
+# llmb verify-archive checks it. The archive round-trips (GNU tar unpacks
+# it, sha256sum agrees with the MANIFEST), is the same bytes twice, leaves
+# out everything that is not a result (job scripts and records, images,
+# data, links), falls back to gzip without zstd, and a changed byte, a
+# missing or an extra member is found.
+. "$(dirname "$0")/lib.sh"
+command -v mksquashfs >/dev/null || t_skip_all "mksquashfs (squashfs-tools) is not installed"
+command -v gzip >/dev/null || t_skip_all "gzip is not installed"
+T=$TRASH/top
+mkdir -p "$T/workloads/quick" "$T/pipelines"
+for f in GNUmakefile generator scripts templates tests; do ln -s "$TOP/$f" "$T/$f"; done
+cp "$TOP/pipelines/benchmark.yaml" "$T/pipelines/"
+cp "$TOP/workloads/gpus.yaml" "$TESTS_DIR/pipeline/quick.yaml" "$T/workloads/"
+cp "$TESTS_DIR/pipeline/train.sh" "$T/workloads/quick/"
+I=$TRASH/inst
+export PATH=$TESTS_DIR/bin:$PATH
+unset SOURCE_DATE_EPOCH
+m() { make -C "$T" B="$TOP/build" LLMB_GEN="$TRASH/gen" LLMB_INSTALL="$I" EXECUTOR=local WORKLOAD=quick "$@"; }
+SECRET=hf_tarchive_0123456789abcdef
+# members NAME: the archive's member names, in order
+members() { python3 -c 'import sys, tarfile; [print(n) for n in tarfile.open(sys.argv[1]).getnames()]' "$1"; }
+# stream ARCHIVE: the tar stream
+stream() { case $1 in *.zst) zstd -dcq "$1" ;; *) gzip -dc "$1" ;; esac; }
+
+export HF_TOKEN=$SECRET
+t_ok "make report builds the install tree" m report
+grep -rl "$SECRET" "$I" >"$TRASH/secret-files"
+t_ok "the token's value is nowhere in the install tree" test ! -s "$TRASH/secret-files"
+run1=$I/workloads/quick/experiments/cpu_tiny_fp32_1
+# A repeat and a night of run 1, nightly files, a history file; and what
+# must stay out: a job script and a note with a secret, a link to a
+# secret, a venv, a leftover of an atomic write, the night folder's state.
+echo "export HF_TOKEN=$SECRET" >"$TRASH/secret.txt"
+for d in repeat-2 night-2026-01-05; do
+	mkdir -p "$run1/$d"
+	cp "$run1"/log-*.out "$run1"/train.done "$run1"/result.json "$run1"/provenance.json "$run1/$d/"
+done
+cp "$TRASH/secret.txt" "$run1/job.sh"
+cp "$TRASH/secret.txt" "$run1/repeat-2/env.txt"
+cp "$TRASH/secret.txt" "$(ls "$I"/state/jobs/train.quick.cpu.tiny.fp32.1/job.*.sh)"
+ln -s "$TRASH/secret.txt" "$run1/night-2026-01-05/provenance.json.link"
+ln -sf "$TRASH/secret.txt" "$I/workloads/quick/reports/cpu_tiny_fp32.json.pdf"
+mkdir -p "$I/venvs/venv_0123456789ab" "$I/nightly/2026-01-05" "$I/history"
+echo pip >"$I/venvs/venv_0123456789ab/llmb-venv.txt"
+for f in summary.txt verdict.json trend.html status llmb-version; do echo "$f of the night" >"$I/nightly/2026-01-05/$f"; done
+echo 2026-01-06 >"$I/nightly/current"
+: >"$I/nightly/.lock"
+echo '{"night": "2026-01-05"}' >"$I/history/quick-cpu-tiny-fp32-1.jsonl"
+: >"$I/history/.lock"
+echo '{}' >"$I/history/"$'new\nline.jsonl'
+echo half >"$I/workloads/quick/reports/cpu_tiny_fp32.json.tmp.123"
+# long paths: ustar's prefix (over 100 bytes), a pax header (a 120-byte name)
+long=$run1/repeat-$(printf 'l%.0s' $(seq 90))
+longer=$run1/repeat-$(printf 'x%.0s' $(seq 120))
+mkdir -p "$long" "$longer"
+cp "$run1/result.json" "$long/"
+cp "$run1/result.json" "$longer/"
+
+# ---- the gzip archive, always ----
+mkdir -p "$TRASH/a" "$TRASH/b"
+t_ok "make archive ARCHIVE_FORMAT=gzip" m archive ARCHIVE="$TRASH/a/res.tar.gz" ARCHIVE_FORMAT=gzip
+t_grep "it says what it wrote" 'res\.tar\.gz: 30 members and the MANIFEST, [0-9]+ bytes \(gzip\)' "$TRASH/.out"
+t_grep "a name a MANIFEST line cannot hold is left out, saying so" 'new$' "$TRASH/.out"
+t_grep "...saying why" '^line\.jsonl: a control character in the name; left out$' "$TRASH/.out"
+t_rc "verify-archive: ok" 0 "$LLMB" verify-archive "$TRASH/a/res.tar.gz"
+t_grep "verify-archive counts the members" 'res\.tar\.gz: ok, 30 members match the MANIFEST$' "$TRASH/.out"
+members "$TRASH/a/res.tar.gz" >"$TRASH/members"
+t_ok "the MANIFEST first, in the folder named after the file" test "$(head -n 1 "$TRASH/members")" = res/MANIFEST
+t_ok "the other members in byte order" sh -c "tail -n +2 '$TRASH/members' | LC_ALL=C sort -c"
+for f in sysdesc.json \
+	workloads/quick/experiments/cpu_tiny_fp32_1/train.done \
+	workloads/quick/experiments/cpu_tiny_fp32_2/result.json \
+	workloads/quick/experiments/cpu_tiny_fp32_1/repeat-2/provenance.json \
+	'workloads/quick/experiments/cpu_tiny_fp32_1/night-2026-01-05/log-quick_cpu_tiny_fp32_1_.*\.out' \
+	workloads/quick/reports/cpu_tiny_fp32.json.html workloads/quick/reports/cpu_tiny_fp32.json.csv \
+	nightly/2026-01-05/verdict.json nightly/2026-01-05/trend.html nightly/2026-01-05/status \
+	history/quick-cpu-tiny-fp32-1.jsonl "${long#"$I"/}/result.json" "${longer#"$I"/}/result.json"; do
+	t_grep "a member: ${f:0:70}" "^res/$f\$" "$TRASH/members"
+done
+t_nogrep "no job script or record, state, image, data, venv, lock, temporary file or link" \
+	'/state/|/images/|/data/|/venvs/|\.sh$|/record$|/job|env\.txt|\.lock$|/current$|\.tmp\.|\.link$|\.pdf$' "$TRASH/members"
+stream "$TRASH/a/res.tar.gz" >"$TRASH/a.tar"
+t_nogrep "no secret in the archive's bytes" "$SECRET" "$TRASH/a.tar"
+python3 -c '
+import sys, tarfile
+t = tarfile.open(sys.argv[1])
+ms = t.getmembers()
+print(len({(m.mode, m.uid, m.gid, m.uname, m.gname, m.mtime, m.type) for m in ms}), len(ms))
+print(ms[0].mtime, ms[0].mode, ms[0].uid)' "$TRASH/a.tar" >"$TRASH/headers"
+t_ok "tar headers normalised: one mode, owner and time for every member" \
+	test "$(head -n 1 "$TRASH/headers")" = "1 31"
+newest=$(cd "$I" && find workloads/quick/experiments workloads/quick/reports nightly/2026-01-05 history -type f \
+	-printf '%T@\n' | cut -d. -f1 | sort -n | tail -n 1)
+t_ok "...the newest result's time, mode 0644, owner 0" test "$(tail -n 1 "$TRASH/headers")" = "$newest 420 0"
+python3 -c 'import sys, tarfile; sys.stdout.buffer.write(tarfile.open(sys.argv[1]).extractfile("res/MANIFEST").read())' \
+	"$TRASH/a.tar" >"$TRASH/MANIFEST"
+t_grep "MANIFEST: its format line" '^# llmb archive 1$' "$TRASH/MANIFEST"
+t_grep "MANIFEST: llmb's version" "^# llmb: $(git -C "$T" describe --always --dirty)\$" "$TRASH/MANIFEST"
+t_grep "MANIFEST: the install tree" "^# install: $I\$" "$TRASH/MANIFEST"
+t_grep "MANIFEST: the time" "^# time: $(date -u -d "@$newest" +%Y-%m-%dT%H:%M:%SZ)\$" "$TRASH/MANIFEST"
+t_grep "MANIFEST: sha256  path  size" \
+	"^$(sha256sum <"$run1/result.json" | cut -c1-64)  workloads/quick/experiments/cpu_tiny_fp32_1/result.json  $(wc -c <"$run1/result.json")\$" \
+	"$TRASH/MANIFEST"
+mkdir -p "$TRASH/x"
+t_ok "GNU tar unpacks it" tar -xzf "$TRASH/a/res.tar.gz" -C "$TRASH/x"
+t_ok "sha256sum agrees with the MANIFEST, member by member" \
+	sh -c "cd '$TRASH/x/res' && grep -v '^#' MANIFEST | awk '{print \$1 \"  \" \$2}' | sha256sum --quiet -c"
+t_ok "the system description is llmb sysdesc of the runs" \
+	sh -c "'$LLMB' sysdesc \$(find '$I/workloads' -name provenance.json | sort) | cmp - '$TRASH/x/res/sysdesc.json'"
+
+t_ok "archived again" "$LLMB" archive --top "$T" --install "$I" --out "$TRASH/b/res.tar.gz" --format=gzip
+t_ok "the same install tree, the same bytes" cmp "$TRASH/a/res.tar.gz" "$TRASH/b/res.tar.gz"
+SOURCE_DATE_EPOCH=86400 "$LLMB" archive --top "$T" --install "$I" --out "$TRASH/b/res.tar.gz" --format=gzip >"$TRASH/.quiet" 2>&1
+t_ok "SOURCE_DATE_EPOCH sets the time" sh -c "gzip -dc '$TRASH/b/res.tar.gz' | TZ=UTC tar -tvf - | grep -c ' 1970-01-02 00:00 ' | grep -qx 31"
+
+# ---- zstd when installed; gzip when not ----
+if command -v zstd >/dev/null; then
+	t_ok "make archive: zstd by default" env -C "$TRASH/a" make -C "$T" B="$TOP/build" LLMB_INSTALL="$I" archive
+	t_ok "...named llmb-archive.tar.zst in the current folder" test -f "$T/llmb-archive.tar.zst"
+	mv "$T/llmb-archive.tar.zst" "$TRASH/a/"
+	t_ok "...zstd data" sh -c "head -c 4 '$TRASH/a/llmb-archive.tar.zst' | od -An -tx1 | grep -q '28 b5 2f fd'"
+	t_rc "verify-archive: the zstd archive is ok" 0 "$LLMB" verify-archive "$TRASH/a/llmb-archive.tar.zst"
+	"$LLMB" archive --top "$T" --install "$I" --out "$TRASH/b/llmb-archive.tar.zst" >"$TRASH/.quiet" 2>&1
+	t_ok "zstd: the same bytes twice" cmp "$TRASH/a/llmb-archive.tar.zst" "$TRASH/b/llmb-archive.tar.zst"
+else
+	echo "# zstd is not installed: its checks skipped"
+fi
+mkdir -p "$TRASH/nozstd"
+for p in gzip git; do ln -s "$(command -v "$p")" "$TRASH/nozstd/$p"; done
+t_rc "without zstd: gzip" 0 env -C "$TRASH/b" PATH="$TRASH/nozstd" "$LLMB" archive --top "$T" --install "$I"
+t_grep "...llmb-archive.tar.gz" '^llmb-archive\.tar\.gz: 30 members and the MANIFEST, [0-9]+ bytes \(gzip\)$' "$TRASH/.out"
+t_rc "...which verifies without zstd" 0 env PATH="$TRASH/nozstd" "$LLMB" verify-archive "$TRASH/b/llmb-archive.tar.gz"
+t_rc "--format=zstd without zstd: exit 2" 2 env PATH="$TRASH/nozstd" "$LLMB" archive --install "$I" --format=zstd --out "$TRASH/b/z.tar.zst"
+t_grep "...it says so" 'zstd is not installed' "$TRASH/.out"
+
+# ---- what verify-archive finds ----
+# repack SRC DST SCRIPT: the tar stream of SRC changed by python lines
+# (members: a list of [TarInfo, bytes]) and written with GNU tar's format
+repack() {
+	stream "$1" | python3 -c '
+import io, sys, tarfile
+src = tarfile.open(fileobj=io.BytesIO(sys.stdin.buffer.read()))
+members = [[m, src.extractfile(m).read()] for m in src.getmembers()]
+exec(sys.argv[1])
+out = io.BytesIO()
+with tarfile.open(fileobj=out, mode="w", format=tarfile.GNU_FORMAT) as dst:
+    for m, d in members:
+        m.size = len(d)
+        dst.addfile(m, io.BytesIO(d))
+sys.stdout.buffer.write(out.getvalue())' "$3" | gzip -n >"$2"
+}
+repack "$TRASH/a/res.tar.gz" "$TRASH/same.tar.gz" 'pass'
+t_rc "unpacked and packed again by another tar: still ok" 0 "$LLMB" verify-archive "$TRASH/same.tar.gz"
+repack "$TRASH/a/res.tar.gz" "$TRASH/flip.tar.gz" '
+for m in members:
+    if m[0].name.endswith("cpu_tiny_fp32_2/result.json"):
+        m[1] = bytearray(m[1]); m[1][10] ^= 1; m[1] = bytes(m[1])'
+t_rc "a byte changed in a member: exit 1" 1 "$LLMB" verify-archive "$TRASH/flip.tar.gz"
+t_grep "...naming the member" 'flip\.tar\.gz: workloads/quick/experiments/cpu_tiny_fp32_2/result\.json: sha256 differs' "$TRASH/.out"
+t_grep "...and counting" 'flip\.tar\.gz: 1 mismatch$' "$TRASH/.out"
+repack "$TRASH/a/res.tar.gz" "$TRASH/cut.tar.gz" '
+for m in members:
+    if m[0].name.endswith("reports/cpu_tiny_fp32.json.md"):
+        m[1] = m[1][:-1]
+members = [m for m in members if not m[0].name.endswith("nightly/2026-01-05/status")]
+x = tarfile.TarInfo("res/workloads/quick/experiments/extra.json"); members.append([x, b"{}"])'
+t_rc "a member cut short, one missing, one added: exit 1" 1 "$LLMB" verify-archive "$TRASH/cut.tar.gz"
+t_grep "...the short one" 'reports/cpu_tiny_fp32\.json\.md: size [0-9]+, the MANIFEST says [0-9]+$' "$TRASH/.out"
+t_grep "...the missing one" 'nightly/2026-01-05/status: listed in the MANIFEST, not in the archive$' "$TRASH/.out"
+t_grep "...the added one" 'experiments/extra\.json: not in the MANIFEST$' "$TRASH/.out"
+repack "$TRASH/a/res.tar.gz" "$TRASH/noman.tar.gz" 'members = members[1:]'
+t_rc "no MANIFEST first: exit 2" 2 "$LLMB" verify-archive "$TRASH/noman.tar.gz"
+cp "$TRASH/a/res.tar.gz" "$TRASH/z.tar.gz"
+python3 -c 'import sys; p = sys.argv[1]; b = bytearray(open(p, "rb").read()); b[len(b) // 2] ^= 0x55; open(p, "wb").write(b)' \
+	"$TRASH/z.tar.gz"
+t_rc "a byte changed in the compressed stream: exit 2" 2 "$LLMB" verify-archive "$TRASH/z.tar.gz"
+head -c 2000 "$TRASH/a.tar" | gzip -n >"$TRASH/short.tar.gz"
+t_rc "a tar cut short: exit 2" 2 "$LLMB" verify-archive "$TRASH/short.tar.gz"
+echo 'not an archive' >"$TRASH/text"
+t_rc "not compressed data: exit 2" 2 "$LLMB" verify-archive "$TRASH/text"
+t_rc "a file that is not there: exit 2" 2 "$LLMB" verify-archive "$TRASH/nothere.tar.gz"
+mkfifo "$TRASH/fifo"
+t_rc "a FIFO: refused at once, exit 2" 2 timeout 20 "$LLMB" verify-archive "$TRASH/fifo"
+
+# ---- where it writes, and what it refuses ----
+t_rc "--out a FIFO: refused, exit 2" 2 timeout 20 "$LLMB" archive --install "$I" --out "$TRASH/fifo" --format=gzip
+t_grep "...saying why" 'fifo exists and is not a regular file; not replaced' "$TRASH/.out"
+t_ok "...the FIFO is left as it was" test -p "$TRASH/fifo"
+t_rc "--out a folder: refused, exit 2" 2 "$LLMB" archive --install "$I" --out "$TRASH/a" --format=gzip
+t_ok "...the folder is left as it was" test -d "$TRASH/a"
+ln -s "$TRASH/secret.txt" "$TRASH/link.tar.gz"
+t_rc "--out a symbolic link: refused, exit 2" 2 "$LLMB" archive --install "$I" --out "$TRASH/link.tar.gz" --format=gzip
+t_ok "--out replaces a regular file" "$LLMB" archive --top "$T" --install "$I" --out "$TRASH/b/res.tar.gz" --format=gzip
+t_ok "...with the archive" cmp "$TRASH/a/res.tar.gz" "$TRASH/b/res.tar.gz"
+t_ok "...leaving no temporary file" test -z "$(find "$TRASH/b" -name "*.tmp.*")"
+mkdir -p "$TRASH/empty"
+t_rc "an install tree without results: exit 2" 2 "$LLMB" archive --install "$TRASH/empty" --out "$TRASH/e.tar.gz"
+t_grep "...saying so" 'no results under' "$TRASH/.out"
+mkdir -p "$TRASH/"$'bad\ntree/history'
+echo '{}' >"$TRASH/"$'bad\ntree/history/a.jsonl'
+t_rc "an install tree whose path has a newline: exit 2" 2 "$LLMB" archive --install "$TRASH/"$'bad\ntree' --out "$TRASH/e.tar.gz"
+t_rc "no install tree: exit 2" 2 "$LLMB" archive --install "$TRASH/nothere" --out "$TRASH/e.tar.gz"
+t_rc "--format=xz: exit 2" 2 "$LLMB" archive --install "$I" --format=xz --out "$TRASH/e.tar.xz"
+t_rc "an operand: usage, exit 2" 2 "$LLMB" archive "$I"
+t_rc "verify-archive without a file: usage, exit 2" 2 "$LLMB" verify-archive
+t_done
