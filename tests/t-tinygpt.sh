@@ -54,20 +54,23 @@ check_run() {
 ARGS=(--data "$DATA" --steps 50 --seq "$S" --layers "$L" --hidden "$H" --heads 4 --vocab "$V"
 	--mbs 4 --gbs 8 --lr 3e-3 --seed 1234 --model-flops "$FLOPS")
 
-# One rank: no distributed environment at all.
+# One rank: no distributed environment at all. The time limits are for a
+# hang: a loaded machine (test files side by side) makes the steps slow.
 t_ok "train: 1 rank, 50 steps" env -u RANK -u WORLD_SIZE -u SLURM_PROCID -u SLURM_NTASKS \
-	timeout 120 "$PY" "$W/train.py" "${ARGS[@]}"
+	timeout 600 "$PY" "$W/train.py" "${ARGS[@]}"
 cp "$TRASH/.out" "$TRASH/r1.log"
 check_run "1 rank" "$TRASH/r1.log"
 
 # Two ranks started by hand, torchrun style; the port is picked per run so
-# parallel test runs on one machine do not collide.
+# parallel test runs on one machine do not collide (the first one from the
+# pid's that nothing listens on: a test cluster's daemons may hold it).
 PORT=$((20000 + ($$ % 20000)))
+while (: <>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; do PORT=$((PORT + 1)); done
 two_ranks() {
 	local r pids=() rc=0
 	for r in 0 1; do
 		RANK=$r WORLD_SIZE=2 LOCAL_WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$PORT \
-			timeout 120 "$PY" "$W/train.py" "${ARGS[@]}" >"$TRASH/r2.rank$r.log" 2>&1 &
+			timeout 600 "$PY" "$W/train.py" "${ARGS[@]}" >"$TRASH/r2.rank$r.log" 2>&1 &
 		pids+=($!)
 	done
 	for r in "${pids[@]}"; do wait "$r" || rc=1; done
@@ -149,7 +152,7 @@ fi
 BF=(--data "$DATA" --steps 50 --seq 64 --layers 2 --hidden 64 --heads 4 --vocab "$V" --mbs 4 --gbs 8
 	--model-flops $((72 * 64 * 2 * 64 * 64 + 12 * 64 * 64 * 2 * 64 + 6 * 64 * 64 * V)) --threads 1)
 t_ok "train: --device cpu --dtype bf16, 50 steps" env -u RANK -u WORLD_SIZE -u SLURM_PROCID -u SLURM_NTASKS \
-	timeout 120 "$PY" "$W/train.py" "${BF[@]}" --device cpu --dtype bf16
+	timeout 600 "$PY" "$W/train.py" "${BF[@]}" --device cpu --dtype bf16
 t_nogrep "bf16 on CPU: the FLOPs given are the model's" 'warning' "$TRASH/.out"
 cp "$TRASH/.out" "$TRASH/bf16.log"
 check_run "bf16 on CPU" "$TRASH/bf16.log"
