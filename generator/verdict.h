@@ -62,6 +62,10 @@ struct vnight {
 	size_t base_n;
 	double base_mean, base_sd, band_lo, band_hi;
 	double clip_lo, clip_hi;  /* what the change-point test sees of this night: mean within 3 sigma of its baseline */
+	double reg_lo, reg_hi;   /* a fast and a slow mode in the baseline (their means), NAN when it has none */
+	double reg_sd;           /* the deviation within the modes */
+	size_t reg_nlo, reg_nhi;
+	int reg_done;            /* reg_* are set (computed when first needed) */
 	int quarantined;
 	int vref;                /* verdict vs reference */
 	double ref, tol, ref_effect;
@@ -70,6 +74,7 @@ struct vnight {
 	double cp_p;
 	int confirmed;           /* confirmed as part of a sustained change (M of K or change point) */
 	long first_bad;          /* when this night confirmed a shift: its first night */
+	const char *how;         /* and how that night was named */
 };
 
 struct vconfig {

@@ -52,7 +52,7 @@ expect_state large "SUSPECT - -"
 
 mk confirmed -n 14 shift:12:1.08
 judge confirmed 1
-expect_state confirmed "CONFIRMED 2026-01-12 change point"
+expect_state confirmed "CONFIRMED 2026-01-12 first night of the shifted tail"
 
 mk drift -n 40 drift:21:0.004
 judge drift 1
