@@ -615,6 +615,30 @@ settle(struct judge *j, size_t first, size_t i, int dir)
 		j->auto_day = j->c->nights[first].day;
 }
 
+/* Where the shift in the nights from night from to night i began: the
+ * split s maximising (sum of the deviations from s on)^2 / their count,
+ * the likelihood of one step (deviations from the baseline of night w, the
+ * first of the window that tested best, each within 5 deviations; the sum
+ * must lean dir).
+ * The window that tested best is biased to its shortest length, since
+ * winsorizing costs a long one more. */
+static size_t
+step_at(const struct judge *j, size_t from, size_t i, const struct vnight *w, int dir)
+{
+	double mu = w->base_mean, lim = 5 * w->base_sd, sum = 0, best = -1;
+	size_t cnt = 0, at = from;
+	for (size_t k = i + 1; k-- > from;) {
+		const struct vnight *v = &j->c->nights[k];
+		if (!eligible(v))
+			continue;
+		double d = fmin(fmax(v->mean - mu, -lim), lim);
+		sum += dir == VB_SLOWER ? d : -d, cnt++;
+		if (sum > 0 && sum * sum / (double)cnt > best)
+			best = sum * sum / (double)cnt, at = k;
+	}
+	return at;
+}
+
 /* A shift seen in the last few nights together: the mean of the last L
  * eligible nights (L = 2 .. tail_max, night i the last) against the
  * baseline of the first of them, which none of them is in. Each night
@@ -635,7 +659,7 @@ tail_confirms(struct judge *j, size_t i, int ongoing, size_t *first, double *tma
 	const struct vnight *v = &j->c->nights[i];
 	int from = seg_day(j, i), dir = v->effect > 0 ? VB_SLOWER : VB_FASTER;
 	double best = 0, x[1000];
-	size_t n = 0, bestf = 0;
+	size_t n = 0, bestf = 0, kfirst = i;
 	*tmax = 0;
 	if (!(fabs(v->effect) >= p->min_effect / 2))
 		return VB_NONE;
@@ -649,13 +673,20 @@ tail_confirms(struct judge *j, size_t i, int ongoing, size_t *first, double *tma
 		 * new one. */
 		if (k < i && w->confirmed && !ongoing)
 			break;
-		x[n++] = w->mean;
+		x[n++] = w->mean, kfirst = k;
 		if (n < 2 || (int)w->base_n < p->min_nights || !(w->base_sd > 0))
 			continue;
 		double mu = w->base_mean, lim = 3 * w->base_sd, sum = 0;
-		for (size_t a = 0; a < n; a++)
+		size_t used = 0;
+		for (size_t a = 0; a < n; a++) {
+			if (n > 2 && fabs(x[a] - mu) > 5 * w->base_sd)
+				continue;
 			sum += n == 2 ? x[a] : fmin(fmax(x[a], mu - lim), mu + lim);
-		double m = sum / (double)n, e = (m - mu) / mu;
+			used++;
+		}
+		if (used < 2)
+			continue;
+		double m = sum / (double)used, e = (m - mu) / mu;
 		if ((e > 0) != (dir == VB_SLOWER) || fabs(e) < p->min_effect)
 			continue;
 		if (n == 2) {
@@ -668,7 +699,7 @@ tail_confirms(struct judge *j, size_t i, int ongoing, size_t *first, double *tma
 		 * slow mode the baseline has seen is none. */
 		if (dir == VB_SLOWER ? m - v->mean > 2.5 * w->base_sd : v->mean - m > 2.5 * w->base_sd)
 			continue;
-		double t = (m - mu) / (w->base_sd * sqrt(1.0 / (double)n + 1.0 / (double)w->base_n));
+		double t = (m - mu) / (w->base_sd * sqrt(1.0 / (double)used + 1.0 / (double)w->base_n));
 		*tmax = fmax(*tmax, fabs(t));
 		if (!(fabs(t) > best) || !(stats_t_sf(fabs(t), (double)w->base_n - 1) < p->tail_alpha))
 			continue;
@@ -677,7 +708,7 @@ tail_confirms(struct judge *j, size_t i, int ongoing, size_t *first, double *tma
 	}
 	if (!(best > 0))
 		return VB_NONE;
-	*first = bestf;
+	*first = step_at(j, kfirst, i, &j->c->nights[bestf], dir);
 	return dir;
 }
 
