@@ -3,9 +3,11 @@
  * valid night against the published reference and against its baseline
  * (the recent valid, unacknowledged, unquarantined nights of the current
  * segment): SAME, SLOWER or FASTER (with the effect) or UNKNOWN.
- * A DIFFERENT night is quarantined (kept out of later baselines) and is
- * SUSPECT until M of the last K nights agree or a change point over the
- * whole series does (CONFIRMED). Step time: lower is better.
+ * A slow mode the baseline has seen is no change. A DIFFERENT night is
+ * quarantined (kept out of later baselines while it may be confirmed) and
+ * is SUSPECT until the last few nights together, or a change point over
+ * the series, confirm a shift (CONFIRMED, until a night falls back to the
+ * old level). Step time: lower is better.
  * The policy is a table of knobs with defaults, overridable from a YAML
  * "nightly:" block or flags. */
 #ifndef LLMB_VERDICT_H
