@@ -60,6 +60,47 @@ stats_summary(const double *x, size_t n, struct summary *s)
 	free(d);
 }
 
+/* Median of a[0..n), n > 0; a is sorted in place (insertion sort for
+ * the few dozen steps of a window, which beats qsort's calls there). */
+static double
+sort_median(double *a, size_t n)
+{
+	if (n > 64) {
+		qsort(a, n, sizeof *a, cmpd);
+	} else {
+		for (size_t i = 1; i < n; i++) {
+			double v = a[i];
+			size_t j = i;
+			for (; j > 0 && a[j - 1] > v; j--)
+				a[j] = a[j - 1];
+			a[j] = v;
+		}
+	}
+	return n % 2 ? a[n / 2] : (a[n / 2 - 1] + a[n / 2]) / 2;
+}
+
+double
+stats_robust_mean(const double *x, size_t n, double *kept, size_t *nk)
+{
+	*nk = n;
+	if (n < 4)
+		return stats_mean(x, n);
+	memcpy(kept, x, n * sizeof *kept);
+	double med = sort_median(kept, n);
+	/* 10 robust deviations: 7.4 interquartile ranges */
+	double lim = 7.4 * (kept[3 * n / 4] - kept[n / 4]);
+	if (!(lim > 0) || (med - kept[0] <= lim && kept[n - 1] - med <= lim)) {
+		memcpy(kept, x, n * sizeof *kept);
+		return stats_mean(x, n);
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (fabs(x[i] - med) <= lim)
+			kept[k++] = x[i];
+	*nk = k;
+	return stats_mean(kept, k);
+}
+
 double
 stats_batch_se(const double *x, size_t n)
 {

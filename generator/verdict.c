@@ -165,7 +165,9 @@ cmp_run_day(const void *a, const void *b)
 	return (x->line > y->line) - (x->line < y->line);
 }
 
-/* One night from its runs: the mean of the valid runs' means and the
+/* One night from its runs: the mean of the valid runs' means (each of
+ * the steps within 10 robust deviations of its median: stalled steps are
+ * left out) and the
  * root-mean-square of their within-run standard errors over sqrt(runs). */
 static void
 night_from_runs(struct vnight *v, const struct hrun *const *r, size_t n)
@@ -182,7 +184,10 @@ night_from_runs(struct vnight *v, const struct hrun *const *r, size_t n)
 		v->failed &= !r[i]->ok;
 		if (!r[i]->valid)
 			continue;
-		double m = stats_mean(r[i]->x, r[i]->n), se = stats_batch_se(r[i]->x, r[i]->n);
+		size_t nk;
+		double *kept = xmalloc((r[i]->n + 1) * sizeof *kept);
+		double m = stats_robust_mean(r[i]->x, r[i]->n, kept, &nk), se = stats_batch_se(kept, nk);
+		free(kept);
 		sum += m, se2 += isnan(se) ? 0 : se * se;
 		v->nvalid++;
 		v->rep = r[i];
@@ -194,6 +199,7 @@ night_from_runs(struct vnight *v, const struct hrun *const *r, size_t n)
 	v->se = v->valid ? sqrt(se2 / (double)v->nvalid) / sqrt((double)v->nvalid) : NAN;
 	v->effect = v->p = v->base_mean = v->base_sd = v->band_lo = v->band_hi = v->ref_effect = v->cp_p = NAN;
 	v->clip_lo = -INFINITY, v->clip_hi = INFINITY;
+	v->reg_lo = v->reg_hi = v->reg_sd = NAN;
 	if (!v->ref)
 		v->ref = v->tol = NAN;
 }
@@ -225,6 +231,69 @@ struct base {
 	size_t n;
 };
 
+/* A recurring regime: the baseline split in two by 1-D 2-means (the
+ * split of the sorted nights with the largest between-group sum of
+ * squares) is two modes when each group has at least two nights and they
+ * lie apart by min_effect and by 3 pooled within-group deviations (node
+ * placement, a slower switch, one rack's clocks); the group with at most
+ * 45% of the nights is the mode (for one normal the best split gives
+ * halves 2.7 deviations apart). Sets the night's reg_* fields: reg_hi is
+ * a slow mode, reg_lo a fast one, NAN when there is none. */
+static void
+find_regime(struct vnight *v, const struct base *b, const struct policy *p)
+{
+	size_t n = b->n, best = 0;
+	double x[1024], pre[1025], pre2[1025], bss = 0;
+	v->reg_lo = v->reg_hi = v->reg_sd = NAN;
+	v->reg_done = 1;
+	if (n < 5 || n > 1024)
+		return;
+	memcpy(x, b->m, n * sizeof *x);
+	for (size_t a = 1; a < n; a++) {
+		double y = x[a];
+		size_t k = a;
+		for (; k > 0 && x[k - 1] > y; k--)
+			x[k] = x[k - 1];
+		x[k] = y;
+	}
+	pre[0] = pre2[0] = 0;
+	for (size_t a = 0; a < n; a++)
+		pre[a + 1] = pre[a] + x[a], pre2[a + 1] = pre2[a] + x[a] * x[a];
+	for (size_t k = 2; k + 2 <= n; k++) {
+		double ml = pre[k] / (double)k, mh = (pre[n] - pre[k]) / (double)(n - k);
+		double s = (double)k * (double)(n - k) / (double)n * (mh - ml) * (mh - ml);
+		if (s > bss)
+			bss = s, best = k;
+	}
+	if (!best)
+		return;
+	size_t k = best, h = n - k;
+	double ml = pre[k] / (double)k, mh = (pre[n] - pre[k]) / (double)h;
+	double wss = pre2[k] - (double)k * ml * ml + (pre2[n] - pre2[k]) - (double)h * mh * mh;
+	double sp = fmax(sqrt(fmax(wss, 0) / (double)(n - 2)), p->noise_floor * ml);
+	if (mh - ml < fmax(p->min_effect * ml, 3 * sp))
+		return;
+	/* The rarer group is the mode: for one normal, the halves. */
+	v->reg_lo = 20 * k <= 9 * n ? ml : NAN, v->reg_hi = 20 * h <= 9 * n ? mh : NAN;
+	v->reg_sd = sp, v->reg_nlo = k, v->reg_nhi = h;
+}
+
+/* Is a level (the mean of nl nights, NAN-free) beyond the mode of night
+ * w's baseline that lies its way (dir), by a t-test at level alpha? Always
+ * when that baseline has no modes: then the plain tests decide. */
+static int
+beyond_regime(const struct vnight *w, double level, double nl, int dir, double extra2, double alpha)
+{
+	double ref = dir == VB_SLOWER ? w->reg_hi : w->reg_lo;
+	if (isnan(ref))
+		return 1;
+	double nr = (double)(dir == VB_SLOWER ? w->reg_nhi : w->reg_nlo);
+	double t = (level - ref) / sqrt(w->reg_sd * w->reg_sd * (1 / nl + 1 / nr) + extra2);
+	if (dir == VB_FASTER)
+		t = -t;
+	return stats_t_sf(t, (double)(w->reg_nlo + w->reg_nhi) - 2) < alpha;
+}
+
 static void
 verdict_vs_base(struct vnight *v, const struct base *b, const struct policy *p)
 {
@@ -250,6 +319,12 @@ verdict_vs_base(struct vnight *v, const struct base *b, const struct policy *p)
 		v->vb = v->p < p->alpha && fabs(e) >= p->min_effect                 ? dir
 			: fabs(e) < p->min_effect || resolution <= 2 * p->min_effect ? VB_SAME
 										     : VB_UNKNOWN;
+		/* A night within a mode seen in the baseline is no change. */
+		if (v->vb == dir) {
+			find_regime(v, b, p);
+			if (!beyond_regime(v, v->mean, 1, dir, fmax(0, v->se * v->se - b->se2), p->alpha))
+				v->vb = VB_SAME;
+		}
 	} else {
 		/* Too few nights for a t-test to mean anything: only a large
 		 * effect, far outside everything seen, is called. */
@@ -315,22 +390,50 @@ eligible(const struct vnight *v)
 	return v->valid && !v->acked;
 }
 
+/* A quarantined night that no rule confirmed while it could (confirm_k
+ * nights) returns into the baseline, unless it was off by large_effect or
+ * more: a recurring slow mode (node placement, a slower switch) is part of
+ * the noise, and a baseline purged of it would flag its next night; a
+ * spike stays out. later: the eligible nights between it and the judged
+ * night. */
+static int
+released(const struct judge *j, const struct vnight *v, int later)
+{
+	return !v->confirmed && later >= j->p->confirm_k - 1 && fabs(v->effect) < j->p->large_effect;
+}
+
 static void
 collect_base(struct judge *j, size_t i, struct base *b)
 {
-	int from = seg_day(j, i);
+	int from = seg_day(j, i), later = 0;
 	b->m = j->buf, b->n = 0, b->se2 = 0;
 	for (size_t k = i; k-- > 0 && (int)b->n < j->p->window;) {
 		const struct vnight *v = &j->c->nights[k];
 		if (v->day < from)
 			break;
-		if (!eligible(v) || v->quarantined)
+		if (!eligible(v))
+			continue;
+		if (v->quarantined && !released(j, v, later++))
 			continue;
 		b->m[b->n++] = v->mean;
 		b->se2 += v->se * v->se;
 	}
 	if (b->n)
 		b->se2 /= (double)b->n;
+}
+
+/* Night k's modes, from its baseline, when first asked for (a few nights
+ * need them: finding them for every night is most of the judging time). */
+static const struct vnight *
+regime_of(struct judge *j, size_t k)
+{
+	struct vnight *w = &j->c->nights[k];
+	if (!w->reg_done) {
+		struct base b;
+		collect_base(j, k, &b);
+		find_regime(w, &b, j->p);
+	}
+	return w;
 }
 
 /* M of the last K eligible nights of the segment (night i included) went
@@ -444,7 +547,7 @@ eligible_between(const struct judge *j, size_t from, size_t to)
  * enough nights lie at and after it, the level after it differs from the
  * level before it by min_effect, and night i itself is still shifted. */
 static int
-cp_confirms(const struct judge *j, size_t i, const size_t *cps, size_t ncp, size_t *at)
+cp_confirms(struct judge *j, size_t i, const size_t *cps, size_t ncp, size_t *at)
 {
 	if (!ncp)
 		return VB_NONE;
@@ -473,6 +576,15 @@ cp_confirms(const struct judge *j, size_t i, const size_t *cps, size_t ncp, size
 	double before = median_between(j, prev, c);
 	double e = (after - before) / before, ei = (j->c->nights[i].mean - before) / before;
 	if (fabs(e) < j->p->min_effect || fabs(ei) < j->p->min_effect / 2 || (e > 0) != (ei > 0))
+		return VB_NONE;
+	/* Night i back at the old level (a fix), or a level within a mode
+	 * of the baseline before the change (a run of slow-mode nights), is
+	 * no shift. */
+	const struct vnight *v = &j->c->nights[i];
+	int dir = e > 0 ? VB_SLOWER : VB_FASTER;
+	if (v->base_sd > 0 && (dir == VB_SLOWER ? after - v->mean : v->mean - after) > 2.5 * v->base_sd)
+		return VB_NONE;
+	if (!beyond_regime(regime_of(j, c), after, (double)n, dir, 0, j->p->cp_alpha))
 		return VB_NONE;
 	*at = c;
 	return e > 0 ? VB_SLOWER : VB_FASTER;
@@ -503,22 +615,52 @@ settle(struct judge *j, size_t first, size_t i, int dir)
 		j->auto_day = j->c->nights[first].day;
 }
 
-/* A shift too small for single nights, seen in the last few together: the
- * mean of the last L eligible nights (L = cp_min_after+1 .. tail_max, night
- * i the last, every night clipped to 2.5 sigma of that baseline so a spike
- * counts as one unusual night) against the baseline of the first of them,
- * which none of them is in. Confirms when the most significant L has
- * p < tail_alpha (a strict level: this is looked at every night and for
- * several L) and an effect of min_effect; its first night is the first
- * bad night. */
+/* Where the shift in the nights from night from to night i began: the
+ * split s maximising (sum of the deviations from s on)^2 / their count,
+ * the likelihood of one step (deviations from the baseline of night w, the
+ * first of the window that tested best, each within 5 deviations; the sum
+ * must lean dir).
+ * The window that tested best is biased to its shortest length, since
+ * winsorizing costs a long one more. */
+static size_t
+step_at(const struct judge *j, size_t from, size_t i, const struct vnight *w, int dir)
+{
+	double mu = w->base_mean, lim = 5 * w->base_sd, sum = 0, best = -1;
+	size_t cnt = 0, at = from;
+	for (size_t k = i + 1; k-- > from;) {
+		const struct vnight *v = &j->c->nights[k];
+		if (!eligible(v))
+			continue;
+		double d = fmin(fmax(v->mean - mu, -lim), lim);
+		sum += dir == VB_SLOWER ? d : -d, cnt++;
+		if (sum > 0 && sum * sum / (double)cnt > best)
+			best = sum * sum / (double)cnt, at = k;
+	}
+	return at;
+}
+
+/* A shift seen in the last few nights together: the mean of the last L
+ * eligible nights (L = 2 .. tail_max, night i the last) against the
+ * baseline of the first of them, which none of them is in. Each night
+ * enters winsorized to 3 deviations of that baseline, so that one spike
+ * counts as one unusual night and never carries the mean; with L = 2 the
+ * two nights enter as they are but must agree on the size of the change
+ * (confirm_ratio): a spike has no partner.
+ * Confirms when the most significant L has p < tail_alpha (a strict level:
+ * this is asked every night and for several L) and an effect of
+ * min_effect; its first night is the first bad night. Large shifts show
+ * at L = 2, small ones and drifts accumulate over more nights. Unless the
+ * night before i was CONFIRMED (ongoing), the window stops at the nights
+ * of an earlier confirmed episode. */
 static int
-tail_confirms(const struct judge *j, size_t i, size_t *first)
+tail_confirms(struct judge *j, size_t i, int ongoing, size_t *first, double *tmax)
 {
 	const struct policy *p = j->p;
 	const struct vnight *v = &j->c->nights[i];
 	int from = seg_day(j, i), dir = v->effect > 0 ? VB_SLOWER : VB_FASTER;
 	double best = 0, x[1000];
-	size_t n = 0, bestf = 0;
+	size_t n = 0, bestf = 0, kfirst = i;
+	*tmax = 0;
 	if (!(fabs(v->effect) >= p->min_effect / 2))
 		return VB_NONE;
 	for (size_t k = i + 1; k-- > 0 && (int)n < p->tail_max && n < 1000;) {
@@ -527,32 +669,46 @@ tail_confirms(const struct judge *j, size_t i, size_t *first)
 			break;
 		if (!eligible(w))
 			continue;
-		x[n++] = w->mean;
-		if ((int)n <= p->cp_min_after || (int)w->base_n < p->min_nights || !(w->base_sd > 0))
+		/* After a confirmed episode ended, its nights are no part of a
+		 * new one. */
+		if (k < i && w->confirmed && !ongoing)
+			break;
+		x[n++] = w->mean, kfirst = k;
+		if (n < 2 || (int)w->base_n < p->min_nights || !(w->base_sd > 0))
 			continue;
-		/* One outlier (a spike, even clipped) must not carry the tail:
-		 * the night furthest night i's way is left out when it reached
-		 * the clip bound. */
-		double mu = w->base_mean, lim = 2.5 * w->base_sd, sum = 0, worst = 0;
+		double mu = w->base_mean, lim = 3 * w->base_sd, sum = 0;
+		size_t used = 0;
 		for (size_t a = 0; a < n; a++) {
-			double y = fmin(fmax(x[a], mu - lim), mu + lim), d = dir == VB_SLOWER ? y - mu : mu - y;
-			sum += y;
-			if (a == 0 || d > worst)
-				worst = d;
+			if (n > 2 && fabs(x[a] - mu) > 5 * w->base_sd)
+				continue;
+			sum += n == 2 ? x[a] : fmin(fmax(x[a], mu - lim), mu + lim);
+			used++;
 		}
-		size_t used = n;
-		if (worst >= lim)
-			sum -= dir == VB_SLOWER ? mu + worst : mu - worst, used--;
+		if (used < 2)
+			continue;
 		double m = sum / (double)used, e = (m - mu) / mu;
-		double t = (m - mu) / (w->base_sd * sqrt(1.0 / (double)used + 1.0 / (double)w->base_n));
 		if ((e > 0) != (dir == VB_SLOWER) || fabs(e) < p->min_effect)
 			continue;
-		if (stats_t_sf(fabs(t), (double)w->base_n - 1) < p->tail_alpha && fabs(t) > best)
+		if (n == 2) {
+			double d0 = fabs(x[0] - mu), d1 = fabs(x[1] - mu);
+			if ((x[0] > mu) != (x[1] > mu) || fmin(d0, d1) < p->confirm_ratio * fmax(d0, d1))
+				continue;
+		}
+		/* Night i back at the old level by 2.5 deviations ends the
+		 * tail (a regression that was fixed), and a level within a
+		 * slow mode the baseline has seen is none. */
+		if (dir == VB_SLOWER ? m - v->mean > 2.5 * w->base_sd : v->mean - m > 2.5 * w->base_sd)
+			continue;
+		double t = (m - mu) / (w->base_sd * sqrt(1.0 / (double)used + 1.0 / (double)w->base_n));
+		*tmax = fmax(*tmax, fabs(t));
+		if (!(fabs(t) > best) || !(stats_t_sf(fabs(t), (double)w->base_n - 1) < p->tail_alpha))
+			continue;
+		if (beyond_regime(regime_of(j, k), m, (double)n, dir, 0, p->tail_alpha))
 			best = fabs(t), bestf = k;
 	}
 	if (!(best > 0))
 		return VB_NONE;
-	*first = bestf;
+	*first = step_at(j, kfirst, i, &j->c->nights[bestf], dir);
 	return dir;
 }
 
@@ -598,6 +754,36 @@ name_first_bad(const struct judge *j, size_t first, int dir, const size_t *cps, 
 	return first;
 }
 
+/* The eligible night before night i in its segment, or NULL. */
+static const struct vnight *
+prev_night(const struct judge *j, size_t i)
+{
+	int from = seg_day(j, i);
+	for (size_t k = i; k-- > 0;) {
+		const struct vnight *w = &j->c->nights[k];
+		if (w->day < from)
+			return NULL;
+		if (eligible(w))
+			return w;
+	}
+	return NULL;
+}
+
+/* Night i ends the confirmed regression that began at night first: it
+ * lies below the middle between the old level (first's baseline) and the
+ * regression's (the median of its nights), and 2 deviations below the
+ * latter. One low night of a small regression rarely does both. */
+static int
+fell_back(const struct judge *j, size_t i, size_t first)
+{
+	const struct vnight *f = &j->c->nights[first], *v = &j->c->nights[i];
+	double level = median_between(j, first, i), mu = f->base_mean, sd = f->base_sd;
+	if (isnan(level) || isnan(mu) || !(sd >= 0))
+		return 0;
+	double bar = level > mu ? fmin((mu + level) / 2, level - 2 * sd) : fmax((mu + level) / 2, level + 2 * sd);
+	return level > mu ? v->mean < bar : v->mean > bar;
+}
+
 static void
 judge_night(struct judge *j, size_t i, int last)
 {
@@ -622,25 +808,38 @@ judge_night(struct judge *j, size_t i, int last)
 	int dir = VB_NONE;
 	size_t first = i, cps[16], at, ncp = 0;
 	double ps[16];
-	if ((v->vb == VB_SLOWER || v->vb == VB_FASTER) && m_of_k(j, i))
+	double tmax = 0;
+	const struct vnight *pv = prev_night(j, i);
+	int ongoing = pv && pv->state == ST_CONFIRMED, fixed = ongoing && fell_back(j, i, (size_t)pv->first_bad);
+	if (!fixed && (int)v->base_n < p->min_nights && (v->vb == VB_SLOWER || v->vb == VB_FASTER) && m_of_k(j, i))
 		dir = v->vb;
 	const char *how = "first night of the confirmed streak";
-	if (!dir && (dir = tail_confirms(j, i, &first)) != VB_NONE) {
+	if (fixed) {
+		/* the regression was fixed: nothing confirms on this night */
+	} else if (ongoing) {
+		/* A confirmed regression stays CONFIRMED, with its first bad
+		 * night, until a night falls back. */
+		dir = VB_SLOWER, first = (size_t)pv->first_bad, how = pv->how;
+	} else if (!dir && (dir = tail_confirms(j, i, ongoing, &first, &tmax)) != VB_NONE) {
 		how = "first night of the shifted tail";
+		ncp = changepoints(j, i, i + 1, cps, ps, 16);
+		first = name_first_bad(j, first, dir, cps, ncp, &how);
 	} else if (dir) {
 		first = streak_first(j, i, dir);
 		ncp = changepoints(j, i, i + 1, cps, ps, 16);
 		first = name_first_bad(j, first, dir, cps, ncp, &how);
-	} else if ((v->vb != VB_SAME || fabs(v->effect) >= p->min_effect) && leaning(j, i)) {
+	} else if ((v->vb != VB_SAME || fabs(v->effect) >= p->min_effect) && tmax >= 2.5 && leaning(j, i)) {
 		/* The change-point test runs where something may have moved: a
-		 * night at its baseline's level cannot confirm anything, and
-		 * skipping it keeps long histories fast. It looks at the nights
-		 * before night i, which only has to go on the same way. */
+		 * night at its baseline's level, or recent nights that together
+		 * are not 2.5 deviations off (the tail test's statistic), cannot
+		 * confirm anything, and skipping them keeps long histories fast.
+		 * It looks at the nights before night i, which only has to go on
+		 * the same way. */
 		ncp = changepoints(j, i, i, cps, ps, 16);
 		if ((dir = cp_confirms(j, i, cps, ncp, &at)) != VB_NONE)
 			first = at, how = "change point";
 	}
-	if (last && !dir)
+	if (last && !ncp)
 		ncp = changepoints(j, i, i + 1, cps, ps, 16);
 	if (last) {
 		for (size_t a = 0; a < ncp; a++)
@@ -649,7 +848,7 @@ judge_night(struct judge *j, size_t i, int last)
 	if (!dir)
 		return;
 	settle(j, first, i, dir);
-	v->first_bad = (long)first;
+	v->first_bad = (long)first, v->how = how;
 	if (dir == VB_SLOWER) {
 		v->state = ST_CONFIRMED;
 		if (last) {

@@ -3,9 +3,11 @@
  * valid night against the published reference and against its baseline
  * (the recent valid, unacknowledged, unquarantined nights of the current
  * segment): SAME, SLOWER or FASTER (with the effect) or UNKNOWN.
- * A DIFFERENT night is quarantined (kept out of later baselines) and is
- * SUSPECT until M of the last K nights agree or a change point over the
- * whole series does (CONFIRMED). Step time: lower is better.
+ * A slow mode the baseline has seen is no change. A DIFFERENT night is
+ * quarantined (kept out of later baselines while it may be confirmed) and
+ * is SUSPECT until the last few nights together, or a change point over
+ * the series, confirm a shift (CONFIRMED, until a night falls back to the
+ * old level). Step time: lower is better.
  * The policy is a table of knobs with defaults, overridable from a YAML
  * "nightly:" block or flags. */
 #ifndef LLMB_VERDICT_H
@@ -62,6 +64,10 @@ struct vnight {
 	size_t base_n;
 	double base_mean, base_sd, band_lo, band_hi;
 	double clip_lo, clip_hi;  /* what the change-point test sees of this night: mean within 3 sigma of its baseline */
+	double reg_lo, reg_hi;   /* a fast and a slow mode in the baseline (their means), NAN when it has none */
+	double reg_sd;           /* the deviation within the modes */
+	size_t reg_nlo, reg_nhi;
+	int reg_done;            /* reg_* are set (computed when first needed) */
 	int quarantined;
 	int vref;                /* verdict vs reference */
 	double ref, tol, ref_effect;
@@ -70,6 +76,7 @@ struct vnight {
 	double cp_p;
 	int confirmed;           /* confirmed as part of a sustained change (M of K or change point) */
 	long first_bad;          /* when this night confirmed a shift: its first night */
+	const char *how;         /* and how that night was named */
 };
 
 struct vconfig {

@@ -52,7 +52,7 @@ expect_state large "SUSPECT - -"
 
 mk confirmed -n 14 shift:12:1.08
 judge confirmed 1
-expect_state confirmed "CONFIRMED 2026-01-12 change point"
+expect_state confirmed "CONFIRMED 2026-01-12 first night of the shifted tail"
 
 mk drift -n 40 drift:21:0.004
 judge drift 1
@@ -73,6 +73,30 @@ for night in 09 10 11 14; do
 	t_ok "spike-noisy: night $night not confirmed" test "$(state spike-noisy-$night | cut -d' ' -f1)" != CONFIRMED
 done
 judge spike-noisy 0
+
+# A stall night (3 of 20 steps 5x slower) is no slow night: the stalled
+# steps leave its mean, and it is OK (it was SUSPECT at +35%).
+mk stall -n 12 stall:10:5:3
+judge stall 0 --night 2026-01-10
+expect_state stall "OK - -"
+
+# Bimodal nights (30% of them 3% slower, at random: node placement), one
+# seeded series of 80 nights at 0.5% run-to-run noise: the slow mode is
+# part of the baseline, and no night is ever CONFIRMED (the 2-of-3 rule
+# confirmed 6 of them). The last night, in the slow mode at +2.2%, is
+# INCONCLUSIVE: an effect that matters, which the noise can explain.
+mk bimodal -n 80 -s 34 -a 0.6 -S 3 -r 0.005 bimodal:0.3:1.03
+judge bimodal 4
+nightstates() { /usr/bin/python3 -c 'import json,sys; print("".join(n["state"][0] for n in json.load(open(sys.argv[1]))["configurations"][0]["nights"]))' "$TRASH/$1.json"; }
+t_ok "bimodal: no night confirmed" test "$(nightstates bimodal | tr -cd C)" = ""
+
+# A regression that is fixed: CONFIRMED while it lasts, OK from the first
+# night back at the old level, and never confirmed again.
+mk fixed -n 20 shift:11:1.08 shift:16:0.925926
+judge fixed:night15 1 --night 2026-01-15
+expect_state fixed "CONFIRMED 2026-01-11 change point"
+judge fixed 0
+t_ok "fixed: confirmed on nights 12-15 only" test "$(nightstates fixed | cut -c11-)" = "SCCCCOOOOO"
 
 # Invalid nights: exit 3 on the night; never in a baseline later.
 mk invalid -n 8 invalid:8:nan-grad-norm

@@ -10,6 +10,11 @@
  *   shift:N:F    nights N.. run F times slower (F=1.3: 30% slower)
  *   spike:N:F    night N only
  *   drift:N:F    from night N each night F more (F=0.005: 0.5% per night)
+ *   bimodal:P:F  every night, with probability P, runs F times slower (a slow
+ *                mode: node placement, a slower switch); drawn from a
+ *                generator of its own, so the noise is that of the same
+ *                series without it
+ *   stall:N:F:K  night N has K steps (spread over the window) F times slower
  *   invalid:N:REASON   night N is recorded invalid
  *   failed:N     night N failed (no samples)
  *   nan:N        night N has a NaN step, written null (the record says valid: the reader's check catches it)
@@ -34,6 +39,19 @@ unif(void)
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 	z ^= z >> 31;
 	return ((double)(z >> 11) + 0.5) / 9007199254740992.0;
+}
+
+/* The mode of each night (bimodal:P:F) from its own stream. */
+static uint64_t mode_state;
+
+static double
+mode_unif(void)
+{
+	uint64_t keep = state, z;
+	state = mode_state;
+	double u = unif();
+	z = state, state = keep, mode_state = z;
+	return u;
 }
 
 static double
@@ -112,7 +130,7 @@ main(int argc, char **argv)
 		case 'r': rn = atof(v); break;
 		case 'w': wn = atof(v); break;
 		case 'a': ar = atof(v); break;
-		case 'S': state = strtoull(v, NULL, 10) * 0x2545F4914F6CDD1DULL + 7; break;
+		case 'S': state = strtoull(v, NULL, 10) * 0x2545F4914F6CDD1DULL + 7; mode_state = ~state; break;
 		case 'f': fp = v; break;
 		case 'd': first = v; break;
 		default: fprintf(stderr, "histgen: unknown option %s\n", argv[i]); return 2;
@@ -132,7 +150,7 @@ main(int argc, char **argv)
 			snprintf(e->text, sizeof e->text, "%s", strchr(c1 + 1, ':') ? strchr(c1 + 1, ':') + 1 : "0.05");
 			continue;
 		}
-		e->night = atoi(c1 + 1);
+		e->night = !strcmp(e->kind, "bimodal") ? (int)(atof(c1 + 1) * 1000 + 0.5) : atoi(c1 + 1);
 		const char *c2 = strchr(c1 + 1, ':');
 		if (c2)
 			e->f = atof(c2 + 1), snprintf(e->text, sizeof e->text, "%s", c2 + 1);
@@ -141,14 +159,17 @@ main(int argc, char **argv)
 	double drift = 0;
 	const char *image = "nvcr.io/nvidia/pytorch:25.01";
 	for (int n = 1; n <= nights; n++) {
-		double factor = 1, spike = 1;
-		int invalid = 0, failed = 0, nan = 0, shortw = 0, runs = 1, skip = 0;
+		double factor = 1, spike = 1, stall = 1;
+		int nstall = 0, invalid = 0, failed = 0, nan = 0, shortw = 0, runs = 1, skip = 0;
 		const char *why = "";
 		const struct ev *ref = NULL;
 		for (int k = 0; k < nev; k++) {
 			const struct ev *e = &ev[k];
 			if (!strcmp(e->kind, "shift") && n >= e->night) factor *= e->f;
 			if (!strcmp(e->kind, "spike") && n == e->night) spike *= e->f;
+			if (!strcmp(e->kind, "bimodal") && mode_unif() < e->night / 1000.0) factor *= e->f;
+			if (!strcmp(e->kind, "stall") && n == e->night)
+				stall = e->f, nstall = strchr(e->text, ':') ? atoi(strchr(e->text, ':') + 1) : 1;
 			if (!strcmp(e->kind, "drift") && n == e->night) drift = e->f;
 			if (!strcmp(e->kind, "invalid") && n == e->night) invalid = 1, why = e->text;
 			if (!strcmp(e->kind, "failed") && n == e->night) failed = 1;
@@ -172,6 +193,8 @@ main(int argc, char **argv)
 				e = ar * e + sqrt(1 - ar * ar) * gauss();
 				x[s] = run * (1 + wn * e);
 			}
+			for (int k = 0; k < nstall && k < steps; k++)
+				x[(2 * k + 1) * steps / (2 * nstall)] *= stall;
 			if (skip)
 				continue;
 			int ns = failed ? 0 : steps;
