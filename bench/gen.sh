@@ -10,7 +10,7 @@
 # of the yardstick.
 #
 # Fails (exit 1) when the run leaves a stage undone, or the no-op make
-# runs anything or leaves anything to run.
+# runs anything, or it, make plan or make -n leaves anything to run.
 #
 #   bench/gen.sh [N (10000)] [J (64)]   N train targets, the run under make -jJ
 #   bench/gen.sh --smoke                N=20: seconds (tests/t-bench.sh)
@@ -20,7 +20,9 @@ N=${1:-10000} J=${2:-64}
 case $N in '' | *[!0-9]*) echo "gen.sh: N must be a number of train targets, not '$N'" >&2; exit 2 ;; esac
 K=$(((N + 1) / 2))
 top=$(cd "$(dirname "$0")/.." && pwd)
-llmb=${LLMB:-$top/build/llmb}
+# the checkout's build, the one its GNUmakefile's rules call
+llmb=$top/build/llmb
+make -C "$top" all >/dev/null
 w=$(mktemp -d "${TMPDIR:-/tmp}/llmb-bench.XXXXXX")
 # BENCH_KEEP=1 keeps the trees for a closer look.
 if [ -n "${BENCH_KEEP:-}" ]; then echo "gen.sh: trees kept in $w"; else trap 'rm -rf "$w"' EXIT; fi
@@ -68,6 +70,7 @@ m plan >"$w/plan.out" 2>&1 || fail "make plan"
 grep -q "^0 of $stages stages would run" "$w/plan.out" || { head -n 5 "$w/plan.out" >&2; fail "make plan has stages left to run"; }
 m -n llmb-report >"$w/n.out" 2>&1 || fail "make -n after the run"
 left=$(grep -c "llmb run" "$w/n.out") || true
+[ "$left" = 0 ] || fail "make -n after the run lists $left stages to run"
 
 # The yardstick: GNU make alone on 2N up-to-date explicit targets.
 mkdir -p "$w/plain"
@@ -84,7 +87,6 @@ echo "llmb gen (first, writes all):   $gen1 s"
 echo "llmb gen (nothing changed):     $gen2 s"
 echo "make -n (everything to do):     $plan s"
 echo "make -j$J (the run, every stage): $run s"
-echo "no-op make (all up to date):    $noop s   (0 stages run; make plan: 0 of $stages)"
-echo "make -n after the run lists:    $left stages"
+echo "no-op make (all up to date):    $noop s   (0 stages run; make plan and make -n: 0 of $stages)"
 echo "GNU make, $((2 * N)) plain targets: $plain s"
 awk -v a="$noop" -v b="$plain" 'BEGIN { if (b > 0) printf "no-op make / plain make:        %.1fx\n", a / b }'
