@@ -29,11 +29,18 @@ if [ -n "${BENCH_KEEP:-}" ]; then echo "gen.sh: trees kept in $w"; else trap 'rm
 fail() { echo "gen.sh: FAILED: $*" >&2; exit 1; }
 
 "$top/tests/slurm-pipeline/many-sizes.sh" "$w/top" bg "$K" "1, 2"
-TIMEFORMAT=%R
+TIMEFORMAT='%R %U %S'
 m() { make -C "$w/top" --no-print-directory B="$top/build" LLMB_GEN="$w/gen" LLMB_INSTALL="$w/inst" \
 	EXECUTOR=local WORKLOAD=bg "$@"; }
-# t CMD...: wall seconds of CMD; its output in $w/t.out, its failure ours
-t() { local s; s=$( { time "$@" >"$w/t.out" 2>&1; } 2>&1 ) || { tail -n 20 "$w/t.out" >&2; fail "$*"; }; echo "$s"; }
+# t CMD...: "WALL CPU" seconds of CMD (CPU: user + system, the figure to
+# compare on a busy machine); its output in $w/t.out, its failure ours
+t() {
+	local s
+	s=$( { time "$@" >"$w/t.out" 2>&1; } 2>&1 ) || { tail -n 20 "$w/t.out" >&2; fail "$*"; }
+	echo "$s" | awk '{printf "%s %.3f\n", $1, $2 + $3}'
+}
+# s "WALL CPU": as printed
+s() { echo "$1" | awk '{printf "%s s (%s s CPU)", $1, $2}'; }
 # What make hands llmb gen (the selection it generates for), so that the
 # rules llmb gen writes here are the ones make keeps.
 # shellcheck disable=SC2016 # make's $$, for make
@@ -83,10 +90,10 @@ mkdir -p "$w/plain"
 plain=$(t make -rR -C "$w/plain" all)
 
 echo "train targets:                  $n ($stages stages)"
-echo "llmb gen (first, writes all):   $gen1 s"
-echo "llmb gen (nothing changed):     $gen2 s"
-echo "make -n (everything to do):     $plan s"
-echo "make -j$J (the run, every stage): $run s"
-echo "no-op make (all up to date):    $noop s   (0 stages run; make plan and make -n: 0 of $stages)"
-echo "GNU make, $((2 * N)) plain targets: $plain s"
-awk -v a="$noop" -v b="$plain" 'BEGIN { if (b > 0) printf "no-op make / plain make:        %.1fx\n", a / b }'
+echo "llmb gen (first, writes all):   $(s "$gen1")"
+echo "llmb gen (nothing changed):     $(s "$gen2")"
+echo "make -n (everything to do):     $(s "$plan")"
+echo "make -j$J (the run, every stage): $(s "$run")"
+echo "no-op make (all up to date):    $(s "$noop")   (0 stages run; make plan and make -n: 0 of $stages)"
+echo "GNU make, $((2 * N)) plain targets: $(s "$plain")"
+echo "$noop $plain" | awk '{ if ($3 > 0 && $4 > 0) printf "no-op make / plain make:        %.1fx wall, %.1fx CPU\n", $1 / $3, $2 / $4 }'
