@@ -35,8 +35,8 @@ smoke() {
 
 N='[0-9]+(\.[0-9]+)?'
 smoke gen "^llmb gen \(first, writes all\): +$N s" "^make -n \(everything to do\): +$N s" \
-	"^no-op make \(all up to date\): +$N s +\(0 stages run" "^GNU make, 40 plain targets: $N s" \
-	"^no-op make / plain make: +$N+x"
+	"^no-op make \(all up to date\): +$N s \($N s CPU\) +\(0 stages run" "^GNU make, 40 plain targets: $N s" \
+	"^no-op make / plain make: +${N}x wall, ${N}x CPU"
 smoke parse "^Success,2\.545," "^\(a\) [0-9]+ bytes: llmb ${N}s, grep -c ${N}s" \
 	"^\(b\) 20 logs: llmb ${N}s, per-file grep\|awk ${N}s, speed-up [0-9]+x"
 
