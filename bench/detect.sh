@@ -6,12 +6,13 @@
 # states of one --format=json run). Prints one table; asserts nothing.
 #
 #   DETECT_N=K          scales the number of series (default 1)
-#   DETECT_SMOKE=1      a few series of each kind and a 10,000-record timing: seconds
+#   --smoke, DETECT_SMOKE=1   a few series of each kind and a 10,000-record timing: seconds
 #   DETECT_NOISE="..."  run-to-run noise levels (default "0.005 0.01 0.02")
 #   DETECT_BEFORE=BIN   also judge every series with BIN (an older llmb), side by side
 #   DETECT_POLICY="--knob=v ..."   judge flags
 #   DETECT_SPEED_ONLY=1, DETECT_SKIP_SPEED=1, DETECT_KEEP=1 (keep the series)
 set -u
+[ "${1:-}" = --smoke ] && DETECT_SMOKE=1
 cd "$(dirname "$0")/.." || exit 2
 LLMB=${LLMB:-$PWD/build/llmb}
 W=$(mktemp -d "${TMPDIR:-/tmp}/llmb-detect.XXXXXX")

@@ -1,67 +1,99 @@
 #!/usr/bin/env bash
-# Generator and make at scale: a synthetic recipe that expands to 10,000
-# train targets (and as many parse targets). Prints wall times of the
-# generation, `make -n`, and a no-op `make` when everything is up to date,
-# with GNU make deciding 20,000 plain up-to-date targets (-rR) as the yard
-# stick, measured in the same run. Targets (2 cores): generation < 0.5 s,
-# no-op make < 0.25 s.
+# gen.sh: the generator and make at scale. A shell-only workload
+# (tests/slurm-pipeline/many-sizes.sh: N/2 sizes, scales 1 and 2) expands
+# to N train targets and as many parse targets. Prints the wall times of
+# the generation, of `make -n` with everything to do, and of a no-op
+# `make` once a real run with the local executor has done every stage (so
+# stamps, identities and outputs are what a run leaves), beside GNU make
+# deciding 2N plain up-to-date targets (-rR), the yardstick, measured in
+# the same run. Targets (2 cores): generation < 0.5 s, no-op make within 2x
+# of the yardstick.
+#
+# Fails (exit 1) when the run leaves a stage undone, or the no-op make
+# runs anything, or it, make plan or make -n leaves anything to run.
+#
+#   bench/gen.sh [N (10000)] [J (64)]   N train targets, the run under make -jJ
+#   bench/gen.sh --smoke                N=20: seconds (tests/t-bench.sh)
 set -euo pipefail
+if [ "${1:-}" = --smoke ]; then set -- 20 16; fi
+N=${1:-10000} J=${2:-64}
+case $N in '' | *[!0-9]*) echo "gen.sh: N must be a number of train targets, not '$N'" >&2; exit 2 ;; esac
+K=$(((N + 1) / 2))
 top=$(cd "$(dirname "$0")/.." && pwd)
-llmb=${LLMB:-$top/build/llmb}
-w=$(mktemp -d)
-trap 'rm -rf "$w"' EXIT
-mkdir -p "$w/top/workloads" "$w/top/pipelines"
-for f in GNUmakefile generator scripts templates tests; do ln -s "$top/$f" "$w/top/$f"; done
-cp "$top/pipelines/benchmark.yaml" "$w/top/pipelines/"
-cp "$top/workloads/gpus.yaml" "$w/top/workloads/"
-scales=$(seq -s, 1 500)
-{
-	echo "workload: synth"
-	echo "type: pretrain"
-	echo "pipeline: benchmark"
-	echo "log_format: nemo2"
-	echo "images: {base: {ref: 'nvcr.io#nvidia/nemo:25.07.01'}}"
-	echo "models:"
-	for s in $(seq 1 10); do echo "  s$s: {layers: $s, hidden: 4096}"; done
-	echo "flops: {mlp: '24 * seq * layers * hidden^2'}"
-	echo "measure: {window: [35, 44]}"
-	echo "train: {image: base, cmd: [python3, train.py, --gbs, '{gbs}', --seq, '{seq}']}"
-	echo "configs:"
-	for s in $(seq 1 10); do
-		echo "  - {gpu: h100, size: s$s, dtype: [bf16, fp8], scales: [$scales], params: {seq: 4096, gbs: 'scale * 2', tp: 2}}"
-	done
-} >"$w/top/workloads/synth.yaml"
-TIMEFORMAT=%R
-m() { make -C "$w/top" --no-print-directory B="$top/build" LLMB_GEN="$w/gen" LLMB_INSTALL="$w/inst" EXECUTOR=slurm WORKLOAD=synth "$@"; }
-t() { local s; s=$( { time "$@" >/dev/null 2>&1; } 2>&1 ); echo "$s"; }
+# the checkout's build, the one its GNUmakefile's rules call
+llmb=$top/build/llmb
+make -C "$top" all >/dev/null
+w=$(mktemp -d "${TMPDIR:-/tmp}/llmb-bench.XXXXXX")
+# BENCH_KEEP=1 keeps the trees for a closer look.
+if [ -n "${BENCH_KEEP:-}" ]; then echo "gen.sh: trees kept in $w"; else trap 'rm -rf "$w"' EXIT; fi
+fail() { echo "gen.sh: FAILED: $*" >&2; exit 1; }
 
-gen1=$(t env -C "$w/top" WORKLOAD=synth "$llmb" gen --top . --gen "$w/gen")
-gen2=$(t env -C "$w/top" WORKLOAD=synth "$llmb" gen --top . --gen "$w/gen")
-n=$(grep -c '^\$(LLMB_STATE)/done/train\.' "$w/gen/rules.mk")
+"$top/tests/slurm-pipeline/many-sizes.sh" "$w/top" bg "$K" "1, 2"
+TIMEFORMAT='%R %U %S'
+m() { make -C "$w/top" --no-print-directory B="$top/build" LLMB_GEN="$w/gen" LLMB_INSTALL="$w/inst" \
+	EXECUTOR=local WORKLOAD=bg "$@"; }
+# t CMD...: "WALL CPU" seconds of CMD (CPU: user + system, the figure to
+# compare on a busy machine); its output in $w/t.out, its failure ours
+t() {
+	local s
+	s=$( { time "$@" >"$w/t.out" 2>&1; } 2>&1 ) || { tail -n 20 "$w/t.out" >&2; fail "$*"; }
+	echo "$s" | awk '{printf "%s %.3f\n", $1, $2 + $3}'
+}
+# s "WALL CPU": as printed
+s() { echo "$1" | awk '{printf "%s s (%s s CPU)", $1, $2}'; }
+# What make hands llmb gen (the selection it generates for), so that the
+# rules llmb gen writes here are the ones make keeps.
+# shellcheck disable=SC2016 # make's $$, for make
+vars=$(m --eval 'llmb-bench-vars: ; @printf "%s\n" "$$LLMB_GEN_VARS"' llmb-bench-vars)
+g() { env -C "$w/top" LLMB_GEN_VARS="$vars" EXECUTOR=local WORKLOAD=bg "$llmb" gen --top . --gen "$w/gen"; }
+
+gen1=$(t g)
+gen2=$(t g)
+# shellcheck disable=SC2016 # make's $(...), as rules.mk spells it
+n=$(grep -c '^\$(LLMB_STATE)/done/train\.' "$w/gen/rules.mk") || true
+[ "$n" = "$N" ] || [ "$n" = "$((K * 2))" ] || fail "$n train targets in the rules, not $N"
+stages=$(find "$w/gen/cfg" -type f ! -name '.*' | wc -l)
 plan=$(t m -n llmb-report)
-# Everything done: outputs first, stamps after them.
-mkdir -p "$w/inst/state/done"
-(cd "$w/gen/cfg" && ls) | (cd "$w/inst/state/done" && xargs touch)
-sed -n 's/^output=//p' "$w"/gen/cfg/* | sort -u | (cd "$w/inst" && xargs -n 500 sh -c 'for f; do mkdir -p "$(dirname "$f")"; : >"$f"; done' sh) 
-find "$w/inst/workloads" -type f -exec touch -d '1 minute ago' {} +
-find "$w/gen/cfg" -type f -exec touch -d '2 minutes ago' {} +
-touch -d '2 minutes ago' "$w/gen/rules.mk"
-# One timestamp for every stamp: make only rebuilds what is strictly older.
-now=@$(date +%s)
-find "$w/inst/state/done" -type f -exec touch -d "$now" {} +
-touch -d "$now" "$w/gen/rules.mk"
-noop=$(t m llmb-report)
-left=$(m -n llmb-report 2>/dev/null | grep -c 'llmb run' || true)
+todo=$(grep -c "llmb run" "$w/t.out") || true
+[ "$todo" = "$stages" ] || fail "make -n lists $todo of $stages stages to run"
 
-# The yard stick: GNU make alone on 20,000 up-to-date explicit targets.
+# Everything done, by llmb itself: every stage run with the local executor.
+run=$(t m -j"$J" llmb-report)
+done_n=$(find "$w/inst/state/done" -type f | wc -l)
+id_n=$(find "$w/inst/state/id" -type f | wc -l)
+[ "$done_n" = "$stages" ] || fail "the run left $done_n stamps for $stages stages"
+[ "$id_n" = "$stages" ] || fail "the run left $id_n identities for $stages stages"
+trained=$(wc -l <"$w/inst/count.train")
+[ "$trained" = "$n" ] || fail "$trained trainings ran for $n train targets"
+
+snap() { find "$w/inst/state/done" "$w/inst/state/id" -type f -printf '%p %T@ %s\n' | sort; }
+snap >"$w/before"
+noop=$(t m llmb-report)
+grep -q "Nothing to be done" "$w/t.out" || { head -n 20 "$w/t.out" >&2; fail "the no-op make did something"; }
+snap >"$w/after"
+cmp -s "$w/before" "$w/after" || fail "the no-op make changed stamps or identities"
+[ "$(wc -l <"$w/inst/count.train")" = "$trained" ] || fail "the no-op make trained again"
+m plan >"$w/plan.out" 2>&1 || fail "make plan"
+grep -q "^0 of $stages stages would run" "$w/plan.out" || { head -n 5 "$w/plan.out" >&2; fail "make plan has stages left to run"; }
+m -n llmb-report >"$w/n.out" 2>&1 || fail "make -n after the run"
+left=$(grep -c "llmb run" "$w/n.out") || true
+[ "$left" = 0 ] || fail "make -n after the run lists $left stages to run"
+
+# The yardstick: GNU make alone on 2N up-to-date explicit targets.
 mkdir -p "$w/plain"
-( cd "$w/plain" && for i in $(seq 1 20000); do echo "t$i: s$i"; done >Makefile && echo "all: $(for i in $(seq 1 20000); do printf 't%s ' "$i"; done)" >>Makefile && seq 1 20000 | sed 's/^/s/' | xargs touch && seq 1 20000 | sed 's/^/t/' | xargs touch )
+(
+	cd "$w/plain"
+	seq 1 $((2 * N)) | awk '{print "t" $1 ": s" $1} END {printf "all:"; for (i = 1; i <= NR; i++) printf " t%d", i; print ""}' >Makefile
+	seq 1 $((2 * N)) | sed 's/^/s/' | xargs touch
+	seq 1 $((2 * N)) | sed 's/^/t/' | xargs touch
+)
 plain=$(t make -rR -C "$w/plain" all)
 
-echo "train targets:                  $n"
-echo "llmb gen (first, writes all):   $gen1 s"
-echo "llmb gen (nothing changed):     $gen2 s"
-echo "make -n (everything to do):     $plan s"
-echo "no-op make (all up to date):    $noop s   ($left stages left to run: must be 0)"
-echo "GNU make, 20,000 plain targets: $plain s"
-awk -v a="$noop" -v b="$plain" 'BEGIN { if (b > 0) printf "no-op make / plain make:        %.1fx\n", a / b }'
+echo "train targets:                  $n ($stages stages)"
+echo "llmb gen (first, writes all):   $(s "$gen1")"
+echo "llmb gen (nothing changed):     $(s "$gen2")"
+echo "make -n (everything to do):     $(s "$plan")"
+echo "make -j$J (the run, every stage): $(s "$run")"
+echo "no-op make (all up to date):    $(s "$noop")   (0 stages run; make plan and make -n: 0 of $stages)"
+echo "GNU make, $((2 * N)) plain targets: $(s "$plain")"
+echo "$noop $plain" | awk '{ if ($3 > 0 && $4 > 0) printf "no-op make / plain make:        %.1fx wall, %.1fx CPU\n", $1 / $3, $2 / $4 }'

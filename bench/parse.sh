@@ -5,16 +5,21 @@
 #  (b) 2,000 experiment directories with one 50-step log each: llmb parse on
 #      the tree vs a per-file grep | awk pipeline like the upstream script.
 # Targets: (a) not slower than grep, peak < 16 MiB; (b) >= 50x faster than
-# grep | awk and < 0.5 s. Not run by `make check`. Usage:
+# grep | awk and < 0.5 s. Fails (exit 1) when llmb parse fails or reads
+# the logs wrong (status, final iteration, window mean, one row per log).
+# Usage:
 #   bench/parse.sh [SIZE_MIB (1024)] [NLOGS (2000)]
+#   bench/parse.sh --smoke     1 MiB, 20 logs: seconds (tests/t-bench.sh)
 set -eu
 export LC_ALL=C
+if [ "${1:-}" = --smoke ]; then set -- 1 20; fi
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 LLMB=${LLMB:-$TOP/build/llmb}
 SIZE_MIB=${1:-1024}
 NLOGS=${2:-2000}
 W=$(mktemp -d "${TMPDIR:-/tmp}/llmb-bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT
+fail() { echo "parse.sh: FAILED: $*" >&2; exit 1; }
 
 now() { date +%s.%N; }
 # best wall seconds of 5 runs of a command. Output goes to a file: GNU grep
@@ -23,7 +28,7 @@ best() {
 	local b=999999 s e t
 	for _ in 1 2 3 4 5; do
 		s=$(now)
-		"$@" >"$W/out" 2>&1 || true
+		"$@" >"$W/out" 2>&1 || fail "$*"
 		e=$(now)
 		t=$(echo "$e - $s" | bc -l)
 		if [ "$(echo "$t < $b" | bc -l)" = 1 ]; then b=$t; fi
@@ -71,7 +76,11 @@ bytes=$(wc -c <"$W/big.out")
 t_llmb=$(best "$LLMB" parse --format=csv "$W/big.out")
 t_grep=$(best grep -c 'train_step_timing in s:' "$W/big.out")
 kib=$(peak_kib "$LLMB" parse --format=csv "$W/big.out")
-"$LLMB" parse --format=csv "$W/big.out" | sed -n 2p | cut -d, -f2-7
+row=$("$LLMB" parse --format=csv "$W/big.out" | sed -n 2p | cut -d, -f2-7)
+echo "$row"
+# the window (steps 35-44) of step times 2.50..2.59: mean 2.545, final step 49
+case $row in Success,2.545,*,49) ;; *) fail "llmb parse read the big log as '$row'" ;; esac
+[ "$(grep -c 'train_step_timing in s:' "$W/big.out")" = 50 ] || fail "the big log lacks its 50 steps"
 printf '(a) %d bytes: llmb %ss, grep -c %ss, llmb/grep %.2f; llmb peak RSS %d KiB (%.1f MiB)\n' \
 	"$bytes" "$t_llmb" "$t_grep" "$(echo "$t_llmb / $t_grep" | bc -l)" "$kib" "$(echo "$kib / 1024" | bc -l)"
 rm -f "$W/big.out"
@@ -99,6 +108,9 @@ upstream() {
 	done
 }
 export -f upstream
+"$LLMB" parse --format=csv "$W/exp" >"$W/tree.csv" || fail "llmb parse of $NLOGS logs"
+[ "$(grep -c ',Success,2.545,' "$W/tree.csv")" = "$NLOGS" ] || fail "llmb parse did not read $NLOGS logs as whole runs"
+[ "$(upstream "$W/exp" | grep -c '^COMPLETE:2.545:')" = "$NLOGS" ] || fail "the grep | awk yardstick did not read $NLOGS logs"
 t_tree=$(best "$LLMB" parse --format=csv "$W/exp")
 # shellcheck disable=SC2016 # $1 is for the inner shell
 t_up=$(best bash -c 'upstream "$1"' _ "$W/exp")

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Runs every benchmark; each prints its own numbers. Not part of make check:
-# wall-clock numbers on a shared machine are reported, never asserted.
+# Runs every benchmark at its full size; each prints its own numbers and
+# exits 1 when its own checks fail. Not part of make check: wall-clock
+# numbers on a shared machine are reported, never asserted. Each bench also
+# takes --smoke, a size that runs in seconds, which tests/t-bench.sh runs.
 set -u
 cd "$(dirname "$0")" || exit 2
 rc=0

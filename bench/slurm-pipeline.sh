@@ -5,9 +5,13 @@
 #      latency from each job's completion (its exit record, written by the
 #      job's own trap) to its stamp.
 #   2. ASYNC=1 submission of M training jobs (default 200): jobs per second.
+# Fails (exit 1) when a make fails, a training is left without its stamp
+# or the ASYNC make submits fewer than M jobs.
 # Usage: bench/slurm-pipeline.sh [N [M]]   (root, Slurm packages installed)
+#        bench/slurm-pipeline.sh --smoke   N=2 jobs of 2 s, M=4: seconds (tests/t-bench.sh)
 # BENCH_SLEEP=30 (job length in part 1), LLMB_POLL_SECONDS as in production.
 set -u
+if [ "${1:-}" = --smoke ]; then set -- 2 4; export BENCH_SLEEP=${BENCH_SLEEP:-2} LLMB_POLL_SECONDS=${LLMB_POLL_SECONDS:-1}; fi
 N=${1:-32} M=${2:-200}
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 TESTS_DIR=$TOP/tests
@@ -15,26 +19,29 @@ TRASH=$(mktemp -d /tmp/llmb-bench.XXXXXX)
 chmod 755 "$TRASH"
 # shellcheck source=tests/slurm/testlib.sh
 . "$TESTS_DIR/slurm/testlib.sh"
-slurm_need_packages || { echo "slurm-pipeline: $SLURM_SKIP_REASON"; exit 0; }
+slurm_need_packages || { echo "slurm-pipeline: skipped: $SLURM_SKIP_REASON"; exit 0; }
 export SLURM_CI_CPUS=$((N > 64 ? N : 64)) SLURM_CI_MIN_JOB_AGE=3600
 cleanup() { slurm_test_down; rm -rf "$TRASH"; }
+fail() { echo "slurm-pipeline: FAILED: $*" >&2; exit 1; }
 slurm_test_up || { echo "slurm-pipeline: cluster did not start"; exit 1; }
 trap cleanup EXIT
 unset SBATCH_ACCOUNT SBATCH_PARTITION ADDITIONAL_SLURM_PARAMS TIME_LIMIT ASYNC
 
 # workload bq: one data task, K sizes with one training each
 top() { "$TESTS_DIR/slurm-pipeline/many-sizes.sh" "$1" bq "$2"; }
-make -C "$TOP" all >/dev/null
-mk() { local d=$1; shift; make -C "$d" B="$TOP/build" LLMB_GEN="$d/gen" LLMB_INSTALL="$d/inst" EXECUTOR=slurm WORKLOAD=bq "$@"; }
+make -C "$TOP" all >/dev/null || fail "make all"
+mk() { local d=$1; shift; make -C "$d" --no-print-directory B="$TOP/build" LLMB_GEN="$d/gen" LLMB_INSTALL="$d/inst" EXECUTOR=slurm WORKLOAD=bq "$@"; }
 
 # ---- 1. N waiting targets ----------------------------------------------------------
 A=$TRASH/a
 top "$A" "$N"
-mk "$A" setup >/dev/null 2>&1 || { echo "slurm-pipeline: setup failed"; exit 1; }
+mk "$A" setup >/dev/null 2>&1 || fail "setup"
 : >"$A/inst/state/executor/queries.log"
 start=$(date +%s.%N)
-SQ_SLEEP=${BENCH_SLEEP:-30} mk "$A" -j"$N" train >"$TRASH/a.out" 2>&1 || { tail "$TRASH/a.out"; exit 1; }
+SQ_SLEEP=${BENCH_SLEEP:-30} mk "$A" -j"$N" train >"$TRASH/a.out" 2>&1 || { tail "$TRASH/a.out"; fail "make -j$N train"; }
 end=$(date +%s.%N)
+stamps=$(find "$A/inst/state/done" -name 'train.*' | wc -l)
+[ "$stamps" = "$N" ] || fail "$stamps of $N trainings stamped"
 q=$A/inst/state/executor/queries.log
 lat=$(for s in "$A"/inst/state/done/train.*; do
 	id=${s##*/}
@@ -51,13 +58,14 @@ echo "completion -> stamp latency: $lat"
 # ---- 2. ASYNC submission of M jobs ---------------------------------------------------------
 B=$TRASH/b
 top "$B" "$M"
-mk "$B" setup >/dev/null 2>&1 || { echo "slurm-pipeline: setup failed"; exit 1; }
+mk "$B" setup >/dev/null 2>&1 || fail "setup"
 mk "$B" -n train >/dev/null 2>&1 # generate the rules outside the timing
 scontrol update partitionname=debug state=down >/dev/null 2>&1 || true # queued, not run
 start=$(date +%s.%N)
-mk "$B" train ASYNC=1 >"$TRASH/b.out" 2>&1 || { tail "$TRASH/b.out"; exit 1; }
+mk "$B" train ASYNC=1 >"$TRASH/b.out" 2>&1 || { tail "$TRASH/b.out"; fail "make train ASYNC=1"; }
 end=$(date +%s.%N)
 n=$(grep -c 'submitted job' "$TRASH/b.out")
+[ "$n" = "$M" ] || { tail "$TRASH/b.out"; fail "ASYNC=1 submitted $n of $M jobs"; }
 awk -v a="$start" -v b="$end" -v n="$n" 'BEGIN {printf "ASYNC=1: %d jobs submitted in %.1f s = %.0f jobs/s (make, llmb run and sbatch per job)\n", n, b - a, n / (b - a)}'
 tail -n 1 "$TRASH/b.out"
 mk "$B" cancel >/dev/null 2>&1

@@ -30,9 +30,21 @@
 # interrupted as a user would, the jobs left are cancelled): 10,000 jobs
 # take over an hour to run on 2 cores, and the figures of the wait need
 # only the first minutes of it.
+# BENCH_LAT_SLEEP=5 BENCH_LAT_SPREAD=40: the fresh jobs' length, 5 to 45 s.
+# Fails (exit 1) when a make fails (the wait's, unless BENCH_WAIT_SECONDS
+# cut it), a training is not submitted, the controller refuses one, or a
+# latency sample is missing.
 # Usage: bench/slurm-scale.sh [N [J]]   (root, Slurm packages installed)
+#        bench/slurm-scale.sh --smoke   N=12, J=4 on 2 nodes, jobs of 1 to 3 s, poll 1 s,
+#                                       MaxJobCount 40 (no wait for room): seconds (tests/t-bench.sh)
 set -u
+if [ "${1:-}" = --smoke ]; then
+	set -- 12 4
+	export BENCH_NODES=${BENCH_NODES:-2} BENCH_MAX_JOB_COUNT=${BENCH_MAX_JOB_COUNT:-40} \
+		LLMB_POLL_SECONDS=${LLMB_POLL_SECONDS:-1} BENCH_LAT_SLEEP=${BENCH_LAT_SLEEP:-1} BENCH_LAT_SPREAD=${BENCH_LAT_SPREAD:-2}
+fi
 N=${1:-10000} J=${2:-64}
+LAT_SLEEP=${BENCH_LAT_SLEEP:-5} LAT_SPREAD=${BENCH_LAT_SPREAD:-40}
 POLL=${LLMB_POLL_SECONDS:-10}
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 TESTS_DIR=$TOP/tests
@@ -40,7 +52,7 @@ TRASH=$(mktemp -d /tmp/llmb-bench.XXXXXX)
 chmod 755 "$TRASH"
 # shellcheck source=tests/slurm/testlib.sh
 . "$TESTS_DIR/slurm/testlib.sh"
-slurm_need_packages || { echo "slurm-scale: $SLURM_SKIP_REASON"; exit 0; }
+slurm_need_packages || { echo "slurm-scale: skipped: $SLURM_SKIP_REASON"; exit 0; }
 MAXJ=${BENCH_MAX_JOB_COUNT:-$((N / 4))}
 export SLURM_CI_NODES=${BENCH_NODES:-32} SLURM_CI_CPUS=8 SLURM_CI_MIN_JOB_AGE=10 SLURM_CI_ACCOUNTING=0
 export SLURM_CI_EXTRA_CONF="MaxJobCount=$MAXJ
@@ -56,6 +68,7 @@ cleanup() {
 	[ -n "${BENCH_OUT:-}" ] && mkdir -p "$BENCH_OUT" && cp "$TRASH"/*.out "$TRASH"/*.txt "$BENCH_OUT"/ 2>/dev/null
 	rm -rf "$TRASH"
 }
+fail() { echo "slurm-scale: FAILED: $*" >&2; exit 1; }
 slurm_test_up || { echo "slurm-scale: cluster did not start"; exit 1; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -64,7 +77,7 @@ export LLMB_POLL_SECONDS=$POLL LLMB_CPU_PARTITION=cpu
 
 # workload bz: one data task, N sizes with one training each
 top() { "$TESTS_DIR/slurm-pipeline/many-sizes.sh" "$1" bz "$N"; }
-make -C "$TOP" all >/dev/null
+make -C "$TOP" all >/dev/null || fail "make all"
 mk() { local d=$1; shift; make -C "$d" B="$TOP/build" LLMB_GEN="$d/gen" LLMB_INSTALL="$d/inst" EXECUTOR=slurm WORKLOAD=bz "$@"; }
 # sdiag_rpcs: all RPCs the controller counted since the last reset
 sdiag_rpcs() { sdiag 2>/dev/null | awk '/^Remote Procedure Call statistics by message type/ {on = 1; next} /^Remote Procedure Call statistics by user/ {on = 0} on && /count:/ {sub(/.*count:/, ""); s += $1} END {print s + 0}'; }
@@ -77,7 +90,7 @@ top "$D"
 grep '^llmb:' "$TRASH/plan.out"
 read -r t m <"$TRASH/plan.time"
 echo "plan (make -n train, $N configurations): $t s, largest process $((m / 1024)) MiB"
-mk "$D" setup >/dev/null 2>&1 || { echo "slurm-scale: setup failed"; exit 1; }
+mk "$D" setup >/dev/null 2>&1 || fail "setup"
 echo "cluster: $(scontrol show config | awk '/^MaxJobCount|^MinJobAge|^SLURM_VERSION/ {printf "%s=%s ", $1, $3}')"
 # stats: median, p95, max of the numbers on stdin
 stats() { sort -g | awk '{v[NR] = $1} END {if (!NR) {print "no samples"; exit} i = int(NR * 0.95 + 0.5); if (i < 1) i = 1; printf "median %.2f s, p95 %.2f s, max %.2f s over %d jobs", v[int((NR + 1) / 2)], v[i], v[NR], NR}'; }
@@ -111,6 +124,9 @@ for rate in ${BENCH_RATES:-${LLMB_SUBMIT_RATE:-10}}; do
 	awk -v a="$start" -v b="$end" -v n="$n" -v r="$rate" -v p="$peak" -v f="$refused" -v t="$retried" -v w="$waited" -v rc="$rc" -v s="$(sdiag_rpcs)" \
 		'BEGIN {printf "rate %s/s: %d jobs submitted in %.1f s = %.1f jobs/s, peak %d in one second; refused %d, retried %d, waits for room %d, make rc %d; %.0f RPCs/min\n", r, n, b - a, n / (b - a), p, f, t, w, rc, s / ((b - a) / 60)}'
 	echo "submitting make: largest process $((m / 1024)) MiB"
+	[ "$rc" = 0 ] || { tail "$TRASH/sub.out"; fail "make -j$J train ASYNC=1 (rate $rate) exited $rc"; }
+	[ "$n" = "$N" ] || fail "$n of $N trainings submitted (rate $rate)"
+	[ "$refused" = 0 ] || fail "the controller refused $refused submissions (rate $rate)"
 done
 
 # ---- the wait: make -jJ train collects every job -------------------------------------------
@@ -154,6 +170,7 @@ llmbq=$(tail -n +"$((q0 + 1))" "$QLOG" | wc -l)
 awk -v a="$start" -v b="$end" -v s="$rpcs" -v rc="$rc" -v p="$POLL" -v j="$J" -v q="$llmbq" -v l="$left" -v c="$cut" \
 	'BEGIN {printf "wait (make -j%d train, LLMB_POLL_SECONDS=%s, %d jobs left): %.0f s%s, make rc %d, %d RPCs = %.0f RPCs/min (llmb queries %d = %.1f/min)\n", j, p, l, b - a, c, rc, s, s / ((b - a) / 60), q, q / ((b - a) / 60)}'
 echo "collecting make: largest process $((m / 1024)) MiB"
+[ -n "$cut" ] || [ "$rc" = 0 ] || { tail "$TRASH/wait.out"; fail "the collecting make exited $rc"; }
 
 # ---- llmb on J fresh jobs: make -jJ train waits on them ------------------------------------------
 # The same jobs as the yardstick's (5 to 45 s each, SQ_SLEEP_SPREAD), in a
@@ -161,10 +178,10 @@ echo "collecting make: largest process $((m / 1024)) MiB"
 # to its stamp.
 L=$TRASH/l
 "$TESTS_DIR/slurm-pipeline/many-sizes.sh" "$L" bz "$J"
-mk "$L" setup >/dev/null 2>&1 || { echo "slurm-scale: setup of the latency tree failed"; exit 1; }
+mk "$L" setup >/dev/null 2>&1 || fail "setup of the latency tree"
 sdiag -r >/dev/null 2>&1
 lstart=$(date +%s.%N)
-SQ_SLEEP=5 SQ_SLEEP_SPREAD=40 mk "$L" -j"$J" train >"$TRASH/fresh.out" 2>&1
+SQ_SLEEP=$LAT_SLEEP SQ_SLEEP_SPREAD=$LAT_SPREAD mk "$L" -j"$J" train >"$TRASH/fresh.out" 2>&1
 rc=$?
 lend=$(date +%s.%N)
 for s in "$L"/inst/state/done/train.*; do
@@ -177,6 +194,8 @@ awk -v a="$lstart" -v b="$lend" -v s="$(sdiag_rpcs)" -v j="$J" -v p="$POLL" -v r
 	-v q="$(wc -l <"$L/inst/state/executor/queries.log")" \
 	'BEGIN {printf "llmb: make -j%d train on %d fresh jobs (LLMB_POLL_SECONDS=%s) over %.0f s, make rc %d: %d RPCs = %.0f RPCs/min (llmb queries %d)\n", j, j, p, b - a, rc, s, s / ((b - a) / 60), q}'
 echo "llmb job end -> stamp latency: $(stats <"$TRASH/latency.txt")"
+[ "$rc" = 0 ] || { tail "$TRASH/fresh.out"; fail "make -j$J train on the fresh jobs exited $rc"; }
+[ "$(wc -l <"$TRASH/latency.txt")" = "$J" ] || fail "$(wc -l <"$TRASH/latency.txt") of $J llmb latency samples"
 
 # ---- yardstick: J per-job pollers on J fresh jobs ---------------------------------------------------
 # Each job records its end; its poller asks squeue -j every POLL s and
@@ -187,7 +206,7 @@ sdiag -r >/dev/null 2>&1
 ystart=$(date +%s.%N)
 for ((i = 0; i < J; i++)); do
 	(
-		id=$(sbatch --parsable -p debug -o /dev/null --wrap "sleep $((5 + RANDOM % 40)); date +%s.%N >$Y/$i.end") || exit
+		id=$(sbatch --parsable -p debug -o /dev/null --wrap "sleep $((LAT_SLEEP + RANDOM % LAT_SPREAD)); date +%s.%N >$Y/$i.end") || exit
 		while :; do
 			st=$(squeue -h -j "$id" -o %T 2>/dev/null)
 			case $st in PENDING | RUNNING | COMPLETING | CONFIGURING) ;; *) date +%s.%N >"$Y/$i.seen"; exit ;; esac
@@ -203,3 +222,4 @@ done | awk '{print $1 - $2}' >"$TRASH/latency-pollers.txt"
 awk -v a="$ystart" -v b="$yend" -v s="$(sdiag_rpcs)" -v j="$J" -v p="$POLL" \
 	'BEGIN {printf "yardstick: %d per-job pollers (squeue -j every %s s) over %.0f s: %d RPCs = %.0f RPCs/min\n", j, p, b - a, s, s / ((b - a) / 60)}'
 echo "yardstick job end -> seen latency: $(stats <"$TRASH/latency-pollers.txt")"
+[ "$(wc -l <"$TRASH/latency-pollers.txt")" = "$J" ] || fail "$(wc -l <"$TRASH/latency-pollers.txt") of $J yardstick latency samples"

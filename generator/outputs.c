@@ -104,7 +104,7 @@ identity_write(const char *install, const char *id, const char *cfg)
 	char h[65];
 	outputs_identity(install, cfg, h);
 	char *path = layout_identity(install, id), *line = xasprintf("%s\n", h);
-	int rc = mkdir_p(path, 1) == 0 && write_file_if_changed(path, line, strlen(line)) >= 0 ? 0 : -1;
+	int rc = mkdir_p(path, 1) == 0 ? write_file_if_changed(path, line, strlen(line)) : -1;
 	free(line);
 	free(path);
 	return rc;

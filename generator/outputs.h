@@ -18,7 +18,8 @@ int output_valid(const char *path, const char *rel, struct sb *why);
 /* Identity of the outputs listed by cfg's output= lines below install. */
 void outputs_identity(const char *install, const char *cfg, char out[65]);
 
-/* Writes state/id/<id> when its identity changed; 0 or -1 (errno). */
+/* Writes state/id/<id> when its identity changed: 1 written, 0 unchanged,
+ * -1 (errno). */
 int identity_write(const char *install, const char *id, const char *cfg);
 
 #endif

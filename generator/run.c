@@ -209,8 +209,18 @@ write_stamp(struct ctx *c, const char *job, const char *note)
 		sb_addf(&s, "note=%s\n", note);
 	char *path = layout_done(c->install, c->id);
 	/* The identity first: a stamp never stands without it. */
-	if (identity_write(c->install, c->id, c->cfg) < 0 || write_file_atomic(path, s.buf, s.len) < 0)
+	int wrote = identity_write(c->install, c->id, c->cfg);
+	if (wrote < 0 || write_file_atomic(path, s.buf, s.len) < 0)
 		die("cannot write stamp %s: %s", path, strerror(errno));
+	/* A new identity takes its stamp's time. Older by a clock tick, make -n
+	 * would take it as remade (its rule has no command) and list every
+	 * dependent as to be run, which make itself does not run. */
+	struct stat st;
+	if (wrote > 0 && stat(path, &st) == 0) {
+		char *idp = layout_identity(c->install, c->id);
+		utimensat(AT_FDCWD, idp, (struct timespec[2]){st.st_mtim, st.st_mtim}, 0);
+		free(idp);
+	}
 	free(path);
 	sb_free(&s);
 }

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# t-bench: every benchmark of bench/ runs at its smoke size (--smoke:
+# seconds, the same code path as the full size, a private Slurm cluster for
+# the Slurm ones), exits 0 and prints its headline numbers, so a bench that
+# rots fails here. Timings are printed, never asserted. bench/run.sh (make
+# bench) runs the full sizes.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/slurm/testlib.sh
+. "$TESTS_DIR/slurm/testlib.sh"
+cd "$TOP" || exit 2
+export LLMB
+unset SBATCH_ACCOUNT SBATCH_PARTITION ADDITIONAL_SLURM_PARAMS TIME_LIMIT ASYNC EXECUTOR
+
+if command -v shellcheck >/dev/null; then
+	# bench/detect.sh is left to its own rewrite
+	t_ok "bench scripts: shellcheck" shellcheck -x bench/gen.sh bench/parse.sh bench/run.sh bench/slurm-poll.sh \
+		bench/slurm-pipeline.sh bench/slurm-scale.sh tests/slurm-pipeline/many-sizes.sh tests/t-bench.sh
+fi
+
+# skip WHAT WHY: not run here, counted as skipped
+skip() { echo "# skipped $1: $2"; echo "0 0 1" >>"${T_RESULTS:-/dev/null}"; }
+
+# smoke NAME PATTERN...: bench/NAME.sh --smoke exits 0 and prints every PATTERN
+smoke() {
+	local b=$1 rc=0 s p; shift
+	s=$SECONDS
+	timeout 600 bash "bench/$b.sh" --smoke >"$TRASH/$b.out" 2>&1 || rc=$?
+	echo "# bench/$b.sh --smoke: $((SECONDS - s)) s"
+	sed 's/^/#   /' "$TRASH/$b.out" | grep -v 'FAILED' | tail -n 12
+	if [ "$rc" = 0 ]; then t_pass "bench/$b.sh --smoke exits 0"; else
+		t_fail "bench/$b.sh --smoke exits 0 (exit $rc)"; grep 'FAILED' "$TRASH/$b.out" | sed 's/^/# /'; fi
+	for p in "$@"; do t_grep "bench/$b.sh prints /$p/" "$p" "$TRASH/$b.out"; done
+}
+
+N='[0-9]+(\.[0-9]+)?'
+smoke gen "^llmb gen \(first, writes all\): +$N s" "^make -n \(everything to do\): +$N s" \
+	"^no-op make \(all up to date\): +$N s \($N s CPU\) +\(0 stages run" "^GNU make, 40 plain targets: $N s" \
+	"^no-op make / plain make: +${N}x wall, ${N}x CPU"
+smoke parse "^Success,2\.545," "^\(a\) [0-9]+ bytes: llmb ${N}s, grep -c ${N}s" \
+	"^\(b\) 20 logs: llmb ${N}s, per-file grep\|awk ${N}s, speed-up [0-9]+x"
+
+smoke detect "^\| false alarms / 1,000 stationary nights \| <= 1 \| $N \| $N \| $N \|$" \
+	"^\| 5% rise confirmed within 2 nights \| >= 97% \| $N% \|" "^after: judging [0-9]+ records"
+
+if slurm_need_packages; then
+	smoke slurm-poll "^shared +4 waiters, poll 1s, $N s: [0-9]+ query\(\) calls, [0-9]+ squeue = $N squeue/min" \
+		"^perjob +4 waiters"
+	smoke slurm-pipeline "^2 targets waiting \(make -j2, poll 1 s\), .* queries/min in total" \
+		"^completion -> stamp latency: mean $N s" "^ASYNC=1: 4 jobs submitted in $N s"
+	smoke slurm-scale "^plan \(make -n train, 12 configurations\)" "^rate 10/s: 12 jobs submitted in $N s .* refused 0" \
+		"^wait \(make -j4 train" "^llmb job end -> stamp latency: median $N s" \
+		"^yardstick job end -> seen latency: median $N s"
+else
+	for b in slurm-poll slurm-pipeline slurm-scale; do skip "bench/$b.sh" "$SLURM_SKIP_REASON"; done
+fi
+t_done
