@@ -633,12 +633,45 @@ history_lock(const char *lockpath)
 	return fd;
 }
 
+int
+history_line_check(const char *path, const char *line)
+{
+	int before = diag_errors;
+	struct history h = {0};
+	h.file = xstrdup(path);
+	h.fingerprint = fingerprint_of(path);
+	size_t len = strlen(line);
+	const char *nl = memchr(line, '\n', len);
+	if (!len || !nl || nl != line + len - 1)
+		diag_error(path, 0, 0, "refusing to append: a record must be one newline-terminated line");
+	else {
+		struct jobset js = {0};
+		struct jscan scan = {0};
+		struct line l = {.file = path, .js = &scan, .h = &h, .no = 0, .text = line, .len = len - 1};
+		const char *key = NULL;
+		size_t keylen = 0;
+		load_line(&l, &h, &js, &key, &keylen);
+		jscan_free(&scan);
+		free(js.slot);
+	}
+	history_free(&h);
+	int bad = diag_errors - before;
+	if (bad)
+		diag_note(path, 0, 0, "nothing appended: the history reader would refuse this record");
+	return bad ? -1 : 0;
+}
+
 /* One write of the whole line: O_APPEND makes it land at the end even
  * beside other writers, and the reader counts a line without its newline
- * as torn, never as a record. */
+ * as torn, never as a record. The line goes through the reader's own
+ * checks first: a writer never appends what the reader refuses. */
 int
 history_append_locked(const char *path, const char *line)
 {
+	if (history_line_check(path, line) < 0) {
+		errno = EINVAL;
+		return -2;
+	}
 	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
@@ -658,7 +691,9 @@ history_append_line(const char *lockpath, const char *path, const char *line)
 	if (fd < 0)
 		return -1;
 	int rc = history_append_locked(path, line);
+	int e = errno;
 	close(fd);
+	errno = e;
 	return rc;
 }
 
@@ -669,9 +704,9 @@ history_annotation_line(const char *fp, const char *action, const char *night, c
 	json_t *o = json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "v", HISTORY_VERSION, "type",
 			      "annotation", "fingerprint", fp, "action", action, "night", night, "reason", reason,
 			      "by", by, "recorded_at", at);
-	char *j = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT);
+	char *j = o ? json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT) : NULL; /* NULL: a string is not UTF-8 */
 	json_decref(o);
-	char *line = xasprintf("%s\n", j);
+	char *line = j ? xasprintf("%s\n", j) : NULL;
 	free(j);
 	free(at);
 	return line;
@@ -729,6 +764,11 @@ cmd_annotate(int argc, char **argv)
 		fprintf(stderr, "%s: the reason must be one non-empty line\n", progname);
 		return 2;
 	}
+	long bad = utf8_invalid_at(reason);
+	if (bad >= 0) {
+		fprintf(stderr, "%s: error: the reason is not valid UTF-8 (byte %ld): nothing appended\n", progname, bad + 1);
+		return 2;
+	}
 	if (!history_fingerprint_ok(fp)) {
 		fprintf(stderr, "%s: '%s' is not a configuration fingerprint\n", progname, fp);
 		return 2;
@@ -749,8 +789,11 @@ cmd_annotate(int argc, char **argv)
 		else {
 			char *line = history_annotation_line(fp, action, night, reason, "user");
 			char *lock = layout_history_lock(install);
-			if (history_append_line(lock, path, line) == 0)
+			int arc = line ? history_append_line(lock, path, line) : -2;
+			if (arc == 0)
 				rc = 0;
+			else if (arc == -2)
+				fprintf(stderr, "%s: error: not appending an annotation the history reader would refuse\n", progname);
 			else
 				fprintf(stderr, "%s: cannot append to %s: %s\n", progname, path, strerror(errno));
 			free(line);

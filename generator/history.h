@@ -66,10 +66,16 @@ int history_fingerprint_ok(const char *s);
  * history_append_locked() appends one line with a single O_APPEND write and
  * fsync (the caller holds the lock); history_append_line() does both. */
 int history_lock(const char *lockpath);
+/* Does one newline-terminated line pass the reader's checks for the history
+ * file path (its fingerprint from the name)? 0, or -1 with the reader's
+ * diagnostics printed. Every appender calls it. */
+int history_line_check(const char *path, const char *line);
+/* Both return 0, -1 (errno set) or -2: the line fails history_line_check. */
 int history_append_locked(const char *path, const char *line);
 int history_append_line(const char *lockpath, const char *path, const char *line);
 /* An annotation record (action, night, reason) made now by `by` ("user"
- * for llmb annotate, "llmb nightly"): one newline-terminated line. */
+ * for llmb annotate, "llmb nightly"): one newline-terminated line, or NULL
+ * when a text is not UTF-8. */
 char *history_annotation_line(const char *fp, const char *action, const char *night, const char *reason,
 			      const char *by);
 

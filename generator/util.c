@@ -468,3 +468,23 @@ sb_add_html(struct sb *o, const char *s)
 		}
 	}
 }
+
+long
+utf8_invalid_at(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	for (size_t i = 0; u[i];) {
+		unsigned char c = u[i];
+		size_t n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+		if (!n)
+			return (long)i;
+		for (size_t k = 1; k < n; k++)
+			if ((u[i + k] & 0xc0) != 0x80)
+				return (long)i;
+		if (n > 2 && ((c == 0xe0 && u[i + 1] < 0xa0) || (c == 0xed && u[i + 1] >= 0xa0) ||
+			      (c == 0xf0 && u[i + 1] < 0x90) || (c == 0xf4 && u[i + 1] >= 0x90)))
+			return (long)i;
+		i += n;
+	}
+	return -1;
+}

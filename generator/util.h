@@ -54,6 +54,9 @@ int file_exists(const char *path);
 /* A yes/no value as users spell it: 1/0, true/false, yes/no, on/off, in
  * any case. 1, 0, or -1 for anything else (which callers refuse). */
 int parse_bool(const char *s);
+/* The offset of the first byte of s that is not well-formed UTF-8 (RFC 3629:
+ * no overlong forms, no surrogates, nothing above U+10FFFF), or -1. */
+long utf8_invalid_at(const char *s);
 extern const char bool_spellings[];
 /* The next word of a list as users write it ("a b,c", tabs too): moves
  * *p to the word and returns its length, 0 at the end. The caller steps

@@ -110,6 +110,13 @@ t_grep "ack: the reason read back whole" '"reason": "node \\"n3\\" throttled\\t\
 t_rc "annotate: ack of a night without a run" 2 "$LLMB" annotate --install "$TRASH/ack" "$FP" --ack 2026-03-01 --reason x
 t_rc "annotate: unknown fingerprint" 2 "$LLMB" annotate --install "$TRASH/ack" nosuch_fp --ack 2026-01-08 --reason x
 t_rc "annotate: bad night" 2 "$LLMB" annotate --install "$TRASH/ack" "$FP" --ack 2026-13-01 --reason x
+# A writer never appends what the reader refuses: a reason that is not
+# UTF-8 is refused (exit 2), nothing is written, judge still reads the file.
+cp "$TRASH/ack/history/$FP.jsonl" "$TRASH/ack-before.jsonl"
+t_rc "annotate: a reason that is not UTF-8 is refused" 2 "$LLMB" annotate --install "$TRASH/ack" "$FP" --ack 2026-01-08 --reason "$(printf 'bad \377 byte')"
+t_grep "annotate: the refusal names the byte" 'not valid UTF-8 \(byte 5\)' "$TRASH/.out"
+t_cmp "annotate: nothing appended" "$TRASH/ack-before.jsonl" "$TRASH/ack/history/$FP.jsonl"
+t_rc "annotate: judge still reads the history" 0 "$LLMB" judge --install "$TRASH/ack"
 
 # The published reference: reported, beside the baseline verdict.
 mk reference -n 6 ref:0.45:0.05
