@@ -114,21 +114,29 @@ fix_night(struct night *n, int dry)
 /* Runs argv (stdout into out_path when given); its exit status, or
  * 127/128+signal. */
 static int
-run_argv(char **argv, const char *out_path)
+run_argv_err(char **argv, const char *out_path, struct sb *err)
 {
 	fflush(stdout);
 	fflush(stderr);
-	struct proc p = {.argv = argv};
+	struct proc p = {.argv = argv, .err = err};
 	if (out_path && (p.out_fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
 		return 127;
 	int rc = proc_run(&p);
 	if (p.out_fd > 0)
 		close(p.out_fd);
+	if (err && err->len)
+		fputs(err->buf, stderr);
 	if (rc < 0 && p.exec_failed)
 		fprintf(stderr, "llmb nightly: cannot run %s: %s\n", argv[0], strerror(p.error));
 	else if (rc < 0)
 		die("fork: %s", strerror(p.error));
 	return rc < 0 ? 127 : rc;
+}
+
+static int
+run_argv(char **argv, const char *out_path)
+{
+	return run_argv_err(argv, out_path, NULL);
 }
 
 enum runstate { R_DONE, R_FAILED, R_PENDING };
@@ -207,6 +215,21 @@ write_status(struct night *n, int code)
 	free(s);
 }
 
+/* A night that could not be judged still says why, in the summary.txt the
+ * notify hook mails: an error night is never silent. */
+static void
+night_failed(struct night *n, const char *why)
+{
+	char *path = xasprintf("%s/%s/summary.txt", n->dir, n->id);
+	char *s = xasprintf("night %s: ERROR: the night was not judged\n%s%s", n->id, why ? why : "",
+			    why && *why && why[strlen(why) - 1] != '\n' ? "\n" : "");
+	mkdir_p(path, 1);
+	if (write_file_atomic(path, s, strlen(s)) < 0)
+		fprintf(stderr, "llmb nightly: error: cannot write %s: %s\n", path, strerror(errno));
+	free(path);
+	free(s);
+}
+
 /* llmb judge three times (text, JSON, HTML) into the night's directory;
  * the text run's exit status is the night's. */
 static int
@@ -218,24 +241,33 @@ judge(struct night *n, const char *workloads)
 	char *files[] = {"summary.txt", "verdict.json", "trend.html"};
 	char *fmts[] = {"--format=text", "--format=json", "--format=html"};
 	int code = 0;
+	struct sb why = {0};
 	for (int i = 2; i >= 0; i--) {
 		char *tmp = xasprintf("%s/%s.tmp", d, files[i]), *out = xasprintf("%s/%s", d, files[i]);
 		char *argv[] = {self, "judge", fmts[i], "--install", (char *)n->install, "--night", n->id,
 			"--select", (char *)workloads, "--policy", (char *)n->policy, NULL};
 		if (!file_exists(n->policy))
 			argv[9] = NULL;
-		int rc = run_argv(argv, tmp);
+		struct sb err = {0};
+		int rc = run_argv_err(argv, tmp, &err);
 		if (rc <= 4 && rc != 2 && rename(tmp, out) < 0)
 			die("cannot rename %s: %s", tmp, strerror(errno));
 		if (rc == 2 || rc > 4) {
 			unlink(tmp);
 			fprintf(stderr, "llmb nightly: error: llmb judge %s exited with status %d\n", fmts[i], rc);
+			if (!why.len || i == 0) /* the text judge's words, the summary's own */
+				sb_reset(&why), sb_addf(&why, "llmb judge %s exited with status %d:\n%s", fmts[i], rc, err.buf ? err.buf : "");
+			code = 2; /* any judge that did not run makes the night an error */
 		}
-		if (i == 0)
-			code = rc > 4 ? 2 : rc;
+		if (i == 0 && code != 2)
+			code = rc;
+		sb_free(&err);
 		free(tmp);
 		free(out);
 	}
+	if (code == 2)
+		night_failed(n, why.buf);
+	sb_free(&why);
 	free(d);
 	return code;
 }
@@ -356,6 +388,9 @@ nightly_run(struct night *n, char **make_argv)
 		return mk;
 	if (plan_build(&p, n->top, &s, 0)) {
 		plan_free(&p);
+		night_failed(n, "the plan could not be built after make ran (see the errors above)\n");
+		write_status(n, 2);
+		notify(n, 2);
 		close(lockfd);
 		return 2;
 	}

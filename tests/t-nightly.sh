@@ -12,13 +12,39 @@
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/nightly/lib.sh
 . "$TESTS_DIR/nightly/lib.sh"
-/usr/bin/python3 -c 'import torch' 2>/dev/null || t_skip_all "python3-torch is not installed"
 EXEC=local
 # nsub STAGE: jobs the local executor was given for STAGE (one script each).
 nsub() { find "$I/state/jobs/$1" -name 'job.*.sh' 2>/dev/null | wc -l; }
+
+# The gate under bad input, without training (llmb nightly run with a make
+# command that does nothing): a night that cannot be judged is an error
+# with a summary that says why, and the notify hook is told.
+# fnight INSTALL ARGS...: llmb nightly run as make nightly calls it.
+fnight() {
+	local inst=$1; shift
+	env -C "$T" LLMB_INSTALL="$inst" EXECUTOR=local "$@" "$LLMB" nightly run --top "$T" --install "$inst" \
+		--policy "$T/pipelines/nightly.yaml" -- true
+}
+nightly_failures() {
+	local F=$TRASH/fail-inst fp=tinygpt_cpu_tiny_fp32_1_000000000000
+	mkdir -p "$F/history" "$TRASH/fail-notified"
+	printf 'not json\n' >"$F/history/$fp.jsonl"
+	t_rc "a history the judge refuses: the night is an error (exit 2)" 2 \
+		fnight "$F" NIGHT=2026-02-01 NIGHTLY_NOTIFY="cp -t $TRASH/fail-notified"
+	t_grep "the error night has a summary that says why" 'ERROR: the night was not judged' "$F/nightly/2026-02-01/summary.txt"
+	t_grep "the summary names the history line" "$fp.jsonl:1:[0-9]+: error: not JSON" "$F/nightly/2026-02-01/summary.txt"
+	t_grep "the status is error" '^2 error$' "$F/nightly/2026-02-01/status"
+	t_ok "the notify hook got the error summary" cmp "$TRASH/fail-notified/summary.txt" "$F/nightly/2026-02-01/summary.txt"
+}
+
 nightly_top
-make -C "$TOP" all >/dev/null 2>&1
-nightly_scenarios
-nightly_trend_page
-nightly_import
+nightly_failures
+if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+	make -C "$TOP" all >/dev/null 2>&1
+	nightly_scenarios
+	nightly_trend_page
+	nightly_import
+else
+	echo "# the trained nights are skipped: python3-torch is not installed"
+fi
 t_done
