@@ -491,8 +491,12 @@ cmd_nightly(int argc, char **argv)
 	}
 	struct night n = {.top = ".", .install = getenv("LLMB_INSTALL") ? getenv("LLMB_INSTALL") : "install",
 		.policy = "pipelines/nightly.yaml"};
-	const char *a = getenv("ASYNC");
-	n.async = a && *a && strcmp(a, "0");
+	const char *a = getenv("ASYNC"); /* read as the GNUmakefile reads it */
+	n.async = a && *a ? parse_bool(a) : 0;
+	if (n.async < 0) {
+		fprintf(stderr, "llmb nightly: error: ASYNC=%s: expected %s\n", a, bool_spellings);
+		return 2;
+	}
 	static const struct option longopts[] = {
 		{"top", required_argument, NULL, 't'}, {"install", required_argument, NULL, 'i'},
 		{"policy", required_argument, NULL, 'p'}, {"async", no_argument, NULL, 'a'}, {NULL, 0, NULL, 0},

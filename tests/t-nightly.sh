@@ -35,6 +35,21 @@ nightly_failures() {
 	t_grep "the summary names the history line" "$fp.jsonl:1:[0-9]+: error: not JSON" "$F/nightly/2026-02-01/summary.txt"
 	t_grep "the status is error" '^2 error$' "$F/nightly/2026-02-01/status"
 	t_ok "the notify hook got the error summary" cmp "$TRASH/fail-notified/summary.txt" "$F/nightly/2026-02-01/summary.txt"
+	# One boolean parser: ASYNC=off is off (the night is judged, here an
+	# error), a spelling llmb does not know is refused.
+	t_rc "ASYNC=off is off: the night is judged, not left running" 2 fnight "$F" NIGHT=2026-02-02 ASYNC=off
+	t_ok "ASYNC=off: the night has its status" test -s "$F/nightly/2026-02-02/status"
+	t_rc "ASYNC=maybe is refused" 2 fnight "$F" NIGHT=2026-02-03 ASYNC=maybe
+	t_grep "ASYNC=maybe: the refusal names the spellings" 'ASYNC=maybe: expected 1/0, true/false, yes/no or on/off' "$TRASH/.out"
+	t_ok "ASYNC=maybe: no night was started" test ! -e "$F/nightly/2026-02-03"
+	# NIGHT as make would expand it: to nothing (today's night, silently) or by running it.
+	# shellcheck disable=SC2016 # make text, unexpanded
+	for v in '$(EMPTY)' "\$(shell touch $TRASH/pwned-night)"; do
+		t_rc "make nightly NIGHT=[$v] is refused" 2 m nightly NIGHT="$v" LLMB_INSTALL="$F"
+		t_grep "NIGHT=[$v]: the refusal says what a night is" 'a night is a date, YYYY-MM-DD' "$TRASH/.out"
+	done
+	t_ok "NIGHT: nothing ran" test ! -e "$TRASH/pwned-night"
+	t_ok "NIGHT: no night of today was started" test ! -e "$F/nightly/current"
 }
 
 nightly_top
