@@ -260,13 +260,13 @@ cmd_diff(int argc, char **argv)
 	const char *format = "text", *args[2];
 	int n = 0;
 	static const struct option longopts[] = {
-		{"format", optional_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+		{"format", required_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 	};
 	const char *text;
 	int c;
 	cliopt_start();
 	while ((c = cliopt_next(argc, argv, "-h", longopts, &text)) != -1) {
-		if (c == 'f' && optarg)
+		if (c == 'f')
 			format = optarg;
 		else if (c == 'h' && (!strcmp(text, "-h") || !strcmp(text, "--help")))
 			return fputs(usage_text, stdout), 0;

@@ -330,7 +330,35 @@ load_run(struct line *l, const struct jnode *o, struct hrun *r)
 	}
 	r->ok = !strcmp(st, "ok");
 	r->job = vstr(l, l->f[R_JOB]);
-	const struct jnode *inv = l->f[R_INVALID];
+	const struct jnode *inv = l->f[R_INVALID], *vd = l->f[R_VALID];
+	/* valid agrees with its reasons: true with none, false (when ok) with some */
+	if ((vd->type == JT_TRUE) != !inv->nkids && (vd->type == JT_TRUE || r->ok)) {
+		diag_error(l->file, l->no, keycol(l, vd), "'valid' is %s but 'invalid' %s", vd->type == JT_TRUE ? "true" : "false",
+			   inv->nkids ? "gives reasons" : "gives no reason");
+		return 1;
+	}
+	for (int k = inv->first; k >= 0; k = l->js->n[k].next)
+		if (l->js->n[k].type != JT_STR) {
+			diag_error(l->file, l->no, keycol(l, inv), "'invalid' must hold strings only");
+			return 1;
+		}
+	const struct jnode *sn = get(l, l->f[R_SUMMARY], "n");
+	if (!sn || sn->type != JT_NUM || !sn->isint || sn->num < 0) {
+		diag_error(l->file, l->no, keycol(l, sn ? sn : l->f[R_SUMMARY]), "summary.n must be a count (an integer, 0 or more)");
+		return 1;
+	}
+	if (sn->num < (double)l->f[R_SAMPLES]->nkids) {
+		diag_error(l->file, l->no, keycol(l, sn), "summary.n (%.0f) is less than the %zu samples", sn->num,
+			   l->f[R_SAMPLES]->nkids);
+		return 1;
+	}
+	const struct jnode *kw = get(l, l->f[R_KEY], "workload");
+	size_t kwl = kw && kw->type == JT_STR ? strlen(kw->str) : 0;
+	if (!kwl || strncmp(kw->str, l->h->fingerprint, kwl) || l->h->fingerprint[kwl] != '_') {
+		diag_error(l->file, l->no, keycol(l, kw ? kw : l->f[R_KEY]), "key.workload '%s' does not match the fingerprint '%s'",
+			   kw && kw->type == JT_STR ? kw->str : "", l->h->fingerprint);
+		return 1;
+	}
 	for (int k = inv->first; k >= 0; k = l->js->n[k].next)
 		if (l->js->n[k].type == JT_STR)
 			add_why(l, r, l->js->n[k].str);
@@ -734,13 +762,16 @@ cmd_annotate(int argc, char **argv)
 	int c;
 	cliopt_start();
 	while ((c = cliopt_next(argc, argv, "-h", longopts, &text)) != -1) {
-		/* the values are the next word, never "--name=value" */
+		/* the values are "--name=value" or the next word */
 		if (c == 'h' && (!strcmp(text, "-h") || !strcmp(text, "--help"))) {
 			fputs(annotate_usage, stdout);
 			return 0;
 		} else if (c == 1 && optarg[0] != '-' && !fp) {
 			fp = optarg;
-		} else if ((c == 'i' || c == 'b' || c == 'a' || c == 'r') && !strchr(text, '=')) {
+		} else if ((c == 'b' || c == 'a') && action) {
+			fprintf(stderr, "%s: error: one action per annotation: --accept-baseline or --ack, once\n", progname);
+			return 2;
+		} else if (c == 'i' || c == 'b' || c == 'a' || c == 'r') {
 			if (c == 'i')
 				install = optarg;
 			else if (c == 'r')

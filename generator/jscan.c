@@ -195,11 +195,13 @@ number(struct jscan *s, struct jnode *n)
 		v = exp >= 0 ? v * p10[exp] : v / p10[-exp];
 		n->num = neg ? -v : v;
 	} else {
-		char buf[128];
-		size_t l = p - start < sizeof buf - 1 ? p - start : sizeof buf - 1;
-		memcpy(buf, t + start, l);
-		buf[l] = 0;
+		/* the whole number, however long: a truncated copy reads another value */
+		char small[128], *buf = p - start < sizeof small ? small : xmalloc(p - start + 1);
+		memcpy(buf, t + start, p - start);
+		buf[p - start] = 0;
 		n->num = strtod(buf, NULL);
+		if (buf != small)
+			free(buf);
 	}
 	if (n->isint && (digits > 18))
 		n->isint = 0; /* beyond int64: Jansson would refuse it as an integer too */

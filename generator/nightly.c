@@ -230,6 +230,31 @@ night_failed(struct night *n, const char *why)
 	free(s);
 }
 
+/* The workloads of the night that have a history (judge refuses a
+ * --select name without one: a night whose runs all failed to record). */
+static char *
+with_history(const struct night *n, const char *workloads)
+{
+	struct sb o = {0};
+	char *hd = xasprintf("%s/history", n->install);
+	DIR *d = opendir(hd);
+	for (const char *s = workloads; *s;) {
+		size_t l = strcspn(s, ","), found = 0;
+		if (d) {
+			rewinddir(d);
+			for (struct dirent *e; !found && (e = readdir(d));)
+				found = !strncmp(e->d_name, s, l) && e->d_name[l] == '_';
+		}
+		if (found)
+			sb_addf(&o, "%s%.*s", o.len ? "," : "", (int)l, s);
+		s += l + (s[l] == ',');
+	}
+	if (d)
+		closedir(d);
+	free(hd);
+	return o.buf ? sb_steal(&o) : xstrdup("");
+}
+
 /* llmb judge three times (text, JSON, HTML) into the night's directory;
  * the text run's exit status is the night's. */
 static int
@@ -242,10 +267,11 @@ judge(struct night *n, const char *workloads)
 	char *fmts[] = {"--format=text", "--format=json", "--format=html"};
 	int code = 0;
 	struct sb why = {0};
+	char *sel = with_history(n, workloads);
 	for (int i = 2; i >= 0; i--) {
 		char *tmp = xasprintf("%s/%s.tmp", d, files[i]), *out = xasprintf("%s/%s", d, files[i]);
 		char *argv[] = {self, "judge", fmts[i], "--install", (char *)n->install, "--night", n->id,
-			"--select", (char *)workloads, "--policy", (char *)n->policy, NULL};
+			"--select", sel, "--policy", (char *)n->policy, NULL};
 		if (!file_exists(n->policy))
 			argv[9] = NULL;
 		struct sb err = {0};
@@ -268,6 +294,7 @@ judge(struct night *n, const char *workloads)
 	if (code == 2)
 		night_failed(n, why.buf);
 	sb_free(&why);
+	free(sel);
 	free(d);
 	return code;
 }
@@ -503,11 +530,11 @@ cmd_nightly(int argc, char **argv)
 	};
 	const char *text;
 	int c;
-	/* the options follow the subcommand, argv[1]; the values are the next
-	 * word, never "--name=value" */
+	/* the options follow the subcommand, argv[1]; the values are
+	 * "--name=value" or the next word */
 	cliopt_start();
 	while ((c = cliopt_next(argc - 1, argv + 1, "", longopts, &text)) != -1) {
-		if (c == '?' || (c != 'a' && strchr(text, '='))) {
+		if (c == '?') {
 			fprintf(stderr, "%s", usage);
 			return 2;
 		}

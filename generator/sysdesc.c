@@ -225,10 +225,17 @@ cmd_sysdesc(int argc, char **argv)
 		size_t f = 0;
 		while (f < 4 && strncmp(argv[i], flags[f], strlen(flags[f])))
 			f++;
+		size_t fl = 0; /* "--name VALUE": the flag without its "=" */
+		while (fl < 4 && (strlen(argv[i]) != strlen(flags[fl]) - 1 || strncmp(argv[i], flags[fl], strlen(argv[i]))))
+			fl++;
 		if (f < 4) {
 			opt[f] = argv[i] + strlen(flags[f]);
+		} else if (fl < 4 && i + 1 < argc) {
+			opt[fl] = argv[++i];
 		} else if (!strncmp(argv[i], "--out=", 6)) {
 			out = argv[i] + 6;
+		} else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
+			out = argv[++i];
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			json_decref(all);
 			return fputs(usage_text, stdout), 0;
@@ -244,6 +251,15 @@ cmd_sysdesc(int argc, char **argv)
 		json_decref(all);
 		return fputs(usage_text, stderr), 2;
 	}
+	/* the enumerated options hold one of their words */
+	if ((opt[2] && strcmp(opt[2], "closed") && strcmp(opt[2], "open")) ||
+	    (opt[3] && strcmp(opt[3], "available") && strcmp(opt[3], "preview") && strcmp(opt[3], "rdi"))) {
+		int st = opt[3] && strcmp(opt[3], "available") && strcmp(opt[3], "preview") && strcmp(opt[3], "rdi");
+		fprintf(stderr, "llmb sysdesc: error: %s=%s: expected %s\n", st ? "--status" : "--division",
+			st ? opt[3] : opt[2], st ? "available, preview or rdi" : "closed or open");
+		json_decref(all);
+		return 2;
+	}
 	if (!bad && !json_array_size(all)) {
 		fprintf(stderr, "llmb sysdesc: no run with a provenance.json in the input\n");
 		bad = 1;
@@ -255,7 +271,11 @@ cmd_sysdesc(int argc, char **argv)
 	json_t *d = describe(all, opt);
 	char *s = json_dumps(d, JSON_SORT_KEYS | JSON_INDENT(4)), *txt = xasprintf("%s\n", s);
 	int rc = 0;
-	if (out && write_file_atomic(out, txt, strlen(txt)) < 0) {
+	if (out && !strcmp(out, "-"))
+		out = NULL;
+	if (out && out_path_ok("llmb sysdesc", out) < 0)
+		rc = 2;
+	else if (out && write_file_atomic(out, txt, strlen(txt)) < 0) {
 		fprintf(stderr, "llmb sysdesc: cannot write %s\n", out);
 		rc = 2;
 	} else if (!out) {

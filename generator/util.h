@@ -41,8 +41,13 @@ void sb_free(struct sb *s);
 
 /* Read a whole file; NULL with errno set on failure. *len may be NULL. */
 char *read_file(const char *path, size_t *len);
-/* Write via "<path>.tmp.<pid>" + fsync + rename. Returns 0 or -1 (errno). */
+/* Write via "<path>.tmp.<pid>" + fsync + rename. Returns 0 or -1 (errno).
+ * Then removes the "<path>.tmp.<pid>" of killed writers (over a minute old). */
 int write_file_atomic(const char *path, const void *data, size_t len);
+/* May --out replace path? Yes when it does not exist or is a regular file;
+ * a directory, device, FIFO or symbolic link is refused (the error printed
+ * as prog's). 0 or -1. */
+int out_path_ok(const char *prog, const char *path);
 /* For generated files: atomic but not fsynced, and an identical file is
  * left untouched (mtime kept).
  * Returns 1 if written, 0 if unchanged, -1 on error. */

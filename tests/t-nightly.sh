@@ -35,6 +35,14 @@ nightly_failures() {
 	t_grep "the summary names the history line" "$fp.jsonl:1:[0-9]+: error: not JSON" "$F/nightly/2026-02-01/summary.txt"
 	t_grep "the status is error" '^2 error$' "$F/nightly/2026-02-01/status"
 	t_ok "the notify hook got the error summary" cmp "$TRASH/fail-notified/summary.txt" "$F/nightly/2026-02-01/summary.txt"
+	# A writer killed before its rename left status.tmp.<pid>: the next
+	# write of the status removes it (a fresh one may be a live writer's).
+	local nd=$F/nightly/2026-02-01
+	: >"$nd/status.tmp.999999999" && touch -d '10 minutes ago' "$nd/status.tmp.999999999"
+	: >"$nd/status.tmp.999999998"
+	t_rc "the night judged again" 2 fnight "$F" NIGHT=2026-02-01
+	t_ok "a killed writer's old status.tmp.<pid> is removed" test ! -e "$nd/status.tmp.999999999"
+	t_ok "a fresh status.tmp.<pid> is left alone" test -e "$nd/status.tmp.999999998"
 	# One boolean parser: ASYNC=off is off (the night is judged, here an
 	# error), a spelling llmb does not know is refused.
 	t_rc "ASYNC=off is off: the night is judged, not left running" 2 fnight "$F" NIGHT=2026-02-02 ASYNC=off
