@@ -495,7 +495,8 @@ not_json(const struct line *l)
 	json_t *o = json_loadb(l->text, l->len, JSON_REJECT_DUPLICATES, &err);
 	if (o) {
 		json_decref(o);
-		diag_error(l->file, l->no, 1, "not JSON this reader accepts (numbers must be finite)");
+		diag_error(l->file, l->no, 1, "not JSON this reader accepts (numbers must be finite, arrays and objects nest at most %d deep)",
+			   JSCAN_MAX_DEPTH);
 	} else
 		diag_error(l->file, l->no, err.column > 0 ? err.column : 1, "not JSON: %s", err.text);
 }
@@ -544,12 +545,13 @@ load_line(struct line *l, struct history *h, struct jobset *js, const char **key
 static char *
 map_file(const char *path, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO without a writer must not block the reader */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	struct stat st;
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) || st.st_size < 0) {
-		int e = errno;
+	if (fstat(fd, &st) || st.st_size < 0 || !S_ISREG(st.st_mode)) {
+		int e = fstat(fd, &st) == 0 && !S_ISREG(st.st_mode) ? EINVAL : errno;
 		close(fd);
 		errno = e;
 		return NULL;
@@ -588,7 +590,7 @@ history_load(const char *path, struct history *h)
 	size_t len;
 	char *buf = map_file(path, &len);
 	if (!buf) {
-		diag_error(path, 0, 0, "cannot read: %s", strerror(errno));
+		diag_error(path, 0, 0, "cannot read: %s", errno == EINVAL ? "not a regular file" : strerror(errno));
 		return diag_errors - before;
 	}
 	struct jobset js = {0};
@@ -638,26 +640,54 @@ history_free(struct history *h)
 
 static const char annotate_usage[] =
 	"usage: llmb annotate --install DIR FINGERPRINT (--accept-baseline NIGHT | --ack NIGHT) --reason TEXT\n"
+	"                     [--wait SECONDS]\n"
 	"  --accept-baseline NIGHT  a new baseline segment starts at NIGHT (an intended change)\n"
 	"  --ack NIGHT              NIGHT was a false alarm: excluded from baselines, counted\n"
-	"Appended to DIR/history/FINGERPRINT.jsonl under DIR/history/.lock.\n";
+	"Appended to DIR/history/FINGERPRINT.jsonl under DIR/history/.lock (--wait: give up after SECONDS).\n";
 
 /* ---- appending, under the history lock ---------------------------------- */
 
+double history_lock_wait = -1;
+
+/* The holder writes "pid <pid> <program>" into the lock file; a waiter
+ * prints it, says it waits, and gives up after history_lock_wait seconds
+ * (errno ETIMEDOUT; negative: no limit). */
 int
 history_lock(const char *lockpath)
 {
 	if (mkdir_p(lockpath, 1) < 0)
 		return -1;
-	int fd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	int fd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		return -1;
-	while (flock(fd, LOCK_EX) < 0) {
-		if (errno != EINTR) {
+	double start = now_seconds();
+	int told = 0;
+	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK && errno != EINTR) {
 			close(fd);
 			return -1;
 		}
+		if (!told++) {
+			char who[128] = "";
+			ssize_t r = pread(fd, who, sizeof who - 1, 0);
+			who[r > 0 ? r : 0] = 0;
+			who[strcspn(who, "\n")] = 0;
+			fprintf(stderr, "llmb: the history lock %s is held%s%s; waiting for it%s\n", lockpath, *who ? " by " : "",
+				who, history_lock_wait >= 0 ? " (--wait limits how long)" : "");
+		}
+		if (history_lock_wait >= 0 && now_seconds() - start >= history_lock_wait) {
+			close(fd);
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		struct timespec ts = {0, 50 * 1000 * 1000};
+		nanosleep(&ts, NULL);
 	}
+	char me[64];
+	int n = snprintf(me, sizeof me, "pid %ld %s\n", (long)getpid(), progname);
+	/* who holds it is a courtesy to waiters: a failed write changes nothing */
+	if (ftruncate(fd, 0) == 0 && pwrite(fd, me, (size_t)n, 0) < 0)
+		errno = 0;
 	return fd;
 }
 
@@ -740,6 +770,19 @@ history_annotation_line(const char *fp, const char *action, const char *night, c
 	return line;
 }
 
+int
+lock_wait_option(const char *v)
+{
+	char *end;
+	double w = strtod(v, &end);
+	if (end == v || *end || !(w >= 0 && w <= 86400)) {
+		fprintf(stderr, "%s: error: --wait=%s: seconds, a number from 0 to 86400\n", progname, v);
+		return -1;
+	}
+	history_lock_wait = w;
+	return 0;
+}
+
 static int
 has_night(const struct history *h, int day)
 {
@@ -756,7 +799,7 @@ cmd_annotate(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"install", required_argument, NULL, 'i'}, {"accept-baseline", required_argument, NULL, 'b'},
 		{"ack", required_argument, NULL, 'a'}, {"reason", required_argument, NULL, 'r'},
-		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+		{"wait", required_argument, NULL, 'w'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 	};
 	const char *text;
 	int c;
@@ -771,6 +814,9 @@ cmd_annotate(int argc, char **argv)
 		} else if ((c == 'b' || c == 'a') && action) {
 			fprintf(stderr, "%s: error: one action per annotation: --accept-baseline or --ack, once\n", progname);
 			return 2;
+		} else if (c == 'w') {
+			if (lock_wait_option(optarg) < 0)
+				return 2;
 		} else if (c == 'i' || c == 'b' || c == 'a' || c == 'r') {
 			if (c == 'i')
 				install = optarg;

@@ -66,6 +66,11 @@ int history_fingerprint_ok(const char *s);
  * history_append_locked() appends one line with a single O_APPEND write and
  * fsync (the caller holds the lock); history_append_line() does both. */
 int history_lock(const char *lockpath);
+/* How long history_lock() waits for a held lock, in seconds (negative: no
+ * limit); --wait=SECONDS of annotate and record. */
+extern double history_lock_wait;
+/* --wait=SECONDS: sets history_lock_wait, or says what it takes (-1). */
+int lock_wait_option(const char *v);
 /* Does one newline-terminated line pass the reader's checks for the history
  * file path (its fingerprint from the name)? 0, or -1 with the reader's
  * diagnostics printed. Every appender calls it. */

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "cmds.h"
+#include "history.h"
 #include "layout.h"
 #include "nightmatrix.h"
 #include "plan.h"
@@ -287,7 +288,7 @@ cmd_record(int argc, char **argv)
 	static const struct option lo[] = {
 		{"top", required_argument, 0, 't'}, {"install", required_argument, 0, 'i'},
 		{"version", required_argument, 0, 'v'}, {"workload", required_argument, 0, 'w'},
-		{"import", no_argument, 0, 'I'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+		{"import", no_argument, 0, 'I'}, {"wait", required_argument, 0, 'W'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
 	const char *top = ".", *install = getenv("LLMB_INSTALL") ? getenv("LLMB_INSTALL") : "install";
 	const char *version = NULL, *workload = NULL;
@@ -300,6 +301,7 @@ cmd_record(int argc, char **argv)
 		case 'v': version = optarg; break;
 		case 'w': workload = optarg; break;
 		case 'I': imp = 1; break;
+		case 'W': if (lock_wait_option(optarg) < 0) return 2; break;
 		case 'h': printf("%s", usage); return 0;
 		default: fprintf(stderr, "%s", usage); return 2;
 		}

@@ -48,9 +48,16 @@ load_input(const char *arg, json_t *all)
 	struct stat st;
 	char *path = stat(arg, &st) == 0 && S_ISDIR(st.st_mode) ? xasprintf("%s/provenance.json", arg) : xstrdup(arg);
 	json_error_t e;
-	json_t *j = json_load_file(path, 0, &e);
+	size_t len;
+	const char *why;
+	char *text = read_regular_file(path, &len, &why);
+	json_t *j = text ? json_loadb(text, len, JSON_REJECT_DUPLICATES, &e) : NULL;
+	free(text);
 	int rc = 0;
-	if (!j) {
+	if (!text) {
+		fprintf(stderr, "llmb sysdesc: error: %s: %s\n", path, why);
+		rc = -1;
+	} else if (!j) {
 		fprintf(stderr, "%s:%d:%d: error: %s\n", path, e.line > 0 ? e.line : 1, e.column > 0 ? e.column : 1, e.text);
 		rc = -1;
 	} else if (json_object_get(j, "runs") || json_object_get(j, "excluded")) {

@@ -544,3 +544,28 @@ out_path_ok(const char *prog, const char *path)
 		prog, path, what);
 	return -1;
 }
+
+char *
+read_regular_file(const char *path, size_t *lenp, const char **why)
+{
+	/* O_NONBLOCK: opening a FIFO without a writer must not block */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
+	*why = NULL;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		*why = strerror(errno);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		*why = S_ISDIR(st.st_mode) ? "a directory, not a regular file" : "not a regular file";
+		return NULL;
+	}
+	close(fd);
+	char *s = read_file(path, lenp);
+	if (!s)
+		*why = strerror(errno);
+	return s;
+}

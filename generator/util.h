@@ -41,6 +41,9 @@ void sb_free(struct sb *s);
 
 /* Read a whole file; NULL with errno set on failure. *len may be NULL. */
 char *read_file(const char *path, size_t *len);
+/* read_file() of a regular file only: a FIFO, device or directory is
+ * refused without blocking. NULL with *why saying why. */
+char *read_regular_file(const char *path, size_t *len, const char **why);
 /* Write via "<path>.tmp.<pid>" + fsync + rename. Returns 0 or -1 (errno).
  * Then removes the "<path>.tmp.<pid>" of killed writers (over a minute old). */
 int write_file_atomic(const char *path, const void *data, size_t len);
