@@ -743,6 +743,32 @@ history_append_locked(const char *path, const char *line)
 }
 
 int
+history_append_batch_locked(const char *path, const char *lines, size_t len)
+{
+	for (size_t at = 0; at < len;) {
+		const char *nl = memchr(lines + at, '\n', len - at);
+		size_t l = (nl ? (size_t)(nl - lines) + 1 : len) - at;
+		char *one = xstrndup(lines + at, l);
+		int bad = history_line_check(path, one) < 0;
+		free(one);
+		if (bad) {
+			errno = EINVAL;
+			return -2;
+		}
+		at += l;
+	}
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	ssize_t w = write(fd, lines, len);
+	int rc = w == (ssize_t)len && fsync(fd) == 0 ? 0 : -1;
+	int e = errno;
+	close(fd);
+	errno = e;
+	return rc;
+}
+
+int
 history_append_line(const char *lockpath, const char *path, const char *line)
 {
 	int fd = history_lock(lockpath);

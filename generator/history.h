@@ -78,6 +78,9 @@ int history_line_check(const char *path, const char *line);
 /* Both return 0, -1 (errno set) or -2: the line fails history_line_check. */
 int history_append_locked(const char *path, const char *line);
 int history_append_line(const char *lockpath, const char *path, const char *line);
+/* Many whole lines (len bytes) in one write, each checked first (a batch
+ * of imports: one lock, one append). */
+int history_append_batch_locked(const char *path, const char *lines, size_t len);
 /* An annotation record (action, night, reason) made now by `by` ("user"
  * for llmb annotate, "llmb nightly"): one newline-terminated line, or NULL
  * when a text is not UTF-8. */

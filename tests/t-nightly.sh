@@ -60,8 +60,53 @@ nightly_failures() {
 	t_ok "NIGHT: no night of today was started" test ! -e "$F/nightly/current"
 }
 
+# Import that cannot poison the history: logs with impossible dates, logs
+# that cannot be read, folders and workloads that do not exist are errors;
+# two runs of one log name are told apart by content; a symbolic link loop
+# is walked once; 10,000 logs import in one locked append, within 10 s.
+nightly_import_bad() {
+	local U=$TRASH/up J=$TRASH/imp-inst K=$TRASH/up/cpu_tiny_fp32_1
+	local -a imp=("$LLMB" record --import --top "$T" --install "$J" --workload tinygpt)
+	mkdir -p "$K"
+	fake_log 20 '' >"$K/log-old_6001.out" && touch -d 1990-01-01 "$K/log-old_6001.out"
+	fake_log 20 '' >"$K/log-future_6002.out" && touch -d '+3 days' "$K/log-future_6002.out"
+	mkfifo "$K/log-fifo_6003.out"
+	t_rc "import: impossible dates and a FIFO are errors (exit 1)" 1 timeout 20 "${imp[@]}" "$U"
+	t_grep "import: a log written before 2000" 'log-old_6001.out: written 1990-01-01 \(before 2000\): no night' "$TRASH/.out"
+	t_grep "import: a log written in the future" 'log-future_6002.out: written .* \(in the future\): no night' "$TRASH/.out"
+	t_grep "import: a FIFO is no log" 'log-fifo_6003.out: cannot read the log: not a regular file' "$TRASH/.out"
+	t_ok "import: none of them is a record" test ! -e "$J/history"
+	rm -f "$K"/log-*
+	t_rc "import: a missing folder is an error (exit 2)" 2 "${imp[@]}" "$U" "$TRASH/nosuch"
+	t_grep "import: the missing folder named" "nosuch: No such file or directory" "$TRASH/.out"
+	t_rc "import: an unknown --workload is an error (exit 2)" 2 "$LLMB" record --import --top "$T" --install "$J" --workload nosuch "$U"
+	t_grep "import: the unknown workload named" '--workload nosuch: no such workload' "$TRASH/.out"
+	# the same log name in two folders: two runs when the logs differ, one when they are the same
+	mkdir -p "$TRASH/up2/cpu_tiny_fp32_1" "$TRASH/up3/cpu_tiny_fp32_1"
+	fake_log 20 '' >"$K/log-a_7001.out"
+	fake_log 20 '' | sed 's/0\.5/0.6/' >"$TRASH/up2/cpu_tiny_fp32_1/log-a_7001.out"
+	cp "$K/log-a_7001.out" "$TRASH/up3/cpu_tiny_fp32_1/"
+	ln -s .. "$K/loop"
+	t_rc "import: one log name in three folders, and a symbolic link loop" 0 timeout 60 "${imp[@]}" "$U" "$TRASH/up2" "$TRASH/up3"
+	t_grep "import: the loop walked once" 'already walked' "$TRASH/.out"
+	t_ok "import: two runs of one log name, told apart by content" test "$(cat "$J"/history/*.jsonl | wc -l)" = 2
+	t_grep "import: the second run keyed by its content" '"job":"7001-[0-9a-f]{8}"' "$J"/history/*.jsonl
+	rm -f "$K/loop"
+	# 10,000 logs: one history read, one append
+	local M=$TRASH/many/cpu_tiny_fp32_1 i
+	mkdir -p "$M"
+	fake_log 20 '' >"$TRASH/one.log"
+	for ((i = 0; i < 10000; i++)); do printf '# run %d\n' "$i" | cat - "$TRASH/one.log" >"$M/log-m_$((10000 + i)).out"; done
+	local t0=$SECONDS
+	t_rc "import: 10,000 logs" 0 "$LLMB" record --import --top "$T" --install "$TRASH/many-inst" --workload tinygpt "$TRASH/many"
+	t_ok "import: 10,000 logs in under 10 s (took $((SECONDS - t0)) s)" test $((SECONDS - t0)) -lt 10
+	t_ok "import: 10,000 records" test "$(cat "$TRASH"/many-inst/history/*.jsonl | wc -l)" = 10000
+	t_ok "import: judge reads them" "$LLMB" judge --install "$TRASH/many-inst" --out "$TRASH/many.txt"
+}
+
 nightly_top
 nightly_failures
+nightly_import_bad
 if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
 	make -C "$TOP" all >/dev/null 2>&1
 	nightly_scenarios
