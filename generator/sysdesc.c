@@ -10,6 +10,7 @@
  * recorded is left empty, never guessed; facts that differ between nodes
  * are named in hw_notes. Exit: 0, 2 bad input or usage. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +168,18 @@ framework(const json_t *sw)
 	return sb_steal(&s);
 }
 
+/* "<value/div> GiB" of a number given whole ("N/A", "", "12abc": NULL,
+ * the field left empty rather than 0). */
+static char *
+gib(const char *v, double div)
+{
+	char *end;
+	double x = v && *v ? strtod(v, &end) : NAN;
+	if (!v || !*v || *end || !isfinite(x) || x < 0)
+		return NULL;
+	return xasprintf("%.1f GiB", x / div);
+}
+
 static json_t *
 describe(json_t *all, const char *const opt[4])
 {
@@ -196,12 +209,12 @@ describe(json_t *all, const char *const opt[4])
 	set(d, "accelerators_per_node", ngpu ? xasprintf("%zu", ngpu) : NULL);
 	set(d, "accelerator_model_name", model ? xstrdup(model) : NULL);
 	const char *mem = node ? gpu0(node, "memory.total") : NULL, *mhz = node ? gpu0(node, "clocks.max.sm") : NULL;
-	set(d, "accelerator_memory_capacity", mem ? xasprintf("%.1f GiB", strtod(mem, NULL) / 1024) : NULL);
+	set(d, "accelerator_memory_capacity", gib(mem, 1024));
 	set(d, "accelerator_frequency", mhz ? xasprintf("%s MHz", mhz) : NULL);
 	const char *cpu = sget(node, "cpu_model"), *vcpu = sget(node, "cpus"), *hm = sget(node, "mem_total_kib");
 	set(d, "host_processor_model_name", *cpu ? xstrdup(cpu) : NULL);
 	set(d, "host_processor_vcpu_count", *vcpu ? xstrdup(vcpu) : NULL);
-	set(d, "host_memory_capacity", *hm ? xasprintf("%.1f GiB", strtod(hm, NULL) / 1048576) : NULL);
+	set(d, "host_memory_capacity", gib(hm, 1048576));
 	set(d, "operating_system", *sget(node, "kernel") ? xasprintf("Linux %s", sget(node, "kernel")) : NULL);
 	set(d, "framework", best ? framework(json_object_get(best, "software")) : NULL);
 	struct sb o = {0};

@@ -27,6 +27,10 @@ printf '{"runs": [\n' >"$TRASH/broken.json"
 t_rc "a broken file: exit 2" 2 "$LLMB" sysdesc "$TRASH/broken.json"
 t_grep "a broken file: file:line:col: error" 'broken\.json:[0-9]+:[0-9]+: error: ' "$TRASH/.out"
 t_rc "no input: usage, exit 2" 2 "$LLMB" sysdesc
+# A value no probe could give as a number is left empty, not 0.
+sed 's/"memory.total": "81559"/"memory.total": "unknown"/' "$G/report.json" >"$TRASH/na.json"
+t_rc "memory.total unknown: exit 0" 0 "$LLMB" sysdesc "$TRASH/na.json"
+t_grep "memory.total unknown: the capacity left empty" '^    "accelerator_memory_capacity": "",$' "$TRASH/.out"
 # Options: "--opt value" as "--opt=value"; enumerated values checked.
 t_rc "--out FILE --system-name NAME (the next word)" 0 "$LLMB" sysdesc --out "$TRASH/o2.json" --system-name "eos" "$G/report.json"
 t_grep "--system-name NAME: its value" '"system_name": "eos",' "$TRASH/o2.json"
