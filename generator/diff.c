@@ -141,24 +141,6 @@ by_name(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* A key as a path component: as it is when plain, else in double quotes
- * (\" and \\ escaped), so "a.b" and a.b are told apart. */
-static char *
-path_key(const char *k)
-{
-	if (*k && !k[strcspn(k, ".[]\"\\")])
-		return xstrdup(k);
-	struct sb b = {0};
-	sb_addc(&b, '"');
-	for (; *k; k++) {
-		if (*k == '"' || *k == '\\')
-			sb_addc(&b, '\\');
-		sb_addc(&b, *k);
-	}
-	sb_addc(&b, '"');
-	return sb_steal(&b);
-}
-
 void
 prov_flatten(json_t *v, const char *path, json_t *out)
 {
@@ -170,9 +152,7 @@ prov_flatten(json_t *v, const char *path, json_t *out)
 		json_object_foreach(v, k, x) keys[n++] = k;
 		qsort(keys, n, sizeof *keys, by_name);
 		for (size_t i = 0; i < n; i++) {
-			char *q = path_key(keys[i]);
-			char *p = *path ? xasprintf("%s.%s", path, q) : xstrdup(q);
-			free(q);
+			char *p = *path ? xasprintf("%s.%s", path, keys[i]) : xstrdup(keys[i]);
 			prov_flatten(json_object_get(v, keys[i]), p, out);
 			free(p);
 		}
