@@ -206,8 +206,8 @@ acknowledge(const struct confirm_ctx *c, const char *fp, const char *reason)
 {
 	char *line = history_annotation_line(fp, "ack-false-alarm", c->night, reason, "llmb nightly");
 	char *lock = layout_history_lock(c->install), *path = layout_history(c->install, fp);
-	int rc = history_append_line(lock, path, line);
-	if (rc)
+	int rc = line ? history_append_line(lock, path, line) : -2;
+	if (rc == -1)
 		fprintf(stderr, "llmb nightly: cannot append to %s: %s\n", path, strerror(errno));
 	free(line);
 	free(lock);

@@ -61,7 +61,7 @@ history_record(const char *path, const char *job)
 	size_t cap = 0, n = 0;
 	for (long ln = 1; getline(&line, &cap, f) > 0; ln++) {
 		json_error_t e;
-		json_t *r = json_loads(line, 0, &e);
+		json_t *r = json_loads(line, JSON_REJECT_DUPLICATES, &e);
 		if (!r) {
 			fprintf(stderr, "%s:%ld:%d: error: %s\n", path, ln, e.column > 0 ? e.column : 1, e.text);
 			json_decref(found);
@@ -106,14 +106,28 @@ load(const char *arg)
 		return p;
 	}
 	char *path = S_ISDIR(st.st_mode) ? xasprintf("%s/provenance.json", arg) : xstrdup(arg);
-	json_error_t e;
-	json_t *p = json_load_file(path, JSON_DISABLE_EOF_CHECK, &e);
-	if (p && json_object_get(p, "type")) {
+	json_error_t e, e1;
+	size_t len;
+	const char *why;
+	char *text = read_regular_file(path, &len, &why);
+	/* one object and nothing after it, keys unique; else a history file,
+	 * whose first line is a record */
+	json_t *p = text ? json_loadb(text, len, JSON_REJECT_DUPLICATES, &e) : NULL;
+	json_t *first = text && !p ? json_loadb(text, len, JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES, &e1) : NULL;
+	if (!text) {
+		fprintf(stderr, "llmb diff: error: %s: %s\n", path, why);
+	} else if ((p && json_object_get(p, "type")) || (first && json_object_get(first, "type"))) {
 		json_decref(p);
 		p = history_record(path, NULL);
 	} else if (!p) {
 		fprintf(stderr, "%s:%d:%d: error: %s\n", path, e.line > 0 ? e.line : 1, e.column > 0 ? e.column : 1, e.text);
+	} else if (!json_is_object(p)) {
+		fprintf(stderr, "%s:1:1: error: not a JSON object (a provenance.json is one)\n", path);
+		json_decref(p);
+		p = NULL;
 	}
+	json_decref(first);
+	free(text);
 	free(path);
 	return p;
 }
@@ -260,13 +274,13 @@ cmd_diff(int argc, char **argv)
 	const char *format = "text", *args[2];
 	int n = 0;
 	static const struct option longopts[] = {
-		{"format", optional_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+		{"format", required_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 	};
 	const char *text;
 	int c;
 	cliopt_start();
 	while ((c = cliopt_next(argc, argv, "-h", longopts, &text)) != -1) {
-		if (c == 'f' && optarg)
+		if (c == 'f')
 			format = optarg;
 		else if (c == 'h' && (!strcmp(text, "-h") || !strcmp(text, "--help")))
 			return fputs(usage_text, stdout), 0;

@@ -330,7 +330,35 @@ load_run(struct line *l, const struct jnode *o, struct hrun *r)
 	}
 	r->ok = !strcmp(st, "ok");
 	r->job = vstr(l, l->f[R_JOB]);
-	const struct jnode *inv = l->f[R_INVALID];
+	const struct jnode *inv = l->f[R_INVALID], *vd = l->f[R_VALID];
+	/* valid agrees with its reasons: true with none, false (when ok) with some */
+	if ((vd->type == JT_TRUE) != !inv->nkids && (vd->type == JT_TRUE || r->ok)) {
+		diag_error(l->file, l->no, keycol(l, vd), "'valid' is %s but 'invalid' %s", vd->type == JT_TRUE ? "true" : "false",
+			   inv->nkids ? "gives reasons" : "gives no reason");
+		return 1;
+	}
+	for (int k = inv->first; k >= 0; k = l->js->n[k].next)
+		if (l->js->n[k].type != JT_STR) {
+			diag_error(l->file, l->no, keycol(l, inv), "'invalid' must hold strings only");
+			return 1;
+		}
+	const struct jnode *sn = get(l, l->f[R_SUMMARY], "n");
+	if (!sn || sn->type != JT_NUM || !sn->isint || sn->num < 0) {
+		diag_error(l->file, l->no, keycol(l, sn ? sn : l->f[R_SUMMARY]), "summary.n must be a count (an integer, 0 or more)");
+		return 1;
+	}
+	if (sn->num < (double)l->f[R_SAMPLES]->nkids) {
+		diag_error(l->file, l->no, keycol(l, sn), "summary.n (%.0f) is less than the %zu samples", sn->num,
+			   l->f[R_SAMPLES]->nkids);
+		return 1;
+	}
+	const struct jnode *kw = get(l, l->f[R_KEY], "workload");
+	size_t kwl = kw && kw->type == JT_STR ? strlen(kw->str) : 0;
+	if (!kwl || strncmp(kw->str, l->h->fingerprint, kwl) || l->h->fingerprint[kwl] != '_') {
+		diag_error(l->file, l->no, keycol(l, kw ? kw : l->f[R_KEY]), "key.workload '%s' does not match the fingerprint '%s'",
+			   kw && kw->type == JT_STR ? kw->str : "", l->h->fingerprint);
+		return 1;
+	}
 	for (int k = inv->first; k >= 0; k = l->js->n[k].next)
 		if (l->js->n[k].type == JT_STR)
 			add_why(l, r, l->js->n[k].str);
@@ -467,7 +495,8 @@ not_json(const struct line *l)
 	json_t *o = json_loadb(l->text, l->len, JSON_REJECT_DUPLICATES, &err);
 	if (o) {
 		json_decref(o);
-		diag_error(l->file, l->no, 1, "not JSON this reader accepts (numbers must be finite)");
+		diag_error(l->file, l->no, 1, "not JSON this reader accepts (numbers must be finite, arrays and objects nest at most %d deep)",
+			   JSCAN_MAX_DEPTH);
 	} else
 		diag_error(l->file, l->no, err.column > 0 ? err.column : 1, "not JSON: %s", err.text);
 }
@@ -516,12 +545,13 @@ load_line(struct line *l, struct history *h, struct jobset *js, const char **key
 static char *
 map_file(const char *path, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO without a writer must not block the reader */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	struct stat st;
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) || st.st_size < 0) {
-		int e = errno;
+	if (fstat(fd, &st) || st.st_size < 0 || !S_ISREG(st.st_mode)) {
+		int e = fstat(fd, &st) == 0 && !S_ISREG(st.st_mode) ? EINVAL : errno;
 		close(fd);
 		errno = e;
 		return NULL;
@@ -560,7 +590,7 @@ history_load(const char *path, struct history *h)
 	size_t len;
 	char *buf = map_file(path, &len);
 	if (!buf) {
-		diag_error(path, 0, 0, "cannot read: %s", strerror(errno));
+		diag_error(path, 0, 0, "cannot read: %s", errno == EINVAL ? "not a regular file" : strerror(errno));
 		return diag_errors - before;
 	}
 	struct jobset js = {0};
@@ -610,40 +640,127 @@ history_free(struct history *h)
 
 static const char annotate_usage[] =
 	"usage: llmb annotate --install DIR FINGERPRINT (--accept-baseline NIGHT | --ack NIGHT) --reason TEXT\n"
+	"                     [--wait SECONDS]\n"
 	"  --accept-baseline NIGHT  a new baseline segment starts at NIGHT (an intended change)\n"
 	"  --ack NIGHT              NIGHT was a false alarm: excluded from baselines, counted\n"
-	"Appended to DIR/history/FINGERPRINT.jsonl under DIR/history/.lock.\n";
+	"Appended to DIR/history/FINGERPRINT.jsonl under DIR/history/.lock (--wait: give up after SECONDS).\n";
 
 /* ---- appending, under the history lock ---------------------------------- */
 
+double history_lock_wait = -1;
+
+/* The holder writes "pid <pid> <program>" into the lock file; a waiter
+ * prints it, says it waits, and gives up after history_lock_wait seconds
+ * (errno ETIMEDOUT; negative: no limit). */
 int
 history_lock(const char *lockpath)
 {
 	if (mkdir_p(lockpath, 1) < 0)
 		return -1;
-	int fd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	int fd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		return -1;
-	while (flock(fd, LOCK_EX) < 0) {
-		if (errno != EINTR) {
+	double start = now_seconds();
+	int told = 0;
+	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK && errno != EINTR) {
 			close(fd);
 			return -1;
 		}
+		if (!told++) {
+			char who[128] = "";
+			ssize_t r = pread(fd, who, sizeof who - 1, 0);
+			who[r > 0 ? r : 0] = 0;
+			who[strcspn(who, "\n")] = 0;
+			fprintf(stderr, "llmb: the history lock %s is held%s%s; waiting for it%s\n", lockpath, *who ? " by " : "",
+				who, history_lock_wait >= 0 ? " (--wait limits how long)" : "");
+		}
+		if (history_lock_wait >= 0 && now_seconds() - start >= history_lock_wait) {
+			close(fd);
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		struct timespec ts = {0, 50 * 1000 * 1000};
+		nanosleep(&ts, NULL);
 	}
+	char me[64];
+	int n = snprintf(me, sizeof me, "pid %ld %s\n", (long)getpid(), progname);
+	/* who holds it is a courtesy to waiters: a failed write changes nothing */
+	if (ftruncate(fd, 0) == 0 && pwrite(fd, me, (size_t)n, 0) < 0)
+		errno = 0;
 	return fd;
+}
+
+int
+history_line_check(const char *path, const char *line)
+{
+	int before = diag_errors;
+	struct history h = {0};
+	h.file = xstrdup(path);
+	h.fingerprint = fingerprint_of(path);
+	size_t len = strlen(line);
+	const char *nl = memchr(line, '\n', len);
+	if (!len || !nl || nl != line + len - 1)
+		diag_error(path, 0, 0, "refusing to append: a record must be one newline-terminated line");
+	else {
+		struct jobset js = {0};
+		struct jscan scan = {0};
+		struct line l = {.file = path, .js = &scan, .h = &h, .no = 0, .text = line, .len = len - 1};
+		const char *key = NULL;
+		size_t keylen = 0;
+		load_line(&l, &h, &js, &key, &keylen);
+		jscan_free(&scan);
+		free(js.slot);
+	}
+	history_free(&h);
+	int bad = diag_errors - before;
+	if (bad)
+		diag_note(path, 0, 0, "nothing appended: the history reader would refuse this record");
+	return bad ? -1 : 0;
 }
 
 /* One write of the whole line: O_APPEND makes it land at the end even
  * beside other writers, and the reader counts a line without its newline
- * as torn, never as a record. */
+ * as torn, never as a record. The line goes through the reader's own
+ * checks first: a writer never appends what the reader refuses. */
 int
 history_append_locked(const char *path, const char *line)
 {
+	if (history_line_check(path, line) < 0) {
+		errno = EINVAL;
+		return -2;
+	}
 	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
 	size_t len = strlen(line);
 	ssize_t w = write(fd, line, len);
+	int rc = w == (ssize_t)len && fsync(fd) == 0 ? 0 : -1;
+	int e = errno;
+	close(fd);
+	errno = e;
+	return rc;
+}
+
+int
+history_append_batch_locked(const char *path, const char *lines, size_t len)
+{
+	for (size_t at = 0; at < len;) {
+		const char *nl = memchr(lines + at, '\n', len - at);
+		size_t l = (nl ? (size_t)(nl - lines) + 1 : len) - at;
+		char *one = xstrndup(lines + at, l);
+		int bad = history_line_check(path, one) < 0;
+		free(one);
+		if (bad) {
+			errno = EINVAL;
+			return -2;
+		}
+		at += l;
+	}
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	ssize_t w = write(fd, lines, len);
 	int rc = w == (ssize_t)len && fsync(fd) == 0 ? 0 : -1;
 	int e = errno;
 	close(fd);
@@ -658,7 +775,9 @@ history_append_line(const char *lockpath, const char *path, const char *line)
 	if (fd < 0)
 		return -1;
 	int rc = history_append_locked(path, line);
+	int e = errno;
 	close(fd);
+	errno = e;
 	return rc;
 }
 
@@ -669,12 +788,25 @@ history_annotation_line(const char *fp, const char *action, const char *night, c
 	json_t *o = json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "v", HISTORY_VERSION, "type",
 			      "annotation", "fingerprint", fp, "action", action, "night", night, "reason", reason,
 			      "by", by, "recorded_at", at);
-	char *j = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT);
+	char *j = o ? json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT) : NULL; /* NULL: a string is not UTF-8 */
 	json_decref(o);
-	char *line = xasprintf("%s\n", j);
+	char *line = j ? xasprintf("%s\n", j) : NULL;
 	free(j);
 	free(at);
 	return line;
+}
+
+int
+lock_wait_option(const char *v)
+{
+	char *end;
+	double w = strtod(v, &end);
+	if (end == v || *end || !(w >= 0 && w <= 86400)) {
+		fprintf(stderr, "%s: error: --wait=%s: seconds, a number from 0 to 86400\n", progname, v);
+		return -1;
+	}
+	history_lock_wait = w;
+	return 0;
 }
 
 static int
@@ -693,19 +825,25 @@ cmd_annotate(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"install", required_argument, NULL, 'i'}, {"accept-baseline", required_argument, NULL, 'b'},
 		{"ack", required_argument, NULL, 'a'}, {"reason", required_argument, NULL, 'r'},
-		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+		{"wait", required_argument, NULL, 'w'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 	};
 	const char *text;
 	int c;
 	cliopt_start();
 	while ((c = cliopt_next(argc, argv, "-h", longopts, &text)) != -1) {
-		/* the values are the next word, never "--name=value" */
+		/* the values are "--name=value" or the next word */
 		if (c == 'h' && (!strcmp(text, "-h") || !strcmp(text, "--help"))) {
 			fputs(annotate_usage, stdout);
 			return 0;
 		} else if (c == 1 && optarg[0] != '-' && !fp) {
 			fp = optarg;
-		} else if ((c == 'i' || c == 'b' || c == 'a' || c == 'r') && !strchr(text, '=')) {
+		} else if ((c == 'b' || c == 'a') && action) {
+			fprintf(stderr, "%s: error: one action per annotation: --accept-baseline or --ack, once\n", progname);
+			return 2;
+		} else if (c == 'w') {
+			if (lock_wait_option(optarg) < 0)
+				return 2;
+		} else if (c == 'i' || c == 'b' || c == 'a' || c == 'r') {
 			if (c == 'i')
 				install = optarg;
 			else if (c == 'r')
@@ -729,6 +867,11 @@ cmd_annotate(int argc, char **argv)
 		fprintf(stderr, "%s: the reason must be one non-empty line\n", progname);
 		return 2;
 	}
+	long bad = utf8_invalid_at(reason);
+	if (bad >= 0) {
+		fprintf(stderr, "%s: error: the reason is not valid UTF-8 (byte %ld): nothing appended\n", progname, bad + 1);
+		return 2;
+	}
 	if (!history_fingerprint_ok(fp)) {
 		fprintf(stderr, "%s: '%s' is not a configuration fingerprint\n", progname, fp);
 		return 2;
@@ -749,8 +892,11 @@ cmd_annotate(int argc, char **argv)
 		else {
 			char *line = history_annotation_line(fp, action, night, reason, "user");
 			char *lock = layout_history_lock(install);
-			if (history_append_line(lock, path, line) == 0)
+			int arc = line ? history_append_line(lock, path, line) : -2;
+			if (arc == 0)
 				rc = 0;
+			else if (arc == -2)
+				fprintf(stderr, "%s: error: not appending an annotation the history reader would refuse\n", progname);
 			else
 				fprintf(stderr, "%s: cannot append to %s: %s\n", progname, path, strerror(errno));
 			free(line);

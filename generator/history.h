@@ -66,10 +66,24 @@ int history_fingerprint_ok(const char *s);
  * history_append_locked() appends one line with a single O_APPEND write and
  * fsync (the caller holds the lock); history_append_line() does both. */
 int history_lock(const char *lockpath);
+/* How long history_lock() waits for a held lock, in seconds (negative: no
+ * limit); --wait=SECONDS of annotate and record. */
+extern double history_lock_wait;
+/* --wait=SECONDS: sets history_lock_wait, or says what it takes (-1). */
+int lock_wait_option(const char *v);
+/* Does one newline-terminated line pass the reader's checks for the history
+ * file path (its fingerprint from the name)? 0, or -1 with the reader's
+ * diagnostics printed. Every appender calls it. */
+int history_line_check(const char *path, const char *line);
+/* Both return 0, -1 (errno set) or -2: the line fails history_line_check. */
 int history_append_locked(const char *path, const char *line);
 int history_append_line(const char *lockpath, const char *path, const char *line);
+/* Many whole lines (len bytes) in one write, each checked first (a batch
+ * of imports: one lock, one append). */
+int history_append_batch_locked(const char *path, const char *lines, size_t len);
 /* An annotation record (action, night, reason) made now by `by` ("user"
- * for llmb annotate, "llmb nightly"): one newline-terminated line. */
+ * for llmb annotate, "llmb nightly"): one newline-terminated line, or NULL
+ * when a text is not UTF-8. */
 char *history_annotation_line(const char *fp, const char *action, const char *night, const char *reason,
 			      const char *by);
 

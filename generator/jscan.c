@@ -8,6 +8,7 @@
 #include "jscan.h"
 
 static int value(struct jscan *s);
+static int members(struct jscan *s, int me, int obj);
 
 static void
 ws(struct jscan *s)
@@ -195,11 +196,13 @@ number(struct jscan *s, struct jnode *n)
 		v = exp >= 0 ? v * p10[exp] : v / p10[-exp];
 		n->num = neg ? -v : v;
 	} else {
-		char buf[128];
-		size_t l = p - start < sizeof buf - 1 ? p - start : sizeof buf - 1;
-		memcpy(buf, t + start, l);
-		buf[l] = 0;
+		/* the whole number, however long: a truncated copy reads another value */
+		char small[128], *buf = p - start < sizeof small ? small : xmalloc(p - start + 1);
+		memcpy(buf, t + start, p - start);
+		buf[p - start] = 0;
 		n->num = strtod(buf, NULL);
+		if (buf != small)
+			free(buf);
 	}
 	if (n->isint && (digits > 18))
 		n->isint = 0; /* beyond int64: Jansson would refuse it as an integer too */
@@ -220,7 +223,39 @@ literal(struct jscan *s, const char *word)
 }
 
 static int
+cmp_key(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The keys of object me are all different. */
+static int
+unique_keys(const struct jscan *s, int me)
+{
+	size_t n = s->n[me].nkids, i = 0;
+	const char **k = xmalloc(n * sizeof *k);
+	for (int c = s->n[me].first; c >= 0; c = s->n[c].next)
+		k[i++] = s->n[c].key;
+	qsort(k, n, sizeof *k, cmp_key);
+	int rc = 0;
+	for (i = 1; i < n && !rc; i++)
+		rc = strcmp(k[i - 1], k[i]) ? 0 : -1;
+	free(k);
+	return rc;
+}
+
+static int
 container(struct jscan *s, int me, int obj)
+{
+	if (++s->depth > JSCAN_MAX_DEPTH)
+		return -1;
+	int rc = members(s, me, obj);
+	s->depth--;
+	return rc;
+}
+
+static int
+members(struct jscan *s, int me, int obj)
 {
 	int last = -1, sorted = 1;
 	s->pos++;
@@ -236,13 +271,10 @@ container(struct jscan *s, int me, int obj)
 			if (s->pos >= s->len || s->text[s->pos] != '"' || !(key = string(s)))
 				return -1;
 			/* Records are written with sorted keys: while they come in
-			 * order, a key cannot repeat an earlier one. */
-			if (last >= 0 && (!sorted || strcmp(s->n[last].key, key) >= 0)) {
+			 * order, a key cannot repeat an earlier one; the others are
+			 * checked once the object is whole (sorted: n log n). */
+			if (last >= 0 && sorted && strcmp(s->n[last].key, key) >= 0)
 				sorted = 0;
-				for (int k = s->n[me].first; k >= 0; k = s->n[k].next)
-					if (!strcmp(s->n[k].key, key))
-						return -1;
-			}
 			ws(s);
 			if (s->pos >= s->len || s->text[s->pos++] != ':')
 				return -1;
@@ -265,7 +297,7 @@ container(struct jscan *s, int me, int obj)
 		char c = s->text[s->pos++];
 		if (c == (obj ? '}' : ']')) {
 			s->n[me].sorted = obj && sorted;
-			return 0;
+			return obj && !sorted ? unique_keys(s, me) : 0;
 		}
 		if (c != ',')
 			return -1;
@@ -298,7 +330,7 @@ value(struct jscan *s)
 int
 jscan_parse(struct jscan *s, const char *text, size_t len)
 {
-	s->text = text, s->len = len, s->pos = 0, s->nn = 0, s->slen = 0;
+	s->text = text, s->len = len, s->pos = 0, s->nn = 0, s->slen = 0, s->depth = 0;
 	if (s->scap < len + 1) {
 		free(s->sbuf);
 		s->scap = 2 * len + 64;

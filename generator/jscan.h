@@ -32,7 +32,11 @@ struct jscan {
 	size_t slen, scap;
 	const char *text;
 	size_t len, pos;
+	int depth;              /* of the container being read */
 };
+
+/* Arrays and objects nest at most this deep (a record needs 3). */
+#define JSCAN_MAX_DEPTH 64
 
 /* Parse text[0..len) as one JSON value; 0 or -1. Node 0 is the root. */
 int jscan_parse(struct jscan *s, const char *text, size_t len);

@@ -350,9 +350,34 @@ policy_option(const char *a, struct opts *o)
 	char *name = xstrndup(a + 2, (size_t)(strchr(a, '=') - a - 2));
 	for (char *p = name; *p; p++)
 		*p = *p == '-' ? '_' : *p;
-	int rc = policy_set(&o->pol, name, strchr(a, '=') + 1);
+	const char *val = strchr(a, '=') + 1;
+	int rc = policy_set(&o->pol, name, val);
+	char rule[96];
+	if (rc == -2)
+		fprintf(stderr, "%s: error: %.*s: bad value '%s': %s\n", progname, (int)(strchr(a, '=') - a), a, val,
+			policy_rule(name, rule, sizeof rule));
 	free(name);
 	return rc ? -1 : 0;
+}
+
+/* Every name of --select is a workload with a history among the files. */
+static int
+select_known(const struct history *hs, size_t n, const char *select)
+{
+	int bad = 0;
+	for (const char *s = select; s && *s;) {
+		size_t l = strcspn(s, ","), found = 0;
+		for (size_t i = 0; i < n && !found; i++) {
+			const char *w = json_string_value(json_object_get(hs[i].key, "workload"));
+			found = w && strlen(w) == l && !strncmp(w, s, l);
+		}
+		if (!found) {
+			fprintf(stderr, "%s: error: --select: no history of workload '%.*s'\n", progname, (int)l, s);
+			bad = 1;
+		}
+		s += l + (s[l] == ',');
+	}
+	return bad;
 }
 
 /* The index of the first operand; -1 on a usage error, -2 when the policy
@@ -360,12 +385,11 @@ policy_option(const char *a, struct opts *o)
 static int
 parse_args(int argc, char **argv, struct opts *o)
 {
-	/* --out and --night take "=V" or the next word; --install, --select and
-	 * --policy the next word only; --format "=V" only */
+	/* every option takes "=V" or the next word, the policy knobs too */
 	static const struct option longopts[] = {
 		{"out", required_argument, NULL, 'o'}, {"night", required_argument, NULL, 'n'},
 		{"install", required_argument, NULL, 'i'}, {"select", required_argument, NULL, 's'},
-		{"policy", required_argument, NULL, 'p'}, {"format", optional_argument, NULL, 'f'},
+		{"policy", required_argument, NULL, 'p'}, {"format", required_argument, NULL, 'f'},
 		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 	};
 	const char *text;
@@ -377,13 +401,20 @@ parse_args(int argc, char **argv, struct opts *o)
 			return -3;
 		if (c == 'o' || c == 'n')
 			*(c == 'o' ? &o->out : &o->night) = optarg;
-		else if (c == 'f' && optarg)
+		else if (c == 'f')
 			o->fmt = optarg;
-		else if ((c == 'i' || c == 's') && !strchr(text, '='))
+		else if (c == 'i' || c == 's')
 			*(c == 'i' ? &o->install : &o->select) = optarg;
-		else if (c == 'p' && !strchr(text, '=')) {
+		else if (c == 'p') {
 			if (policy_load(optarg, &o->pol))
 				return -2;
+		} else if (c == '?' && !strncmp(text, "--", 2) && text[2] && !strchr(text, '=') && optind < argc) {
+			/* --knob VALUE: the knob's value is the next word */
+			char *kv = xasprintf("%s=%s", text, argv[optind++]);
+			int rc = policy_option(kv, o);
+			free(kv);
+			if (rc)
+				return -1;
 		} else if (policy_option(text, o))
 			return -1;
 	}
@@ -476,8 +507,10 @@ emit(const json_t *m, const struct opts *o)
 	else
 		render_text(&s, m);
 	int rc = 0;
-	if (o->out) {
-		if (write_file_atomic(o->out, s.buf, s.len)) {
+	if (o->out && strcmp(o->out, "-")) {
+		if (out_path_ok(progname, o->out) < 0)
+			rc = 2;
+		else if (write_file_atomic(o->out, s.buf, s.len)) {
 			fprintf(stderr, "%s: cannot write %s\n", progname, o->out);
 			rc = 2;
 		}
@@ -515,6 +548,8 @@ cmd_judge(int argc, char **argv)
 	struct history *hs = xcalloc(n, sizeof *hs);
 	for (size_t k = 0; k < n; k++)
 		history_load(files[k], &hs[k]);
+	if (!diag_errors && select_known(hs, n, o.select))
+		diag_errors++;
 	int day = o.night ? history_day(o.night) : latest_day(hs, n, o.select), rc = 2;
 	if (o.night && day < 0)
 		fprintf(stderr, "%s: night '%s' is not a date (YYYY-MM-DD)\n", progname, o.night);

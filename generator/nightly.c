@@ -114,21 +114,29 @@ fix_night(struct night *n, int dry)
 /* Runs argv (stdout into out_path when given); its exit status, or
  * 127/128+signal. */
 static int
-run_argv(char **argv, const char *out_path)
+run_argv_err(char **argv, const char *out_path, struct sb *err)
 {
 	fflush(stdout);
 	fflush(stderr);
-	struct proc p = {.argv = argv};
+	struct proc p = {.argv = argv, .err = err};
 	if (out_path && (p.out_fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
 		return 127;
 	int rc = proc_run(&p);
 	if (p.out_fd > 0)
 		close(p.out_fd);
+	if (err && err->len)
+		fputs(err->buf, stderr);
 	if (rc < 0 && p.exec_failed)
 		fprintf(stderr, "llmb nightly: cannot run %s: %s\n", argv[0], strerror(p.error));
 	else if (rc < 0)
 		die("fork: %s", strerror(p.error));
 	return rc < 0 ? 127 : rc;
+}
+
+static int
+run_argv(char **argv, const char *out_path)
+{
+	return run_argv_err(argv, out_path, NULL);
 }
 
 enum runstate { R_DONE, R_FAILED, R_PENDING };
@@ -207,6 +215,46 @@ write_status(struct night *n, int code)
 	free(s);
 }
 
+/* A night that could not be judged still says why, in the summary.txt the
+ * notify hook mails: an error night is never silent. */
+static void
+night_failed(struct night *n, const char *why)
+{
+	char *path = xasprintf("%s/%s/summary.txt", n->dir, n->id);
+	char *s = xasprintf("night %s: ERROR: the night was not judged\n%s%s", n->id, why ? why : "",
+			    why && *why && why[strlen(why) - 1] != '\n' ? "\n" : "");
+	mkdir_p(path, 1);
+	if (write_file_atomic(path, s, strlen(s)) < 0)
+		fprintf(stderr, "llmb nightly: error: cannot write %s: %s\n", path, strerror(errno));
+	free(path);
+	free(s);
+}
+
+/* The workloads of the night that have a history (judge refuses a
+ * --select name without one: a night whose runs all failed to record). */
+static char *
+with_history(const struct night *n, const char *workloads)
+{
+	struct sb o = {0};
+	char *hd = xasprintf("%s/history", n->install);
+	DIR *d = opendir(hd);
+	for (const char *s = workloads; *s;) {
+		size_t l = strcspn(s, ","), found = 0;
+		if (d) {
+			rewinddir(d);
+			for (struct dirent *e; !found && (e = readdir(d));)
+				found = !strncmp(e->d_name, s, l) && e->d_name[l] == '_';
+		}
+		if (found)
+			sb_addf(&o, "%s%.*s", o.len ? "," : "", (int)l, s);
+		s += l + (s[l] == ',');
+	}
+	if (d)
+		closedir(d);
+	free(hd);
+	return o.buf ? sb_steal(&o) : xstrdup("");
+}
+
 /* llmb judge three times (text, JSON, HTML) into the night's directory;
  * the text run's exit status is the night's. */
 static int
@@ -218,24 +266,35 @@ judge(struct night *n, const char *workloads)
 	char *files[] = {"summary.txt", "verdict.json", "trend.html"};
 	char *fmts[] = {"--format=text", "--format=json", "--format=html"};
 	int code = 0;
+	struct sb why = {0};
+	char *sel = with_history(n, workloads);
 	for (int i = 2; i >= 0; i--) {
 		char *tmp = xasprintf("%s/%s.tmp", d, files[i]), *out = xasprintf("%s/%s", d, files[i]);
 		char *argv[] = {self, "judge", fmts[i], "--install", (char *)n->install, "--night", n->id,
-			"--select", (char *)workloads, "--policy", (char *)n->policy, NULL};
+			"--select", sel, "--policy", (char *)n->policy, NULL};
 		if (!file_exists(n->policy))
 			argv[9] = NULL;
-		int rc = run_argv(argv, tmp);
+		struct sb err = {0};
+		int rc = run_argv_err(argv, tmp, &err);
 		if (rc <= 4 && rc != 2 && rename(tmp, out) < 0)
 			die("cannot rename %s: %s", tmp, strerror(errno));
 		if (rc == 2 || rc > 4) {
 			unlink(tmp);
 			fprintf(stderr, "llmb nightly: error: llmb judge %s exited with status %d\n", fmts[i], rc);
+			if (!why.len || i == 0) /* the text judge's words, the summary's own */
+				sb_reset(&why), sb_addf(&why, "llmb judge %s exited with status %d:\n%s", fmts[i], rc, err.buf ? err.buf : "");
+			code = 2; /* any judge that did not run makes the night an error */
 		}
-		if (i == 0)
-			code = rc > 4 ? 2 : rc;
+		if (i == 0 && code != 2)
+			code = rc;
+		sb_free(&err);
 		free(tmp);
 		free(out);
 	}
+	if (code == 2)
+		night_failed(n, why.buf);
+	sb_free(&why);
+	free(sel);
 	free(d);
 	return code;
 }
@@ -356,6 +415,9 @@ nightly_run(struct night *n, char **make_argv)
 		return mk;
 	if (plan_build(&p, n->top, &s, 0)) {
 		plan_free(&p);
+		night_failed(n, "the plan could not be built after make ran (see the errors above)\n");
+		write_status(n, 2);
+		notify(n, 2);
 		close(lockfd);
 		return 2;
 	}
@@ -456,19 +518,23 @@ cmd_nightly(int argc, char **argv)
 	}
 	struct night n = {.top = ".", .install = getenv("LLMB_INSTALL") ? getenv("LLMB_INSTALL") : "install",
 		.policy = "pipelines/nightly.yaml"};
-	const char *a = getenv("ASYNC");
-	n.async = a && *a && strcmp(a, "0");
+	const char *a = getenv("ASYNC"); /* read as the GNUmakefile reads it */
+	n.async = a && *a ? parse_bool(a) : 0;
+	if (n.async < 0) {
+		fprintf(stderr, "llmb nightly: error: ASYNC=%s: expected %s\n", a, bool_spellings);
+		return 2;
+	}
 	static const struct option longopts[] = {
 		{"top", required_argument, NULL, 't'}, {"install", required_argument, NULL, 'i'},
 		{"policy", required_argument, NULL, 'p'}, {"async", no_argument, NULL, 'a'}, {NULL, 0, NULL, 0},
 	};
 	const char *text;
 	int c;
-	/* the options follow the subcommand, argv[1]; the values are the next
-	 * word, never "--name=value" */
+	/* the options follow the subcommand, argv[1]; the values are
+	 * "--name=value" or the next word */
 	cliopt_start();
 	while ((c = cliopt_next(argc - 1, argv + 1, "", longopts, &text)) != -1) {
-		if (c == '?' || (c != 'a' && strchr(text, '='))) {
+		if (c == '?') {
 			fprintf(stderr, "%s", usage);
 			return 2;
 		}

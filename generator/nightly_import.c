@@ -8,14 +8,17 @@
  * (night-<NIGHT>-confirm, confirm.h) is not imported: it is no night. */
 #define _DEFAULT_SOURCE
 #include <dirent.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cmds.h"
+#include "history.h"
 #include "layout.h"
 #include "nightmatrix.h"
 #include "plan.h"
@@ -60,13 +63,6 @@ run_name(const char *name, char *gpu, char *size, char *dtype, long *scale)
 	return *scale > 0;
 }
 
-static char *
-night_of_mtime(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) < 0 ? NULL : utc_time_as(st.st_mtime, "%Y-%m-%d");
-}
-
 /* The job id in an upstream log name: "log-..._<digits>.out", else the name. */
 static char *
 job_of_log(const char *name)
@@ -84,7 +80,44 @@ struct imp {
 	struct plan *p;
 	const char *install, *workload;
 	struct counts c;
+	json_t *batch;              /* the records found, appended at the end in one locked write */
+	char *version;
+	struct { dev_t dev; ino_t ino; } *seen; /* directories walked: a symlink loop is walked once */
+	size_t nseen;
 };
+
+/* 2000-01-01 UTC: a log written before it has a clock that was never set. */
+#define IMPORT_EPOCH 946684800L
+
+/* A log's night from its modification time, or NULL (an error printed)
+ * when it cannot be read or its time is before 2000 or in the future. */
+static char *
+log_night(const char *log, char sha[65])
+{
+	struct stat st;
+	size_t len = 0;
+	const char *why = NULL;
+	char *text = NULL;
+	if (stat(log, &st) < 0)
+		why = strerror(errno);
+	else
+		text = read_regular_file(log, &len, &why);
+	if (!text) {
+		fprintf(stderr, "llmb record: error: %s: cannot read the log: %s; not imported\n", log, why);
+		return NULL;
+	}
+	sha256_hex(text, len, sha);
+	free(text);
+	time_t now = time(NULL);
+	if (st.st_mtime < IMPORT_EPOCH || st.st_mtime > now + 86400) {
+		char *when = utc_time_as(st.st_mtime, "%Y-%m-%d");
+		fprintf(stderr, "llmb record: error: %s: written %s (%s): no night to give it; not imported\n", log, when,
+			st.st_mtime < IMPORT_EPOCH ? "before 2000" : "in the future");
+		free(when);
+		return NULL;
+	}
+	return utc_time_as(st.st_mtime, "%Y-%m-%d");
+}
 
 /* One run directory: its train.done, or each of its logs. */
 static void
@@ -114,7 +147,14 @@ import_run(struct imp *im, const char *dir, const char *w, const char *gpu, cons
 			free(log);
 			continue;
 		}
-		char *night = night_of_mtime(log), *job = td ? NULL : job_of_log(e->d_name);
+		char sha[65];
+		char *night = log_night(log, sha), *job = td ? NULL : job_of_log(e->d_name);
+		if (!night) {
+			im->c.failed++;
+			free(job);
+			free(log);
+			continue;
+		}
 		s.night = night;
 		s.log = log;
 		s.job = job;
@@ -122,12 +162,15 @@ import_run(struct imp *im, const char *dir, const char *w, const char *gpu, cons
 		if (td && cfg_get(td, "executor", logb, sizeof logb) && !strcmp(logb, "local"))
 			s.nodes = NULL; /* this host */
 		struct sb err = {0};
+		s.version = im->version;
 		json_t *rec = record_build(&s, &err);
-		if (rec)
-			append_one(im->install, rec, &im->c, "import");
-		else
+		if (rec) {
+			/* upstream logs are keyed by name: the content tells two runs of one name apart */
+			if (!td)
+				json_object_set_new(rec, "log_sha256", json_string(sha));
+			json_array_append_new(im->batch, rec);
+		} else
 			fprintf(stderr, "llmb record: warning: %s\n", err.buf);
-		json_decref(rec);
 		sb_free(&err);
 		free(night);
 		free(job);
@@ -172,9 +215,20 @@ tagged_night(const char *name)
 static void
 import_walk(struct imp *im, const char *dir, const char *w, int depth)
 {
+	struct stat ds;
+	if (stat(dir, &ds) == 0) {
+		for (size_t i = 0; i < im->nseen; i++)
+			if (im->seen[i].dev == ds.st_dev && im->seen[i].ino == ds.st_ino) {
+				fprintf(stderr, "llmb record: warning: %s: already walked (a symbolic link loop or a second path); skipped\n", dir);
+				return;
+			}
+		im->seen = xrealloc(im->seen, (im->nseen + 1) * sizeof *im->seen);
+		im->seen[im->nseen].dev = ds.st_dev, im->seen[im->nseen++].ino = ds.st_ino;
+	}
 	DIR *d = opendir(dir);
 	if (!d) {
-		fprintf(stderr, "llmb record: warning: cannot read %s\n", dir);
+		fprintf(stderr, "llmb record: error: cannot read %s: %s\n", dir, strerror(errno));
+		im->c.failed++;
 		return;
 	}
 	const char *base = strrchr(dir, '/');
@@ -212,6 +266,98 @@ import_walk(struct imp *im, const char *dir, const char *w, int depth)
 	}
 }
 
+/* The history's jobs of one file: job -> log_sha256 (or "" without one). */
+static json_t *
+jobs_of(const char *path)
+{
+	json_t *jobs = json_object();
+	char *old = read_file(path, NULL);
+	for (const char *l = old; l && *l;) {
+		size_t n = strcspn(l, "\n");
+		json_t *o = json_loadb(l, n, 0, NULL);
+		const char *t = json_string_value(json_object_get(o, "type")), *j = json_string_value(json_object_get(o, "job"));
+		const char *h = json_string_value(json_object_get(o, "log_sha256"));
+		if (t && j && !strcmp(t, "run"))
+			json_object_set_new(jobs, j, json_string(h ? h : ""));
+		json_decref(o);
+		l += n + (l[n] == '\n');
+	}
+	free(old);
+	return jobs;
+}
+
+/* The batch, under one lock: one read and one append per history file. A
+ * job already there with the same log (or no log hash) is present; with
+ * another log it is another run of the same name, keyed JOB-<sha8>. */
+static void
+import_flush(struct imp *im)
+{
+	if (!json_array_size(im->batch))
+		return;
+	char *lockpath = layout_history_lock(im->install);
+	int fd = history_lock(lockpath);
+	if (fd < 0) {
+		fprintf(stderr, "llmb record: error: cannot lock %s: %s\n", lockpath, strerror(errno));
+		im->c.failed += (int)json_array_size(im->batch);
+		free(lockpath);
+		return;
+	}
+	json_t *files = json_object(); /* fingerprint -> [records] */
+	size_t i;
+	json_t *rec;
+	json_array_foreach(im->batch, i, rec) {
+		const char *fp = json_string_value(json_object_get(rec, "fingerprint"));
+		if (!json_object_get(files, fp))
+			json_object_set_new(files, fp, json_array());
+		json_array_append(json_object_get(files, fp), rec);
+	}
+	const char *fp;
+	json_t *list;
+	json_object_foreach(files, fp, list) {
+		char *path = layout_history(im->install, fp);
+		json_t *jobs = jobs_of(path);
+		struct sb out = {0};
+		int added = 0;
+		json_array_foreach(list, i, rec) {
+			const char *job = json_string_value(json_object_get(rec, "job"));
+			const char *sha = json_string_value(json_object_get(rec, "log_sha256"));
+			const char *have = json_string_value(json_object_get(jobs, job));
+			if (have && sha && *have && strcmp(have, sha)) {
+				char *j2 = xasprintf("%s-%.8s", job, sha);
+				json_object_set_new(rec, "job", json_string(j2));
+				free(j2);
+				job = json_string_value(json_object_get(rec, "job"));
+				have = json_string_value(json_object_get(jobs, job));
+			}
+			const char *night = json_string_value(json_object_get(rec, "night"));
+			if (have) {
+				printf("import %s night %s job %s: already in the history\n", fp, night, job);
+				im->c.present++;
+				continue;
+			}
+			json_object_set_new(jobs, job, json_string(sha ? sha : ""));
+			char *s = json_dumps(rec, JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(10));
+			sb_addf(&out, "%s\n", s ? s : "");
+			free(s);
+			printf("recorded import: %s night %s job %s\n", fp, night, job);
+			added++;
+		}
+		int rc = out.len ? history_append_batch_locked(path, out.buf, out.len) : 0;
+		if (rc == -1)
+			fprintf(stderr, "llmb record: error: cannot append to %s: %s\n", path, strerror(errno));
+		if (rc)
+			im->c.failed += added;
+		else
+			im->c.appended += added;
+		sb_free(&out);
+		json_decref(jobs);
+		free(path);
+	}
+	json_decref(files);
+	close(fd);
+	free(lockpath);
+}
+
 static int
 import_dirs(const char *top, const char *install, const char *workload, char **dirs, int n)
 {
@@ -222,7 +368,29 @@ import_dirs(const char *top, const char *install, const char *workload, char **d
 		plan_free(&p);
 		return 2;
 	}
-	struct imp im = {&p, install, workload, {0, 0, 0}};
+	int bad = 0;
+	if (workload) {
+		int known = 0;
+		for (size_t i = 0; i < p.n && !known; i++)
+			known = !strcmp(p.v[i].workload, workload);
+		if (!known) {
+			fprintf(stderr, "llmb record: error: --workload %s: no such workload in %s/workloads\n", workload, top);
+			bad = 1;
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		struct stat st;
+		int rc = stat(dirs[i], &st);
+		if (rc < 0 || !S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "llmb record: error: %s: %s\n", dirs[i], rc < 0 ? strerror(errno) : "not a folder");
+			bad = 1;
+		}
+	}
+	if (bad) {
+		plan_free(&p);
+		return 2;
+	}
+	struct imp im = {&p, install, workload, {0, 0, 0}, json_array(), llmb_version(top), NULL, 0};
 	for (int i = 0; i < n; i++) {
 		char *d = xstrdup(dirs[i]);
 		size_t l = strlen(d);
@@ -233,7 +401,11 @@ import_dirs(const char *top, const char *install, const char *workload, char **d
 		free(w);
 		free(d);
 	}
+	import_flush(&im);
 	printf("llmb record: imported %d run(s), %d already in the history\n", im.c.appended, im.c.present);
+	json_decref(im.batch);
+	free(im.version);
+	free(im.seen);
 	plan_free(&p);
 	return im.c.failed ? 1 : 0;
 }
@@ -287,7 +459,7 @@ cmd_record(int argc, char **argv)
 	static const struct option lo[] = {
 		{"top", required_argument, 0, 't'}, {"install", required_argument, 0, 'i'},
 		{"version", required_argument, 0, 'v'}, {"workload", required_argument, 0, 'w'},
-		{"import", no_argument, 0, 'I'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+		{"import", no_argument, 0, 'I'}, {"wait", required_argument, 0, 'W'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
 	const char *top = ".", *install = getenv("LLMB_INSTALL") ? getenv("LLMB_INSTALL") : "install";
 	const char *version = NULL, *workload = NULL;
@@ -300,6 +472,7 @@ cmd_record(int argc, char **argv)
 		case 'v': version = optarg; break;
 		case 'w': workload = optarg; break;
 		case 'I': imp = 1; break;
+		case 'W': if (lock_wait_option(optarg) < 0) return 2; break;
 		case 'h': printf("%s", usage); return 0;
 		default: fprintf(stderr, "%s", usage); return 2;
 		}

@@ -233,6 +233,8 @@ configuration(const struct prov_src *s)
 	json_object_set_new(o, "config_hash", json_string(s->cfg_hash));
 	json_object_set_new(o, "script_sha256", script_hash(s));
 	json_object_set_new(o, "knobs", pairs(s->cfg, "param"));
+	/* the run knobs as set (MAX_STEPS, ENABLE_*, EXTRA_WORK, TIME_LIMIT, ...): what "what changed" names */
+	json_object_set_new(o, "run_knobs", pairs(s->cfg, "knob"));
 	json_object_set_new(o, "env", pairs(s->cfg, "env"));
 	size_t n;
 	char **sec = cfg_values(s->cfg, "secret", &n);

@@ -462,9 +462,10 @@ record_append(const char *install, json_t *rec)
 		rc = 0;
 	} else {
 		char *s = json_dumps(rec, JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(10));
-		char *line = xasprintf("%s\n", s);
-		rc = history_append_locked(path, line) == 0 ? 1 : -1;
-		if (rc < 0)
+		char *line = xasprintf("%s\n", s ? s : "");
+		int arc = history_append_locked(path, line);
+		rc = arc == 0 ? 1 : -1;
+		if (arc == -1)
 			fprintf(stderr, "llmb record: error: cannot append to %s: %s\n", path, strerror(errno));
 		free(line);
 		free(s);

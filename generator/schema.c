@@ -154,6 +154,10 @@ valid_expr(const char *s)
 
 static int check(const char *file, const struct ynode *n, const struct ytype *t);
 
+/* The key whose value is being checked, for messages that would not say
+ * otherwise which value is meant. */
+static const char *schema_key;
+
 static int
 check_obj(const char *file, const struct ynode *n, const struct field *fields)
 {
@@ -177,7 +181,10 @@ check_obj(const char *file, const struct ynode *n, const struct field *fields)
 			errs++;
 			continue;
 		}
+		const char *outer = schema_key;
+		schema_key = f->key;
 		errs += check(file, ymap_val(n, i), f->type);
+		schema_key = outer;
 	}
 	for (const struct field *f = fields; f->key; f++) {
 		if (f->required && !ymap_get(n, f->key)) {
@@ -244,8 +251,8 @@ check_scalar(const char *file, const struct ynode *n, const struct ytype *t)
 		if (*cc)
 			diag_error(file, n->line, n->col, "control character 0x%02x in a value: expected %s", *cc, what);
 		else if (t->kind == T_INT && *n->str && strspn(n->str, "0123456789") == strlen(n->str))
-			diag_error(file, n->line, n->col, "%.40s%s is too large: at most %ld", n->str,
-				   strlen(n->str) > 40 ? "..." : "", INT_MAX_VALUE);
+			diag_error(file, n->line, n->col, "%s%s%.40s%s is too large: at most %ld", schema_key ? schema_key : "",
+				   schema_key ? ": " : "", n->str, strlen(n->str) > 40 ? "..." : "", INT_MAX_VALUE);
 		else if (strlen(n->str) > 40)
 			diag_error(file, n->line, n->col, "expected %s", what);
 		else if (t->kind == T_INT || t->kind == T_NUM || t->kind == T_BOOL)

@@ -10,6 +10,7 @@
  * recorded is left empty, never guessed; facts that differ between nodes
  * are named in hw_notes. Exit: 0, 2 bad input or usage. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,9 +50,16 @@ load_input(const char *arg, json_t *all)
 	struct stat st;
 	char *path = stat(arg, &st) == 0 && S_ISDIR(st.st_mode) ? xasprintf("%s/provenance.json", arg) : xstrdup(arg);
 	json_error_t e;
-	json_t *j = json_load_file(path, 0, &e);
+	size_t len;
+	const char *why;
+	char *text = read_regular_file(path, &len, &why);
+	json_t *j = text ? json_loadb(text, len, JSON_REJECT_DUPLICATES, &e) : NULL;
+	free(text);
 	int rc = 0;
-	if (!j) {
+	if (!text) {
+		fprintf(stderr, "llmb sysdesc: error: %s: %s\n", path, why);
+		rc = -1;
+	} else if (!j) {
 		fprintf(stderr, "%s:%d:%d: error: %s\n", path, e.line > 0 ? e.line : 1, e.column > 0 ? e.column : 1, e.text);
 		rc = -1;
 	} else if (json_object_get(j, "runs") || json_object_get(j, "excluded")) {
@@ -161,6 +169,18 @@ framework(const json_t *sw)
 	return sb_steal(&s);
 }
 
+/* "<value/div> GiB" of a number given whole ("N/A", "", "12abc": NULL,
+ * the field left empty rather than 0). */
+static char *
+gib(const char *v, double div)
+{
+	char *end;
+	double x = v && *v ? strtod(v, &end) : NAN;
+	if (!v || !*v || *end || !isfinite(x) || x < 0)
+		return NULL;
+	return xasprintf("%.1f GiB", x / div);
+}
+
 json_t *
 sysdesc_describe(json_t *all, const char *const opt[4])
 {
@@ -190,12 +210,12 @@ sysdesc_describe(json_t *all, const char *const opt[4])
 	set(d, "accelerators_per_node", ngpu ? xasprintf("%zu", ngpu) : NULL);
 	set(d, "accelerator_model_name", model ? xstrdup(model) : NULL);
 	const char *mem = node ? gpu0(node, "memory.total") : NULL, *mhz = node ? gpu0(node, "clocks.max.sm") : NULL;
-	set(d, "accelerator_memory_capacity", mem ? xasprintf("%.1f GiB", strtod(mem, NULL) / 1024) : NULL);
+	set(d, "accelerator_memory_capacity", gib(mem, 1024));
 	set(d, "accelerator_frequency", mhz ? xasprintf("%s MHz", mhz) : NULL);
 	const char *cpu = sget(node, "cpu_model"), *vcpu = sget(node, "cpus"), *hm = sget(node, "mem_total_kib");
 	set(d, "host_processor_model_name", *cpu ? xstrdup(cpu) : NULL);
 	set(d, "host_processor_vcpu_count", *vcpu ? xstrdup(vcpu) : NULL);
-	set(d, "host_memory_capacity", *hm ? xasprintf("%.1f GiB", strtod(hm, NULL) / 1048576) : NULL);
+	set(d, "host_memory_capacity", gib(hm, 1048576));
 	set(d, "operating_system", *sget(node, "kernel") ? xasprintf("Linux %s", sget(node, "kernel")) : NULL);
 	set(d, "framework", best ? framework(json_object_get(best, "software")) : NULL);
 	struct sb o = {0};
@@ -236,10 +256,17 @@ cmd_sysdesc(int argc, char **argv)
 		size_t f = 0;
 		while (f < 4 && strncmp(argv[i], flags[f], strlen(flags[f])))
 			f++;
+		size_t fl = 0; /* "--name VALUE": the flag without its "=" */
+		while (fl < 4 && (strlen(argv[i]) != strlen(flags[fl]) - 1 || strncmp(argv[i], flags[fl], strlen(argv[i]))))
+			fl++;
 		if (f < 4) {
 			opt[f] = argv[i] + strlen(flags[f]);
+		} else if (fl < 4 && i + 1 < argc) {
+			opt[fl] = argv[++i];
 		} else if (!strncmp(argv[i], "--out=", 6)) {
 			out = argv[i] + 6;
+		} else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
+			out = argv[++i];
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			json_decref(all);
 			return fputs(usage_text, stdout), 0;
@@ -255,6 +282,15 @@ cmd_sysdesc(int argc, char **argv)
 		json_decref(all);
 		return fputs(usage_text, stderr), 2;
 	}
+	/* the enumerated options hold one of their words */
+	if ((opt[2] && strcmp(opt[2], "closed") && strcmp(opt[2], "open")) ||
+	    (opt[3] && strcmp(opt[3], "available") && strcmp(opt[3], "preview") && strcmp(opt[3], "rdi"))) {
+		int st = opt[3] && strcmp(opt[3], "available") && strcmp(opt[3], "preview") && strcmp(opt[3], "rdi");
+		fprintf(stderr, "llmb sysdesc: error: %s=%s: expected %s\n", st ? "--status" : "--division",
+			st ? opt[3] : opt[2], st ? "available, preview or rdi" : "closed or open");
+		json_decref(all);
+		return 2;
+	}
 	if (!bad && !json_array_size(all)) {
 		fprintf(stderr, "llmb sysdesc: no run with a provenance.json in the input\n");
 		bad = 1;
@@ -265,7 +301,11 @@ cmd_sysdesc(int argc, char **argv)
 	}
 	char *txt = sysdesc_text(all, opt);
 	int rc = 0;
-	if (out && write_file_atomic(out, txt, strlen(txt)) < 0) {
+	if (out && !strcmp(out, "-"))
+		out = NULL;
+	if (out && out_path_ok("llmb sysdesc", out) < 0)
+		rc = 2;
+	else if (out && write_file_atomic(out, txt, strlen(txt)) < 0) {
 		fprintf(stderr, "llmb sysdesc: cannot write %s\n", out);
 		rc = 2;
 	} else if (!out) {

@@ -1,5 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -215,10 +217,44 @@ read_file(const char *path, size_t *lenp)
 
 static int write_atomic(const char *path, const void *data, size_t len, int sync);
 
+/* A writer killed between its write and its rename leaves path.tmp.<pid>
+ * for good; the next write of the same path removes those of processes
+ * that are gone. Only old ones (a minute): on an install tree shared by
+ * several hosts the pid may be another host's live writer. */
+static void
+remove_stale_tmps(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? xstrndup(path, (size_t)(slash - path + (slash == path))) : xstrdup(".");
+	const char *base = slash ? slash + 1 : path;
+	size_t bl = strlen(base);
+	DIR *d = opendir(dir);
+	time_t now = time(NULL);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		const char *n = e->d_name;
+		if (strncmp(n, base, bl) || strncmp(n + bl, ".tmp.", 5) || !n[bl + 5] ||
+		    strspn(n + bl + 5, "0123456789") != strlen(n + bl + 5))
+			continue;
+		long pid = strtol(n + bl + 5, NULL, 10);
+		char *t = xasprintf("%s/%s", dir, n);
+		struct stat st;
+		if (pid > 0 && pid != (long)getpid() && (pid > INT32_MAX || (kill((pid_t)pid, 0) < 0 && errno == ESRCH)) &&
+		    lstat(t, &st) == 0 && S_ISREG(st.st_mode) && now - st.st_mtime > 60)
+			unlink(t);
+		free(t);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+}
+
 int
 write_file_atomic(const char *path, const void *data, size_t len)
 {
-	return write_atomic(path, data, len, 1);
+	int rc = write_atomic(path, data, len, 1);
+	if (rc == 0)
+		remove_stale_tmps(path);
+	return rc;
 }
 
 static int
@@ -474,4 +510,69 @@ sb_add_html(struct sb *o, const char *s)
 		default: sb_addc(o, *s);
 		}
 	}
+}
+
+long
+utf8_invalid_at(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	for (size_t i = 0; u[i];) {
+		unsigned char c = u[i];
+		size_t n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+		if (!n)
+			return (long)i;
+		for (size_t k = 1; k < n; k++)
+			if ((u[i + k] & 0xc0) != 0x80)
+				return (long)i;
+		if (n > 2 && ((c == 0xe0 && u[i + 1] < 0xa0) || (c == 0xed && u[i + 1] >= 0xa0) ||
+			      (c == 0xf0 && u[i + 1] < 0x90) || (c == 0xf4 && u[i + 1] >= 0x90)))
+			return (long)i;
+		i += n;
+	}
+	return -1;
+}
+
+int
+out_path_ok(const char *prog, const char *path)
+{
+	struct stat st;
+	if (!*path) {
+		fprintf(stderr, "%s: error: --out: an empty file name\n", prog);
+		return -1;
+	}
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : (fprintf(stderr, "%s: error: --out %s: %s\n", prog, path, strerror(errno)), -1);
+	if (S_ISREG(st.st_mode))
+		return 0;
+	const char *what = S_ISLNK(st.st_mode) ? "a symbolic link" : S_ISDIR(st.st_mode) ? "a directory" :
+			   S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" :
+			   "not a regular file";
+	fprintf(stderr, "%s: error: --out %s: %s, not a regular file: refusing to replace it (- writes to stdout)\n",
+		prog, path, what);
+	return -1;
+}
+
+char *
+read_regular_file(const char *path, size_t *lenp, const char **why)
+{
+	/* O_NONBLOCK: opening a FIFO without a writer must not block */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
+	*why = NULL;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		*why = strerror(errno);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		*why = S_ISDIR(st.st_mode) ? "a directory, not a regular file" : "not a regular file";
+		return NULL;
+	}
+	close(fd);
+	char *s = read_file(path, lenp);
+	if (!s)
+		*why = strerror(errno);
+	return s;
 }

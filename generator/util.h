@@ -41,8 +41,16 @@ void sb_free(struct sb *s);
 
 /* Read a whole file; NULL with errno set on failure. *len may be NULL. */
 char *read_file(const char *path, size_t *len);
-/* Write via "<path>.tmp.<pid>" + fsync + rename. Returns 0 or -1 (errno). */
+/* read_file() of a regular file only: a FIFO, device or directory is
+ * refused without blocking. NULL with *why saying why. */
+char *read_regular_file(const char *path, size_t *len, const char **why);
+/* Write via "<path>.tmp.<pid>" + fsync + rename. Returns 0 or -1 (errno).
+ * Then removes the "<path>.tmp.<pid>" of killed writers (over a minute old). */
 int write_file_atomic(const char *path, const void *data, size_t len);
+/* May --out replace path? Yes when it does not exist or is a regular file;
+ * a directory, device, FIFO or symbolic link is refused (the error printed
+ * as prog's). 0 or -1. */
+int out_path_ok(const char *prog, const char *path);
 /* For generated files: atomic but not fsynced, and an identical file is
  * left untouched (mtime kept).
  * Returns 1 if written, 0 if unchanged, -1 on error. */
@@ -56,6 +64,9 @@ int file_exists(const char *path);
 int parse_bool(const char *s);
 /* The environment variable name as a number, dflt when unset or empty. */
 long env_long(const char *name, long dflt);
+/* The offset of the first byte of s that is not well-formed UTF-8 (RFC 3629:
+ * no overlong forms, no surrogates, nothing above U+10FFFF), or -1. */
+long utf8_invalid_at(const char *s);
 extern const char bool_spellings[];
 /* The next word of a list as users write it ("a b,c", tabs too): moves
  * *p to the word and returns its length, 0 at the end. The caller steps

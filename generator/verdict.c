@@ -96,6 +96,18 @@ policy_set(struct policy *p, const char *name, const char *val)
 	return -1;
 }
 
+const char *
+policy_rule(const char *name, char *buf, size_t len)
+{
+	for (size_t i = 0; i < NKNOBS; i++)
+		if (!strcmp(name, knobs[i].name)) {
+			snprintf(buf, len, "%s from %.15g to %.15g", knobs[i].kind == K_INT ? "an integer" : "a number",
+				 knobs[i].lo, knobs[i].hi);
+			return buf;
+		}
+	return NULL;
+}
+
 static int
 policy_check(const struct policy *p, const char *file)
 {
@@ -137,7 +149,8 @@ policy_load(const char *path, struct policy *p)
 		int known = 0;
 		for (size_t kn = 0; kn < NKNOBS; kn++)
 			known |= !strcmp(k->str, knobs[kn].name);
-		int rc = !known ? -1 : v->kind == Y_SCALAR ? policy_set(p, k->str, v->str) : -2;
+		/* typed: a number is written as one, "0.02" and "5%" are strings */
+		int rc = !known ? -1 : v->kind == Y_SCALAR && v->plain ? policy_set(p, k->str, v->str) : -2;
 		const char *near = diag_suggest(k->str, names);
 		if (rc == -1 && (strict || (near && strcmp(near, k->str)))) {
 			if (near)
@@ -146,7 +159,10 @@ policy_load(const char *path, struct policy *p)
 				diag_error(path, k->line, k->col, "unknown policy knob '%s'", k->str);
 			bad++;
 		} else if (rc == -2) {
-			diag_error(path, v->line, v->col, "bad value for policy knob '%s'", k->str);
+			char rule[96];
+			diag_error(path, v->line, v->col, "bad value %s%s%s for policy knob '%s': %s", v->kind == Y_SCALAR ? "'" : "",
+				   v->kind == Y_SCALAR ? v->str : "(not a scalar)", v->kind == Y_SCALAR ? "'" : "", k->str,
+				   policy_rule(k->str, rule, sizeof rule));
 			bad++;
 		}
 	}

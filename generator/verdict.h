@@ -42,6 +42,8 @@ void policy_defaults(struct policy *p);
 int policy_load(const char *path, struct policy *p);
 /* Set one knob by name from text; -1 unknown name, -2 bad value. */
 int policy_set(struct policy *p, const char *name, const char *val);
+/* What knob name takes ("a number from 0 to 1"), in buf; NULL when no knob. */
+const char *policy_rule(const char *name, char *buf, size_t len);
 /* The knobs as "name value" lines into a caller buffer callback. */
 size_t policy_count(void);
 const char *policy_name(size_t i);

@@ -144,10 +144,32 @@ ydoc_free(struct ydoc *d)
 	free(d);
 }
 
+/* A reader error (an invalid byte) has no mark, only its offset in the
+ * file: its line and column (in characters, as libyaml counts them). */
+static void
+offset_mark(const char *file, size_t off, yaml_mark_t *m)
+{
+	size_t len;
+	char *t = read_file(file, &len);
+	m->line = 0, m->column = 0;
+	for (size_t i = 0; t && i < off && i < len; i++) {
+		if (t[i] == '\n')
+			m->line++, m->column = 0;
+		else if (((unsigned char)t[i] & 0xc0) != 0x80)
+			m->column++;
+	}
+	free(t);
+}
+
 static void
 parser_error(const char *file, const yaml_parser_t *p)
 {
+	yaml_mark_t rm;
 	const yaml_mark_t *m = p->problem_mark.line || p->problem_mark.column ? &p->problem_mark : &p->context_mark;
+	if (p->error == YAML_READER_ERROR) {
+		offset_mark(file, p->problem_offset, &rm);
+		m = &rm;
+	}
 	if (p->context)
 		diag_error(file, (int)m->line + 1, (int)m->column + 1, "%s %s", p->problem ? p->problem : "syntax error", p->context);
 	else

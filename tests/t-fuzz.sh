@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# A short fuzzing run of the recipe checker and the log parser (libFuzzer,
-# address and undefined sanitizers): 12 s each, no crash allowed. `make
+# A short fuzzing run of the recipe checker, the log parser and the history
+# reader (libFuzzer, address and undefined sanitizers): 12 s each, no crash
+# allowed. `make
 # fuzz` runs the same targets longer. Needs clang with libFuzzer (in the
 # test dependencies); skipped where it is missing. Inputs that crashed a
 # fuzzer once are kept in tests/fuzz/regress/ and run first.
@@ -18,7 +19,7 @@ for f in "$TOP"/tests/fuzz/regress/*; do
 	t_ok "regress: ${f##*/} runs clean" "$TOP/build/fuzz/fuzz-$t" "$f"
 done
 secs=${LLMB_FUZZ_SECONDS:-12}
-for t in recipe log; do
+for t in recipe log history; do
 	"$TOP/tests/fuzz/run.sh" "$secs" "$t" >"$TRASH/$t.out" 2>&1
 	st=$?
 	sed 's/^/# /' "$TRASH/$t.out"

@@ -162,6 +162,57 @@ ASYNC=maybe "$LLMB" run --top "$T2" --gen "$TRASH/gen2" --install "$TRASH/inst2"
 t_ok "llmb run refuses ASYNC=maybe before anything (exit $rc)" test "$rc" = 2
 t_grep "llmb run says which spellings" 'ASYNC=maybe: expected 1/0, true/false, yes/no or on/off' "$TRASH/run.out"
 
+# ---- bounded readers: history, diff, sysdesc ----------------------------------
+# Deep nesting, many keys, FIFOs, a held lock: an error or a message within
+# seconds, never a crash or a hang.
+R=$TRASH/readers FPR=w_cpu_tiny_fp32_1_000000000000
+mkdir -p "$R/deep/history" "$R/keys/history" "$R/fifo/history" "$R/lock/history"
+python3 -c 'import sys; sys.stdout.write("[" * 1000000 + "]" * 1000000 + "\n")' >"$R/deep/history/$FPR.jsonl"
+t_rc "history: a line nested a million deep is an error (exit 2)" 2 timeout 20 "$LLMB" judge --install "$R/deep"
+t_grep "history: deep nesting: the line and the limit" "$FPR.jsonl:1:[0-9]+: error: not JSON" "$TRASH/.out"
+python3 -c 'import sys; sys.stdout.write("{" + ",".join("\"k%d\":0" % i for i in range(200000, 0, -1)) + "}\n")' >"$R/keys/history/$FPR.jsonl"
+t_rc "history: 200000 keys out of order: an error within seconds (exit 2)" 2 timeout 20 "$LLMB" judge --install "$R/keys"
+mkfifo "$R/fifo/history/$FPR.jsonl" "$R/fifo.json"
+t_rc "history: a FIFO is refused without blocking (exit 2)" 2 timeout 20 "$LLMB" judge --install "$R/fifo"
+t_grep "history: a FIFO: not a regular file" "$FPR.jsonl: error: cannot read: not a regular file" "$TRASH/.out"
+t_rc "diff: a FIFO is refused without blocking (exit 2)" 2 timeout 20 "$LLMB" diff "$R/fifo.json" "$R/fifo.json"
+t_rc "sysdesc: a FIFO is refused without blocking (exit 2)" 2 timeout 20 "$LLMB" sysdesc "$R/fifo.json"
+python3 -c 'import sys; sys.stdout.write("[" * 100000 + "]" * 100000 + "\n")' >"$R/deep.json"
+t_rc "diff: deep nesting is an error (exit 2)" 2 timeout 20 "$LLMB" diff "$R/deep.json" "$R/deep.json"
+t_rc "sysdesc: deep nesting is an error (exit 2)" 2 timeout 20 "$LLMB" sysdesc "$R/deep.json"
+# A held history lock: who holds it, a message, and --wait's limit.
+printf 'pid 4242 llmb record\n' >"$R/lock/history/.lock"
+cp "$TOP/tests/hardening/history-one.jsonl" "$R/lock/history/$FPR.jsonl"
+(exec 9>>"$R/lock/history/.lock" && flock 9 && exec sleep 30) &
+lockpid=$!
+sleep 0.5
+t_rc "annotate --wait=1 under a held lock gives up (exit 2)" 2 timeout 20 "$LLMB" annotate --install "$R/lock" "$FPR" \
+	--ack 2026-01-01 --reason x --wait=1
+t_grep "a held lock: who holds it" 'history lock .* is held by pid 4242 llmb record; waiting for it' "$TRASH/.out"
+t_rc "annotate --wait=-1: refused with the range" 2 "$LLMB" annotate --install "$R/lock" "$FPR" --ack 2026-01-01 --reason x --wait=-1
+t_grep "--wait: the range" 'wait=-1: seconds, a number from 0 to 86400' "$TRASH/.out"
+kill "$lockpid" 2>/dev/null; wait "$lockpid" 2>/dev/null
+t_rc "annotate after the lock is free" 0 timeout 20 "$LLMB" annotate --install "$R/lock" "$FPR" --ack 2026-01-01 --reason x --wait 5
+
+# ---- diff inputs ----------------------------------------------------------------
+D=$TRASH/diffin
+mkdir -p "$D"
+printf '[1]\n' >"$D/array.json"
+printf '{"machine": {}}\n{"machine": {}}\n' >"$D/trailing.json"
+printf '{"machine": {"nodes": "a", "nodes": "b"}}\n' >"$D/dupkey.json"
+printf '{"configuration": {"a": {"b": "1"}}}\n' >"$D/nested.json"
+: >"$D/diff.all"
+for c in array trailing dupkey; do
+	rc=0
+	"$LLMB" diff "$D/$c.json" "$D/nested.json" >/dev/null 2>"$D/$c.err" || rc=$?
+	t_ok "diff of a file with $c: exit 2 (got $rc)" test "$rc" = 2
+	sed "s|$D/||" "$D/$c.err" >>"$D/diff.all"
+done
+t_cmp "diff inputs: errors with a position" "$H/diff-inputs.err" "$D/diff.all"
+printf '{"configuration": {"a": {"b": "2"}}}\n' >"$D/nested2.json"
+t_rc "diff --format json (the next word)" 1 "$LLMB" diff --format json "$D/nested2.json" "$D/nested.json"
+t_grep "diff --format json: JSON" '"same": false' "$TRASH/.out"
+
 # ---- damaged install trees, and redos that change nothing ---------------------
 # The pipeline test's quick workload with a venv, on the local executor.
 if command -v mksquashfs >/dev/null && /usr/bin/python3 -c 'import venv' 2>/dev/null; then

@@ -101,6 +101,13 @@ t_ok "quick: the same run again" q
 t_ok "two runs of one configuration are different jobs" test "$(jget "$TRASH/a.json" 'd["machine"]["job"]')" != "$(jget "$R/provenance.json" 'd["machine"]["job"]')"
 t_rc "llmb diff of two runs of one configuration: no differences" 0 "$TOP/build/llmb" diff "$TRASH/a.json" "$R"
 t_grep "llmb diff says so" '^no differences' "$TRASH/.out"
+# A run knob (MAX_STEPS) is recorded as set, so the diff names it.
+again
+t_ok "quick: a run with MAX_STEPS=4" make -C "$Q" B="$TOP/build" LLMB_GEN="$TRASH/qgen" LLMB_INSTALL="$J" \
+	EXECUTOR=local WORKLOAD=quick SCALES=1 MAX_STEPS=4 train
+t_ok "provenance.json records the run knob as set" test "$(jget "$R/provenance.json" 'd["configuration"]["run_knobs"]["MAX_STEPS"]')" = 4
+t_rc "llmb diff of a run with MAX_STEPS: different" 1 "$TOP/build/llmb" diff "$TRASH/a.json" "$R"
+t_grep "llmb diff names the knob that differs" '^  run_knobs\.MAX_STEPS: .* -> 4$' "$TRASH/.out"
 
 sed -i 's/quick:1.0/quick:1.1/; s/gbs: 2/gbs: 4/' "$Q/workloads/quick.yaml"
 again

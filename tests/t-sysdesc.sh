@@ -27,4 +27,30 @@ printf '{"runs": [\n' >"$TRASH/broken.json"
 t_rc "a broken file: exit 2" 2 "$LLMB" sysdesc "$TRASH/broken.json"
 t_grep "a broken file: file:line:col: error" 'broken\.json:[0-9]+:[0-9]+: error: ' "$TRASH/.out"
 t_rc "no input: usage, exit 2" 2 "$LLMB" sysdesc
+# A value no probe could give as a number is left empty, not 0.
+sed 's/"memory.total": "81559"/"memory.total": "unknown"/' "$G/report.json" >"$TRASH/na.json"
+t_rc "memory.total unknown: exit 0" 0 "$LLMB" sysdesc "$TRASH/na.json"
+t_grep "memory.total unknown: the capacity left empty" '^    "accelerator_memory_capacity": "",$' "$TRASH/.out"
+# Options: "--opt value" as "--opt=value"; enumerated values checked.
+t_rc "--out FILE --system-name NAME (the next word)" 0 "$LLMB" sysdesc --out "$TRASH/o2.json" --system-name "eos" "$G/report.json"
+t_grep "--system-name NAME: its value" '"system_name": "eos",' "$TRASH/o2.json"
+t_rc "--division=half: refused" 2 "$LLMB" sysdesc --division=half "$G/report.json"
+t_grep "--division=half: the choices" 'division=half: expected closed or open' "$TRASH/.out"
+t_rc "--status=ready: refused" 2 "$LLMB" sysdesc --status=ready "$G/report.json"
+# --out writes a regular file (or - for stdout); anything else is refused, never replaced.
+mkdir -p "$TRASH/outs/dir" && mkfifo "$TRASH/outs/fifo" && : >"$TRASH/outs/target" && ln -sf target "$TRASH/outs/link"
+for o in dir fifo link; do
+	t_rc "--out onto a $o: refused (exit 2)" 2 timeout 10 "$LLMB" sysdesc --out="$TRASH/outs/$o" "$G/report.json"
+	t_grep "--out onto a $o: says why" 'not a regular file: refusing to replace it' "$TRASH/.out"
+done
+t_ok "--out onto a symlink: the link and its target are as they were" test -L "$TRASH/outs/link" -a ! -s "$TRASH/outs/target"
+# a device node of our own, never a system one such as /dev/null (a writer
+# that failed this test would replace it), where this user may make one
+if mknod "$TRASH/outs/dev" c 1 3 2>/dev/null; then
+	t_rc "--out onto a device: refused (exit 2)" 2 "$LLMB" sysdesc --out="$TRASH/outs/dev" "$G/report.json"
+	t_ok "the device node is still one" test -c "$TRASH/outs/dev"
+fi
+t_rc "--out=- writes to stdout" 0 env -C "$TRASH/outs" "$LLMB" sysdesc --out=- "$G/report.json"
+t_grep "--out=-: the description on stdout" '"system_name"' "$TRASH/.out"
+t_ok "--out=-: no file named -" test ! -e "$TRASH/outs/-"
 t_done

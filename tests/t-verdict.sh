@@ -134,6 +134,30 @@ t_grep "ack: the reason read back whole" '"reason": "node \\"n3\\" throttled\\t\
 t_rc "annotate: ack of a night without a run" 2 "$LLMB" annotate --install "$TRASH/ack" "$FP" --ack 2026-03-01 --reason x
 t_rc "annotate: unknown fingerprint" 2 "$LLMB" annotate --install "$TRASH/ack" nosuch_fp --ack 2026-01-08 --reason x
 t_rc "annotate: bad night" 2 "$LLMB" annotate --install "$TRASH/ack" "$FP" --ack 2026-13-01 --reason x
+# A writer never appends what the reader refuses: a reason that is not
+# UTF-8 is refused (exit 2), nothing is written, judge still reads the file.
+cp "$TRASH/ack/history/$FP.jsonl" "$TRASH/ack-before.jsonl"
+t_rc "annotate: a reason that is not UTF-8 is refused" 2 "$LLMB" annotate --install "$TRASH/ack" "$FP" --ack 2026-01-08 --reason "$(printf 'bad \377 byte')"
+t_grep "annotate: the refusal names the byte" 'not valid UTF-8 \(byte 5\)' "$TRASH/.out"
+t_cmp "annotate: nothing appended" "$TRASH/ack-before.jsonl" "$TRASH/ack/history/$FP.jsonl"
+t_rc "annotate: judge still reads the history" 0 "$LLMB" judge --install "$TRASH/ack"
+
+# --out writes a regular file (or - for stdout); a directory, FIFO, device
+# or symbolic link is refused, never replaced.
+mkdir -p "$TRASH/outs/dir" && mkfifo "$TRASH/outs/fifo" && : >"$TRASH/outs/target" && ln -sf target "$TRASH/outs/link"
+for o in dir fifo link; do
+	t_rc "judge --out onto a $o: refused (exit 2)" 2 timeout 10 "$LLMB" judge --install "$TRASH/ack" --out "$TRASH/outs/$o"
+	t_grep "judge --out onto a $o: says why" 'not a regular file: refusing to replace it' "$TRASH/.out"
+done
+t_ok "judge --out onto a symlink: the link and its target are as they were" test -L "$TRASH/outs/link" -a ! -s "$TRASH/outs/target"
+# a device node of our own, never a system one such as /dev/null (a writer
+# that failed this test would replace it), where this user may make one
+if mknod "$TRASH/outs/dev" c 1 3 2>/dev/null; then
+	t_rc "judge --out onto a device: refused (exit 2)" 2 "$LLMB" judge --install "$TRASH/ack" --out "$TRASH/outs/dev"
+	t_ok "the device node is still one" test -c "$TRASH/outs/dev"
+fi
+t_rc "judge --out -: stdout" 0 "$LLMB" judge --install "$TRASH/ack" --out -
+t_grep "judge --out -: the verdict on stdout" 'OK' "$TRASH/.out"
 
 # The published reference: reported, beside the baseline verdict.
 mk reference -n 6 ref:0.45:0.05
@@ -190,12 +214,54 @@ bad unknown-type "sed '3s/\"type\":\"run\"/\"type\":\"rerun\"/'"
 bad duplicate-key "sed '2s/\"v\":1/\"v\":1,\"v\":1/'"
 bad bad-utf8 "sed '2s/\"executor\":\"local\"/\"executor\":\"lo\\xc3\\x28al\"/'"
 bad huge-number "sed '1s/\"tokens_per_s\":[0-9.]*/\"tokens_per_s\":1e999/'"
+# Strict records: valid agrees with its reasons, summary.n is a count no
+# smaller than the samples, the workload is the fingerprint's, and a long
+# number is read whole (a first sample of 1 written with 200 digits).
+bad valid-reasons "sed '2s/\"invalid\":\[\]/\"invalid\":[\"hand edit\"]/'"
+bad invalid-no-reason "sed '2s/\"valid\":true/\"valid\":false/'"
+bad summary-n "sed '2s/\"n\":20/\"n\":\"20\"/'"
+bad summary-n-less "sed '3s/\"n\":20/\"n\":3/'"
+bad workload "sed '2s/\"workload\":\"tinygpt\"/\"workload\":\"llama3\"/'"
+# The first sample of night 1 written as 498872 and 150 zeros, times 1e-156:
+# the same number, 160 characters long; the verdicts are the same.
+long=498872$(printf '0%.0s' $(seq 1 150))e-156
+mkdir -p "$B/long" "$B/short"
+sed "1s/\"samples\":\[0.498872/\"samples\":[$long/" "$B/good" >"$B/long/$FP.jsonl"
+cp "$B/good" "$B/short/$FP.jsonl"
+t_ok "a 160-character number is in the file" grep -q "$long" "$B/long/$FP.jsonl"
+(cd "$B/short" && "$LLMB" judge --format=json "$FP.jsonl") >"$B/short.json" 2>&1
+(cd "$B/long" && "$LLMB" judge --format=json "$FP.jsonl") >"$B/long.json" 2>&1
+t_cmp "a 160-character number is read whole: the same verdicts" "$B/short.json" "$B/long.json"
+# Typed policy values and option values, with the allowed range.
+printf 'nightly:\n  policy:\n    min_effect: "0.02"\n' >"$TRASH/pol.yaml"
+t_rc "policy: a quoted number is a string" 2 "$LLMB" judge --policy "$TRASH/pol.yaml" --install "$TRASH/pass"
+t_grep "policy: a string names the range" "pol.yaml:3:17: error: bad value '0.02' for policy knob 'min_effect': a number from 0 to 1" "$TRASH/.out"
+printf 'nightly:\n  policy:\n    min_effect: 5%%\n' >"$TRASH/pol.yaml"
+t_rc "policy: 5% is no number" 2 "$LLMB" judge --policy "$TRASH/pol.yaml" --install "$TRASH/pass"
+t_grep "policy: 5%: the range" "error: bad value '5%' for policy knob 'min_effect': a number from 0 to 1" "$TRASH/.out"
 t_rc "no history" 2 "$LLMB" judge --install "$TRASH/nosuch"
 t_rc "bad night" 2 "$LLMB" judge --night 2026-1-1 --install "$TRASH/pass"
 t_rc "bad knob" 2 "$LLMB" judge --min-effect=x --install "$TRASH/pass"
 printf 'nightly:\n  policy:\n    min_efect: 0.02\n' >"$TRASH/pol.yaml"
 t_rc "policy: unknown knob" 2 "$LLMB" judge --policy "$TRASH/pol.yaml" --install "$TRASH/pass"
 t_grep "policy: suggestion" 'pol.yaml:3:5: error: unknown policy knob .min_efect. \(did you mean .min_effect.\?\)' "$TRASH/.out"
+# Strict options: unknown --select names, conflicting actions, values out
+# of range (named with the range, as in the policy file); "--opt=value"
+# and "--opt value" alike.
+t_rc "--select of a workload without history: refused" 2 "$LLMB" judge --install "$TRASH/pass" --select tinygpt,nosuch
+t_grep "--select: names the unknown workload" "no history of workload 'nosuch'" "$TRASH/.out"
+for v in -1 nan 1e300 5%; do
+	t_rc "--min-effect=$v: refused" 2 "$LLMB" judge --min-effect="$v" --install "$TRASH/pass"
+	t_grep "--min-effect=$v: the allowed range" "--min-effect: bad value '$v': a number from 0 to 1" "$TRASH/.out"
+done
+t_rc "--confirm-m 2.5: refused (an integer)" 2 "$LLMB" judge --confirm-m 2.5 --install "$TRASH/pass"
+t_grep "--confirm-m 2.5: the allowed range" "an integer from 1 to 100" "$TRASH/.out"
+t_rc "--min-effect 0.5 (the next word) hides the shift" 0 "$LLMB" judge --min-effect 0.5 --install "$TRASH/short"
+t_rc "--install=DIR --format json --select=W" 0 "$LLMB" judge --install="$TRASH/pass" --format json --select=tinygpt
+t_grep "--format json: JSON" '"schema": 1' "$TRASH/.out"
+t_rc "annotate: --ack and --accept-baseline together are refused" 2 "$LLMB" annotate --install "$TRASH/pass" "$FP" --ack 2026-01-08 --accept-baseline 2026-01-08 --reason x
+t_grep "annotate: one action" 'one action per annotation' "$TRASH/.out"
+t_rc "annotate: --install=DIR --ack=NIGHT --reason=TEXT" 0 "$LLMB" annotate --install="$TRASH/pass" "$FP" --ack=2026-01-08 --reason=x
 printf 'nightly:\n  policy:\n    min_effect: 0.5\n' >"$TRASH/pol.yaml"
 t_rc "policy: min_effect 50% hides the shift" 0 "$LLMB" judge --policy "$TRASH/pol.yaml" --install "$TRASH/short"
 
