@@ -1,7 +1,7 @@
 /* logparse: one training log -> struct lp_result (see logparse.h).
  *
  * Speed comes from never looking at most of the file. A Wu-Manber scan over
- * big blocks looks for all the trigger strings of trig[] at once, and only
+ * big blocks looks for all the trigger strings at once (lptrig.c), and only
  * the lines that hold one are parsed (table-driven "key: value" fields, a
  * bounded number reader: the buffer is not NUL-terminated and may hold NUL
  * bytes). Short generic error words would slow that scan down, so they are
@@ -20,165 +20,11 @@
 #include <unistd.h>
 
 #include "logparse.h"
+#include "lptrig.h"
 #include "util.h"
 
 #define BUFSZ (256 * 1024)
 #define ERR_MAX 240 /* bytes kept of the first error line */
-
-/* Lines worth parsing: a line is handed to on_line() when it contains one of
- * these. All are at least WM_M bytes long, which is what makes the scan
- * fast; the short, generic error words ("Error", "error:") are looked for
- * in a second pass, only in logs that did not succeed. */
-enum trig_kind { T_STEP, T_CKPT, T_CANCEL, T_ERROR };
-static const struct trig {
-	const char *s;
-	enum trig_kind kind;
-} trig[] = {
-	{"train_step_timing in s:", T_STEP},
-	{"completed step:", T_STEP},
-	{"GPU utilization:", T_STEP}, /* mbridge "Step Time : ..." */
-	{"elapsed time per iteration (ms):", T_STEP},
-	{"Global Checkpoint Save", T_CKPT},
-	{"Global Checkpoint Load", T_CKPT},
-	{"successfully saved checkpoint", T_CKPT},
-	{"save-checkpoint", T_CKPT},
-	{"load-checkpoint", T_CKPT},
-	{"CANCELLED AT 20", T_CANCEL},
-	{"Watchdog caught collective operation timeout", T_ERROR},
-	{"expecting 1 got 0", T_ERROR},
-	{"Traceback (most recent call last)", T_ERROR},
-	{"CUDA out of memory", T_ERROR},
-	{"Segmentation fault", T_ERROR},
-};
-#define NTRIG (sizeof trig / sizeof *trig)
-static const char *const generic_errors[] = {"Error", "error:", "ERROR"};
-
-/* Wu-Manber tables over hashed 3-byte blocks of the first WM_M bytes of
- * each trigger: shift[] says how far the scan may jump, head[]/next[] list
- * the triggers whose prefix ends in a given block. */
-#define WM_M 15
-#define WM_BITS 14
-static unsigned char wm_shift[1 << WM_BITS];
-static signed char wm_head[1 << WM_BITS];
-static signed char wm_next[NTRIG];
-static size_t trig_len[NTRIG];
-static int wm_ready;
-
-static unsigned
-blk(const unsigned char *p)
-{
-	return ((unsigned)p[0] << 7 ^ (unsigned)p[1] << 4 ^ p[2]) & ((1u << WM_BITS) - 1);
-}
-
-static void
-wm_init(void)
-{
-	memset(wm_shift, WM_M - 2, sizeof wm_shift);
-	memset(wm_head, -1, sizeof wm_head);
-	for (size_t i = 0; i < NTRIG; i++) {
-		const unsigned char *s = (const unsigned char *)trig[i].s;
-		trig_len[i] = strlen(trig[i].s);
-		for (int j = 2; j < WM_M; j++) {
-			unsigned h = blk(s + j - 2);
-			if (wm_shift[h] > WM_M - 1 - j)
-				wm_shift[h] = (unsigned char)(WM_M - 1 - j);
-		}
-		unsigned h = blk(s + WM_M - 3);
-		wm_next[i] = wm_head[h];
-		wm_head[h] = (signed char)i;
-	}
-	wm_ready = 1;
-}
-
-/* Does a trigger start at t[st] (its prefix ends in block h)? */
-static int
-wm_verify(const unsigned char *t, size_t n, size_t st, unsigned h)
-{
-	for (int k = wm_head[h]; k >= 0; k = wm_next[k]) {
-		size_t len = trig_len[k];
-		if (st + len <= n && !memcmp(t + st, trig[k].s, len))
-			return 1;
-	}
-	return 0;
-}
-
-/* Offset of the first trigger starting in t[from, to), or n; the scan may
- * look at bytes up to n. */
-static size_t
-wm_find1(const unsigned char *t, size_t n, size_t from, size_t to)
-{
-	size_t pos = from + WM_M - 1, lim = to + WM_M - 1 < n ? to + WM_M - 1 : n;
-	while (pos < lim) {
-		unsigned h = blk(t + pos - 2);
-		unsigned s = wm_shift[h];
-		if (s) {
-			pos += s;
-		} else {
-			if (wm_verify(t, n, pos - (WM_M - 1), h))
-				return pos - (WM_M - 1);
-			pos++;
-		}
-	}
-	return n;
-}
-
-/* Offset of the first trigger in t[from, n), or n. Each step of a
- * Wu-Manber scan waits for the table load of the step before, so big
- * regions are cut in WM_K slices scanned in lockstep: independent chains
- * the CPU overlaps. The first slice with a hit that follows only slices
- * without one has the first trigger. */
-#define WM_K 8
-static size_t
-wm_find(const unsigned char *t, size_t n, size_t from)
-{
-	if (n - from < 65536)
-		return wm_find1(t, n, from, n);
-	size_t pos[WM_K], lim[WM_K], hit[WM_K], slice = (n - from) / WM_K;
-	for (int k = 0; k < WM_K; k++) {
-		size_t to = k == WM_K - 1 ? n : from + (size_t)(k + 1) * slice;
-		pos[k] = from + (size_t)k * slice + WM_M - 1;
-		lim[k] = to + WM_M - 1 < n ? to + WM_M - 1 : n;
-		hit[k] = n;
-	}
-	int first = 0;
-	for (;;) {
-		for (int k = 0; k < WM_K; k++) {
-			if (pos[k] >= lim[k])
-				continue;
-			unsigned h = blk(t + pos[k] - 2);
-			unsigned s = wm_shift[h];
-			if (s) {
-				pos[k] += s;
-			} else if (wm_verify(t, n, pos[k] - (WM_M - 1), h)) {
-				hit[k] = pos[k] - (WM_M - 1);
-				pos[k] = lim[k];
-			} else {
-				pos[k]++;
-			}
-		}
-		while (first < WM_K && pos[first] >= lim[first]) {
-			if (hit[first] < n)
-				return hit[first];
-			first++;
-		}
-		if (first == WM_K)
-			return n;
-	}
-}
-
-/* Offset of the first generic error word in t[from, n), or n. */
-static size_t
-generic_find(const unsigned char *t, size_t n, size_t from)
-{
-	size_t best = n;
-	for (size_t i = 0; i < sizeof generic_errors / sizeof *generic_errors; i++) {
-		const char *g = generic_errors[i];
-		const unsigned char *p = memmem(t + from, best - from, g, strlen(g));
-		if (p)
-			best = (size_t)(p - t);
-	}
-	return best;
-}
 
 struct ctx {
 	const struct lp_opts *o;
@@ -781,15 +627,6 @@ set_error(struct ctx *c, const char *l, size_t n, long long off)
 	c->err_off = off;
 }
 
-static int
-any_trigger(const char *l, size_t n, enum trig_kind kind)
-{
-	for (size_t i = 0; i < NTRIG; i++)
-		if (trig[i].kind == kind && find(l, n, trig[i].s))
-			return 1;
-	return 0;
-}
-
 static void
 on_line(struct ctx *c, const char *l, size_t n, long long off)
 {
@@ -826,7 +663,7 @@ on_line(struct ctx *c, const char *l, size_t n, long long off)
 			c->cancel_iter = c->r->last_iter;
 		}
 		set_error(c, l, n, off);
-	} else if (any_trigger(l, n, T_ERROR)) {
+	} else if (lptrig_has(l, n, LPT_ERROR)) {
 		set_error(c, l, n, off);
 	}
 }
@@ -838,7 +675,7 @@ scan(struct ctx *c, const char *t, size_t n, long long base)
 	size_t pos = 0;
 	while (pos < n && !c->stop) {
 		const unsigned char *u = (const unsigned char *)t;
-		size_t hit = c->generic ? generic_find(u, n, pos) : wm_find(u, n, pos);
+		size_t hit = c->generic ? lptrig_generic_find(u, n, pos) : lptrig_find(u, n, pos);
 		if (hit >= n)
 			return;
 		const char *ls = memrchr(t + pos, '\n', hit - pos);
@@ -1030,8 +867,6 @@ lp_parse_file(const char *path, const struct lp_opts *o, struct lp_result *r)
 	r->win_hi = o->win_hi;
 	struct ctx c = {.o = o, .r = r, .den = -1, .pending_tflops = NAN, .await_tflops = -1, .pending_save = -1,
 			.cancel_iter = -1, .err_off = -1, .prev_iter = -1, .replay_from = -1};
-	if (!wm_ready)
-		wm_init();
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	int err = fd < 0 ? errno : fstat(fd, &st) < 0 ? errno : !S_ISREG(st.st_mode) ? -1 : 0;
@@ -1120,98 +955,4 @@ lp_reached_final(const char *path, long steps)
 	free(needle1);
 	free(needle2);
 	return hit;
-}
-
-/* ---- JSON ----------------------------------------------------------------- */
-
-json_t *
-lp_json_str(const char *s)
-{
-	json_t *j = json_string(s);
-	if (j)
-		return j;
-	char *t = xstrdup(s);
-	for (char *p = t; *p; p++)
-		if ((unsigned char)*p >= 0x80 || (unsigned char)*p < 0x20)
-			*p = '?';
-	j = json_string(t);
-	free(t);
-	return j;
-}
-
-static json_t *
-jreal(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
-static json_t *
-jint(long v)
-{
-	return v >= 0 ? json_integer(v) : json_null();
-}
-
-static json_t *
-stats_json(const struct lp_stats *st, int sample_std)
-{
-	if (!st->n)
-		return json_null();
-	return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-			 "n", (json_int_t)st->n, "mean", jreal(st->mean),
-			 "std", jreal(sample_std ? st->std_sample : st->std_population),
-			 "std_sample", jreal(st->std_sample), "std_population", jreal(st->std_population),
-			 "min", jreal(st->min), "max", jreal(st->max), "median", jreal(st->median));
-}
-
-static json_t *
-sample_json(const struct lp_sample *s)
-{
-	if (!s)
-		return json_null();
-	return json_pack("{s:I, s:o, s:o, s:o, s:o}", "iteration", (json_int_t)s->iter,
-			 "step_time", jreal(s->time), "tflops_per_gpu", jreal(s->tflops),
-			 "loss", jreal(s->loss), "grad_norm", jreal(s->grad));
-}
-
-json_t *
-lp_result_json(const struct lp_result *r, int sample_std)
-{
-	json_t *samples = json_array(), *ckpts = json_array();
-	for (size_t i = 0; i < r->nsamples; i++)
-		json_array_append_new(samples, sample_json(&r->samples[i]));
-	for (size_t i = 0; i < r->nckpts; i++)
-		json_array_append_new(ckpts, json_pack("{s:s, s:o, s:o}", "kind", r->ckpts[i].kind,
-						       "iteration", jint(r->ckpts[i].iter),
-						       "seconds", jreal(r->ckpts[i].seconds)));
-	json_t *err = r->error ? json_pack("{s:o, s:o}", "line", jint(r->error_line ? r->error_line : -1),
-					   "text", lp_json_str(r->error))
-			       : json_null();
-	json_t *win = json_pack("{s:I, s:I, s:I, s:I}", "first", (json_int_t)r->win_lo,
-				"last", (json_int_t)r->win_hi, "present", (json_int_t)r->win_present,
-				"expected", (json_int_t)(r->win_hi - r->win_lo + 1));
-	json_t *j = json_pack("{s:i, s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:s, s:I, s:I, s:o}",
-			      "schema", 1, "file", lp_json_str(r->path),
-			      "format", r->format == LP_AUTO ? json_null() : json_string(lp_format_name(r->format)),
-			      "status", lp_status_name(r->status),
-			      "note", r->note ? json_string(r->note) : json_null(),
-			      "reason", r->reason ? json_string(r->reason) : json_null(),
-			      "invalid_iteration", jint(r->reason ? r->invalid_iter : -1),
-			      "first_error", err, "window", win,
-			      "indexing", r->index_base ? "one" : "zero",
-			      "steps", (json_int_t)r->steps, "final_iteration", (json_int_t)r->final_iter,
-			      "last_iteration", jint(r->last_iter));
-	json_object_update_new(j, json_pack("{s:b, s:b, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:I, s:I}",
-			      "final_reached", r->last_iter >= r->final_iter,
-			      "time_limit", r->time_limit, "std", sample_std ? "sample" : "population",
-			      "step_time", stats_json(&r->time, sample_std),
-			      "tflops_per_gpu", stats_json(&r->tflops, sample_std),
-			      "last_step", sample_json(lp_last(r)), "samples", samples, "checkpoints", ckpts,
-			      "peak_memory_bytes", isnan(r->peak_mem) ? json_null() : json_integer((json_int_t)r->peak_mem),
-			      "step_lines", (json_int_t)r->step_lines, "duplicate_lines", (json_int_t)r->duplicates,
-			      "skipped_long_lines", (json_int_t)r->long_lines,
-			      "malformed_lines", (json_int_t)r->malformed,
-			      "dropped_samples", (json_int_t)r->dropped));
-	if (r->restarts)
-		json_object_set_new(j, "restarts", json_integer((json_int_t)r->restarts));
-	return j;
 }
