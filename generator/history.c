@@ -719,10 +719,25 @@ history_line_check(const char *path, const char *line)
 	return bad ? -1 : 0;
 }
 
-/* One write of the whole line: O_APPEND makes it land at the end even
+/* One write of the whole of data: O_APPEND makes it land at the end even
  * beside other writers, and the reader counts a line without its newline
- * as torn, never as a record. The line goes through the reader's own
- * checks first: a writer never appends what the reader refuses. */
+ * as torn, never as a record. */
+static int
+append_whole(const char *path, const char *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	ssize_t w = write(fd, data, len);
+	int rc = w == (ssize_t)len && fsync(fd) == 0 ? 0 : -1;
+	int e = errno;
+	close(fd);
+	errno = e;
+	return rc;
+}
+
+/* The line goes through the reader's own checks first: a writer never
+ * appends what the reader refuses. */
 int
 history_append_locked(const char *path, const char *line)
 {
@@ -730,16 +745,7 @@ history_append_locked(const char *path, const char *line)
 		errno = EINVAL;
 		return -2;
 	}
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -1;
-	size_t len = strlen(line);
-	ssize_t w = write(fd, line, len);
-	int rc = w == (ssize_t)len && fsync(fd) == 0 ? 0 : -1;
-	int e = errno;
-	close(fd);
-	errno = e;
-	return rc;
+	return append_whole(path, line, strlen(line));
 }
 
 int
@@ -757,15 +763,7 @@ history_append_batch_locked(const char *path, const char *lines, size_t len)
 		}
 		at += l;
 	}
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -1;
-	ssize_t w = write(fd, lines, len);
-	int rc = w == (ssize_t)len && fsync(fd) == 0 ? 0 : -1;
-	int e = errno;
-	close(fd);
-	errno = e;
-	return rc;
+	return append_whole(path, lines, len);
 }
 
 int

@@ -60,22 +60,29 @@ stats_summary(const double *x, size_t n, struct summary *s)
 	free(d);
 }
 
-/* Median of a[0..n), n > 0; a is sorted in place (insertion sort for
- * the few dozen steps of a window, which beats qsort's calls there). */
-static double
-sort_median(double *a, size_t n)
+/* Insertion sort for the few dozen values of a window or a baseline,
+ * which beats qsort's calls there; qsort above 64. */
+void
+stats_sort(double *a, size_t n)
 {
 	if (n > 64) {
 		qsort(a, n, sizeof *a, cmpd);
-	} else {
-		for (size_t i = 1; i < n; i++) {
-			double v = a[i];
-			size_t j = i;
-			for (; j > 0 && a[j - 1] > v; j--)
-				a[j] = a[j - 1];
-			a[j] = v;
-		}
+		return;
 	}
+	for (size_t i = 1; i < n; i++) {
+		double v = a[i];
+		size_t j = i;
+		for (; j > 0 && a[j - 1] > v; j--)
+			a[j] = a[j - 1];
+		a[j] = v;
+	}
+}
+
+/* Median of a[0..n), n > 0; a is sorted in place. */
+static double
+sort_median(double *a, size_t n)
+{
+	stats_sort(a, n);
 	return n % 2 ? a[n / 2] : (a[n / 2 - 1] + a[n / 2]) / 2;
 }
 

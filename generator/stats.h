@@ -18,6 +18,8 @@ double stats_mean(const double *x, size_t n);
 double stats_std(const double *x, size_t n);
 /* Median of x (x is left unchanged). */
 double stats_median(const double *x, size_t n);
+/* Sorts a[0..n) in place, ascending. */
+void stats_sort(double *a, size_t n);
 void stats_summary(const double *x, size_t n, struct summary *s);
 /* The mean of the samples within 10 robust deviations (7.4 times the
  * interquartile range) of their median: a few stalled steps (a checkpoint, a hiccup) are not the

@@ -265,13 +265,7 @@ find_regime(struct vnight *v, const struct base *b, const struct policy *p)
 	if (n < 5 || n > 1024)
 		return;
 	memcpy(x, b->m, n * sizeof *x);
-	for (size_t a = 1; a < n; a++) {
-		double y = x[a];
-		size_t k = a;
-		for (; k > 0 && x[k - 1] > y; k--)
-			x[k] = x[k - 1];
-		x[k] = y;
-	}
+	stats_sort(x, n);
 	pre[0] = pre2[0] = 0;
 	for (size_t a = 0; a < n; a++)
 		pre[a + 1] = pre[a] + x[a], pre2[a + 1] = pre2[a] + x[a] * x[a];
