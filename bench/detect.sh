@@ -36,7 +36,7 @@ series() {
 	mkdir -p "$d"
 	for s in $(seq 1 "$count"); do
 		SEED=$((SEED + 1))
-		"$W/histgen" $NOISE_STEP -r "$r" -n "$nights" -S "$SEED" -f "h$s" "$@" >"$d/h$s.jsonl"
+		"$W/histgen" $NOISE_STEP -r "$r" -n "$nights" -S "$SEED" -f "tinygpt_h$s" "$@" >"$d/tinygpt_h$s.jsonl"
 	done
 }
 if [ -z "${DETECT_SPEED_ONLY:-}" ]; then
@@ -124,7 +124,7 @@ fi
 [ -n "${DETECT_SKIP_SPEED:-}" ] && exit 0
 # Speed: SPEEDCFG configurations x 1,000 nights (100,000 records at full size).
 mkdir -p "$W/speed/history"
-for c in $(seq 1 "$SPEEDCFG"); do "$W/histgen" $NOISE_STEP -r 0.01 -n 1000 -S "$c" -f "cfg$c" >"$W/speed/history/cfg$c.jsonl"; done
+for c in $(seq 1 "$SPEEDCFG"); do "$W/histgen" $NOISE_STEP -r 0.01 -n 1000 -S "$c" -f "tinygpt_cfg$c" >"$W/speed/history/tinygpt_cfg$c.jsonl"; done
 # CPU time (user + system) of the best of three: on a busy machine the
 # figure to compare; every binary timed in the same run.
 for b in $BINS; do

@@ -114,7 +114,12 @@ t_wait_grep "train sq .*(PENDING|RUNNING)" "$TRASH/int.out" 60
 kill -INT -- -"$mk"
 wait "$mk"
 rc=$?
-t_ok "make itself stopped on the SIGINT (exit $rc, 130 wanted)" test "$rc" = 130
+# Killed by the signal (130), or GNU make 4.3's own race when the signal
+# lands while it waits for the child its handler also reaps ("wait: No
+# child processes.  Stop.", exit 2). A make that ignored SIGINT says only
+# "Error 130" for its child and exits 2.
+t_ok "make itself stopped on the SIGINT (exit $rc, 130 wanted)" \
+	sh -c '[ "$1" = 130 ] || { [ "$1" = 2 ] && grep -q "wait: No child processes" "$2"; }' _ "$rc" "$TRASH/int.out"
 job=$(rec int $TR.1 job)
 t_grep "an interrupted make says the job keeps running and how to reattach or cancel" \
 	"interrupted: job $job .* keeps running; run the same make command again to reattach, or .make cancel." "$TRASH/int.out"
