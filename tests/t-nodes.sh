@@ -23,7 +23,12 @@ BASE=(2026-01-01:n[1-2]:1 2026-01-02:n[3-4]:1 2026-01-03:n[1-2]:1 2026-01-04:n[3
 mk shared $FP "${BASE[@]}" 2026-01-07:n[2-3]:1.25 2026-01-08:n[1,4]:1 2026-01-09:n2,n4:1.25
 t_rc "the first slow run: SUSPECT (exit 0)" 0 "$LLMB" judge --install "$TRASH/shared" --night 2026-01-07
 t_nogrep "the first slow run names no node (no earlier slow run)" 'suspect node' "$TRASH/.out"
-t_rc "the second slow run: CONFIRMED (exit 1)" 1 "$LLMB" judge --install "$TRASH/shared"
+# Two slow nights around a normal one are what a slow node gives, not a
+# change of the software: the detector leaves them SUSPECT (no 2-of-3
+# rule once the baseline is long enough, docs/history.md) and the nodes
+# say which.
+t_rc "the second slow run: SUSPECT, not confirmed (exit 0)" 0 "$LLMB" judge --install "$TRASH/shared"
+t_grep "...and said so" '^SUSPECT sq_cpu_tiny_fp32_4_0123456789ab: step time \+25\.0%' "$TRASH/.out"
 t_grep "the second slow run names n2, with its counts" \
 	'^  suspect node n2: in 1 earlier slow run; slow in 2 of 5 runs with it, 0 of 4 without$' "$TRASH/.out"
 t_ok "it names n2 alone (n4 was in no earlier slow run)" test "$(grep -c 'suspect node' "$TRASH/.out")" = 1
