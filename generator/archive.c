@@ -86,21 +86,11 @@ skipped(const char *name)
 	return name[0] == '.' || strstr(name, ".tmp.") != NULL;
 }
 
-/* A path a MANIFEST line can hold: no control character. */
-static int
-listable(const char *path)
-{
-	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
-		if (*p < 0x20 || *p == 0x7f)
-			return 0;
-	return 1;
-}
-
 /* Adds the regular file abs as the member rel. */
 static void
 add_file(struct collection *c, const char *abs, const char *rel, const struct stat *st)
 {
-	if (!listable(rel)) {
+	if (has_control(rel)) { /* a MANIFEST line holds one path */
 		fprintf(stderr, "llmb archive: %s: a control character in the name; left out\n", abs);
 		return;
 	}
@@ -373,7 +363,7 @@ archive(const char *install, const char *out, const char *format, const char *to
 		fprintf(stderr, "llmb archive: %s: not an install tree\n", install);
 		return 2;
 	}
-	if (!listable(real)) { /* the MANIFEST names it on one line */
+	if (has_control(real)) { /* the MANIFEST names it on one line */
 		fprintf(stderr, "llmb archive: %s: a control character in the install tree's path\n", install);
 		return 2;
 	}

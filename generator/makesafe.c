@@ -1,6 +1,7 @@
 #include <string.h>
 
 #include "makesafe.h"
+#include "util.h"
 
 const char mk_word_what[] = "[A-Za-z0-9._/+-] (make reads other characters as syntax)";
 
@@ -17,15 +18,6 @@ mk_word_ok(const char *s)
 			return 0;
 	}
 	return 1;
-}
-
-static int
-has_control(const char *v)
-{
-	for (const unsigned char *p = (const unsigned char *)v; *p; p++)
-		if (*p < 0x20 || *p == 0x7f)
-			return 1;
-	return 0;
 }
 
 /* GNU make halves a run of backslashes before "#" and the "#" is literal

@@ -26,10 +26,7 @@ valid_name(const char *s)
 int
 valid_str(const char *s)
 {
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		if (*p < 0x20 || *p == 0x7f)
-			return 0;
-	return !strstr(s, "[[") && !strstr(s, "]]");
+	return !has_control(s) && !strstr(s, "[[") && !strstr(s, "]]");
 }
 
 /* {name} placeholders must name something; their names are checked where

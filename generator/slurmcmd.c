@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "slurmcmd.h"
+#include "util.h"
 
 /* ---- argv arrays ----------------------------------------------------------- */
 
@@ -82,15 +83,6 @@ static const char *const reserved_opts[] = {
 /* Real sbatch options that happen to be prefixes of reserved ones. */
 static const char *const exact_opts[] = {"gpus", "ntasks"};
 
-static int
-has_ctl(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return 1;
-	return 0;
-}
-
 /* Index in reserved_opts of the option key names or abbreviates, or -1. */
 static int
 reserved_match(const char *key)
@@ -135,7 +127,7 @@ param_add(struct strv *a, const char *p, size_t len, struct sb *err)
 			sb_addf(err, "ADDITIONAL_SLURM_PARAMS: '%s' is set by llmb itself (from the recipe and the environment); remove it", key);
 	} else if (val && !*val) {
 		sb_addf(err, "ADDITIONAL_SLURM_PARAMS: empty value for '%s'", key);
-	} else if (val && has_ctl(val)) {
+	} else if (val && has_control(val)) {
 		sb_addf(err, "ADDITIONAL_SLURM_PARAMS: value of '%s' contains a control character", key);
 	} else {
 		strv_push(a, val ? xasprintf("--%s=%s", key, val) : xasprintf("--%s", key));
@@ -217,7 +209,7 @@ check_str(const char *what, const char *v, int required, struct sb *err)
 			sb_addf(err, "slurm: job has no %s", what);
 		return required ? -1 : 0;
 	}
-	if (!*v || has_ctl(v)) {
+	if (!*v || has_control(v)) {
 		sb_addf(err, "slurm: %s is empty or contains a control character", what);
 		return -1;
 	}
@@ -264,7 +256,7 @@ slurm_sbatch_argv(const struct jobspec *js, struct sb *err)
 		part = env_nonempty("LLMB_CPU_PARTITION");
 	if (jobspec_check(js, err) < 0 || slurm_params_parse(js->extra, &extra, err) < 0)
 		return NULL;
-	if ((acct && has_ctl(acct)) || (part && has_ctl(part))) {
+	if ((acct && has_control(acct)) || (part && has_control(part))) {
 		sb_add(err, "slurm: SBATCH_ACCOUNT or the partition contains a control character");
 		slurm_argv_free(extra);
 		return NULL;

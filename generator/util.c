@@ -416,6 +416,15 @@ sha256_hex(const void *data, size_t len, char out[65])
 		snprintf(out + 8 * i, 9, "%08x", h[i]);
 }
 
+int
+has_control(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return 1;
+	return 0;
+}
+
 long
 env_long(const char *name, long dflt)
 {

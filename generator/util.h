@@ -64,6 +64,8 @@ int file_exists(const char *path);
 int parse_bool(const char *s);
 /* The environment variable name as a number, dflt when unset or empty. */
 long env_long(const char *name, long dflt);
+/* Whether s holds a control character (below 0x20, or DEL). */
+int has_control(const char *s);
 /* The offset of the first byte of s that is not well-formed UTF-8 (RFC 3629:
  * no overlong forms, no surrogates, nothing above U+10FFFF), or -1. */
 long utf8_invalid_at(const char *s);
