@@ -72,6 +72,24 @@ t_wait_file() {
 	echo "# timed out waiting for $1" >&2
 	return 1
 }
+# t_checkout DIR: a checkout in DIR whose code, scripts and tests are the
+# real one's (links) and whose workloads/ and pipelines/ are its own, with
+# the benchmark pipeline and the GPU table, for a test to add workloads to.
+t_checkout() {
+	local f
+	mkdir -p "$1/workloads" "$1/pipelines"
+	for f in GNUmakefile generator scripts templates tests; do ln -s "$TOP/$f" "$1/$f"; done
+	cp "$TOP/pipelines/benchmark.yaml" "$1/pipelines/"
+	cp "$TOP/workloads/gpus.yaml" "$1/workloads/"
+}
+# t_quick_checkout DIR: t_checkout with the shell-only workload quick
+# (tests/pipeline: an image, a data task, trainings of a few seconds).
+t_quick_checkout() {
+	t_checkout "$1"
+	mkdir -p "$1/workloads/quick"
+	cp "$TESTS_DIR/pipeline/quick.yaml" "$1/workloads/"
+	cp "$TESTS_DIR/pipeline/train.sh" "$1/workloads/quick/"
+}
 # t_job_field INSTALL STAGE FIELD: a field of the stage's job record.
 t_job_field() { sed -n "s/^$3=//p" "$1/state/jobs/$2/record" 2>/dev/null; }
 # t_skip_all REASON: the whole file cannot run here; counted as skipped, never as passed.

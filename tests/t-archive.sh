@@ -11,11 +11,7 @@
 command -v mksquashfs >/dev/null || t_skip_all "mksquashfs (squashfs-tools) is not installed"
 command -v gzip >/dev/null || t_skip_all "gzip is not installed"
 T=$TRASH/top
-mkdir -p "$T/workloads/quick" "$T/pipelines"
-for f in GNUmakefile generator scripts templates tests; do ln -s "$TOP/$f" "$T/$f"; done
-cp "$TOP/pipelines/benchmark.yaml" "$T/pipelines/"
-cp "$TOP/workloads/gpus.yaml" "$TESTS_DIR/pipeline/quick.yaml" "$T/workloads/"
-cp "$TESTS_DIR/pipeline/train.sh" "$T/workloads/quick/"
+t_quick_checkout "$T"
 I=$TRASH/inst
 export PATH=$TESTS_DIR/bin:$PATH
 unset SOURCE_DATE_EPOCH

@@ -217,11 +217,7 @@ t_grep "diff --format json: JSON" '"same": false' "$TRASH/.out"
 # The pipeline test's quick workload with a venv, on the local executor.
 if command -v mksquashfs >/dev/null && /usr/bin/python3 -c 'import venv' 2>/dev/null; then
 	Q=$TRASH/quick I=$TRASH/qinst
-	mkdir -p "$Q/workloads/quick" "$Q/pipelines"
-	for f in GNUmakefile generator scripts templates tests; do ln -s "$TOP/$f" "$Q/$f"; done
-	cp "$TOP/pipelines/benchmark.yaml" "$Q/pipelines/"
-	cp "$TOP/workloads/gpus.yaml" "$Q/workloads/"
-	cp "$TESTS_DIR/pipeline/train.sh" "$Q/workloads/quick/"
+	t_quick_checkout "$Q"
 	{ cat "$TESTS_DIR/pipeline/quick.yaml"; printf 'venv: {python: /usr/bin/python3, system_site_packages: true}\n'; } >"$Q/workloads/quick.yaml"
 	qm() { PATH=$TESTS_DIR/bin:$PATH make -C "$Q" B="$TOP/build" LLMB_GEN="$TRASH/qgen" LLMB_INSTALL="$I" EXECUTOR=local WORKLOAD=quick "$@"; }
 	trains() { wc -l <"$I/count.train" 2>/dev/null || echo 0; }

@@ -5,12 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 command -v mksquashfs >/dev/null || t_skip_all "mksquashfs (squashfs-tools) is not installed"
 T=$TRASH/top
-mkdir -p "$T/workloads" "$T/pipelines"
-for f in GNUmakefile generator scripts templates tests; do ln -s "$TOP/$f" "$T/$f"; done
-cp "$TOP/pipelines/benchmark.yaml" "$T/pipelines/"
-mkdir -p "$T/workloads/quick"
-cp "$TOP/workloads/gpus.yaml" "$TESTS_DIR/pipeline/quick.yaml" "$T/workloads/"
-cp "$TESTS_DIR/pipeline/train.sh" "$T/workloads/quick/"
+t_quick_checkout "$T"
 I=$TRASH/inst
 export PATH=$TESTS_DIR/bin:$PATH
 m() { make -C "$T" B="$TOP/build" LLMB_GEN="$TRASH/gen" LLMB_INSTALL="$I" EXECUTOR=local WORKLOAD=quick "$@"; }

@@ -18,11 +18,8 @@ jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)"
 
 # ---- tinygpt in a git checkout ------------------------------------------------
 T=$TRASH/tiny
-mkdir -p "$T/workloads" "$T/pipelines"
-for f in GNUmakefile generator scripts templates tests; do ln -s "$TOP/$f" "$T/$f"; done
+t_checkout "$T"
 ln -s "$TOP/workloads/tinygpt" "$T/workloads/tinygpt"
-cp "$TOP/pipelines/benchmark.yaml" "$T/pipelines/"
-cp "$TOP/workloads/gpus.yaml" "$T/workloads/"
 sed -e 's/^  steps: 50$/  steps: 12/' -e 's/^  window: \[11, 44\]$/  window: [3, 10]/' \
 	"$TOP/workloads/tinygpt.yaml" >"$T/workloads/tinygpt.yaml"
 git -C "$T" init -q && git -C "$T" add -A && git -C "$T" -c user.name=t -c user.email=t@t commit -qm t
@@ -83,11 +80,7 @@ EOF
 
 # ---- quick: diffs --------------------------------------------------------------
 Q=$TRASH/quick
-mkdir -p "$Q/workloads/quick" "$Q/pipelines"
-for f in GNUmakefile generator scripts templates tests; do ln -s "$TOP/$f" "$Q/$f"; done
-cp "$TOP/pipelines/benchmark.yaml" "$Q/pipelines/"
-cp "$TOP/workloads/gpus.yaml" "$TESTS_DIR/pipeline/quick.yaml" "$Q/workloads/"
-cp "$TESTS_DIR/pipeline/train.sh" "$Q/workloads/quick/"
+t_quick_checkout "$Q"
 J=$TRASH/qinst
 R=$J/workloads/quick/experiments/cpu_tiny_fp32_1
 q() { make -C "$Q" B="$TOP/build" LLMB_GEN="$TRASH/qgen" LLMB_INSTALL="$J" EXECUTOR=local WORKLOAD=quick SCALES=1 train; }
