@@ -24,7 +24,7 @@ int
 jobrec_read_dir(const char *dir, struct jobrec *r)
 {
 	memset(r, 0, sizeof *r);
-	char *path = layout_in(dir, "record");
+	char *path = layout_in(dir, LAYOUT_JOB_RECORD);
 	char *s = read_file(path, NULL);
 	free(path);
 	if (!s)
@@ -51,7 +51,7 @@ jobrec_write_dir(const char *dir, const struct jobrec *r)
 		r->cfg, r->token, r->job, r->log, r->executor, r->state, r->attempt, r->submitted);
 	if (*r->after)
 		sb_addf(&s, "after=%s\n", r->after);
-	char *path = layout_in(dir, "record");
+	char *path = layout_in(dir, LAYOUT_JOB_RECORD);
 	if (write_file_atomic(path, s.buf, s.len) < 0)
 		die("cannot write job record %s: %s", path, strerror(errno));
 	free(path);
@@ -70,7 +70,7 @@ jobrec_read(const char *install, const char *id, struct jobrec *r)
 int
 jobrec_lock_dir(const char *dir)
 {
-	char *path = layout_in(dir, "lock");
+	char *path = layout_in(dir, LAYOUT_JOB_LOCK);
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		die("cannot open lock %s: %s", path, strerror(errno));

@@ -48,7 +48,7 @@ layout_jobs(const char *install, const char *id)
 char *
 layout_job_record(const char *install, const char *id)
 {
-	return under(install, "state/jobs/%s/record", id);
+	return under(install, "state/jobs/%s/" LAYOUT_JOB_RECORD, id);
 }
 
 char *

@@ -60,6 +60,9 @@ char *layout_done(const char *install, const char *id);
 char *layout_identity(const char *install, const char *id);
 /* id NULL: the state/jobs folder itself. */
 char *layout_jobs(const char *install, const char *id);
+/* The job record in a stage's state/jobs/<id> folder, and the lock beside it. */
+#define LAYOUT_JOB_RECORD "record"
+#define LAYOUT_JOB_LOCK "lock"
 char *layout_job_record(const char *install, const char *id);
 char *layout_executor_state(const char *install);
 /* In a stage's state/jobs/<id> folder: the script submitted under a token,
