@@ -70,18 +70,26 @@ upstream_stale(const struct stage_query *q, const struct timespec *stamp, struct
 	return stale;
 }
 
+/* The stamp's text records the configuration of that hash. */
+static int
+stamp_is_of(const char *stamp, const char *hash)
+{
+	char buf[80];
+	return stamp && cfg_get(stamp, "cfg", buf, sizeof buf) && !strcmp(buf, hash);
+}
+
 enum staleness
 stage_staleness(const struct stage_query *q, struct sb *why)
 {
 	char *path = layout_done(q->install, q->id);
-	char *stamp = read_file(path, NULL), buf[80];
+	char *stamp = read_file(path, NULL);
 	struct stat st;
 	enum staleness s = STAGE_DONE;
 	if (!stamp || stat(path, &st) < 0) {
 		s = STAGE_NEVER_RUN;
 		if (why)
 			sb_add(why, "never run (no stamp)");
-	} else if (!cfg_get(stamp, "cfg", buf, sizeof buf) || strcmp(buf, q->hash)) {
+	} else if (!stamp_is_of(stamp, q->hash)) {
 		s = STAGE_CONFIG;
 		if (why)
 			sb_add(why, "its configuration changed since it ran");
@@ -99,10 +107,10 @@ int
 stage_level_config(const char *install, const char *gen, const char *id, const char *hash)
 {
 	char *sp = layout_done(install, id), *cp = layout_cfg(gen, id);
-	char *stamp = read_file(sp, NULL), buf[80];
+	char *stamp = read_file(sp, NULL);
 	struct stat ss, cs;
 	int rc = 0;
-	if (stamp && cfg_get(stamp, "cfg", buf, sizeof buf) && !strcmp(buf, hash) && stat(sp, &ss) == 0 &&
+	if (stamp_is_of(stamp, hash) && stat(sp, &ss) == 0 &&
 	    stat(cp, &cs) == 0 && newer(&cs.st_mtim, &ss.st_mtim)) {
 		struct timespec t[2] = {{.tv_nsec = UTIME_OMIT}, ss.st_mtim};
 		rc = utimensat(AT_FDCWD, cp, t, 0) == 0;
