@@ -15,6 +15,7 @@
 # recipe's FLOPs equal to `llmb flops llama3.1 SIZE --tp TP` (Megatron-
 # Bridge's accounting) for every size. What only a GPU cluster shows:
 # Megatron-Bridge itself accepting these arguments and this environment.
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
 DRV=$TOP/workloads/mbridge-launch.py
@@ -58,6 +59,7 @@ for js in "$TESTS_DIR"/plans/train.llama3.1.*.sh; do
 	{
 		echo "HF_TOKEN=hf_SECRETVALUE; export HF_TOKEN"
 		grep '^export [A-Z_]*=' "$js" | grep -v '^export LLMB_'
+		# shellcheck disable=SC2016 # for the script's own shell
 		echo 'llmb_launch() { "$PY" "$2" "${@:3}"; }'
 		grep "^llmb_launch '" "$js"
 	} | sed "s|TRASH|$TRASH|g; s|TOP|$TOP|g; s|'--mbridge-src' '[^']*'|'--mbridge-src' '$SI'|" >"$TRASH/$id.launch"

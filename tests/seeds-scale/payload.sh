@@ -14,6 +14,9 @@
 #     downloads; otherwise rank 0 prints NeMo 2's training lines
 #     (train_step_timing in s, TFLOPS_per_GPU).
 #   MaxText (train.py): rank 0 prints MaxText's "completed step:" lines.
+#   Megatron-Bridge (workloads/mbridge-launch.py): after its checks, the
+#     task runs the container's command itself (the driver, then the
+#     stand-in entry point of the clone, which writes the log).
 # Step times are drawn around the seed's published value ($SEEDS_TABLE:
 # workload gpu size dtype scale step_s tflops), with noise seeded by the
 # configuration; SEEDS_SLOW="workload gpu size dtype scale" makes that one
@@ -26,6 +29,7 @@ fw=
 case " $* " in
 *" "*/workloads/nemo-inproc.py" "*) fw=nemo2 ;;
 */opt/maxtext/MaxText/train.py*) fw=maxtext ;;
+*" "*/workloads/mbridge-launch.py" "*) fw=mbridge ;;
 *) fail "unknown container command: $*" ;;
 esac
 # The stage: <kind>.<workload>.<gpu>.<size>.<dtype>[.<scale>] or data.<workload>.<task>
@@ -53,6 +57,29 @@ want SLURM_JOB_PARTITION "$SLURM_JOB_PARTITION" "${SEEDS_PARTITION:?}"
 case $SEEDS_CONTAINER_IMAGE in "$LLMB_INSTALL"/images/*.sqsh) ;; *) fail "image $SEEDS_CONTAINER_IMAGE not in the install tree" ;; esac
 printf '%s %s %s\n' "$SLURM_PROCID" "$SLURMD_NODENAME" "$SLURM_LOCALID" >>"$SEEDS_RECORD/tasks.$SLURM_JOB_ID.$SLURM_STEP_ID"
 
+if [ "$fw" = mbridge ]; then
+	# Megatron-Bridge (workloads/mbridge-launch.py): the entry point's
+	# arguments against the stage, then the container's command itself: the
+	# driver execs numactl (tests/nemo-driver/bin) and the clone's entry
+	# point, the stand-in of tests/mbridge-standin, which writes the log.
+	case ",$SEEDS_CONTAINER_MOUNTS," in *",$LLMB_INSTALL:$LLMB_INSTALL,"*) ;; *) fail "the install tree is not mounted: $SEEDS_CONTAINER_MOUNTS" ;; esac
+	case "$SEEDS_CONTAINER_FLAGS " in *" --container-writable "*) ;; *) fail "no --container-writable" ;; esac
+	# (the workload's name holds a dot: the stage's last four fields)
+	s=$LLMB_STAGE scale=${LLMB_STAGE##*.}
+	s=${s%.*} && s=${s%.*} && s=${s%.*} && gpu=${s##*.}
+	g='' ng='' gpn='' img='' prev=
+	for a; do
+		case $prev in --gpu) g=$a ;; --num_gpus) ng=$a ;; --gpus_per_node) gpn=$a ;; --container_image) img=$a ;; esac
+		prev=$a
+	done
+	want --gpu "$g" "$gpu"
+	want --container_image "$img" "$SEEDS_CONTAINER_IMAGE"
+	want --num_gpus "$ng" "$scale"
+	want --num_gpus "$ng" "$ntasks"
+	want --gpus_per_node "$gpn" "$gpus"
+	want HF_HUB_OFFLINE "${HF_HUB_OFFLINE:-}" 1
+	exec "$@"
+fi
 if [ "$fw" = nemo2 ]; then
 	case ",$SEEDS_CONTAINER_MOUNTS," in *",$LLMB_INSTALL:$LLMB_INSTALL,"*) ;; *) fail "the install tree is not mounted: $SEEDS_CONTAINER_MOUNTS" ;; esac
 	case "$kind $SEEDS_CONTAINER_FLAGS " in data* | *" --container-writable "*) ;; *) fail "no --container-writable" ;; esac
