@@ -3,7 +3,9 @@
 # cluster (2 nodes of 8 fake GPUs): make report of llama3.1 8b at its
 # smallest published scale, 8 GPUs, on H100 (FP8, one node of 8) and GB200
 # (NVFP4, two nodes of 4): image, venv (the Megatron-Bridge clone holds the
-# stand-in entry point of tests/mbridge-standin), the training job llmb
+# stand-in entry point of tests/mbridge-standin), the Hugging Face setup
+# tasks (the stand-in huggingface_hub of tests/mbridge-standin/site), the
+# training job llmb
 # submits, parse (window 35-44) and the report with MFU against the run's
 # dtype peak. The stand-ins are those of t-seeds-scale (tests/seeds-scale/:
 # pyxis, git, python3 -m venv, df) and numactl (tests/nemo-driver/bin):
@@ -31,7 +33,7 @@ I=$TRASH/inst
 mkdir -p "$TRASH/rec"
 export PATH=$SS/bin:$TESTS_DIR/nemo-driver/bin:$TESTS_DIR/bin:$PATH
 export SEEDS_RECORD=$TRASH/rec SEEDS_PAYLOAD=$SS/payload.sh SEEDS_TABLE=$SS/seeds.tsv SEEDS_PARTITION=debug
-export NUMACTL_RECORD=$TRASH/numa MBRIDGE_STANDIN_RECORD=$TRASH/standin
+export NUMACTL_RECORD=$TRASH/numa MBRIDGE_STANDIN_RECORD=$TRASH/standin HFSTANDIN_RECORD=$TRASH/hf
 export HF_TOKEN=hf_MBSECRET_77aa LLMB_POLL_SECONDS=1 LLMB_CPU_PARTITION=cpu
 m() { make -C "$TOP" -j2 LLMB_GEN="$TRASH/g.$1" LLMB_INSTALL="$I" EXECUTOR=slurm report WORKLOAD=llama3.1 SIZE=8b SCALES=8 "${@:2}"; }
 
@@ -75,6 +77,14 @@ done <<'LIST'
 h100 fp8 1 8 4 1979
 gb200 nvfp4 2 4 2 9800
 LIST
+# The Hugging Face setup tasks: each config downloaded once into the cache
+# the trainings read, each proved.
+for r in meta-llama/Meta-Llama-3-8B meta-llama/Meta-Llama-3-70B meta-llama/Meta-Llama-3.1-405B; do
+	t_ok "$r config.json: proved" test -s "$I/workloads/llama3.1/hf-assets/$r/config.json"
+	t_ok "...in the hub cache under HF_HOME" test -s "$I/.cache/huggingface/hub/models--${r/\//--}/refs/main"
+done
+t_ok "three downloads, one per repository, for both trainings" test "$(sort -u "$HFSTANDIN_RECORD" | wc -l)" = 3 -a "$(wc -l <"$HFSTANDIN_RECORD")" = 3
+
 # The stand-in's record: 8 tasks per training, one argv per training.
 t_ok "every task of a training got the same argv, 8 tasks each" /usr/bin/python3 -c '
 import json, sys

@@ -13,7 +13,9 @@
 # the stand-in refusing what the pinned parser refuses; its log parsed by
 # llmb parse (window 35-44, one-based) with MFU from llmb metrics; and the
 # recipe's FLOPs equal to `llmb flops llama3.1 SIZE --tp TP` (Megatron-
-# Bridge's accounting) for every size. What only a GPU cluster shows:
+# Bridge's accounting) for every size; workloads/hf-assets.py (the Hugging
+# Face setup tasks) downloading into the hub cache, proving, and honouring
+# HF_HUB_OFFLINE. What only a GPU cluster shows:
 # Megatron-Bridge itself accepting these arguments and this environment.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -124,6 +126,32 @@ flops=$("$LLMB" flops llama3.1 8b h100 | awk '$1 == "total" { print $3 }')
 "$LLMB" metrics --seq 8192 --gbs 128 --step-time "${step:-1}" --gpus 8 --model-flops "$flops" --peak-tflops 1979 \
 	--format=json >"$TRASH/m.json" 2>&1
 t_grep "llmb metrics gives its MFU against the FP8 peak" '"mfu_pct"' "$TRASH/m.json"
+
+# ---- the Hugging Face setup task (workloads/hf-assets.py) -----------------------------
+# Against tests/mbridge-standin/site's huggingface_hub (the hub cache layout,
+# local_files_only, HF_HUB_OFFLINE, a gated repository needing HF_TOKEN).
+HF=$TOP/workloads/hf-assets.py
+R=meta-llama/Meta-Llama-3-8B
+hf() { clean PYTHONPATH="$SI/site" HFSTANDIN_RECORD="$TRASH/hfrec" "$@" "$PY" "$HF" --repo "$R" --asset config --proof-dir "$TRASH/proof"; }
+t_ok "py_compile hf-assets.py" pyc "$HF"
+t_rc "no HF_HOME: usage error" 2 hf HF_TOKEN=hf_SECRETVALUE
+t_rc "a repository id that is no ORG/NAME: usage error" 2 clean HF_HOME="$TRASH/c" "$PY" "$HF" --repo ../x --asset config --proof-dir "$TRASH/proof"
+# (a module that fails to import, first on the path: whatever the machine has)
+mkdir -p "$TRASH/nohub" && echo 'raise ImportError("absent")' >"$TRASH/nohub/huggingface_hub.py"
+t_rc "no huggingface_hub: status 3" 3 clean PYTHONPATH="$TRASH/nohub" HF_HOME="$TRASH/c" "$PY" "$HF" --repo "$R" --asset config \
+	--proof-dir "$TRASH/proof"
+t_rc "HF_HUB_OFFLINE=1 and an empty cache: status 4, nothing downloaded" 4 hf HF_HOME="$TRASH/c" HF_TOKEN=hf_SECRETVALUE HF_HUB_OFFLINE=1
+t_grep "...saying the file is not in the cache" "HF_HUB_OFFLINE is set and $R config.json is not in the cache" "$TRASH/.out"
+t_ok "...and writing no proof" test ! -e "$TRASH/proof/$R/config.json"
+t_rc "a gated repository without HF_TOKEN: status 5" 5 hf HF_HOME="$TRASH/c"
+t_ok "with HF_TOKEN: downloaded and proved" hf HF_HOME="$TRASH/c" HF_TOKEN=hf_SECRETVALUE
+t_ok "...the proof is the cached config" cmp "$TRASH/proof/$R/config.json" \
+	"$TRASH/c/hub/models--meta-llama--Meta-Llama-3-8B/snapshots/$(cat "$TRASH/c/hub/models--meta-llama--Meta-Llama-3-8B/refs/main")/config.json"
+t_nogrep "...the token is in no output" hf_SECRETVALUE "$TRASH/.out"
+rm -rf "$TRASH/proof"
+t_ok "HF_HUB_OFFLINE=true with the file cached: proved from the cache" hf HF_HOME="$TRASH/c" HF_HUB_OFFLINE=true
+t_grep "...saying so" 'from the cache \(offline\)' "$TRASH/.out"
+t_ok "...with one download in all" test "$(wc -l <"$TRASH/hfrec")" = 1
 
 # ---- the recipe's FLOPs are Megatron-Bridge's ----------------------------------------
 # GPU SIZE TP: the TP of the GPU type's first row of that size.

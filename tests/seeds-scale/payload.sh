@@ -14,6 +14,8 @@
 #     downloads; otherwise rank 0 prints NeMo 2's training lines
 #     (train_step_timing in s, TFLOPS_per_GPU).
 #   MaxText (train.py): rank 0 prints MaxText's "completed step:" lines.
+#   Hugging Face setup tasks (workloads/hf-assets.py): rank 0 runs the
+#     command with tests/mbridge-standin/site's huggingface_hub.
 #   Megatron-Bridge (workloads/mbridge-launch.py): after its checks, the
 #     task runs the container's command itself (the driver, then the
 #     stand-in entry point of the clone, which writes the log).
@@ -30,8 +32,20 @@ case " $* " in
 *" "*/workloads/nemo-inproc.py" "*) fw=nemo2 ;;
 */opt/maxtext/MaxText/train.py*) fw=maxtext ;;
 *" "*/workloads/mbridge-launch.py" "*) fw=mbridge ;;
+*" "*/workloads/hf-assets.py" "*) fw=hfassets ;;
 *) fail "unknown container command: $*" ;;
 esac
+if [ "$fw" = hfassets ]; then
+	# A Hugging Face setup task (workloads/hf-assets.py, on the CPU partition:
+	# none of the GPU checks below): HF_TOKEN by name,
+	# then the container's command itself, with tests/mbridge-standin/site's
+	# huggingface_hub as the container's.
+	[ -n "${HF_TOKEN:-}" ] || fail "HF_TOKEN not in the environment"
+	[ "$SLURM_PROCID" = 0 ] || exit 0
+	PYTHONPATH=$(dirname "$0")/../mbridge-standin/site${PYTHONPATH:+:$PYTHONPATH}
+	export PYTHONPATH
+	exec "$@"
+fi
 # The stage: <kind>.<workload>.<gpu>.<size>.<dtype>[.<scale>] or data.<workload>.<task>
 IFS=. read -r kind wl gpu size dtype scale <<EOS
 $LLMB_STAGE
