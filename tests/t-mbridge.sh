@@ -153,6 +153,13 @@ t_ok "HF_HUB_OFFLINE=true with the file cached: proved from the cache" hf HF_HOM
 t_grep "...saying so" 'from the cache \(offline\)' "$TRASH/.out"
 t_ok "...with one download in all" test "$(wc -l <"$TRASH/hfrec")" = 1
 
+# ---- knobs not wired for Megatron-Bridge are refused, not ignored ----------------------
+for k in ENABLE_PROFILE=true ENABLE_CHECKPOINT=true; do
+	t_rc "llama3.1 with $k: refused" 2 make -C "$TOP" -n report LLMB_GEN="$TRASH/gk" LLMB_INSTALL="$TRASH/ik" EXECUTOR=slurm \
+		HF_TOKEN=x WORKLOAD=llama3.1 GPU_TYPE=h100 SIZE=8b DTYPE=fp8 SCALES=8 "$k"
+	t_grep "...saying the recipe has no such knob" "${k%=*}=true is not supported by workload llama3.1" "$TRASH/.out"
+done
+
 # ---- the recipe's FLOPs are Megatron-Bridge's ----------------------------------------
 # GPU SIZE TP: the TP of the GPU type's first row of that size.
 while read -r g s tp; do
