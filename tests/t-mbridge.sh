@@ -100,6 +100,38 @@ for js in "$TESTS_DIR"/plans/train.llama3.1.*.sh; do
 	t_grep "$id: ...and its iteration line" ' iteration +50/ +50 \| consumed samples: ' "$TRASH/$id.log"
 done
 
+# ---- every llama3.1 run's arguments pass the pinned parser -----------------------------
+# All 108 trainings (every GPU type, size, dtype and scale): the entry
+# point's part of each job script's launch line (after '--', plus the
+# driver's overrides) read by the stand-in's parser, in one process.
+make -C "$TOP" -n report LLMB_GEN="$TRASH/gall" LLMB_INSTALL="$TRASH/iall" EXECUTOR=slurm HF_TOKEN=x \
+	WORKLOAD=llama3.1 GPU_TYPE="gb300 gb200 b300 b200 h100" >"$TRASH/all.out" 2>&1
+: >"$TRASH/all.lines"
+for cfg in "$TRASH"/gall/cfg/train.llama3.1.*; do
+	"$LLMB" script --top "$TOP" --gen "$TRASH/gall" --install "$TRASH/iall" "$(basename "$cfg")" |
+		grep "^llmb_launch '" >>"$TRASH/all.lines"
+done
+t_ok "all 108 llama3.1 trainings' arguments pass the pinned parser" clean "$PY" - "$TRASH/all.lines" "$SI" <<'EOF2'
+import contextlib, io, shlex, sys
+sys.path.insert(0, sys.argv[2] + "/scripts/performance")
+import run_script
+lines = open(sys.argv[1]).read().splitlines()
+bad = []
+for line in lines:
+    w = shlex.split(line)
+    argv = w[w.index("--") + 1:] + ["train.manual_gc=true", "train.manual_gc_interval=100"]
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):
+            _, rest = run_script.parser().parse_known_args(argv)
+        ok = all("=" in x and not x.startswith("-") for x in rest)
+    except SystemExit:
+        ok = False
+    if not ok:
+        bad.append(" ".join(argv))
+print("\n".join(bad))
+sys.exit(0 if len(lines) == 108 and not bad else 1)
+EOF2
+
 # ---- the stand-in refuses what the pinned parser refuses ----------------------------
 E=$SI/scripts/performance/run_script.py
 ok=(--model_recipe_name llama3_8b --gpu h100 --num_gpus 8 -gb 128 --max_steps=3)
