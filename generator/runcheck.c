@@ -161,14 +161,15 @@ expr_read(struct rc *c, const struct ynode *n, const char *what, const char *key
 	return -1;
 }
 
-/* A param may use scale, gpus_per_node, nodes and the params before it. */
+/* A param may use scale, gpus_per_node, nodes and the params before it
+ * (those that did not fail, when failed is not NULL). */
 static int
 param_binds(const struct ynode *ps, size_t k, const char *failed, const char *name)
 {
 	if (!strcmp(name, "scale") || !strcmp(name, "gpus_per_node") || !strcmp(name, "nodes"))
 		return 1;
 	for (size_t j = 0; j < k; j++)
-		if (!failed[j] && !strcmp(ymap_key(ps, j)->str, name))
+		if ((!failed || !failed[j]) && !strcmp(ymap_key(ps, j)->str, name))
 			return 1;
 	return 0;
 }
@@ -234,7 +235,7 @@ param_values(struct rc *c, const struct ynode *row, size_t k, const struct at *a
 			continue;
 		if (param_value_ok(c->file, key, v, val, at[i].scale)) {
 			c->errs++;
-			said = 1;
+			said = failed[k] = 1;
 			said_scale = at[i].scale;
 		}
 	}
@@ -255,12 +256,15 @@ check_params(struct rc *c, const struct ynode *row)
 			continue;
 		}
 		for (int j = 0; j < nm.n; j++) {
-			if (!param_binds(ps, k, failed, nm.name[j])) {
+			if (param_binds(ps, k, failed, nm.name[j]))
+				continue;
+			/* a param built from one whose error was said fails with it, silently */
+			if (!param_binds(ps, k, NULL, nm.name[j])) {
 				char msg[120];
 				snprintf(msg, sizeof msg, "unknown name '%s'", nm.name[j]);
 				expr_diag(c, ymap_val(ps, k), nm.off[j], "params", key, msg);
-				failed[k] = 1;
 			}
+			failed[k] = 1;
 		}
 		if (!failed[k])
 			param_values(c, row, k, at, nat, failed);

@@ -255,9 +255,13 @@ check_scalar(const char *file, const struct ynode *n, const struct ytype *t)
 		else if (t->kind == T_INT && *n->str && strspn(n->str, "0123456789") == strlen(n->str))
 			diag_error(file, n->line, n->col, "%s%s%.40s%s is too large: at most %ld", schema_key ? schema_key : "",
 				   schema_key ? ": " : "", n->str, strlen(n->str) > 40 ? "..." : "", INT_MAX_VALUE);
-		else if (t->kind == T_NUM && valid_num(n->str))
-			diag_error(file, n->line, n->col, "%s%s%.40s%s is out of range: expected a finite number", schema_key ? schema_key : "",
-				   schema_key ? ": " : "", n->str, strlen(n->str) > 40 ? "..." : "");
+		else if (t->kind == T_INT && valid_num(n->str) && isfinite(strtod(n->str, NULL)))
+			diag_error(file, n->line, n->col, "%s%s%.40s%s is not a whole number from 0 to %ld", schema_key ? schema_key : "",
+				   schema_key ? ": " : "", n->str, strlen(n->str) > 40 ? "..." : "", INT_MAX_VALUE);
+		else if ((t->kind == T_NUM || t->kind == T_INT) && valid_num(n->str))
+			diag_error(file, n->line, n->col, "%s%s%.40s%s is out of range: expected %s", schema_key ? schema_key : "",
+				   schema_key ? ": " : "", n->str, strlen(n->str) > 40 ? "..." : "",
+				   t->kind == T_INT ? "a whole number >= 0" : "a finite number");
 		else if (strlen(n->str) > 40)
 			diag_error(file, n->line, n->col, "expected %s", what);
 		else if (t->kind == T_INT || t->kind == T_NUM || t->kind == T_BOOL)
