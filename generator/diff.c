@@ -380,7 +380,9 @@ cmd_diff(int argc, char **argv)
 	}
 	if (cliopt_dashes()) /* never allowed */
 		return fputs(usage_text, stderr), 2;
-	if (n != 2 || (strcmp(format, "text") && strcmp(format, "json")))
+	if (strcmp(format, "text") && strcmp(format, "json"))
+		return fprintf(stderr, "llmb diff: error: --format=%s: expected text or json\n", format), 2;
+	if (n != 2)
 		return fputs(usage_text, stderr), 2;
 	json_t *pa = load(args[0]), *pb = pa ? load(args[1]) : NULL;
 	if (!pa || !pb) {

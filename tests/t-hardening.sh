@@ -228,6 +228,8 @@ t_cmp "diff: a dotted key and a nested one are two fields, quoted where they mee
 t_rc "diff --format=json: dotted keys" 1 "$LLMB" diff --format=json "$D/dotted.json" "$D/nested.json"
 t_grep "diff --format=json: the dotted key quoted" '"field": "\\"a\.b\\""' "$TRASH/.out"
 t_grep "diff --format=json: the nested one as it was" '"field": "a\.b"' "$TRASH/.out"
+t_rc "diff --format=xml: refused (exit 2)" 2 "$LLMB" diff --format=xml "$D/dotted.json" "$D/nested.json"
+t_grep "diff --format=xml: the choices" 'format=xml: expected text or json' "$TRASH/.out"
 
 # ---- damaged install trees, and redos that change nothing ---------------------
 # The pipeline test's quick workload with a venv, on the local executor.
