@@ -327,10 +327,12 @@ check_flops(struct rc *c, const struct ynode *f)
 			}
 		}
 	}
-	/* every term evaluates, yet their sum times the factor may not */
+	/* every term evaluates, yet their sum times the factor may not (a size
+	 * without models is check_row's error) */
 	for (size_t i = 0; terms_ok && i < c->rs->n; i++) {
 		double total;
-		if (expanded(c, i, NULL) && !said[i] && run_flops(c->wl, &c->rs->v[i], &c->info[i].prm, &total) < 0) {
+		if (expanded(c, i, NULL) && !said[i] && ymap_get(ymap_get(c->wl, "models"), c->rs->v[i].size) &&
+		    run_flops(c->wl, &c->rs->v[i], &c->info[i].prm, &total) < 0) {
 			diag_error(c->file, f->line, f->col, "flops: the total of size %s, (attention + mlp + embedding) * factor, is not finite",
 				   c->rs->v[i].size);
 			c->errs++;
