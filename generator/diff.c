@@ -11,9 +11,10 @@
  * is empty or holds . [ ] " \ or a control character is written as a JSON
  * string ("a.b"), so {"a.b":1} and {"a":{"b":1}} are two fields. It is
  * shown by its short name, which writes such a key as it is (nvidia-smi's
- * clocks.sm, as every existing row reads) unless it is empty or holds " \
- * or a control character; where two fields of the documents compared share
- * a short name they are shown by their canonical ones. A quoted key of a
+ * clocks.sm, as every existing row reads) unless it is empty or holds a
+ * quote, a backslash or a control character; where two fields of the
+ * documents compared share a short name they are shown by their canonical
+ * ones. A quoted key of a
  * short name is empty or holds an escape, and a canonical name that is not
  * also its short name holds a quoted key that is neither, so no shown name
  * stands for two fields. */

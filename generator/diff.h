@@ -20,10 +20,10 @@ json_t *prov_differences(json_t *a, json_t *b, size_t *count);
  * empty object none. */
 void prov_flatten(json_t *v, const char *path, json_t *out);
 /* {canonical: shown} of the fields of flattened fa and fb (fb may be
- * NULL): the short name (keys unquoted where not empty and without " \
- * or a control character: nodes.n1.gpus[0].clocks.sm), or the canonical
- * one where two fields share a short name ({"a.b":1} beside
- * {"a":{"b":1}}: "a.b" and a.b). */
+ * NULL): the short name (keys unquoted where not empty and without a
+ * quote, a backslash or a control character: nodes.n1.gpus[0].clocks.sm),
+ * or the canonical one where two fields share a short name ({"a.b":1}
+ * beside {"a":{"b":1}}: "a.b" and a.b). */
 json_t *prov_names(json_t *fa, json_t *fb);
 /* The groups of prov_differences, in order, NULL-terminated. */
 extern const char *const prov_groups[];
