@@ -5,7 +5,19 @@
  * and only the fields that differ are printed, grouped as provenance.json
  * groups them: software, configuration, machine, nodes. Fields that differ
  * between any two runs (job id, times, a night's run directory) are left out.
- * Exit status as diff(1): 0 same, 1 different, 2 bad input or usage. */
+ * Exit status as diff(1): 0 same, 1 different, 2 bad input or usage.
+ *
+ * Field names. A path is compared by its canonical name, where a key that
+ * is empty or holds . [ ] " \ or a control character is written as a JSON
+ * string ("a.b"), so {"a.b":1} and {"a":{"b":1}} are two fields. It is
+ * shown by its short name, which writes such a key as it is (nvidia-smi's
+ * clocks.sm, as every existing row reads) unless it is empty or holds a
+ * quote, a backslash or a control character; where two fields of the
+ * documents compared share a short name they are shown by their canonical
+ * ones. A quoted key of a
+ * short name is empty or holds an escape, and a canonical name that is not
+ * also its short name holds a quoted key that is neither, so no shown name
+ * stands for two fields. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdio.h>
@@ -141,6 +153,24 @@ by_name(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* A key's flattened name can be read back as written: not empty, none of
+ * the path's own characters, no quote, backslash or control character. */
+static int
+key_plain(const char *k)
+{
+	return *k && !k[strcspn(k, ".[]\"\\")] && !has_control(k);
+}
+
+/* k as a JSON string: "a.b", escapes for " \ and control characters. */
+static char *
+key_quoted(const char *k)
+{
+	json_t *s = json_string(k);
+	char *q = json_dumps(s, JSON_ENCODE_ANY);
+	json_decref(s);
+	return q;
+}
+
 void
 prov_flatten(json_t *v, const char *path, json_t *out)
 {
@@ -152,9 +182,12 @@ prov_flatten(json_t *v, const char *path, json_t *out)
 		json_object_foreach(v, k, x) keys[n++] = k;
 		qsort(keys, n, sizeof *keys, by_name);
 		for (size_t i = 0; i < n; i++) {
-			char *p = *path ? xasprintf("%s.%s", path, keys[i]) : xstrdup(keys[i]);
+			char *q = key_plain(keys[i]) ? NULL : key_quoted(keys[i]);
+			const char *name = q ? q : keys[i];
+			char *p = *path ? xasprintf("%s.%s", path, name) : xstrdup(name);
 			prov_flatten(json_object_get(v, keys[i]), p, out);
 			free(p);
+			free(q);
 		}
 		free(keys);
 	} else if (json_is_array(v) && json_array_size(v) && (json_is_object(json_array_get(v, 0)))) {
@@ -168,6 +201,55 @@ prov_flatten(json_t *v, const char *path, json_t *out)
 	} else {
 		json_object_set(out, path, v);
 	}
+}
+
+/* The short name of a canonical one: each quoted key unquoted unless it
+ * is empty or holds a quote, a backslash or a control character. */
+static char *
+short_name(const char *canon)
+{
+	struct sb o = {0};
+	for (const char *p = canon; *p;) {
+		if (*p != '"') {
+			sb_addc(&o, *p++);
+			continue;
+		}
+		size_t l = 1; /* the quoted key's length, quotes included */
+		while (p[l] && p[l] != '"')
+			l += p[l] == '\\' && p[l + 1] ? 2 : 1;
+		l += p[l] == '"';
+		json_t *k = json_loadb(p, l, JSON_DECODE_ANY, NULL);
+		const char *s = json_string_value(k);
+		if (s && *s && !strpbrk(s, "\"\\") && !has_control(s))
+			sb_add(&o, s);
+		else
+			sb_addf(&o, "%.*s", (int)l, p);
+		json_decref(k);
+		p += l;
+	}
+	return o.buf ? sb_steal(&o) : xstrdup("");
+}
+
+json_t *
+prov_names(json_t *fa, json_t *fb)
+{
+	json_t *names = json_object(), *uses = json_object(), *flats[] = {fa, fb}, *v;
+	const char *k;
+	for (size_t f = 0; f < 2; f++)
+		json_object_foreach(flats[f], k, v) {
+			if (json_object_get(names, k))
+				continue;
+			char *s = short_name(k);
+			json_object_set_new(names, k, json_string(s));
+			json_object_set_new(uses, s, json_integer(json_integer_value(json_object_get(uses, s)) + 1));
+			free(s);
+		}
+	/* a short name two fields share: both by their canonical names */
+	json_object_foreach(names, k, v)
+		if (json_integer_value(json_object_get(uses, json_string_value(v))) > 1)
+			json_object_set_new(names, k, json_string(k));
+	json_decref(uses);
+	return names;
 }
 
 static int
@@ -186,34 +268,42 @@ in_group(const char *path, const char *g)
 	return !strncmp(path, g, n) && path[n] == '.';
 }
 
-/* {"software":[{"field","a","b"}...], ...} of the fields that differ; a
- * field one side lacks is null there. */
+struct field {
+	const char *canon, *shown;
+};
+
+static int
+by_shown(const void *a, const void *b)
+{
+	return strcmp(((const struct field *)a)->shown, ((const struct field *)b)->shown);
+}
+
+/* {"software":[{"field","a","b"}...], ...} of the fields that differ, by
+ * their shown names; a field one side lacks is null there. */
 static json_t *
 differences(json_t *fa, json_t *fb, size_t *count)
 {
-	json_t *keys = json_object(), *out = json_object();
+	json_t *names = prov_names(fa, fb), *out = json_object(), *v;
 	const char *k;
-	json_t *v;
-	json_object_foreach(fa, k, v) json_object_set_new(keys, k, json_true());
-	json_object_foreach(fb, k, v) json_object_set_new(keys, k, json_true());
 	for (size_t g = 0; g < NGROUPS; g++) {
 		json_t *list = json_array();
-		const char **names = xcalloc(json_object_size(keys) + 1, sizeof *names);
+		struct field *fs = xcalloc(json_object_size(names) + 1, sizeof *fs);
 		size_t n = 0;
-		json_object_foreach(keys, k, v) if (in_group(k, prov_groups[g])) names[n++] = k;
-		qsort(names, n, sizeof *names, by_name);
+		json_object_foreach(names, k, v) if (in_group(k, prov_groups[g])) fs[n++] =
+			(struct field){k, json_string_value(v)};
+		qsort(fs, n, sizeof *fs, by_shown);
 		for (size_t i = 0; i < n; i++) {
-			json_t *a = json_object_get(fa, names[i]), *b = json_object_get(fb, names[i]);
-			if (is_identity(names[i]) || (a && b && json_equal(a, b)))
+			json_t *a = json_object_get(fa, fs[i].canon), *b = json_object_get(fb, fs[i].canon);
+			if (is_identity(fs[i].canon) || (a && b && json_equal(a, b)))
 				continue;
-			json_array_append_new(list, json_pack("{s:s, s:O?, s:O?}", "field", names[i] + strlen(prov_groups[g]) + 1,
+			json_array_append_new(list, json_pack("{s:s, s:O?, s:O?}", "field", fs[i].shown + strlen(prov_groups[g]) + 1,
 							      "a", a, "b", b));
 			(*count)++;
 		}
-		free(names);
+		free(fs);
 		json_object_set_new(out, prov_groups[g], list);
 	}
-	json_decref(keys);
+	json_decref(names);
 	return out;
 }
 
@@ -291,7 +381,9 @@ cmd_diff(int argc, char **argv)
 	}
 	if (cliopt_dashes()) /* never allowed */
 		return fputs(usage_text, stderr), 2;
-	if (n != 2 || (strcmp(format, "text") && strcmp(format, "json")))
+	if (strcmp(format, "text") && strcmp(format, "json"))
+		return fprintf(stderr, "llmb diff: error: --format=%s: expected text or json\n", format), 2;
+	if (n != 2)
 		return fputs(usage_text, stderr), 2;
 	json_t *pa = load(args[0]), *pb = pa ? load(args[1]) : NULL;
 	if (!pa || !pb) {

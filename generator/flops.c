@@ -219,7 +219,12 @@ flops_eval(const char *file, const struct ynode *w, const char *size, const stru
 	out->embedding = v[2];
 	out->factor = v[3];
 	out->total = (v[0] + v[1] + v[2]) * v[3];
-	return 0;
+	if (isfinite(out->total))
+		return 0;
+	if (file)
+		diag_error(file, f->line, f->col, "flops: the total of size %s, (attention + mlp + embedding) * factor, is not finite",
+			   size);
+	return -1;
 }
 
 /* The params of the row for gpu/size at its first scale, and the gpu the

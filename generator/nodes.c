@@ -1,6 +1,7 @@
 /* nodes: see nodes.h. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,8 @@ push(char ***v, size_t *n, char *s)
 	(*v)[(*n)++] = s;
 }
 
-/* prefix[ranges]suffix of one name, appended to v. */
+/* prefix[ranges]suffix of one name, appended to v; without v only
+ * counted in *n, with no bound but size_t's (nothing is stored). */
 static int
 expand_one(const char *s, size_t len, char ***v, size_t *n)
 {
@@ -40,7 +42,10 @@ expand_one(const char *s, size_t len, char ***v, size_t *n)
 	if (!lb) {
 		if (memchr(s, ']', len))
 			return -1;
-		push(v, n, xstrndup(s, len));
+		if (v)
+			push(v, n, xstrndup(s, len));
+		else
+			++*n;
 		return 0;
 	}
 	const char *rb = memchr(lb, ']', len - (size_t)(lb - s));
@@ -63,6 +68,12 @@ expand_one(const char *s, size_t len, char ***v, size_t *n)
 		}
 		if (p < rb && *p++ != ',')
 			return -1;
+		if (!v) {
+			if ((unsigned long)(b - a) >= SIZE_MAX - *n)
+				return -1;
+			*n += (size_t)(b - a) + 1;
+			continue;
+		}
 		if (b - a >= MAX_EXPAND || *n + (size_t)(b - a) >= MAX_EXPAND)
 			return -1;
 		for (long i = a; i <= b; i++)
@@ -71,10 +82,10 @@ expand_one(const char *s, size_t len, char ***v, size_t *n)
 	return 0;
 }
 
-char **
-nodes_expand(const char *list, size_t *n)
+/* The names of list into *v, or only their count without v. */
+static int
+expand(const char *list, char ***v, size_t *n)
 {
-	char **v = NULL;
 	*n = 0;
 	for (const char *p = list; p && *p;) {
 		/* a name ends at a comma outside brackets */
@@ -82,16 +93,35 @@ nodes_expand(const char *list, size_t *n)
 		int depth = 0;
 		for (; p[l] && (depth || p[l] != ','); l++)
 			depth += p[l] == '[' ? 1 : p[l] == ']' ? -1 : 0;
-		if (!l || depth || expand_one(p, l, &v, n) < 0) {
-			for (size_t i = 0; i < *n; i++)
-				free(v[i]);
-			free(v);
-			*n = 0;
-			return NULL;
-		}
+		if (!l || depth || expand_one(p, l, v, n) < 0)
+			return -1;
 		p += l + (p[l] == ',');
 	}
+	return 0;
+}
+
+char **
+nodes_expand(const char *list, size_t *n)
+{
+	char **v = NULL;
+	if (expand(list, &v, n) < 0) {
+		for (size_t i = 0; i < *n; i++)
+			free(v[i]);
+		free(v);
+		*n = 0;
+		return NULL;
+	}
 	return v;
+}
+
+int
+nodes_count(const char *list, size_t *n)
+{
+	if (expand(list, NULL, n) < 0) {
+		*n = 0;
+		return -1;
+	}
+	return 0;
 }
 
 /* ---- events --------------------------------------------------------------- */

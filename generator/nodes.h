@@ -32,5 +32,8 @@ json_t *nodes_scores(const struct nodes *s, int day);
  * a vector of *n strings (free each and the vector), NULL when the list is
  * malformed or names more than 65536 nodes. */
 char **nodes_expand(const char *list, size_t *n);
+/* How many names a Slurm hostlist holds, counted without expanding it (no
+ * bound: n[1-1000000] is 1000000): 0, or -1 when it is malformed. */
+int nodes_count(const char *list, size_t *n);
 
 #endif

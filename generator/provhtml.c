@@ -57,7 +57,9 @@ prov_html(struct sb *o, const json_t *runs, const json_t *excluded)
 			json_t *flat = json_object(), *v;
 			const char *path;
 			prov_flatten((json_t *)p, "", flat);
-			json_object_foreach(flat, path, v) row(o, path, v);
+			json_t *names = prov_names(flat, NULL);
+			json_object_foreach(flat, path, v) row(o, json_string_value(json_object_get(names, path)), v);
+			json_decref(names);
 			json_decref(flat);
 			sb_add(o, "</table></details>\n");
 		}

@@ -171,6 +171,12 @@ check_workload(const struct ydoc *d)
 	int errs = check_images(d->file, wl) + check_measure(d->file, wl);
 	for (size_t i = 0; tasks && i < tasks->nkids; i++)
 		errs += at_least(d->file, tasks->kids[i], "size_gb", 0, "the space a task needs cannot be negative");
+	const struct ynode *models = ymap_get(wl, "models");
+	for (size_t i = 0; i < ymap_len(models); i++) {
+		const struct ynode *m = ymap_val(models, i);
+		for (size_t k = 0; m && m->kind == Y_MAP && k < ymap_len(m); k++)
+			errs += at_least(d->file, m, ymap_key(m, k)->str, 0, "a model dimension cannot be negative");
+	}
 	errs += not_empty(d->file, configs, "configs needs at least one row");
 	for (size_t i = 0; configs && i < configs->nkids; i++)
 		errs += not_empty(d->file, ymap_get(configs->kids[i], "scales"), "scales needs at least one GPU count");

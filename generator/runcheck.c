@@ -102,7 +102,9 @@ any_expanded(const struct rc *c, const struct ynode *row)
 }
 
 /* The names a run's words may use, as runstages.c binds them (bind_run,
- * run_knobs, and model_flops when the formula evaluates). */
+ * run_knobs, and model_flops when the formula evaluates). A formula that
+ * does not evaluate for the run is check_flops' error, said once there:
+ * its {model_flops} is no second one. */
 static int
 run_binds(const struct rc *c, size_t i, const char *name)
 {
@@ -114,7 +116,7 @@ run_binds(const struct rc *c, size_t i, const char *name)
 			return 1;
 	if (ymap_get(ymap_get(ymap_get(c->wl, "models"), run->size), name) || ymap_get(ymap_get(run->row, "params"), name))
 		return 1;
-	return !strcmp(name, "model_flops") && c->info[i].flops;
+	return !strcmp(name, "model_flops") && (c->info[i].flops || ymap_get(c->wl, "flops"));
 }
 
 /* ---- expressions ------------------------------------------------------------ */
@@ -159,14 +161,15 @@ expr_read(struct rc *c, const struct ynode *n, const char *what, const char *key
 	return -1;
 }
 
-/* A param may use scale, gpus_per_node, nodes and the params before it. */
+/* A param may use scale, gpus_per_node, nodes and the params before it
+ * (those that did not fail, when failed is not NULL). */
 static int
 param_binds(const struct ynode *ps, size_t k, const char *failed, const char *name)
 {
 	if (!strcmp(name, "scale") || !strcmp(name, "gpus_per_node") || !strcmp(name, "nodes"))
 		return 1;
 	for (size_t j = 0; j < k; j++)
-		if (!failed[j] && !strcmp(ymap_key(ps, j)->str, name))
+		if ((!failed || !failed[j]) && !strcmp(ymap_key(ps, j)->str, name))
 			return 1;
 	return 0;
 }
@@ -232,7 +235,7 @@ param_values(struct rc *c, const struct ynode *row, size_t k, const struct at *a
 			continue;
 		if (param_value_ok(c->file, key, v, val, at[i].scale)) {
 			c->errs++;
-			said = 1;
+			said = failed[k] = 1;
 			said_scale = at[i].scale;
 		}
 	}
@@ -253,12 +256,15 @@ check_params(struct rc *c, const struct ynode *row)
 			continue;
 		}
 		for (int j = 0; j < nm.n; j++) {
-			if (!param_binds(ps, k, failed, nm.name[j])) {
+			if (param_binds(ps, k, failed, nm.name[j]))
+				continue;
+			/* a param built from one whose error was said fails with it, silently */
+			if (!param_binds(ps, k, NULL, nm.name[j])) {
 				char msg[120];
 				snprintf(msg, sizeof msg, "unknown name '%s'", nm.name[j]);
 				expr_diag(c, ymap_val(ps, k), nm.off[j], "params", key, msg);
-				failed[k] = 1;
 			}
+			failed[k] = 1;
 		}
 		if (!failed[k])
 			param_values(c, row, k, at, nat, failed);
@@ -268,22 +274,29 @@ check_params(struct rc *c, const struct ynode *row)
 }
 
 /* The flops formula: its terms, the names each reads against every
- * expanded run, then its value at each of them. */
+ * expanded run, then its value at each of them, then the total. A run is
+ * held to one error: once a term failed for it, the later terms and the
+ * total, which fail from the same values, are not evaluated for it. */
 static void
 check_flops(struct rc *c, const struct ynode *f)
 {
 	if (!c->rs || !c->rs->params || !any_expanded(c, NULL))
 		return;
+	char *said = xcalloc(c->rs->n + 1, 1); /* run i has its error */
+	int terms_ok = 1;
 	for (size_t t = 0; t < ymap_len(f); t++) {
 		const struct ynode *k = ymap_key(f, t), *e = ymap_val(f, t);
 		struct names nm;
 		int bad = 0;
 		if (flops_term(c->file, k) < 0) {
 			c->errs++;
+			terms_ok = 0;
 			continue;
 		}
-		if (expr_read(c, e, "flops", k->str, &nm))
+		if (expr_read(c, e, "flops", k->str, &nm)) {
+			terms_ok = 0;
 			continue;
+		}
 		for (int j = 0; j < nm.n; j++) {
 			for (size_t i = 0; i < c->rs->n; i++) {
 				const struct plan_run *run = &c->rs->v[i];
@@ -297,17 +310,36 @@ check_flops(struct rc *c, const struct ynode *f)
 				break;
 			}
 		}
-		for (size_t i = 0; !bad && i < c->rs->n; i++) {
+		if (bad) {
+			terms_ok = 0;
+			continue;
+		}
+		/* said once per term; every run it fails for has had its error */
+		for (size_t i = 0; i < c->rs->n; i++) {
 			char err[160];
 			int off = 0;
 			double v;
-			if (expanded(c, i, NULL) &&
+			if (expanded(c, i, NULL) && !said[i] &&
 			    flops_term_eval(c->wl, c->rs->v[i].size, &c->info[i].prm, e, &v, err, sizeof err, &off)) {
-				expr_diag(c, e, off, "flops", k->str, err);
-				bad = 1;
+				if (!bad)
+					expr_diag(c, e, off, "flops", k->str, err);
+				bad = said[i] = 1;
 			}
 		}
 	}
+	/* every term evaluates, yet their sum times the factor may not (a size
+	 * without models is check_row's error) */
+	for (size_t i = 0; terms_ok && i < c->rs->n; i++) {
+		double total;
+		if (expanded(c, i, NULL) && !said[i] && ymap_get(ymap_get(c->wl, "models"), c->rs->v[i].size) &&
+		    run_flops(c->wl, &c->rs->v[i], &c->info[i].prm, &total) < 0) {
+			diag_error(c->file, f->line, f->col, "flops: the total of size %s, (attention + mlp + embedding) * factor, is not finite",
+				   c->rs->v[i].size);
+			c->errs++;
+			break;
+		}
+	}
+	free(said);
 }
 
 /* ---- words: placeholders and checkout files ----------------------------- */

@@ -1,4 +1,5 @@
 #include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -212,6 +213,10 @@ check_scalar(const char *file, const struct ynode *n, const struct ytype *t)
 			what = scalar_classes[i].what;
 		}
 	}
+	/* 1e400 and nan are numbers strtod reads, but no count or size is
+	 * infinite: out of range, named by its key */
+	if (t->kind == T_NUM && ok)
+		ok = isfinite(strtod(n->str, NULL));
 	switch (t->kind) {
 	case T_IMAGE: ok = valid_image(n->str); what = "an image reference like registry#path:tag"; break;
 	case T_URL: ok = valid_url(n->str); what = "a URL of [A-Za-z0-9._/:@+~%=-]"; break;
@@ -250,6 +255,13 @@ check_scalar(const char *file, const struct ynode *n, const struct ytype *t)
 		else if (t->kind == T_INT && *n->str && strspn(n->str, "0123456789") == strlen(n->str))
 			diag_error(file, n->line, n->col, "%s%s%.40s%s is too large: at most %ld", schema_key ? schema_key : "",
 				   schema_key ? ": " : "", n->str, strlen(n->str) > 40 ? "..." : "", INT_MAX_VALUE);
+		else if (t->kind == T_INT && valid_num(n->str) && isfinite(strtod(n->str, NULL)))
+			diag_error(file, n->line, n->col, "%s%s%.40s%s is not a whole number from 0 to %ld", schema_key ? schema_key : "",
+				   schema_key ? ": " : "", n->str, strlen(n->str) > 40 ? "..." : "", INT_MAX_VALUE);
+		else if ((t->kind == T_NUM || t->kind == T_INT) && valid_num(n->str))
+			diag_error(file, n->line, n->col, "%s%s%.40s%s is out of range: expected %s", schema_key ? schema_key : "",
+				   schema_key ? ": " : "", n->str, strlen(n->str) > 40 ? "..." : "",
+				   t->kind == T_INT ? "a whole number >= 0" : "a finite number");
 		else if (strlen(n->str) > 40)
 			diag_error(file, n->line, n->col, "expected %s", what);
 		else if (t->kind == T_INT || t->kind == T_NUM || t->kind == T_BOOL)
@@ -294,7 +306,10 @@ check(const char *file, const struct ynode *n, const struct ytype *t)
 				diag_error(file, k->line, k->col, "'%s' is not a name ([A-Za-z0-9] then [A-Za-z0-9._+-])", k->str);
 				errs++;
 			}
+			const char *outer = schema_key;
+			schema_key = k->str;
 			errs += check(file, ymap_val(n, i), t->elem);
+			schema_key = outer;
 		}
 		return errs;
 	case T_STR_OR_OBJ: {

@@ -89,34 +89,42 @@ sget(const json_t *o, const char *k)
 	return s ? s : "";
 }
 
-/* The probed nodes of a run (status ok), sorted by name. */
-static size_t
-ok_nodes(const json_t *prov, const char **names, size_t max)
+static int
+by_name(const void *a, const void *b)
 {
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The probed nodes of a run (status ok), sorted by name, into *names
+ * (NULL when none is asked for): how many, however many there are. */
+static size_t
+ok_nodes(const json_t *prov, const char ***names)
+{
+	const json_t *nodes = json_object_get(prov, "nodes");
+	const char **v = names ? xcalloc(json_object_size(nodes) + 1, sizeof *v) : NULL;
 	const char *k;
-	json_t *v;
+	json_t *x;
 	size_t n = 0;
-	json_object_foreach(json_object_get(prov, "nodes"), k, v)
-		if (n < max && !strcmp(sget(v, "status"), "ok"))
-			names[n++] = k;
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j && strcmp(names[j - 1], names[j]) > 0; j--) {
-			const char *t = names[j];
-			names[j] = names[j - 1], names[j - 1] = t;
+	json_object_foreach((json_t *)nodes, k, x)
+		if (!strcmp(sget(x, "status"), "ok")) {
+			if (v)
+				v[n] = k;
+			n++;
 		}
+	if (v)
+		qsort(v, n, sizeof *v, by_name);
+	if (names)
+		*names = v;
 	return n;
 }
 
-/* Nodes of a run: Slurm's node list, or the probed ones when more. */
+/* Nodes of a run: Slurm's node list (counted, never expanded), or the
+ * probed ones when more. */
 static size_t
 node_count(const json_t *prov)
 {
-	const char *names[4096];
-	size_t n = ok_nodes(prov, names, 4096), m = 0;
-	char **v = nodes_expand(sget(json_object_get(prov, "machine"), "nodes"), &m);
-	for (size_t i = 0; i < m; i++)
-		free(v[i]);
-	free(v);
+	size_t n = ok_nodes(prov, NULL), m = 0;
+	nodes_count(sget(json_object_get(prov, "machine"), "nodes"), &m);
 	return n > m ? n : m;
 }
 
@@ -181,6 +189,16 @@ gib(const char *v, double div)
 	return xasprintf("%.1f GiB", x / div);
 }
 
+/* v when it is a count or a decimal figure written whole ("224", "1980",
+ * "1980.5"; not "N/A", "", "12abc", "-1", "0x10"), else NULL: the field
+ * is left empty, never 0. */
+static const char *
+number(const char *v)
+{
+	size_t i = v ? strspn(v, "0123456789") : 0, f = i && v[i] == '.' ? strspn(v + i + 1, "0123456789") : 0;
+	return i && !v[i + (f ? f + 1 : 0)] ? v : NULL;
+}
+
 json_t *
 sysdesc_describe(json_t *all, const char *const opt[4])
 {
@@ -189,16 +207,16 @@ sysdesc_describe(json_t *all, const char *const opt[4])
 		json_object_set_new(d, fields[i], json_string(""));
 	/* the most nodes any run ran on; the facts of the run with the most probed nodes */
 	const json_t *best = NULL;
-	const char *names[4096];
+	const char **names = NULL;
 	size_t bn = 0, n = 0, i;
 	json_t *p;
 	json_array_foreach(all, i, p) {
-		size_t c = node_count(p), k = ok_nodes(p, names, 4096);
+		size_t c = node_count(p), k = ok_nodes(p, NULL);
 		bn = c > bn ? c : bn;
 		if (!best || k > n)
 			best = p, n = k;
 	}
-	n = ok_nodes(best, names, 4096);
+	n = ok_nodes(best, &names);
 	const json_t *node = n ? json_object_get(json_object_get(best, "nodes"), names[0]) : NULL;
 	const char *model = node ? gpu0(node, "name") : NULL;
 	size_t ngpu = json_array_size(json_object_get(node, "gpus"));
@@ -209,12 +227,12 @@ sysdesc_describe(json_t *all, const char *const opt[4])
 	set(d, "number_of_nodes", bn ? xasprintf("%zu", bn) : NULL);
 	set(d, "accelerators_per_node", ngpu ? xasprintf("%zu", ngpu) : NULL);
 	set(d, "accelerator_model_name", model ? xstrdup(model) : NULL);
-	const char *mem = node ? gpu0(node, "memory.total") : NULL, *mhz = node ? gpu0(node, "clocks.max.sm") : NULL;
+	const char *mem = node ? gpu0(node, "memory.total") : NULL, *mhz = node ? number(gpu0(node, "clocks.max.sm")) : NULL;
 	set(d, "accelerator_memory_capacity", gib(mem, 1024));
 	set(d, "accelerator_frequency", mhz ? xasprintf("%s MHz", mhz) : NULL);
-	const char *cpu = sget(node, "cpu_model"), *vcpu = sget(node, "cpus"), *hm = sget(node, "mem_total_kib");
+	const char *cpu = sget(node, "cpu_model"), *vcpu = number(sget(node, "cpus")), *hm = sget(node, "mem_total_kib");
 	set(d, "host_processor_model_name", *cpu ? xstrdup(cpu) : NULL);
-	set(d, "host_processor_vcpu_count", *vcpu ? xstrdup(vcpu) : NULL);
+	set(d, "host_processor_vcpu_count", vcpu && !strchr(vcpu, '.') ? xstrdup(vcpu) : NULL);
 	set(d, "host_memory_capacity", gib(hm, 1048576));
 	set(d, "operating_system", *sget(node, "kernel") ? xasprintf("Linux %s", sget(node, "kernel")) : NULL);
 	set(d, "framework", best ? framework(json_object_get(best, "software")) : NULL);
@@ -229,6 +247,7 @@ sysdesc_describe(json_t *all, const char *const opt[4])
 		sb_addf(&o, "%sNCCL %s", o.len ? ", " : "", nccl);
 	set(d, "other_software_stack", o.buf ? sb_steal(&o) : NULL);
 	set(d, "hw_notes", n > 1 ? node_differences(best, names, n) : NULL);
+	free(names);
 	const char *ver = sget(json_object_get(best, "software"), "llmb_version");
 	set(d, "sw_notes", xasprintf("from the provenance of %zu run%s by llmb sysdesc%s%s", json_array_size(all),
 				     json_array_size(all) == 1 ? "" : "s", *ver ? ", llmb " : "", ver));

@@ -6,6 +6,7 @@
 
 #include "diff.h"
 #include "provenance.h"
+#include "util.h"
 #include "whatchanged.h"
 
 /* A run_dir from a history record stays inside the install tree. */
@@ -29,10 +30,19 @@ load(const char *install, const struct hrun *r, char **why)
 		return NULL;
 	}
 	char *path = xasprintf("%s/%s/provenance.json", install, r->run_dir);
+	/* read as llmb diff reads it: a FIFO in its place must not hang the
+	 * judge, and a duplicate key is no provenance */
 	json_error_t e;
-	json_t *p = json_load_file(path, 0, &e);
+	size_t len;
+	const char *rwhy;
+	char *text = read_regular_file(path, &len, &rwhy);
+	json_t *p = text ? json_loadb(text, len, JSON_REJECT_DUPLICATES, &e) : NULL;
+	int read = text != NULL;
+	free(text);
 	const char *job = json_string_value(json_object_get(json_object_get(p, "machine"), "job"));
-	if (!p)
+	if (!read)
+		*why = xasprintf("%s/provenance.json: %s", r->run_dir, rwhy);
+	else if (!p)
 		*why = xasprintf("%s/provenance.json: %s", r->run_dir, e.text);
 	else if (!job || strcmp(job, r->job))
 		*why = xasprintf("%s/provenance.json is of job %s, not of job %s", r->run_dir, job ? job : "(none)", r->job);

@@ -212,6 +212,24 @@ t_cmp "diff inputs: errors with a position" "$H/diff-inputs.err" "$D/diff.all"
 printf '{"configuration": {"a": {"b": "2"}}}\n' >"$D/nested2.json"
 t_rc "diff --format json (the next word)" 1 "$LLMB" diff --format json "$D/nested2.json" "$D/nested.json"
 t_grep "diff --format json: JSON" '"same": false' "$TRASH/.out"
+# Dotted keys: {"a.b":1} and {"a":{"b":1}} are two fields, told apart by
+# quoting where their flattened names meet; a dotted key nothing collides
+# with (nvidia-smi's clocks.sm) reads as before.
+printf '{"configuration": {"a.b": "1"}}\n' >"$D/dotted.json"
+printf '{"configuration": {"a.b": "1", "a": {"b": "2"}}, "nodes": {"n1": {"gpus": [{"clocks.sm": "1980"}]}}}\n' >"$D/both.json"
+printf '{"configuration": {"a": {"b": "1"}}, "nodes": {"n1": {"gpus": [{"clocks.sm": "1410"}]}}, "software": {"": "x", "q\\"k": "y"}}\n' >"$D/other.json"
+: >"$D/dotted.all"
+for c in dotted:nested both:other both:both; do
+	rc=0
+	env -C "$D" "$LLMB" diff "${c%:*}.json" "${c#*:}.json" >>"$D/dotted.all" 2>&1 || rc=$?
+	echo "exit $rc" >>"$D/dotted.all"
+done
+t_cmp "diff: a dotted key and a nested one are two fields, quoted where they meet" "$H/diff-dotted.out" "$D/dotted.all"
+t_rc "diff --format=json: dotted keys" 1 "$LLMB" diff --format=json "$D/dotted.json" "$D/nested.json"
+t_grep "diff --format=json: the dotted key quoted" '"field": "\\"a\.b\\""' "$TRASH/.out"
+t_grep "diff --format=json: the nested one as it was" '"field": "a\.b"' "$TRASH/.out"
+t_rc "diff --format=xml: refused (exit 2)" 2 "$LLMB" diff --format=xml "$D/dotted.json" "$D/nested.json"
+t_grep "diff --format=xml: the choices" 'format=xml: expected text or json' "$TRASH/.out"
 
 # ---- damaged install trees, and redos that change nothing ---------------------
 # The pipeline test's quick workload with a venv, on the local executor.

@@ -128,6 +128,17 @@ t_nogrep "HTML escapes strings from run records" '<script>|a&b|x<y' "$TRASH/esc.
 t_grep "HTML shows the escaped job" '&lt;script&gt;alert\(1\)&lt;/script&gt;' "$TRASH/esc.html"
 t_nogrep "the HTML page loads nothing from elsewhere" '(src|href)=|@import|url\(' "$TRASH/out.html"
 
+# Provenance rows are named as llmb diff names fields: a dotted key beside
+# the nested one it would read as is quoted; nvidia-smi's clocks.sm is not.
+mkdir -p "$TRASH/prov/h100_15b_bf16_16"
+cp "$E/h100_15b_bf16_16/result.json" "$TRASH/prov/h100_15b_bf16_16/"
+printf '{"machine": {"job": "9"}, "configuration": {"a.b": "1", "a": {"b": "2"}}, "nodes": {"n1": {"gpus": [{"clocks.sm": "1980"}]}}}\n' \
+	>"$TRASH/prov/h100_15b_bf16_16/provenance.json"
+rep --format=html "$TRASH/prov" >"$TRASH/prov.html"
+t_grep "HTML provenance: the dotted key quoted" '^<tr><td class="l">configuration\.&quot;a\.b&quot;</td><td class="l">1</td></tr>$' "$TRASH/prov.html"
+t_grep "HTML provenance: the nested key, a row of its own" '^<tr><td class="l">configuration\.a\.b</td><td class="l">2</td></tr>$' "$TRASH/prov.html"
+t_grep "HTML provenance: clocks.sm as before" '^<tr><td class="l">nodes\.n1\.gpus\[0\]\.clocks\.sm</td><td class="l">1980</td></tr>$' "$TRASH/prov.html"
+
 # The HTML page in a real browser: the DOM has the table and both charts,
 # and a screenshot is not blank.
 if ! command -v chromium >/dev/null; then

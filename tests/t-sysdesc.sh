@@ -31,6 +31,30 @@ t_rc "no input: usage, exit 2" 2 "$LLMB" sysdesc
 sed 's/"memory.total": "81559"/"memory.total": "unknown"/' "$G/report.json" >"$TRASH/na.json"
 t_rc "memory.total unknown: exit 0" 0 "$LLMB" sysdesc "$TRASH/na.json"
 t_grep "memory.total unknown: the capacity left empty" '^    "accelerator_memory_capacity": "",$' "$TRASH/.out"
+# ... and so is a count or a clock that is not a number (it was copied as it stood).
+sed 's/"cpus": "224"/"cpus": "lots"/; s/"clocks.max.sm": "1980"/"clocks.max.sm": "unknown"/' "$G/report.json" >"$TRASH/na2.json"
+t_rc "cpus and clocks.max.sm not numbers: exit 0" 0 "$LLMB" sysdesc "$TRASH/na2.json"
+t_grep "cpus not a number: the vCPU count left empty" '^    "host_processor_vcpu_count": "",$' "$TRASH/.out"
+t_grep "clocks.max.sm not a number: the frequency left empty" '^    "accelerator_frequency": "",$' "$TRASH/.out"
+# Counts are reported as they are, never clamped: Slurm's node list is
+# counted without expanding it (100,000 nodes), and 5,000 probed nodes are
+# 5,000 (a list of 4,096 names held them before).
+python3 - "$G/report.json" "$TRASH/counts" <<'EOF2'
+import json, sys
+p = json.load(open(sys.argv[1]))["runs"][0]["provenance"]
+node = p["nodes"]["gpu-a01"]
+p["machine"]["nodes"] = "gpu-[000001-100000]"
+json.dump(p, open(sys.argv[2] + "-list.json", "w"))
+p["machine"]["nodes"] = "gpu-[0001-5000]"
+p["nodes"] = {"gpu-%04d" % i: node for i in range(5000, 0, -1)}
+json.dump(p, open(sys.argv[2] + "-probed.json", "w"))
+EOF2
+t_rc "a run on 100,000 nodes (Slurm's list): exit 0" 0 "$LLMB" sysdesc "$TRASH/counts-list.json"
+t_grep "100,000 nodes: counted, not clamped" '^    "number_of_nodes": "100000",$' "$TRASH/.out"
+t_grep "100,000 nodes: the system name says so" '^    "system_name": "100000 x 8 NVIDIA H100 80GB HBM3",$' "$TRASH/.out"
+sed -i 's/"gpu-\[0001-5000\]"/""/' "$TRASH/counts-probed.json"
+t_rc "a run with 5,000 probed nodes and no node list: exit 0" 0 "$LLMB" sysdesc "$TRASH/counts-probed.json"
+t_grep "5,000 probed nodes: all counted" '^    "number_of_nodes": "5000",$' "$TRASH/.out"
 # Options: "--opt value" as "--opt=value"; enumerated values checked.
 t_rc "--out FILE --system-name NAME (the next word)" 0 "$LLMB" sysdesc --out "$TRASH/o2.json" --system-name "eos" "$G/report.json"
 t_grep "--system-name NAME: its value" '"system_name": "eos",' "$TRASH/o2.json"

@@ -265,4 +265,28 @@ t_rc "annotate: --install=DIR --ack=NIGHT --reason=TEXT" 0 "$LLMB" annotate --in
 printf 'nightly:\n  policy:\n    min_effect: 0.5\n' >"$TRASH/pol.yaml"
 t_rc "policy: min_effect 50% hides the shift" 0 "$LLMB" judge --policy "$TRASH/pol.yaml" --install "$TRASH/short"
 
+# "What changed" of a confirmed regression reads the two nights'
+# provenance.json as llmb diff does: a dotted key and a nested one are two
+# fields, and a FIFO in a provenance.json's place is refused, not waited on.
+mk prov -n 4 shift:3:1.4
+python3 -c '
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+with open(sys.argv[1], "w") as f:
+    for l in lines:
+        r = json.loads(l)
+        if r.get("type") == "run":
+            r["run_dir"] = "runs/" + r["night"]
+        f.write(json.dumps(r, sort_keys=True, separators=(",", ":")) + "\n")
+' "$TRASH/prov/history/$FP.jsonl"
+mkdir -p "$TRASH/prov/runs/2026-01-02" "$TRASH/prov/runs/2026-01-03"
+printf '{"machine": {"job": "1001"}, "configuration": {"a.b": "1"}}\n' >"$TRASH/prov/runs/2026-01-02/provenance.json"
+printf '{"machine": {"job": "1002"}, "configuration": {"a": {"b": "1"}}}\n' >"$TRASH/prov/runs/2026-01-03/provenance.json"
+t_rc "prov: confirmed (exit 1)" 1 timeout 20 "$LLMB" judge --install "$TRASH/prov"
+t_grep "prov: the dotted key, quoted where it meets the nested one" '^    configuration\."a\.b": 1 -> \(absent\)$' "$TRASH/.out"
+t_grep "prov: the nested key" '^    configuration\.a\.b: \(absent\) -> 1$' "$TRASH/.out"
+rm "$TRASH/prov/runs/2026-01-02/provenance.json" && mkfifo "$TRASH/prov/runs/2026-01-02/provenance.json"
+t_rc "prov: a FIFO for a provenance.json: judged without blocking (exit 1)" 1 timeout 20 "$LLMB" judge --install "$TRASH/prov"
+t_grep "prov: the FIFO: not compared, and why" 'provenance: not compared: runs/2026-01-02/provenance.json: not a regular file' "$TRASH/.out"
+
 t_done
