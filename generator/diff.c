@@ -5,6 +5,9 @@
  * and only the fields that differ are printed, grouped as provenance.json
  * groups them: software, configuration, machine, nodes. Fields that differ
  * between any two runs (job id, times, a night's run directory) are left out.
+ * A fifth group, validity, compares whether each run was valid and why
+ * (validity.h): the result.json beside a run's provenance, or the history
+ * record's own valid, invalid and flagged.
  * Exit status as diff(1): 0 same, 1 different, 2 bad input or usage. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -21,7 +24,9 @@
 #include "util.h"
 
 const char *const prov_groups[] = {"software", "configuration", "machine", "nodes", NULL};
-#define NGROUPS 4
+/* prov_groups and the run's validity, which a provenance.json lacks */
+static const char *const groups[] = {"software", "configuration", "machine", "nodes", "validity"};
+#define NGROUPS (sizeof groups / sizeof *groups)
 
 /* A run's own identity, different for every run by construction (a
  * night's run directory is named after its night). */
@@ -32,19 +37,37 @@ static const char usage_text[] =
 	"usage: llmb diff [--format=text|json] A B\n"
 	"A and B: run directories (provenance.json), provenance files, or history records\n"
 	"(HISTORY.jsonl@JOB). Prints the fields that differ, grouped: software, configuration,\n"
-	"machine, nodes. Exit status: 0 same, 1 different, 2 bad input or usage.\n";
+	"machine, nodes, validity. Exit status: 0 same, 1 different, 2 bad input or usage.\n";
 
 /* A history record (docs/history.md) in provenance's groups. */
 static json_t *
 from_record(json_t *r)
 {
 	json_t *img = json_object_get(r, "image");
-	return json_pack("{s:{s:O?, s:O?}, s:{s:O?, s:O?, s:O?}, s:{s:O?, s:O?, s:O?}}",
+	return json_pack("{s:{s:O?, s:O?}, s:{s:O?, s:O?, s:O?}, s:{s:O?, s:O?, s:O?}, s:{s:O?, s:O?, s:O?}}",
 			 "software", "llmb_version", json_object_get(r, "llmb_version"), "image", img,
 			 "configuration", "config_hash", json_object_get(r, "config_hash"),
 			 "knobs", json_object_get(r, "knobs"), "key", json_object_get(r, "key"),
 			 "machine", "nodes", json_object_get(r, "nodes"), "executor", json_object_get(r, "executor"),
-			 "job", json_object_get(r, "job"));
+			 "job", json_object_get(r, "job"), "validity", "valid", json_object_get(r, "valid"),
+			 "invalid", json_object_get(r, "invalid"), "flagged", json_object_get(r, "flagged"));
+}
+
+/* The validity the parse stage wrote into the result.json beside a run's
+ * provenance (dir: the run directory, else the provenance file's). */
+static void
+add_validity(json_t *p, const char *path, int dir)
+{
+	const char *slash = strrchr(path, '/');
+	char *res = dir ? xasprintf("%s/result.json", path)
+		: slash ? xasprintf("%.*s/result.json", (int)(slash - path), path) : xstrdup("result.json");
+	json_t *r = json_load_file(res, 0, NULL), *v = json_object_get(r, "validity");
+	free(res);
+	if (json_is_object(v))
+		json_object_set_new(p, "validity", json_pack("{s:O?, s:O?, s:O?}", "valid", json_object_get(v, "valid"),
+							     "invalid", json_object_get(v, "invalid"),
+							     "flagged", json_object_get(v, "flagged")));
+	json_decref(r);
 }
 
 /* The record of job in a history file (or its only record). */
@@ -125,6 +148,8 @@ load(const char *arg)
 		fprintf(stderr, "%s:1:1: error: not a JSON object (a provenance.json is one)\n", path);
 		json_decref(p);
 		p = NULL;
+	} else {
+		add_validity(p, S_ISDIR(st.st_mode) ? arg : path, S_ISDIR(st.st_mode));
 	}
 	json_decref(first);
 	free(text);
@@ -200,18 +225,18 @@ differences(json_t *fa, json_t *fb, size_t *count)
 		json_t *list = json_array();
 		const char **names = xcalloc(json_object_size(keys) + 1, sizeof *names);
 		size_t n = 0;
-		json_object_foreach(keys, k, v) if (in_group(k, prov_groups[g])) names[n++] = k;
+		json_object_foreach(keys, k, v) if (in_group(k, groups[g])) names[n++] = k;
 		qsort(names, n, sizeof *names, by_name);
 		for (size_t i = 0; i < n; i++) {
 			json_t *a = json_object_get(fa, names[i]), *b = json_object_get(fb, names[i]);
 			if (is_identity(names[i]) || (a && b && json_equal(a, b)))
 				continue;
-			json_array_append_new(list, json_pack("{s:s, s:O?, s:O?}", "field", names[i] + strlen(prov_groups[g]) + 1,
+			json_array_append_new(list, json_pack("{s:s, s:O?, s:O?}", "field", names[i] + strlen(groups[g]) + 1,
 							      "a", a, "b", b));
 			(*count)++;
 		}
 		free(names);
-		json_object_set_new(out, prov_groups[g], list);
+		json_object_set_new(out, groups[g], list);
 	}
 	json_decref(keys);
 	return out;
@@ -253,11 +278,11 @@ print_text(json_t *d, const char *a, const char *b, size_t count)
 	}
 	printf("%zu field%s differ between A=%s and B=%s\n", count, count == 1 ? "" : "s", a, b);
 	for (size_t g = 0; g < NGROUPS; g++) {
-		json_t *list = json_object_get(d, prov_groups[g]), *x;
+		json_t *list = json_object_get(d, groups[g]), *x;
 		size_t i;
 		if (!json_array_size(list))
 			continue;
-		printf("%s:\n", prov_groups[g]);
+		printf("%s:\n", groups[g]);
 		json_array_foreach(list, i, x) {
 			printf("  %s: ", json_string_value(json_object_get(x, "field")));
 			print_value(json_object_get(x, "a"));
