@@ -214,45 +214,51 @@ in_group(const char *path, const char *g)
 /* {"software":[{"field","a","b"}...], ...} of the fields that differ; a
  * field one side lacks is null there. */
 static json_t *
-differences(json_t *fa, json_t *fb, size_t *count)
+differences(json_t *fa, json_t *fb, const char *const *gs, size_t ng, size_t *count)
 {
 	json_t *keys = json_object(), *out = json_object();
 	const char *k;
 	json_t *v;
 	json_object_foreach(fa, k, v) json_object_set_new(keys, k, json_true());
 	json_object_foreach(fb, k, v) json_object_set_new(keys, k, json_true());
-	for (size_t g = 0; g < NGROUPS; g++) {
+	for (size_t g = 0; g < ng; g++) {
 		json_t *list = json_array();
 		const char **names = xcalloc(json_object_size(keys) + 1, sizeof *names);
 		size_t n = 0;
-		json_object_foreach(keys, k, v) if (in_group(k, groups[g])) names[n++] = k;
+		json_object_foreach(keys, k, v) if (in_group(k, gs[g])) names[n++] = k;
 		qsort(names, n, sizeof *names, by_name);
 		for (size_t i = 0; i < n; i++) {
 			json_t *a = json_object_get(fa, names[i]), *b = json_object_get(fb, names[i]);
 			if (is_identity(names[i]) || (a && b && json_equal(a, b)))
 				continue;
-			json_array_append_new(list, json_pack("{s:s, s:O?, s:O?}", "field", names[i] + strlen(groups[g]) + 1,
+			json_array_append_new(list, json_pack("{s:s, s:O?, s:O?}", "field", names[i] + strlen(gs[g]) + 1,
 							      "a", a, "b", b));
 			(*count)++;
 		}
 		free(names);
-		json_object_set_new(out, groups[g], list);
+		json_object_set_new(out, gs[g], list);
 	}
 	json_decref(keys);
 	return out;
 }
 
-json_t *
-prov_differences(json_t *a, json_t *b, size_t *count)
+static json_t *
+grouped_differences(json_t *a, json_t *b, const char *const *gs, size_t ng, size_t *count)
 {
 	json_t *fa = json_object(), *fb = json_object();
 	prov_flatten(a, "", fa);
 	prov_flatten(b, "", fb);
 	*count = 0;
-	json_t *d = differences(fa, fb, count);
+	json_t *d = differences(fa, fb, gs, ng, count);
 	json_decref(fa);
 	json_decref(fb);
 	return d;
+}
+
+json_t *
+prov_differences(json_t *a, json_t *b, size_t *count)
+{
+	return grouped_differences(a, b, prov_groups, NGROUPS - 1, count);
 }
 
 static void
@@ -324,7 +330,7 @@ cmd_diff(int argc, char **argv)
 		return 2;
 	}
 	size_t count;
-	json_t *d = prov_differences(pa, pb, &count);
+	json_t *d = grouped_differences(pa, pb, groups, NGROUPS, &count);
 	if (!strcmp(format, "json")) {
 		json_t *o = json_pack("{s:s, s:s, s:b, s:O}", "a", args[0], "b", args[1], "same", count == 0, "differences", d);
 		json_dumpf(o, stdout, JSON_SORT_KEYS | JSON_INDENT(2));
