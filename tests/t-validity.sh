@@ -135,4 +135,12 @@ t_ok "llmb parse --provenance of a missing file: not judged on probes" "$LLMB" p
 	--provenance="$TRASH/none.json" "$TRASH/nccl.out"
 t_ok "missing provenance: valid, only the log checked" test "$(jget "$TRASH/r3.json" 'd["validity"]["valid"], d["validity"]["checked"]')" = "True ['nccl_log']"
 
+# ---- the after sample without nvidia-smi ------------------------------------------
+if ! PATH=/usr/bin:/bin command -v nvidia-smi >/dev/null; then
+	mkdir -p "$TRASH/bare"
+	t_ok "after sample on a node without nvidia-smi: exits 0" env PATH=/usr/bin:/bin bash "$TOP/templates/probe-node.sh" "$TRASH/bare" 9 after
+	t_ok "after sample without nvidia-smi: written, the GPUs missing with a reason" test "$(jget "$TRASH/bare/probe-after.9.$NODE.json" \
+		'd["status"], d["gpus"]["status"], d["gpus"]["why"]')" = "ok missing nvidia-smi is not on PATH"
+fi
+
 t_done
