@@ -7,8 +7,10 @@
 # the fake training changes as a GPU event would), and the training prints
 # NCCL's INFO lines as NCCL does. Each case checks result.json's validity,
 # the report (an invalid run is excluded with its reason, a flagged one
-# keeps a note), and for the invalid kinds the history record (valid=false
-# with the reason) and `llmb diff` against the clean run.
+# keeps a note) and the history record (valid=false with the reasons, or
+# the flags); for sockets on IB also `llmb diff` against the clean run. Then `llmb parse
+# --provenance` directly: sockets on an EFA node (a fake sysfs device whose
+# driver is efa), and the after sample on a node without nvidia-smi.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 command -v mksquashfs >/dev/null || t_skip_all "mksquashfs (squashfs-tools) is not installed"
@@ -134,6 +136,27 @@ t_rc "llmb parse --provenance without --result: usage error" 2 "$LLMB" parse --p
 t_ok "llmb parse --provenance of a missing file: not judged on probes" "$LLMB" parse "${P[@]}" --result="$TRASH/r3.json" \
 	--provenance="$TRASH/none.json" "$TRASH/nccl.out"
 t_ok "missing provenance: valid, only the log checked" test "$(jget "$TRASH/r3.json" 'd["validity"]["valid"], d["validity"]["checked"]')" = "True ['nccl_log']"
+
+# ---- EFA: the probe reads the device's driver; sockets there are invalid too ----
+EFA=$TRASH/sys-efa
+mkdir -p "$EFA/class/infiniband/rdmap0s6/ports/1" "$EFA/bus/pci/drivers/efa" "$EFA/devices/pci0000:00/0000:00:06.0"
+ln -s ../../../bus/pci/drivers/efa "$EFA/devices/pci0000:00/0000:00:06.0/driver"
+ln -s ../../../devices/pci0000:00/0000:00:06.0 "$EFA/class/infiniband/rdmap0s6/device"
+echo Unspecified >"$EFA/class/infiniband/rdmap0s6/ports/1/link_layer"
+echo "4: ACTIVE" >"$EFA/class/infiniband/rdmap0s6/ports/1/state"
+mkdir -p "$TRASH/efa"
+t_ok "probe on an EFA node" env LLMB_PROBE_SYSFS="$EFA" bash "$TOP/templates/probe-node.sh" "$TRASH/efa" 8
+t_ok "the probe names the EFA device and its driver" test "$(jget "$TRASH/efa/probe.8.$NODE.json" \
+	'd["fabric"][0]["device"], d["fabric"][0]["driver"]')" = "rdmap0s6 efa"
+python3 -c '
+import json, sys
+d, p = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+d["nodes"][sys.argv[3]]["fabric"] = p["fabric"]
+print(json.dumps(d))
+' "$TRASH/prov.json" "$TRASH/efa/probe.8.$NODE.json" "$NODE" >"$TRASH/prov-efa.json"
+t_ok "llmb parse: sockets on an EFA node" "$LLMB" parse "${P[@]}" --result="$TRASH/r4.json" --provenance="$TRASH/prov-efa.json" "$TRASH/nccl.out"
+t_ok "sockets on EFA: invalid, the reason names EFA" test "$(jget "$TRASH/r4.json" '" ".join(d["validity"]["invalid"])')" = \
+	"NCCL used sockets (NET/Socket) on nodes with EFA: $NODE (log line 1)"
 
 # ---- the after sample without nvidia-smi ------------------------------------------
 if ! PATH=/usr/bin:/bin command -v nvidia-smi >/dev/null; then
