@@ -7,7 +7,7 @@
 #include "cmds.h"
 #include "parse.h"
 
-enum { O_FULL = 256, O_PROFILED, O_FORMAT, O_WINDOW, O_LOGFMT, O_STEPS, O_INDEXING, O_STD, O_RESULT };
+enum { O_FULL = 256, O_PROFILED, O_FORMAT, O_WINDOW, O_LOGFMT, O_STEPS, O_INDEXING, O_STD, O_RESULT, O_PROV };
 
 /* Options with a value take it as "--name=value" only. */
 static const struct option longopts[] = {
@@ -21,6 +21,7 @@ static const struct option longopts[] = {
 	{"indexing", optional_argument, NULL, O_INDEXING},
 	{"std", optional_argument, NULL, O_STD},
 	{"result", optional_argument, NULL, O_RESULT},
+	{"provenance", optional_argument, NULL, O_PROV},
 	{NULL, 0, NULL, 0},
 };
 
@@ -55,6 +56,9 @@ option(int c, const char *v, struct parse_opts *p)
 		return 0;
 	case O_RESULT:
 		p->result = v;
+		return *v ? 0 : -1;
+	case O_PROV:
+		p->provenance = v;
 		return *v ? 0 : -1;
 	}
 	return -1;

@@ -5,6 +5,9 @@
  * and only the fields that differ are printed, grouped as provenance.json
  * groups them: software, configuration, machine, nodes. Fields that differ
  * between any two runs (job id, times, a night's run directory) are left out.
+ * A fifth group, validity, compares whether each run was valid and why
+ * (validity.h): the result.json beside a run's provenance, or the history
+ * record's own valid, invalid and flagged.
  * Exit status as diff(1): 0 same, 1 different, 2 bad input or usage.
  *
  * Field names. A path is compared by its canonical name, where a key that
@@ -33,7 +36,9 @@
 #include "util.h"
 
 const char *const prov_groups[] = {"software", "configuration", "machine", "nodes", NULL};
-#define NGROUPS 4
+/* prov_groups and the run's validity, which a provenance.json lacks */
+static const char *const groups[] = {"software", "configuration", "machine", "nodes", "validity"};
+#define NGROUPS (sizeof groups / sizeof *groups)
 
 /* A run's own identity, different for every run by construction (a
  * night's run directory is named after its night). */
@@ -44,19 +49,37 @@ static const char usage_text[] =
 	"usage: llmb diff [--format=text|json] A B\n"
 	"A and B: run directories (provenance.json), provenance files, or history records\n"
 	"(HISTORY.jsonl@JOB). Prints the fields that differ, grouped: software, configuration,\n"
-	"machine, nodes. Exit status: 0 same, 1 different, 2 bad input or usage.\n";
+	"machine, nodes, validity. Exit status: 0 same, 1 different, 2 bad input or usage.\n";
 
 /* A history record (docs/history.md) in provenance's groups. */
 static json_t *
 from_record(json_t *r)
 {
 	json_t *img = json_object_get(r, "image");
-	return json_pack("{s:{s:O?, s:O?}, s:{s:O?, s:O?, s:O?}, s:{s:O?, s:O?, s:O?}}",
+	return json_pack("{s:{s:O?, s:O?}, s:{s:O?, s:O?, s:O?}, s:{s:O?, s:O?, s:O?}, s:{s:O?, s:O?, s:O?}}",
 			 "software", "llmb_version", json_object_get(r, "llmb_version"), "image", img,
 			 "configuration", "config_hash", json_object_get(r, "config_hash"),
 			 "knobs", json_object_get(r, "knobs"), "key", json_object_get(r, "key"),
 			 "machine", "nodes", json_object_get(r, "nodes"), "executor", json_object_get(r, "executor"),
-			 "job", json_object_get(r, "job"));
+			 "job", json_object_get(r, "job"), "validity", "valid", json_object_get(r, "valid"),
+			 "invalid", json_object_get(r, "invalid"), "flagged", json_object_get(r, "flagged"));
+}
+
+/* The validity the parse stage wrote into the result.json beside a run's
+ * provenance (dir: the run directory, else the provenance file's). */
+static void
+add_validity(json_t *p, const char *path, int dir)
+{
+	const char *slash = strrchr(path, '/');
+	char *res = dir ? xasprintf("%s/result.json", path)
+		: slash ? xasprintf("%.*s/result.json", (int)(slash - path), path) : xstrdup("result.json");
+	json_t *r = json_load_file(res, 0, NULL), *v = json_object_get(r, "validity");
+	free(res);
+	if (json_is_object(v))
+		json_object_set_new(p, "validity", json_pack("{s:O?, s:O?, s:O?}", "valid", json_object_get(v, "valid"),
+							     "invalid", json_object_get(v, "invalid"),
+							     "flagged", json_object_get(v, "flagged")));
+	json_decref(r);
 }
 
 /* The record of job in a history file (or its only record). */
@@ -137,6 +160,8 @@ load(const char *arg)
 		fprintf(stderr, "%s:1:1: error: not a JSON object (a provenance.json is one)\n", path);
 		json_decref(p);
 		p = NULL;
+	} else {
+		add_validity(p, S_ISDIR(st.st_mode) ? arg : path, S_ISDIR(st.st_mode));
 	}
 	json_decref(first);
 	free(text);
@@ -281,43 +306,49 @@ by_shown(const void *a, const void *b)
 /* {"software":[{"field","a","b"}...], ...} of the fields that differ, by
  * their shown names; a field one side lacks is null there. */
 static json_t *
-differences(json_t *fa, json_t *fb, size_t *count)
+differences(json_t *fa, json_t *fb, const char *const *gs, size_t ng, size_t *count)
 {
 	json_t *names = prov_names(fa, fb), *out = json_object(), *v;
 	const char *k;
-	for (size_t g = 0; g < NGROUPS; g++) {
+	for (size_t g = 0; g < ng; g++) {
 		json_t *list = json_array();
 		struct field *fs = xcalloc(json_object_size(names) + 1, sizeof *fs);
 		size_t n = 0;
-		json_object_foreach(names, k, v) if (in_group(k, prov_groups[g])) fs[n++] =
+		json_object_foreach(names, k, v) if (in_group(k, gs[g])) fs[n++] =
 			(struct field){k, json_string_value(v)};
 		qsort(fs, n, sizeof *fs, by_shown);
 		for (size_t i = 0; i < n; i++) {
 			json_t *a = json_object_get(fa, fs[i].canon), *b = json_object_get(fb, fs[i].canon);
 			if (is_identity(fs[i].canon) || (a && b && json_equal(a, b)))
 				continue;
-			json_array_append_new(list, json_pack("{s:s, s:O?, s:O?}", "field", fs[i].shown + strlen(prov_groups[g]) + 1,
+			json_array_append_new(list, json_pack("{s:s, s:O?, s:O?}", "field", fs[i].shown + strlen(gs[g]) + 1,
 							      "a", a, "b", b));
 			(*count)++;
 		}
 		free(fs);
-		json_object_set_new(out, prov_groups[g], list);
+		json_object_set_new(out, gs[g], list);
 	}
 	json_decref(names);
 	return out;
 }
 
-json_t *
-prov_differences(json_t *a, json_t *b, size_t *count)
+static json_t *
+grouped_differences(json_t *a, json_t *b, const char *const *gs, size_t ng, size_t *count)
 {
 	json_t *fa = json_object(), *fb = json_object();
 	prov_flatten(a, "", fa);
 	prov_flatten(b, "", fb);
 	*count = 0;
-	json_t *d = differences(fa, fb, count);
+	json_t *d = differences(fa, fb, gs, ng, count);
 	json_decref(fa);
 	json_decref(fb);
 	return d;
+}
+
+json_t *
+prov_differences(json_t *a, json_t *b, size_t *count)
+{
+	return grouped_differences(a, b, prov_groups, NGROUPS - 1, count);
 }
 
 static void
@@ -343,11 +374,11 @@ print_text(json_t *d, const char *a, const char *b, size_t count)
 	}
 	printf("%zu field%s differ between A=%s and B=%s\n", count, count == 1 ? "" : "s", a, b);
 	for (size_t g = 0; g < NGROUPS; g++) {
-		json_t *list = json_object_get(d, prov_groups[g]), *x;
+		json_t *list = json_object_get(d, groups[g]), *x;
 		size_t i;
 		if (!json_array_size(list))
 			continue;
-		printf("%s:\n", prov_groups[g]);
+		printf("%s:\n", groups[g]);
 		json_array_foreach(list, i, x) {
 			printf("  %s: ", json_string_value(json_object_get(x, "field")));
 			print_value(json_object_get(x, "a"));
@@ -391,7 +422,7 @@ cmd_diff(int argc, char **argv)
 		return 2;
 	}
 	size_t count;
-	json_t *d = prov_differences(pa, pb, &count);
+	json_t *d = grouped_differences(pa, pb, groups, NGROUPS, &count);
 	if (!strcmp(format, "json")) {
 		json_t *o = json_pack("{s:s, s:s, s:b, s:O}", "a", args[0], "b", args[1], "same", count == 0, "differences", d);
 		json_dumpf(o, stdout, JSON_SORT_KEYS | JSON_INDENT(2));

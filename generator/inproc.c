@@ -77,14 +77,16 @@ inproc_parse(const struct inproc_stage *c)
 		return INPROC_FAILED;
 	}
 	char *res = layout_in(dir, LAYOUT_RESULT), *logs[] = {logb};
+	char *prov = layout_in(dir, LAYOUT_PROVENANCE);
 	struct parse_opts po = PARSE_OPTS_INIT;
 	po.result = res;
+	po.provenance = prov; /* validity: what the job saw (validity.h) */
 	int rc = parse_stage_opts(c, &po);
 	if (!rc)
 		rc = parse_logs(&po, 1, logs);
 	if (rc)
 		fprintf(stderr, "llmb: [%s] %s: the run did not succeed; see %s\n", c->progress, c->label, logb);
-	free(res); free(td); free(done); free(dir);
+	free(res); free(prov); free(td); free(done); free(dir);
 	return rc ? INPROC_FAILED : INPROC_DONE;
 }
 

@@ -47,6 +47,9 @@
  *   restarts           present only when the iterations went back (the job
  *                      restarted into the same log): how many times; the
  *                      samples and statistics are of the last attempt only
+ *   validity           present only with --provenance (the parse stage
+ *                      gives the run's provenance.json): what the job saw
+ *                      that makes the run invalid or flags it (validity.h)
  */
 #define _DEFAULT_SOURCE /* DT_DIR */
 #include <dirent.h>
@@ -63,6 +66,7 @@
 #include "logparse.h"
 #include "parse.h"
 #include "util.h"
+#include "validity.h"
 
 /* Basenames never parsed when walking a directory (upstream rules). */
 static const struct skip {
@@ -89,7 +93,7 @@ parse_usage(FILE *f)
 		"usage: llmb parse [--format=table|csv|json] [--full-names] [--window=A-B]\n"
 		"                  [--log-format=auto|nemo2|maxtext|mbridge] [--steps=N]\n"
 		"                  [--indexing=zero|one] [--std=sample|population] [--profiled]\n"
-		"                  [--result=FILE] [DIR_OR_FILE...]\n"
+		"                  [--result=FILE [--provenance=FILE]] [DIR_OR_FILE...]\n"
 		"\n"
 		"Parses training logs: every *.out file under each DIR (default: experiments)\n"
 		"and every FILE named. Directory walks skip basenames matching:\n");
@@ -103,6 +107,8 @@ parse_usage(FILE *f)
 		"  --std=...        standard deviation reported (default: sample, n-1)\n"
 		"  --profiled       mark the runs as profiled (not for comparison)\n"
 		"  --result=FILE    with exactly one log: write its full result as JSON\n"
+		"  --provenance=FILE  with --result: judge the run's validity from the log's\n"
+		"                   NCCL lines and this provenance.json's node probes\n"
 		"\n"
 		"Exit status: 0 when a run succeeded, 1 when none did, 2 on usage errors.\n",
 		LP_DEFAULT_STEPS);
@@ -492,6 +498,8 @@ static int
 write_result(const struct lp_result *r, const struct parse_opts *p)
 {
 	json_t *j = lp_result_json(r, p->sample_std);
+	if (p->provenance)
+		json_object_set_new(j, "validity", validity_of_files(r->path, p->provenance));
 	char *s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(12));
 	json_decref(j);
 	size_t len = strlen(s);
@@ -549,6 +557,8 @@ parse_logs(const struct parse_opts *p, int nargs, char **args)
 	int rc = collect(nargs, args, &ps) < 0 ? 2 : 0;
 	if (!rc && p->result && ps.n != 1)
 		rc = parse_bad_usage("--result needs exactly one log file, got %s", ps.n ? "several" : "none");
+	if (!rc && p->provenance && !p->result)
+		rc = parse_bad_usage("%s needs --result", "--provenance");
 	if (!rc)
 		rc = report(&ps, p, nargs, args);
 	for (size_t k = 0; k < ps.n; k++)

@@ -330,17 +330,19 @@ machine(const struct prov_src *s)
 	return o;
 }
 
-/* probe.<job>.<node>.json: one JSON line per node, written by the job's
- * per-node probe (templates/probe-node.sh); keyed by node name. */
+/* <name>.<job>.<node>.json: one JSON line per node, written by the job's
+ * per-node probe (templates/probe-node.sh); keyed by node name. name is
+ * probe (before training) or probe-after (when it has finished). */
 static json_t *
-nodes(const struct prov_src *s)
+nodes(const struct prov_src *s, const char *file)
 {
-	char *pat = xasprintf("%s/probe.%s.*.json", s->state_dir, s->job);
+	char *pat = xasprintf("%s/%s.%s.*.json", s->state_dir, file, s->job);
 	glob_t g;
 	int rc = glob(pat, 0, NULL, &g);
 	free(pat);
 	if (rc)
-		return prov_missing("the job wrote no node probe");
+		return prov_missing(strcmp(file, "probe") ? "the job wrote no node probe after training"
+					: "the job wrote no node probe");
 	json_t *o = json_object();
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		json_error_t e;
@@ -366,8 +368,8 @@ provenance_build(const struct prov_src *s)
 			       strcmp(ver, "unknown") ? json_string(ver) : prov_missing("the checkout is not a git repository"),
 			       "image", image_fact(s), "venv", venv_fact(s));
 	free(ver);
-	return json_pack("{s:i, s:o, s:o, s:o, s:o}", "v", 1, "software", sw, "configuration", configuration(s),
-			 "machine", machine(s), "nodes", nodes(s));
+	return json_pack("{s:i, s:o, s:o, s:o, s:o, s:o}", "v", 1, "software", sw, "configuration", configuration(s),
+			 "machine", machine(s), "nodes", nodes(s, "probe"), "nodes_after", nodes(s, "probe-after"));
 }
 
 void

@@ -2,7 +2,8 @@
  * run` writes provenance.json into the run directory: llmb's version, the
  * recipe, configuration and job script hashes, knobs and environment
  * (secrets by name only), the image and venv, the scheduler's account of
- * the job, and the per-node facts the job's probe wrote before training.
+ * the job, and the per-node facts the job's probe wrote before training
+ * (nodes) and after it (nodes_after: what can change during a run).
  * Every probe that cannot answer is recorded as {"status":"missing",
  * "why":...}; nothing here ever fails the benchmark. */
 #ifndef LLMB_PROVENANCE_H

@@ -31,6 +31,7 @@
 #include "stagecfg.h"
 #include "stagekind.h"
 #include "util.h"
+#include "validity.h"
 
 /* ---- statistics of the window ------------------------------------------------ */
 
@@ -321,6 +322,27 @@ window_samples(const struct rec_src *s, const char *log, double **out, double *t
 	return n;
 }
 
+/* What the job saw (validity.h): its invalid reasons into inv; its flags,
+ * or NULL when there are none. */
+static json_t *
+seen_by_job(const struct rec_src *s, const char *log, json_t *inv)
+{
+	char *prov = xasprintf("%s/" LAYOUT_PROVENANCE, s->run_dir);
+	json_t *v = validity_of_files(log, prov), *x, *flags = json_array();
+	size_t i;
+	free(prov);
+	json_array_foreach(json_object_get(v, "invalid"), i, x)
+		add_reason(inv, json_string_value(x));
+	json_array_foreach(json_object_get(v, "flagged"), i, x)
+		json_array_append(flags, x);
+	json_decref(v);
+	if (!json_array_size(flags)) {
+		json_decref(flags);
+		return NULL;
+	}
+	return flags;
+}
+
 /* Rates from the mean step time: tokens/s, TFLOPS/GPU, MFU (percent). */
 static void
 rates(json_t *rec, const struct rec_src *s, double mean, double log_tflops, long scale, const char *dtype, json_t *inv)
@@ -382,6 +404,7 @@ record_build(const struct rec_src *s, struct sb *err)
 	double *x = NULL, log_tflops = NAN, mean = NAN;
 	int failed = s->job_state != NULL;
 	size_t n = *log && !failed ? window_samples(s, log, &x, &log_tflops, inv, &failed) : 0;
+	json_t *flags = *log && !failed ? seen_by_job(s, log, inv) : NULL;
 	if (failed) {
 		char *why = xasprintf("job %s", s->job_state ? s->job_state : "produced no step times");
 		add_reason(inv, why);
@@ -411,6 +434,8 @@ record_build(const struct rec_src *s, struct sb *err)
 	size_t il = strlen(s->install);
 	if (!strncmp(s->run_dir, s->install, il) && s->run_dir[il] == '/' && s->run_dir[il + 1])
 		json_object_set_new(rec, "run_dir", json_string(s->run_dir + il + 1));
+	if (flags)
+		json_object_set_new(rec, "flagged", flags);
 	if (json_object_size(knobs))
 		json_object_set_new(rec, "knobs", knobs);
 	else

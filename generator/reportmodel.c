@@ -180,6 +180,17 @@ runs_free(struct runs *rs)
 
 /* ---- runs, included and excluded ---------------------------------------- */
 
+/* prefix and the reasons of a validity list, "; " between them. */
+static void
+reasons(const json_t *list, const char *prefix, char *buf, size_t len)
+{
+	size_t i, at = (size_t)snprintf(buf, len, "%s", prefix);
+	json_t *x;
+	json_array_foreach(list, i, x)
+		if (at < len)
+			at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? "; " : "", json_string_value(x));
+}
+
 /* NULL when the run is included, else the reason it is not. */
 static const char *
 exclusion(const struct run *r, char *buf, size_t len)
@@ -206,6 +217,11 @@ exclusion(const struct run *r, char *buf, size_t len)
 	}
 	if (isnan(report_num(json_object_get(r->res, "step_time"), "mean")))
 		return "no step time in the measurement window";
+	json_t *v = json_object_get(r->res, "validity");
+	if (json_is_false(json_object_get(v, "valid"))) {
+		reasons(json_object_get(v, "invalid"), "invalid: ", buf, len);
+		return buf;
+	}
 	return NULL;
 }
 
@@ -228,8 +244,13 @@ run_record(const struct run *r)
 		json_object_set_new(o, "note", json_string("the time limit was reached after the measured steps"));
 	else if (r->res && json_integer_value(json_object_get(r->res, "restarts")) > 0)
 		json_object_set_new(o, "note", json_string("the job restarted: measured on its last attempt only"));
-	else
+	else if (r->res && json_array_size(json_object_get(json_object_get(r->res, "validity"), "flagged"))) {
+		reasons(json_object_get(json_object_get(r->res, "validity"), "flagged"), "flagged: ", b, sizeof b);
+		json_object_set_new(o, "note", json_string(b));
+	} else
 		json_object_set_new(o, "note", json_null());
+	if (r->res && json_object_get(r->res, "validity"))
+		json_object_set(o, "validity", json_object_get(r->res, "validity"));
 	if (r->prov)
 		json_object_set_new(o, "provenance", json_incref(r->prov));
 	return o;

@@ -76,15 +76,19 @@ llmb_launch() {
 ]])
 # The per-node probe before training (templates/probe-node.sh): one task
 # per node, each bounded in time and always exiting 0; what it writes to
-# the state directory goes into the run's provenance.json.
+# the state directory goes into the run's provenance.json. LLMB_PROBE_AFTER
+# runs it again when training has finished (its `after` sample: throttle
+# reasons, ECC and XID counts), from which the run's validity is judged.
 # In the background as llmb_launch's step: timeout runs in a process group
 # of its own, which a cancel's SIGTERM does not reach, and a trap waits for
 # a foreground command, so a job cancelled during its probe lost its
 # SIGTERM line (and was killed after KillWait).
-m4_define([[LLMB_PROBE]], [[if [ -n "${SLURM_JOB_ID:-}" ]; then
-	timeout -k 5 60 srun --ntasks-per-node=1 --ntasks="${SLURM_JOB_NUM_NODES:-1}" bash LLMB_PROBE_SCRIPT "$llmb_state" "$LLMB_JOB_ID" &
+m4_define([[LLMB_PROBE_STEP]], [[if [ -n "${SLURM_JOB_ID:-}" ]; then
+	timeout -k 5 60 srun --ntasks-per-node=1 --ntasks="${SLURM_JOB_NUM_NODES:-1}" bash LLMB_PROBE_SCRIPT "$llmb_state" "$LLMB_JOB_ID"$1 &
 	wait "$!" || echo "llmb: the node probe step failed; the run goes on" >&2
 else
-	bash LLMB_PROBE_SCRIPT "$llmb_state" "$LLMB_JOB_ID" || true
+	bash LLMB_PROBE_SCRIPT "$llmb_state" "$LLMB_JOB_ID"$1 || true
 fi]])
+m4_define([[LLMB_PROBE]], [[LLMB_PROBE_STEP()]])
+m4_define([[LLMB_PROBE_AFTER]], [[LLMB_PROBE_STEP([[ after]])]])
 m4_divert(0)m4_dnl

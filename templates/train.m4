@@ -16,3 +16,4 @@ wait "$!"
 ]])m4_dnl
 llmb_launch LLMB_CMD
 echo "llmb: training finished"
+LLMB_PROBE_AFTER

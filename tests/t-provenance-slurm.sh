@@ -2,7 +2,8 @@
 # t-provenance-slurm: provenance on the emulated two-node Slurm cluster.
 # A two-node training of the fast sq workload runs the per-node probe as
 # one task per node (srun --ntasks-per-node=1) through the nvidia-smi
-# stand-in, with lowered clocks on n2; provenance.json holds both nodes,
+# stand-in, with lowered clocks on n2; provenance.json holds both nodes
+# (and their samples after training, for the run's validity),
 # the scheduler's facts from sacct, and `llmb diff` against a run with
 # normal clocks names n2's clocks. Starts a cluster: run it under the
 # machine-wide Slurm test lock.
@@ -36,6 +37,8 @@ t_ok "a two-node training with normal clocks" env LLMB_POLL_SECONDS=1 "${MK[@]}"
 P=$R/provenance.json
 cp "$P" "$TRASH/a.json"
 t_ok "provenance: both nodes probed, all ok" test "$(jget "$P" '" ".join(k + ":" + v["status"] for k, v in sorted(d["nodes"].items()))')" = "n1:ok n2:ok"
+t_ok "provenance: both nodes sampled again after training (the job's second srun step)" \
+	test "$(jget "$P" '" ".join(k + ":" + v["status"] + ":" + str(len(v["gpus"])) for k, v in sorted(d["nodes_after"].items()))')" = "n1:ok:2 n2:ok:2"
 t_ok "provenance: sacct's node list, partition and exit code" python3 - "$P" <<'EOF'
 import json, sys
 m = json.load(open(sys.argv[1]))["machine"]

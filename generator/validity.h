@@ -1,0 +1,31 @@
+/* validity: whether a finished run's numbers can be trusted, from what the
+ * job saw. Two sources: NCCL's INFO and WARN lines in the training log
+ * (the network it used, its plugin's load failures) and the node probes of
+ * provenance.json, before training (nodes: the RDMA fabric, ECC and XID
+ * counts) and after it (nodes_after: throttle reasons, ECC and XID
+ * counts). A table of rules says what each finding does: make the run
+ * invalid (never a baseline, never judged as a regression, left out of the
+ * report's averages) or flag it (a warning the run keeps).
+ *
+ * The object (result.json's "validity"):
+ *   valid     false when an invalid finding was made
+ *   invalid   [reason...]   the reasons of the invalid findings
+ *   flagged   [reason...]   the reasons of the flags
+ *   findings  [{"rule", "verdict": "invalid"|"flagged", "reason"}...]
+ *   checked   which sources there were: "nccl_log" (NCCL lines in the
+ *             log), "fabric" (a probe recorded the RDMA ports), "after"
+ *             (an after-training probe to compare with)
+ * A run without a source is not judged on it: "checked" says so. */
+#ifndef LLMB_VALIDITY_H
+#define LLMB_VALIDITY_H
+
+#include <jansson.h>
+
+/* The validity of the run whose training log is log (NULL: none) and
+ * whose provenance is prov (NULL: none). */
+json_t *validity_check(const char *log, const json_t *prov);
+/* The same with the provenance read from a file; an absent or unreadable
+ * file is no provenance. */
+json_t *validity_of_files(const char *log, const char *prov_path);
+
+#endif

@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# t-validity: a run's validity from what the job saw (generator/validity.c),
+# end to end with the local executor and the quick workload: the probe
+# before training records the node's RDMA ports (a fake sysfs tree holding
+# one InfiniBand port), the probe after training samples the GPUs again
+# (the nvidia-smi and dmesg stand-ins of tests/provenance/bin, whose state
+# the fake training changes as a GPU event would), and the training prints
+# NCCL's INFO lines as NCCL does. Each case checks result.json's validity,
+# the report (an invalid run is excluded with its reason, a flagged one
+# keeps a note) and the history record (valid=false with the reasons, or
+# the flags); for sockets on IB also `llmb diff` against the clean run. Then `llmb parse
+# --provenance` directly: sockets on an EFA node (a fake sysfs device whose
+# driver is efa), and the after sample on a node without nvidia-smi.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+command -v mksquashfs >/dev/null || t_skip_all "mksquashfs (squashfs-tools) is not installed"
+export PATH=$TESTS_DIR/provenance/bin:$TESTS_DIR/bin:$PATH
+NODE=$(hostname -s)
+# jq-free JSON queries through python3: jget FILE EXPR (d is the document).
+jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+# A node with one active InfiniBand port, and one with none.
+IB=$TRASH/sys-ib
+mkdir -p "$IB/class/infiniband/mlx5_0/ports/1" "$TRASH/sys-none"
+echo InfiniBand >"$IB/class/infiniband/mlx5_0/ports/1/link_layer"
+echo "4: ACTIVE" >"$IB/class/infiniband/mlx5_0/ports/1/state"
+
+Q=$TRASH/quick
+t_quick_checkout "$Q"
+J=$TRASH/inst
+R=$J/workloads/quick/experiments/cpu_tiny_fp32_1
+RES=$R/result.json
+# run [VAR=VALUE...]: train, parse and report the run again, on fresh GPUs.
+run() {
+	rm -f "$J"/state/done/{train,parse,report}.quick.* "$RES"
+	rm -rf "$TRASH/gpu" && mkdir -p "$TRASH/gpu"
+	env NVSMI_STANDIN_STATE="$TRASH/gpu" LLMB_PROBE_SYSFS="$IB" "$@" make -C "$Q" B="$TOP/build" \
+		LLMB_GEN="$TRASH/gen" LLMB_INSTALL="$J" EXECUTOR=local WORKLOAD=quick SCALES=1 report >"$TRASH/run.out" 2>&1
+}
+report() { "$LLMB" report --top="$Q" --workload quick --gpu cpu --size tiny --dtype fp32 "$J/workloads/quick/experiments" 2>&1; }
+record() { "$LLMB" record --import --top="$Q" --install="$J" --workload=quick "$R" >/dev/null 2>&1; }
+# the last history record of the run
+last_record() { tail -n 1 "$J"/history/quick_*.jsonl; }
+reasons() { jget "$RES" '"|".join(d["validity"]["invalid"])'; }
+flags() { jget "$RES" '"|".join(d["validity"]["flagged"])'; }
+
+# ---- a clean run: NCCL over IB on an IB node -------------------------------------
+t_ok "clean run: trains, parses, reports" run QUICK_NCCL=ib
+t_ok "the probe recorded the node's InfiniBand port" test "$(jget "$R/provenance.json" \
+	"d['nodes']['$NODE']['fabric'][0]['link_layer'] + '/' + d['nodes']['$NODE']['fabric'][0]['state']")" = "InfiniBand/4: ACTIVE"
+t_ok "the job took its after sample" test "$(jget "$R/provenance.json" "d['nodes_after']['$NODE']['status']")" = ok
+t_ok "clean run: valid, nothing flagged" test "$(jget "$RES" 'd["validity"]["valid"], d["validity"]["invalid"], d["validity"]["flagged"]')" = "True [] []"
+t_ok "clean run: all three sources were checked" test "$(jget "$RES" '" ".join(d["validity"]["checked"])')" = "nccl_log fabric after"
+report >"$TRASH/report.txt"
+t_nogrep "clean run: no run excluded from the report" "Excluded runs" "$TRASH/report.txt"
+t_grep "clean run: among the report's runs" "^1 +cpu_tiny_fp32_1 +success " "$TRASH/report.txt"
+t_ok "clean run: recorded" record
+t_ok "clean run: its history record is valid" test "$(last_record | jget /dev/stdin 'd["valid"], d["invalid"], "flagged" in d')" = "True [] False"
+mkdir -p "$TRASH/clean" && cp "$R/provenance.json" "$RES" "$TRASH/clean/"
+
+# ---- NCCL over sockets on an InfiniBand node: invalid -----------------------------
+t_ok "sockets on IB: trains, parses, reports" run QUICK_NCCL=socket
+t_ok "sockets on IB: result.json says invalid" test "$(jget "$RES" 'd["validity"]["valid"]')" = False
+t_ok "sockets on IB: the reason names the fabric, the node and the log line" \
+	test "$(reasons)" = "NCCL used sockets (NET/Socket) on nodes with InfiniBand: $NODE (log line 4)"
+t_ok "sockets on IB: the rule" test "$(jget "$RES" 'd["validity"]["findings"][0]["rule"]')" = nccl_socket_on_fabric
+t_ok "sockets on IB: the step times are still parsed" test "$(jget "$RES" 'd["status"]')" = success
+report >"$TRASH/report.txt"
+t_grep "sockets on IB: the report excludes the run with its reason" \
+	"invalid: NCCL used sockets \\(NET/Socket\\) on nodes with InfiniBand: $NODE" "$TRASH/report.txt"
+"$LLMB" report --top="$Q" --workload quick --gpu cpu --size tiny --dtype fp32 --format=html \
+	"$J/workloads/quick/experiments" >"$TRASH/report.html" 2>&1
+t_grep "sockets on IB: the HTML report too" "invalid: NCCL used sockets" "$TRASH/report.html"
+t_ok "sockets on IB: recorded" record
+t_ok "sockets on IB: the history record is invalid with the reason" test "$(last_record | jget /dev/stdin \
+	'd["valid"], [r for r in d["invalid"] if r.startswith("NCCL used sockets")] != []')" = "False True"
+t_ok "the history still reads (llmb judge: not bad input, 2)" sh -c "'$LLMB' judge --install='$J' >/dev/null 2>&1; test \$? != 2"
+t_rc "llmb diff clean vs sockets: different" 1 "$LLMB" diff "$TRASH/clean" "$R"
+cp "$TRASH/.out" "$TRASH/diff.out"
+t_grep "llmb diff names the validity group" '^validity:$' "$TRASH/diff.out"
+t_grep "llmb diff: valid true -> false" '^  valid: true -> false$' "$TRASH/diff.out"
+t_grep "llmb diff: the reason" '^  invalid: \[\] -> \["NCCL used sockets' "$TRASH/diff.out"
+
+# ---- the same sockets without a fabric: nothing better was there ---------------
+t_ok "sockets on a node without RDMA: runs" run QUICK_NCCL=socket LLMB_PROBE_SYSFS="$TRASH/sys-none"
+t_ok "sockets on a node without RDMA: valid" test "$(jget "$RES" 'd["validity"]["valid"], d["validity"]["checked"]')" = "True ['nccl_log', 'fabric', 'after']"
+
+# ---- the network plugin ----------------------------------------------------------
+t_ok "plugin failed, then sockets on IB: runs" run QUICK_NCCL=plugin-socket
+t_ok "plugin failed, then sockets on IB: invalid, the fallback rule" test "$(jget "$RES" \
+	'd["validity"]["valid"], d["validity"]["findings"][0]["rule"]')" = "False nccl_plugin_fallback"
+t_ok "plugin failed, then sockets: the reason" test "$(reasons)" = \
+	"NCCL's network plugin did not load and NCCL fell back to sockets on nodes with InfiniBand: $NODE (log line 6)"
+# A plugin that did not load while NCCL used IB, and a power cap: flags.
+t_ok "plugin failed, IB anyway, and a SW power cap: runs" run QUICK_NCCL=plugin-ib QUICK_GPU_EVENT=powercap
+t_ok "plugin failed, power cap: valid" test "$(jget "$RES" 'd["validity"]["valid"]')" = True
+t_ok "plugin failed, IB anyway: flagged with NCCL's line" test "$(flags | cut -d'|' -f1)" = \
+	"NCCL's network plugin did not load (log line 2: NET/Plugin: Plugin load returned 2 : libnccl-net.so: cannot open shared object file: No such file or directory : when loading libnccl-net.so)"
+t_ok "power cap: flagged on each GPU" test "$(flags | cut -d'|' -f2)" = \
+	"GPU clocks limited during the run: SW power cap on $NODE GPU 0 and 1 more"
+report >"$TRASH/report.txt"
+t_grep "flagged: the report keeps the run, with the flags as its note" \
+	"flagged: NCCL's network plugin did not load .*; GPU clocks limited during the run: SW power cap" "$TRASH/report.txt"
+t_nogrep "flagged: not excluded" "Excluded runs" "$TRASH/report.txt"
+t_ok "flagged: recorded" record
+t_ok "flagged: the history record is valid and carries both flags" test "$(last_record | jget /dev/stdin \
+	'd["valid"], len(d["flagged"])')" = "True 2"
+
+# ---- GPU events during the run ----------------------------------------------------
+t_ok "HW thermal slowdown during the run: runs" run QUICK_NCCL=ib QUICK_GPU_EVENT=thermal
+t_ok "thermal slowdown: invalid, on each GPU" test "$(reasons)" = \
+	"GPU clocks throttled during the run: HW thermal slowdown on $NODE GPU 0 and 1 more"
+t_ok "thermal slowdown: recorded" record
+t_ok "thermal slowdown: the history record is invalid" test "$(last_record | jget /dev/stdin 'd["valid"]')" = False
+t_ok "an uncorrectable ECC error and an XID during the run: runs" run QUICK_NCCL=ib QUICK_GPU_EVENT="ecc xid"
+t_ok "ECC and XID: invalid, both reasons" test "$(reasons)" = \
+	"new uncorrectable ECC errors during the run on $NODE GPU 0 and 1 more|new XID events during the run on $NODE (1)"
+report >"$TRASH/report.txt"
+t_grep "ECC and XID: the report excludes the run with both" \
+	"invalid: new uncorrectable ECC errors during the run on $NODE GPU 0 and 1 more; new XID events" "$TRASH/report.txt"
+t_ok "ECC and XID: recorded" record
+t_ok "ECC and XID: the history record is invalid with the reasons" test "$(last_record | jget /dev/stdin \
+	'd["valid"], "new XID events during the run on '"$NODE"' (1)" in d["invalid"]')" = "False True"
+
+# ---- llmb parse --provenance, directly -------------------------------------------
+cp "$TRASH/clean/provenance.json" "$TRASH/prov.json"
+printf '%s\n' "n1:1:1 [0] NCCL INFO Using network Socket" >"$TRASH/nccl.out"
+cat "$R"/log-*.out | grep 'iteration' >>"$TRASH/nccl.out"
+P=(--window=1-3 --steps=5)
+t_ok "llmb parse --provenance writes the validity" "$LLMB" parse "${P[@]}" --result="$TRASH/r.json" --provenance="$TRASH/prov.json" "$TRASH/nccl.out"
+t_ok "llmb parse: sockets on the provenance's IB node, line 1" test "$(jget "$TRASH/r.json" '" ".join(d["validity"]["invalid"])')" = \
+	"NCCL used sockets (NET/Socket) on nodes with InfiniBand: $NODE (log line 1)"
+t_ok "llmb parse without --provenance: no validity (result.json as before)" sh -c \
+	"'$LLMB' parse ${P[*]} --result='$TRASH/r2.json' '$TRASH/nccl.out' >/dev/null && ! grep -q '\"validity\"' '$TRASH/r2.json'"
+t_rc "llmb parse --provenance without --result: usage error" 2 "$LLMB" parse --provenance="$TRASH/prov.json" "$TRASH/nccl.out"
+t_ok "llmb parse --provenance of a missing file: not judged on probes" "$LLMB" parse "${P[@]}" --result="$TRASH/r3.json" \
+	--provenance="$TRASH/none.json" "$TRASH/nccl.out"
+t_ok "missing provenance: valid, only the log checked" test "$(jget "$TRASH/r3.json" 'd["validity"]["valid"], d["validity"]["checked"]')" = "True ['nccl_log']"
+
+# ---- EFA: the probe reads the device's driver; sockets there are invalid too ----
+EFA=$TRASH/sys-efa
+mkdir -p "$EFA/class/infiniband/rdmap0s6/ports/1" "$EFA/bus/pci/drivers/efa" "$EFA/devices/pci0000:00/0000:00:06.0"
+ln -s ../../../bus/pci/drivers/efa "$EFA/devices/pci0000:00/0000:00:06.0/driver"
+ln -s ../../../devices/pci0000:00/0000:00:06.0 "$EFA/class/infiniband/rdmap0s6/device"
+echo Unspecified >"$EFA/class/infiniband/rdmap0s6/ports/1/link_layer"
+echo "4: ACTIVE" >"$EFA/class/infiniband/rdmap0s6/ports/1/state"
+mkdir -p "$TRASH/efa"
+t_ok "probe on an EFA node" env LLMB_PROBE_SYSFS="$EFA" bash "$TOP/templates/probe-node.sh" "$TRASH/efa" 8
+t_ok "the probe names the EFA device and its driver" test "$(jget "$TRASH/efa/probe.8.$NODE.json" \
+	'd["fabric"][0]["device"], d["fabric"][0]["driver"]')" = "rdmap0s6 efa"
+python3 -c '
+import json, sys
+d, p = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+d["nodes"][sys.argv[3]]["fabric"] = p["fabric"]
+print(json.dumps(d))
+' "$TRASH/prov.json" "$TRASH/efa/probe.8.$NODE.json" "$NODE" >"$TRASH/prov-efa.json"
+t_ok "llmb parse: sockets on an EFA node" "$LLMB" parse "${P[@]}" --result="$TRASH/r4.json" --provenance="$TRASH/prov-efa.json" "$TRASH/nccl.out"
+t_ok "sockets on EFA: invalid, the reason names EFA" test "$(jget "$TRASH/r4.json" '" ".join(d["validity"]["invalid"])')" = \
+	"NCCL used sockets (NET/Socket) on nodes with EFA: $NODE (log line 1)"
+
+# ---- the after sample without nvidia-smi ------------------------------------------
+if ! PATH=/usr/bin:/bin command -v nvidia-smi >/dev/null; then
+	mkdir -p "$TRASH/bare"
+	t_ok "after sample on a node without nvidia-smi: exits 0" env PATH=/usr/bin:/bin bash "$TOP/templates/probe-node.sh" "$TRASH/bare" 9 after
+	t_ok "after sample without nvidia-smi: written, the GPUs missing with a reason" test "$(jget "$TRASH/bare/probe-after.9.$NODE.json" \
+		'd["status"], d["gpus"]["status"], d["gpus"]["why"]')" = "ok missing nvidia-smi is not on PATH"
+fi
+
+t_done
