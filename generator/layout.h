@@ -13,6 +13,8 @@
  *   <install>/workloads/<w>/reports/<name>  report JSON
  *   <install>/history/<fingerprint>.jsonl   nightly history, one file per configuration
  *   <install>/nightly/<night>/<file>        a night's summary, verdict, status, ...
+ *   <install>/workloads/<w>/experiments/exemplar/<run>/repeat-<r>/   an exemplar suite's runs
+ *   <install>/exemplar/<file>               the certification (certification.txt, .json)
  *   <archive>/{MANIFEST,sysdesc.json}       what llmb archive adds to the results it packs
  *   <gen>/rules.mk, <gen>/valid.mk          the make rules, the outputs that do not validate
  *
@@ -77,6 +79,8 @@ char *layout_job_note(const char *state_dir, const char *job);
 char *layout_executor_file(const char *state_dir, const char *name);
 /* A training run's log: the pattern the scheduler fills (%j: the job). */
 char *layout_log_pattern(const char *experiment, const char *workload, const char *run);
+/* file NULL: the exemplar folder. */
+char *layout_exemplar(const char *install, const char *file);
 /* night NULL: the nightly folder; file NULL: the night's folder. */
 char *layout_nightly(const char *install, const char *night, const char *file);
 /* fingerprint NULL: the history folder itself. */
