@@ -131,6 +131,20 @@ t_grep "the table says the pass line" 'pass line: more than 101% of the referenc
 t_rc "llmb exemplar, EXEMPLAR_PASS_PCT=101: not certified (exit 1)" 1 lx EXEMPLAR_PASS_PCT=101
 t_ok "the JSON: the pass line" test "$(jq_py "$cert.json" "d['pass_pct']")" = 101.0
 t_ok "still no new training" test "$(ntrain)" = 2
+t_ok "llmb archive packs the certification" "$LLMB" archive --install "$I" --out "$TRASH/res.tar.gz" --format=gzip
+tar tzf "$TRASH/res.tar.gz" >"$TRASH/res.list"
+t_grep "the archive has certification.json" '^res/exemplar/certification\.json$' "$TRASH/res.list"
+t_grep "...and the suite's runs" '^res/workloads/exb/experiments/exemplar/cpu_tiny_fp32_1/repeat-1/result\.json$' "$TRASH/res.list"
+
+# ---- a run that fails: could not run (exit 2) -----------------------------------
+sed -e 's/^workload: quick$/workload: exfail/' -e 's/^  cmd: \["bash", .*/  cmd: ["false"]/' \
+	"$T/workloads/quick.yaml" >"$T/workloads/exfail.yaml"
+printf 'config: {scale: 1}\nworkloads: {cpu: [{exfail_tiny: {dtypes: [fp32]}}]}\n' >"$TRASH/fail.yaml"
+t_rc "a suite whose run fails: make exemplar fails" 2 m exemplar EXEMPLAR="$TRASH/fail.yaml"
+t_grep "the table says the run failed" '^exfail +tiny +fp32 +1 +0/1 .* failed$' "$TRASH/.out"
+t_grep "...and why" 'exemplar/cpu_tiny_fp32_1/repeat-1: its job failed' "$TRASH/.out"
+t_ok "the status file: 2 error" test "$(st)" = "2 error"
+LXS=$TRASH/fail.yaml t_rc "llmb exemplar: a failed run is an error, not a verdict (exit 2)" 2 lx
 
 # ---- repeats and a profiled run (quick) ----------------------------------------
 sed -i 's/^measure: .*/&\nknobs: {profile: {start: 1, stop: 2}}\nreference:\n  - {gpu: cpu, size: tiny, dtype: fp32, scale: 1, step_time: 0.52}/' \
