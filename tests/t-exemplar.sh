@@ -84,7 +84,16 @@ t_rc "GPU_TYPE=h100 for a suite of cpu only: exit 2" 2 m exemplar GPU_TYPE=h100
 t_grep "GPU_TYPE=h100: the suite's types are named" "exemplar.yaml:[0-9]+:[0-9]+: error: no workloads for GPU type 'h100'; the suite has: cpu" "$TRASH/.out"
 t_rc "EXEMPLAR_PASS_PCT=abc is refused (exit 2)" 2 lx EXEMPLAR_PASS_PCT=abc
 t_grep "EXEMPLAR_PASS_PCT=abc: the refusal says what it takes" 'EXEMPLAR_PASS_PCT=abc: a percentage above 0' "$TRASH/.out"
+# shellcheck disable=SC2016 # make text, unexpanded
+t_rc "EXEMPLAR_PASS_PCT with a make expansion is refused" 2 m exemplar EXEMPLAR_PASS_PCT="\$(shell touch $TRASH/pwned)"
+t_ok "...and nothing ran it" test ! -e "$TRASH/pwned"
+t_rc "EXEMPLAR=a path make cannot hold is refused" 2 m exemplar EXEMPLAR="$TRASH/a suite.yaml"
+t_grep "...naming the rule" 'EXEMPLAR=.* must be a plain path' "$TRASH/.out"
 t_ok "nothing ran for the refused suites" test "$(ntrain)" = 0
+t_ok "make -n exemplar: the plan" m -n exemplar
+t_grep "make -n: exa's training is in the plan" 'train exa cpu tiny fp32 x1 exemplar-1' "$TRASH/.out"
+t_grep "make -n: exb's too" 'train exb cpu tiny fp32 x1 exemplar-1' "$TRASH/.out"
+t_ok "make -n: no install tree was made" test ! -e "$I"
 
 # ---- the suite: two workloads, no references yet ----------------------------
 t_rc "make exemplar without references: not certified (make's exit 2)" 2 m exemplar
