@@ -128,7 +128,7 @@ iso_seconds(const json_t *v)
 static double
 gpu_hours(const char *install, const char *run_dir, long gpus)
 {
-	char *path = xasprintf("%s/%s/provenance.json", install, run_dir);
+	char *path = xasprintf("%s/%s/" LAYOUT_PROVENANCE, install, run_dir);
 	json_t *p = json_load_file(path, 0, NULL), *m = json_object_get(p, "machine");
 	free(path);
 	double a = iso_seconds(json_object_get(m, "start")), b = iso_seconds(json_object_get(m, "end"));

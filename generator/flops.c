@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cliopt.h"
 #include "cmds.h"
@@ -340,6 +341,22 @@ show_workload_flops(struct recipes *r, const char *top, const char **args)
 	return rc;
 }
 
+/* The table has a row for model/size: no when there is no table; a table
+ * that does not load says why and counts as no. */
+static int
+table_has(const char *top, const char *model, const char *size)
+{
+	char *path = xasprintf("%s/%s", top, MBFLOPS_TABLE);
+	int exists = access(path, F_OK) == 0;
+	free(path);
+	if (!exists)
+		return 0;
+	struct ydoc *t = mbtable_load(top);
+	int has = t && mbtable_row(t, model, size);
+	ydoc_free(t);
+	return has;
+}
+
 int
 cmd_flops(int argc, char **argv)
 {
@@ -374,8 +391,12 @@ cmd_flops(int argc, char **argv)
 		recipes_free(&r);
 		return 2;
 	}
-	/* A workload's name wins; a model of the table has no GPU argument. */
+	/* Without a GPU type, a model of the table wins over a workload of the
+	 * same name (llama3.1 is both: the recipe and the model it trains);
+	 * with one, the name is a workload's. */
 	int rc, is_workload = workload_find(&r, args[0], NULL) != NULL;
+	if (is_workload && na == 2 && table_has(top, args[0], args[1]))
+		is_workload = 0;
 	if (is_workload && tps) {
 		fprintf(stderr, "%s: --tp is for the models of %s; workload '%s' takes tp from its config row\n",
 			progname, MBFLOPS_TABLE, args[0]);

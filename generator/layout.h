@@ -83,6 +83,17 @@ char *layout_log_pattern(const char *experiment, const char *workload, const cha
 char *layout_exemplar(const char *install, const char *file);
 /* night NULL: the nightly folder; file NULL: the night's folder. */
 char *layout_nightly(const char *install, const char *night, const char *file);
+/* A night's files (layout_nightly's file): its status line, the judge's
+ * three outputs, the confirmations and the llmb version it ran. */
+#define LAYOUT_NIGHT_STATUS "status"
+#define LAYOUT_NIGHT_SUMMARY "summary.txt"
+#define LAYOUT_NIGHT_VERDICT "verdict.json"
+#define LAYOUT_NIGHT_TREND "trend.html"
+#define LAYOUT_NIGHT_CONFIRMATIONS "confirmations.json"
+#define LAYOUT_NIGHT_VERSION "llmb-version"
+/* The nightly folder's own: the night in progress, make nightly's lock. */
+#define LAYOUT_NIGHTLY_CURRENT "current"
+#define LAYOUT_NIGHTLY_LOCK ".lock"
 /* fingerprint NULL: the history folder itself. */
 char *layout_history(const char *install, const char *fingerprint);
 /* Every append to a history file holds it. */

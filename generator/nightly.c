@@ -55,7 +55,7 @@ today_utc(void)
 static int
 take_lock(const struct night *n)
 {
-	char *path = xasprintf("%s/.lock", n->dir);
+	char *path = layout_in(n->dir, LAYOUT_NIGHTLY_LOCK);
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		die("cannot open %s: %s", path, strerror(errno));
@@ -77,7 +77,7 @@ fix_night(struct night *n, int dry)
 	const char *want = getenv("NIGHT"); /* make exports an unset NIGHT as "" */
 	if (want && !*want)
 		want = NULL;
-	char *cur_path = xasprintf("%s/current", n->dir), *cur = read_file(cur_path, NULL), *today = NULL;
+	char *cur_path = layout_in(n->dir, LAYOUT_NIGHTLY_CURRENT), *cur = read_file(cur_path, NULL), *today = NULL;
 	if (cur)
 		cur[strcspn(cur, "\n")] = 0;
 	const char *id = want ? want : cur && night_valid(cur) ? cur : (today = today_utc());
@@ -99,7 +99,7 @@ fix_night(struct night *n, int dry)
 	if ((!cur || strcmp(cur, n->id)) && write_file_atomic(cur_path, line, strlen(line)) < 0)
 		die("cannot write %s: %s", cur_path, strerror(errno));
 	/* the version of the checkout the night runs, captured when it starts */
-	char *vpath = xasprintf("%s/%s/llmb-version", n->dir, n->id);
+	char *vpath = layout_nightly(n->install, n->id, LAYOUT_NIGHT_VERSION);
 	if (!file_exists(vpath)) {
 		char *v = llmb_version(n->top), *vl = xasprintf("%s\n", v);
 		mkdir_p(vpath, 1);
@@ -144,7 +144,7 @@ run_argv(char **argv, const char *out_path)
 static int
 collect(struct night *n, struct plan *p, struct sb *workloads)
 {
-	char *vpath = xasprintf("%s/%s/llmb-version", n->dir, n->id), *ver = read_file(vpath, NULL);
+	char *vpath = layout_nightly(n->install, n->id, LAYOUT_NIGHT_VERSION), *ver = read_file(vpath, NULL);
 	free(vpath);
 	if (ver)
 		ver[strcspn(ver, "\n")] = 0;
@@ -180,7 +180,7 @@ collect(struct night *n, struct plan *p, struct sb *workloads)
 static void
 write_status(struct night *n, int code)
 {
-	char *path = xasprintf("%s/%s/status", n->dir, n->id);
+	char *path = layout_nightly(n->install, n->id, LAYOUT_NIGHT_STATUS);
 	char *s = xasprintf("%d %s\n", code, code >= 0 && code <= 4 ? verdict_words[code] : "error");
 	if (write_file_atomic(path, s, strlen(s)) < 0)
 		die("cannot write %s: %s", path, strerror(errno));
@@ -193,7 +193,7 @@ write_status(struct night *n, int code)
 static void
 night_failed(struct night *n, const char *why)
 {
-	char *path = xasprintf("%s/%s/summary.txt", n->dir, n->id);
+	char *path = layout_nightly(n->install, n->id, LAYOUT_NIGHT_SUMMARY);
 	char *s = xasprintf("night %s: ERROR: the night was not judged\n%s%s", n->id, why ? why : "",
 			    why && *why && why[strlen(why) - 1] != '\n' ? "\n" : "");
 	mkdir_p(path, 1);
@@ -209,7 +209,7 @@ static char *
 with_history(const struct night *n, const char *workloads)
 {
 	struct sb o = {0};
-	char *hd = xasprintf("%s/history", n->install);
+	char *hd = layout_history(n->install, NULL);
 	DIR *d = opendir(hd);
 	for (const char *s = workloads; *s;) {
 		size_t l = strcspn(s, ","), found = 0;
@@ -235,14 +235,14 @@ judge(struct night *n, const char *workloads)
 {
 	/* this very binary, even when a rebuild has replaced the file since */
 	char *self = "/proc/self/exe";
-	char *d = xasprintf("%s/%s", n->dir, n->id);
-	char *files[] = {"summary.txt", "verdict.json", "trend.html"};
+	char *d = layout_nightly(n->install, n->id, NULL);
+	char *files[] = {LAYOUT_NIGHT_SUMMARY, LAYOUT_NIGHT_VERDICT, LAYOUT_NIGHT_TREND};
 	char *fmts[] = {"--format=text", "--format=json", "--format=html"};
 	int code = 0;
 	struct sb why = {0};
 	char *sel = with_history(n, workloads);
 	for (int i = 2; i >= 0; i--) {
-		char *tmp = xasprintf("%s/%s.tmp", d, files[i]), *out = xasprintf("%s/%s", d, files[i]);
+		char *tmp = xasprintf("%s/%s.tmp", d, files[i]), *out = layout_in(d, files[i]);
 		char *argv[] = {self, "judge", fmts[i], "--install", (char *)n->install, "--night", n->id,
 			"--select", sel, "--policy", (char *)n->policy, NULL};
 		if (!file_exists(n->policy))
@@ -296,8 +296,8 @@ confirm_elsewhere(struct night *n, const char *workloads, char **make_argv, int 
 		printf("llmb nightly: confirm_elsewhere needs EXECUTOR=slurm; no confirmation run\n");
 		return code;
 	}
-	char *vp = xasprintf("%s/%s/verdict.json", n->dir, n->id), *sp = xasprintf("%s/%s/summary.txt", n->dir, n->id);
-	char *cp = xasprintf("%s/%s/confirmations.json", n->dir, n->id);
+	char *vp = layout_nightly(n->install, n->id, LAYOUT_NIGHT_VERDICT), *sp = layout_nightly(n->install, n->id, LAYOUT_NIGHT_SUMMARY);
+	char *cp = layout_nightly(n->install, n->id, LAYOUT_NIGHT_CONFIRMATIONS);
 	json_t *v = json_load_file(vp, 0, NULL), *conf = NULL;
 	struct confirm_ctx c = {n->top, n->install, n->id, v, make_argv, run_make};
 	/* a night judged again keeps the confirmations it had (their runs are done) */
@@ -338,7 +338,7 @@ notify(struct night *n, int code)
 	const char *cmd = getenv("NIGHTLY_NOTIFY");
 	if (!cmd || !*cmd || code == 0)
 		return;
-	char *sum = xasprintf("%s/%s/summary.txt", n->dir, n->id), *script = xasprintf("%s \"$1\"", cmd);
+	char *sum = layout_nightly(n->install, n->id, LAYOUT_NIGHT_SUMMARY), *script = xasprintf("%s \"$1\"", cmd);
 	char *argv[] = {"/bin/sh", "-c", script, "nightly-notify", sum, NULL};
 	int rc = run_argv(argv, NULL);
 	if (rc)
@@ -415,12 +415,12 @@ nightly_run(struct night *n, char **make_argv)
 	if (code == 0 && pending)
 		code = 3;
 	write_status(n, code);
-	char *sum = xasprintf("%s/%s/summary.txt", n->dir, n->id);
+	char *sum = layout_nightly(n->install, n->id, LAYOUT_NIGHT_SUMMARY);
 	print_file(sum);
 	free(sum);
 	notify(n, code);
 	/* the night is over: the next make nightly starts a new one */
-	char *cur = xasprintf("%s/current", n->dir);
+	char *cur = layout_in(n->dir, LAYOUT_NIGHTLY_CURRENT);
 	unlink(cur);
 	free(cur);
 	close(lockfd);
@@ -434,7 +434,7 @@ nightly_status(struct night *n, const char *want)
 {
 	char *night = want ? xstrdup(want) : NULL;
 	if (!night) {
-		char *cur = xasprintf("%s/current", n->dir), *c = read_file(cur, NULL);
+		char *cur = layout_in(n->dir, LAYOUT_NIGHTLY_CURRENT), *c = read_file(cur, NULL);
 		if (c) {
 			c[strcspn(c, "\n")] = 0;
 			printf("night %s: in progress (make nightly collects it)\n", c);
@@ -446,7 +446,7 @@ nightly_status(struct night *n, const char *want)
 		struct sb best = {0};
 		DIR *d = opendir(cmd);
 		for (struct dirent *e; d && (e = readdir(d));) {
-			char *st = xasprintf("%s/%s/status", n->dir, e->d_name);
+			char *st = layout_nightly(n->install, e->d_name, LAYOUT_NIGHT_STATUS);
 			if (night_valid(e->d_name) && file_exists(st) && (!best.buf || strcmp(e->d_name, best.buf) > 0)) {
 				sb_reset(&best);
 				sb_add(&best, e->d_name);
@@ -463,10 +463,10 @@ nightly_status(struct night *n, const char *want)
 		free(night);
 		return 2;
 	}
-	char *sp = xasprintf("%s/%s/status", n->dir, night), *st = read_file(sp, NULL);
+	char *sp = layout_nightly(n->install, night, LAYOUT_NIGHT_STATUS), *st = read_file(sp, NULL);
 	int code = st ? atoi(st) : 2;
 	printf("night %s: %s", night, st ? st : "not judged\n");
-	char *sum = xasprintf("%s/%s/summary.txt", n->dir, night);
+	char *sum = layout_nightly(n->install, night, LAYOUT_NIGHT_SUMMARY);
 	print_file(sum);
 	printf("files: %s/%s/{summary.txt,verdict.json,trend.html,status}\n", n->dir, night);
 	free(sum); free(sp); free(st); free(night);
@@ -522,7 +522,7 @@ cmd_nightly(int argc, char **argv)
 		fprintf(stderr, "%s", usage);
 		return 2;
 	}
-	n.dir = xasprintf("%s/nightly", n.install);
+	n.dir = layout_nightly(n.install, NULL, NULL);
 	int rc;
 	if (!strcmp(argv[1], "run"))
 		rc = nightly_run(&n, argv + (i < argc ? i + 1 : argc));

@@ -90,17 +90,25 @@ report_build(const struct report_req *q, char **dirs, int ndirs)
 }
 
 /* llmb report --show [--format=F] --install DIR REPORT-ID: prints a written
- * report; the id is report.<workload>.<gpu>.<size>.<dtype>. */
+ * report; the id is report.<workload>.<gpu>.<size>.<dtype>. The workload's
+ * name may hold dots (llama3.1), so the last three fields are the run's. */
 int
 report_show(const char *install, const char *id, const char *format)
 {
 	const struct format *fmt = format_find(format);
 	char w[128], rest[256];
-	const char *p = strchr(id, '.');
-	if (!p || sscanf(p + 1, "%127[^.].%255s", w, rest) != 2) {
+	const char *p = strchr(id, '.'), *cut = id + strlen(id);
+	for (int dots = 0; p && cut > p && dots < 3; cut--)
+		dots += cut[-1] == '.';
+	/* cut is at the third dot from the end, unless there are fewer */
+	size_t wn = p ? (size_t)(cut - p - 1) : 0;
+	if (!p || cut <= p + 1 || wn >= sizeof w || strlen(cut + 1) >= sizeof rest) {
 		fprintf(stderr, "llmb report: error: %s is not a report stage\n", id);
 		return 2;
 	}
+	memcpy(w, p + 1, wn);
+	w[wn] = 0;
+	strcpy(rest, cut + 1);
 	for (char *c = rest; *c; c++)
 		if (*c == '.')
 			*c = '_';

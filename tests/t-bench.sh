@@ -15,7 +15,19 @@ unset SBATCH_ACCOUNT SBATCH_PARTITION ADDITIONAL_SLURM_PARAMS TIME_LIMIT ASYNC E
 if command -v shellcheck >/dev/null; then
 	# bench/detect.sh is left to its own rewrite
 	t_ok "bench scripts: shellcheck" shellcheck -x bench/gen.sh bench/parse.sh bench/run.sh bench/slurm-poll.sh \
-		bench/slurm-pipeline.sh bench/slurm-scale.sh tests/slurm-pipeline/many-sizes.sh tests/t-bench.sh
+		bench/slurm-pipeline.sh bench/slurm-scale.sh bench/tinygpt-gpu.sh tests/slurm-pipeline/many-sizes.sh tests/t-bench.sh
+fi
+
+# bench/tinygpt-gpu.sh runs only on a GPU node (bench/results/ keeps what it
+# measured there); anywhere else it must refuse at once, saying why.
+if PATH=/usr/bin:/bin command -v nvidia-smi >/dev/null; then
+	echo "# skipped bench/tinygpt-gpu.sh refusal: this machine has nvidia-smi"
+else
+	t_rc "bench/tinygpt-gpu.sh without a GPU: exit 2" 2 \
+		env PATH=/usr/bin:/bin LLMB_INSTALL="$TRASH/gpu" bash bench/tinygpt-gpu.sh
+	cp "$TRASH/.out" "$TRASH/gpu.out"
+	t_grep "bench/tinygpt-gpu.sh without a GPU: says so" "no GPU here" "$TRASH/gpu.out"
+	t_ok "bench/tinygpt-gpu.sh without a GPU: nothing installed" test ! -e "$TRASH/gpu"
 fi
 
 # skip WHAT WHY: not run here, counted as skipped

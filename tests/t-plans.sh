@@ -45,14 +45,46 @@ grok1 h100 314b bf16
 grok1 h100 314b fp8
 tinygpt h100 355m bf16
 tinygpt h200 355m bf16
-tinygpt b200 355m bf16'
+tinygpt b200 355m bf16
+llama3.1 gb300 8b fp8
+llama3.1 gb300 8b nvfp4
+llama3.1 gb300 70b fp8
+llama3.1 gb300 70b nvfp4
+llama3.1 gb300 405b fp8
+llama3.1 gb300 405b nvfp4
+llama3.1 gb200 8b fp8
+llama3.1 gb200 8b nvfp4
+llama3.1 gb200 70b fp8
+llama3.1 gb200 70b nvfp4
+llama3.1 gb200 405b fp8
+llama3.1 gb200 405b nvfp4
+llama3.1 b300 8b fp8
+llama3.1 b300 8b nvfp4
+llama3.1 b300 70b fp8
+llama3.1 b300 70b nvfp4
+llama3.1 b300 405b fp8
+llama3.1 b300 405b nvfp4
+llama3.1 b200 8b fp8
+llama3.1 b200 8b nvfp4
+llama3.1 b200 70b fp8
+llama3.1 b200 70b nvfp4
+llama3.1 b200 405b fp8
+llama3.1 b200 405b nvfp4
+llama3.1 h100 8b bf16
+llama3.1 h100 8b fp8
+llama3.1 h100 70b bf16
+llama3.1 h100 70b fp8
+llama3.1 h100 405b bf16
+llama3.1 h100 405b fp8'
 # One training run per workload gets a golden job script.
 scripts='train.nemotron4.h100.340b.fp8.256
 train.llama4-maverick.b200.400b.bf16.256
 train.llama3-lora.gb200.70b.bf16.8
 train.maxtext-llama2.h100.70b.fp8.512
 train.grok1.h100.314b.bf16.512
-train.tinygpt.h100.355m.bf16.8'
+train.tinygpt.h100.355m.bf16.8
+train.llama3.1.h100.8b.fp8.8
+train.llama3.1.gb200.405b.nvfp4.256'
 
 while read -r w g s d; do
 	name=$w.$g.$s.$d

@@ -14,6 +14,11 @@
 #     downloads; otherwise rank 0 prints NeMo 2's training lines
 #     (train_step_timing in s, TFLOPS_per_GPU).
 #   MaxText (train.py): rank 0 prints MaxText's "completed step:" lines.
+#   Hugging Face setup tasks (workloads/hf-assets.py): rank 0 runs the
+#     command with tests/mbridge-standin/site's huggingface_hub.
+#   Megatron-Bridge (workloads/mbridge-launch.py): after its checks, the
+#     task runs the container's command itself (the driver, then the
+#     stand-in entry point of the clone, which writes the log).
 # Step times are drawn around the seed's published value ($SEEDS_TABLE:
 # workload gpu size dtype scale step_s tflops), with noise seeded by the
 # configuration; SEEDS_SLOW="workload gpu size dtype scale" makes that one
@@ -26,8 +31,21 @@ fw=
 case " $* " in
 *" "*/workloads/nemo-inproc.py" "*) fw=nemo2 ;;
 */opt/maxtext/MaxText/train.py*) fw=maxtext ;;
+*" "*/workloads/mbridge-launch.py" "*) fw=mbridge ;;
+*" "*/workloads/hf-assets.py" "*) fw=hfassets ;;
 *) fail "unknown container command: $*" ;;
 esac
+if [ "$fw" = hfassets ]; then
+	# A Hugging Face setup task (workloads/hf-assets.py, on the CPU partition:
+	# none of the GPU checks below): HF_TOKEN by name,
+	# then the container's command itself, with tests/mbridge-standin/site's
+	# huggingface_hub as the container's.
+	[ -n "${HF_TOKEN:-}" ] || fail "HF_TOKEN not in the environment"
+	[ "$SLURM_PROCID" = 0 ] || exit 0
+	PYTHONPATH=$(dirname "$0")/../mbridge-standin/site${PYTHONPATH:+:$PYTHONPATH}
+	export PYTHONPATH
+	exec "$@"
+fi
 # The stage: <kind>.<workload>.<gpu>.<size>.<dtype>[.<scale>] or data.<workload>.<task>
 IFS=. read -r kind wl gpu size dtype scale <<EOS
 $LLMB_STAGE
@@ -53,6 +71,29 @@ want SLURM_JOB_PARTITION "$SLURM_JOB_PARTITION" "${SEEDS_PARTITION:?}"
 case $SEEDS_CONTAINER_IMAGE in "$LLMB_INSTALL"/images/*.sqsh) ;; *) fail "image $SEEDS_CONTAINER_IMAGE not in the install tree" ;; esac
 printf '%s %s %s\n' "$SLURM_PROCID" "$SLURMD_NODENAME" "$SLURM_LOCALID" >>"$SEEDS_RECORD/tasks.$SLURM_JOB_ID.$SLURM_STEP_ID"
 
+if [ "$fw" = mbridge ]; then
+	# Megatron-Bridge (workloads/mbridge-launch.py): the entry point's
+	# arguments against the stage, then the container's command itself: the
+	# driver execs numactl (tests/nemo-driver/bin) and the clone's entry
+	# point, the stand-in of tests/mbridge-standin, which writes the log.
+	case ",$SEEDS_CONTAINER_MOUNTS," in *",$LLMB_INSTALL:$LLMB_INSTALL,"*) ;; *) fail "the install tree is not mounted: $SEEDS_CONTAINER_MOUNTS" ;; esac
+	case "$SEEDS_CONTAINER_FLAGS " in *" --container-writable "*) ;; *) fail "no --container-writable" ;; esac
+	# (the workload's name holds a dot: the stage's last four fields)
+	s=$LLMB_STAGE scale=${LLMB_STAGE##*.}
+	s=${s%.*} && s=${s%.*} && s=${s%.*} && gpu=${s##*.}
+	g='' ng='' gpn='' img='' prev=
+	for a; do
+		case $prev in --gpu) g=$a ;; --num_gpus) ng=$a ;; --gpus_per_node) gpn=$a ;; --container_image) img=$a ;; esac
+		prev=$a
+	done
+	want --gpu "$g" "$gpu"
+	want --container_image "$img" "$SEEDS_CONTAINER_IMAGE"
+	want --num_gpus "$ng" "$scale"
+	want --num_gpus "$ng" "$ntasks"
+	want --gpus_per_node "$gpn" "$gpus"
+	want HF_HUB_OFFLINE "${HF_HUB_OFFLINE:-}" 1
+	exec "$@"
+fi
 if [ "$fw" = nemo2 ]; then
 	case ",$SEEDS_CONTAINER_MOUNTS," in *",$LLMB_INSTALL:$LLMB_INSTALL,"*) ;; *) fail "the install tree is not mounted: $SEEDS_CONTAINER_MOUNTS" ;; esac
 	case "$kind $SEEDS_CONTAINER_FLAGS " in data* | *" --container-writable "*) ;; *) fail "no --container-writable" ;; esac

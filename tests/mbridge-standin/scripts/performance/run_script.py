@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Test stand-in for Megatron-Bridge's performance entry point
+(scripts/performance/run_script.py). Not Megatron-Bridge: written for
+llmb's tests from its documented behaviour.
+
+Like the real one it reads its command line with the pinned parser's
+options (../../options.txt, the list kept as data) through
+parse_known_args: words of the form key=value are Hydra-style overrides;
+anything else it does not know (an unknown option, a bad choice, a value
+of the wrong type) is refused with argparse's usage error (exit 2).
+
+Rank 0 (SLURM_PROCID or RANK) then writes Megatron-Bridge's log lines
+to stdout: "Step Time : ...s GPU utilization: ...MODEL_TFLOP/s/GPU" and
+the iteration line, for --max_steps iterations. Step times come from the
+configuration: 6 x parameters x tokens of a step (GBS x sequence) over the
+GPUs at a stand-in rate of MBRIDGE_STANDIN_TFLOPS (default 400) TFLOP/s
+per GPU, the first step 3.5 times as long (warm-up). Nothing sleeps: the
+times are numbers in a log. MBRIDGE_STANDIN_RECORD=FILE appends each
+task's rank, argv and PYTHONPATH as one JSON line.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OPTIONS = os.path.join(HERE, "..", "..", "options.txt")
+# Parameters of the models the stand-in knows (Megatron-Bridge's recipe
+# names); the log's TFLOPS count 6 N per token, as a stand-in.
+PARAMS = {"llama3_8b": 8.03e9, "llama3_70b": 70.55e9, "llama31_405b": 405.85e9}
+SEQ = {"llama3_8b": 8192, "llama3_70b": 8192, "llama31_405b": 8192}
+
+
+def bool_arg(v):
+    if v.lower() in ("true", "1", "t", "yes", "y"):
+        return True
+    if v.lower() in ("false", "0", "f", "no", "n"):
+        return False
+    raise ValueError(v)
+
+
+TYPES = {"int": int, "float": float, "str": str, "-": None, "bool_arg": bool_arg, "lower_str": str.lower,
+         "list_of_strings": lambda v: v.split(","), "list_of_ints": lambda v: [int(x) for x in v.split(",")],
+         "lambda": lambda v: None if v == "None" else v, "to_dict": str, "parse_kv": str,
+         "parse_additional_slurm_params": str, "is_cuda_graph_impl_valid": str, "is_cuda_graph_scope_valid": str}
+
+
+def parser():
+    p = argparse.ArgumentParser(prog="run_script.py", allow_abbrev=True)
+    with open(OPTIONS) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            names, arity, typ, choices = line.split()
+            kw = {}
+            if arity == "flag":
+                kw["action"] = "store_true"
+            else:
+                if TYPES[typ] is not None:
+                    kw["type"] = TYPES[typ]
+                if arity == "optional":
+                    kw["nargs"] = "?"
+                elif arity == "list":
+                    kw["nargs"] = "*"
+                elif arity == "append-list":
+                    kw["nargs"], kw["action"] = "*", "append"
+                elif arity == "append":
+                    kw["action"] = "append"
+                if choices != "-":
+                    kw["choices"] = [None if c == "None" else c for c in choices.split(",")]
+            p.add_argument(*names.split(","), **kw)
+    return p
+
+
+def main():
+    p = parser()
+    args, rest = p.parse_known_args()
+    bad = [w for w in rest if "=" not in w or w.startswith("-")]
+    if bad:
+        p.error("unrecognized arguments: " + " ".join(bad))
+    rank = int(os.environ.get("SLURM_PROCID", os.environ.get("RANK", "0")))
+    rec = os.environ.get("MBRIDGE_STANDIN_RECORD")
+    if rec:
+        with open(rec, "a") as f:
+            f.write(json.dumps({"rank": rank, "argv": sys.argv[1:], "pythonpath": os.environ.get("PYTHONPATH", ""),
+                                "hf_hub_offline": os.environ.get("HF_HUB_OFFLINE")}) + "\n")
+    if args.model_recipe_name not in PARAMS:
+        print(f"run_script.py stand-in: unknown model recipe {args.model_recipe_name}", file=sys.stderr)
+        return 1
+    if args.num_gpus is None or args.global_batch_size is None:
+        print("run_script.py stand-in: needs --num_gpus and -gb to derive its step times", file=sys.stderr)
+        return 1
+    if rank != 0:
+        return 0
+    steps = args.max_steps or 50
+    seq = args.seq_length or SEQ[args.model_recipe_name]
+    gbs = args.global_batch_size
+    rate = float(os.environ.get("MBRIDGE_STANDIN_TFLOPS", "400"))
+    flops = 6 * PARAMS[args.model_recipe_name] * gbs * seq
+    base = flops / (args.num_gpus * rate * 1e12)
+    print("training ...")
+    for it in range(1, steps + 1):
+        # A small deterministic ripple so the window has a spread.
+        t = base * (3.5 if it == 1 else 1 + 0.002 * ((it * 7) % 5 - 2))
+        tf = flops / (args.num_gpus * t * 1e12)
+        print(f"Step Time : {t:.2f}s GPU utilization: {tf:.1f}MODEL_TFLOP/s/GPU")
+        print(f" [2026-07-29 10:00:00] iteration {it:8d}/{steps:8d} | consumed samples: {it * gbs:12d} | "
+              f"elapsed time per iteration (ms): {t * 1000:.1f} | learning rate: 1.000000E-06 | "
+              f"global batch size: {gbs:5d} | lm loss: 1.200000E+01 | loss scale: 1.0 | grad norm: 1.000 | "
+              "number of skipped iterations:   0 | number of nan iterations:   0 |")
+    print("[after training is done] datetime: 2026-07-29 10:00:00")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

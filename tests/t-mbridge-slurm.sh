@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# t-mbridge-slurm: the Megatron-Bridge launch end to end on an emulated
+# cluster (2 nodes of 8 fake GPUs): make report of llama3.1 8b at its
+# smallest published scale, 8 GPUs, on H100 (FP8, one node of 8) and GB200
+# (NVFP4, two nodes of 4): image, venv (the Megatron-Bridge clone holds the
+# stand-in entry point of tests/mbridge-standin), the Hugging Face setup
+# tasks (the stand-in huggingface_hub of tests/mbridge-standin/site), the
+# training job llmb
+# submits, parse (window 35-44) and the report with MFU against the run's
+# dtype peak. The stand-ins are those of t-seeds-scale (tests/seeds-scale/:
+# pyxis, git, python3 -m venv, df) and numactl (tests/nemo-driver/bin):
+# every task runs workloads/mbridge-launch.py, which binds it with numactl
+# and execs the stand-in entry point with the recipe's arguments. Checks:
+# one task per GPU, each with upstream's NUMA binding; every task got the
+# same argv; Slurm's record of the job (nodes, tasks, GPUs per node, time
+# limit); the report's MFU equal to llmb metrics over the parsed step time
+# and `llmb flops`; and a second make submits nothing.
+# Start it under the machine-wide lock (cluster ports):
+#   flock /tmp/llmb-slurm.lock env LLMB=$PWD/build/llmb tests/run.sh mbridge-slurm
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/slurm/testlib.sh
+. "$TESTS_DIR/slurm/testlib.sh"
+slurm_need_packages || t_skip_all "$SLURM_SKIP_REASON"
+command -v mksquashfs >/dev/null || t_skip_all "mksquashfs (squashfs-tools) is not installed"
+unset LLMB_TEST_SLURM_STATE SBATCH_ACCOUNT SBATCH_PARTITION SBATCH_GPUS_PER_NODE ADDITIONAL_SLURM_PARAMS TIME_LIMIT ASYNC
+unset MAX_STEPS ENABLE_PROFILE ENABLE_CHECKPOINT LOAD_CHECKPOINT_PATH ENABLE_NCCLTRACE LLMB_IMAGE_DIR
+export SLURM_CI_NODES=2 SLURM_CI_GPUS_PER_NODE=8 SLURM_CI_ACCOUNTING=0 SLURM_CI_CGROUP=0 SLURM_CI_CPU_PARTITION=cpu
+t_ok "a 2-node cluster with 8 GPUs per node is up" slurm_test_up || { t_done; exit 1; }
+
+SS=$TESTS_DIR/seeds-scale
+I=$TRASH/inst
+mkdir -p "$TRASH/rec"
+export PATH=$SS/bin:$TESTS_DIR/nemo-driver/bin:$TESTS_DIR/bin:$PATH
+export SEEDS_RECORD=$TRASH/rec SEEDS_PAYLOAD=$SS/payload.sh SEEDS_TABLE=$SS/seeds.tsv SEEDS_PARTITION=debug
+export NUMACTL_RECORD=$TRASH/numa MBRIDGE_STANDIN_RECORD=$TRASH/standin HFSTANDIN_RECORD=$TRASH/hf
+export HF_TOKEN=hf_MBSECRET_77aa LLMB_POLL_SECONDS=1 LLMB_CPU_PARTITION=cpu
+m() { make -C "$TOP" -j2 LLMB_GEN="$TRASH/g.$1" LLMB_INSTALL="$I" EXECUTOR=slurm report WORKLOAD=llama3.1 SIZE=8b SCALES=8 "${@:2}"; }
+
+m h GPU_TYPE=h100 DTYPE=fp8 >"$TRASH/h.out" 2>&1
+t_ok "make report WORKLOAD=llama3.1 GPU_TYPE=h100 SIZE=8b DTYPE=fp8 SCALES=8" test $? = 0 || tail -n 30 "$TRASH/h.out" | sed 's/^/# /'
+m g GPU_TYPE=gb200 DTYPE=nvfp4 >"$TRASH/g.out" 2>&1
+t_ok "make report WORKLOAD=llama3.1 GPU_TYPE=gb200 SIZE=8b DTYPE=nvfp4 SCALES=8" test $? = 0 || tail -n 30 "$TRASH/g.out" | sed 's/^/# /'
+
+# GPU DTYPE NODES GPUS_PER_NODE NUMA_DIVISOR PEAK (workloads/gpus.yaml)
+while read -r gpu dt nodes gpn div peak; do
+	st=train.llama3.1.$gpu.8b.$dt.8
+	job=$(t_job_field "$I" "$st" job)
+	t_ok "$st: one job ($job)" test -n "$job"
+	sj=$(scontrol show job "$job" 2>&1)
+	bad=
+	for want in "JobState=COMPLETED" "NumNodes=$nodes " "NumTasks=8 " "TresPerNode=gres:gpu:$gpn" "TimeLimit=00:30:00" "Partition=debug"; do
+		[[ $sj == *"$want"* ]] || bad="$bad $want"
+	done
+	t_ok "$st: Slurm ran it with the recipe's shape${bad:+ (not:$bad)}" test -z "$bad"
+	step=$(find "$TRASH/rec" -name "tasks.$job.*" | sort -t. -k3 -n | tail -n 1)
+	t_ok "$st: one task per GPU, $gpn on each of $nodes nodes" \
+		test "$(awk '{n++; node[$2]++} END {k = 0; for (x in node) { k++; if (node[x] != g) bad++ }; print n, k, bad + 0}' g="$gpn" "$step")" = "8 $nodes 0"
+	# numactl: every task bound to NUMA node SLURM_LOCALID / divisor (utils/executors.py)
+	# shellcheck disable=SC2016 # an awk program
+	t_ok "$st: each task bound to NUMA node localid/$div" awk -v d="$div" -v g="--gpu $gpu " '
+		$0 ~ /run_script.py/ && index($0, g) {
+			split($1, a, "="); want = int(a[2] / d)
+			if ($2 != "--cpunodebind=" want || $3 != "--membind=" want) bad++
+			n++ }
+		END { exit !(n == 8 && bad == 0) }' "$NUMACTL_RECORD"
+	rep=$(ls "$I"/workloads/llama3.1/reports/"${gpu}"_8b_"${dt}".json 2>/dev/null)
+	t_ok "$st: the report was written" test -n "$rep"
+	# the report's MFU against llmb metrics over the parsed mean step time and llmb flops
+	res=$(ls "$I"/workloads/llama3.1/experiments/"${gpu}"_8b_"${dt}"_8/result.json 2>/dev/null)
+	stime=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["step_time"]["mean"])' "$res" 2>/dev/null)
+	flops=$("$LLMB" flops llama3.1 8b "$gpu" --top "$TOP" | awk '$1 == "total" { print $3 }')
+	want=$("$LLMB" metrics --seq 8192 --gbs 128 --step-time "${stime:-1}" --gpus 8 --model-flops "$flops" \
+		--peak-tflops "$peak" --format=json | /usr/bin/python3 -c 'import json,sys; print("%.2f" % json.load(sys.stdin)["mfu_pct"])')
+	t_grep "$st: the report gives MFU $want% against the $dt peak ($peak TFLOPS; step ${stime:-?} s)" "$want" "$rep.txt"
+done <<'LIST'
+h100 fp8 1 8 4 1979
+gb200 nvfp4 2 4 2 9800
+LIST
+# The Hugging Face setup tasks: each config downloaded once into the cache
+# the trainings read, each proved.
+for r in meta-llama/Meta-Llama-3-8B meta-llama/Meta-Llama-3-70B meta-llama/Meta-Llama-3.1-405B; do
+	t_ok "$r config.json: proved" test -s "$I/workloads/llama3.1/hf-assets/$r/config.json"
+	t_ok "...in the hub cache under HF_HOME" test -s "$I/.cache/huggingface/hub/models--${r/\//--}/refs/main"
+done
+t_ok "three downloads, one per repository, for both trainings" test "$(sort -u "$HFSTANDIN_RECORD" | wc -l)" = 3 -a "$(wc -l <"$HFSTANDIN_RECORD")" = 3
+
+# The stand-in's record: 8 tasks per training, one argv per training.
+t_ok "every task of a training got the same argv, 8 tasks each" /usr/bin/python3 -c '
+import json, sys
+by = {}
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    by.setdefault(r["argv"][r["argv"].index("--gpu") + 1], []).append(tuple(r["argv"]))
+sys.exit(0 if sorted(by) == ["gb200", "h100"] and all(len(v) == 8 and len(set(v)) == 1 for v in by.values()) else 1)' \
+	"$MBRIDGE_STANDIN_RECORD"
+t_nogrep "no HF_TOKEN value in the stand-in's record" 'hf_MBSECRET' "$MBRIDGE_STANDIN_RECORD"
+
+# Nothing submitted twice: a second make finds every stage done.
+before=$(squeue -h -t all -o %i | wc -l)
+m h GPU_TYPE=h100 DTYPE=fp8 >"$TRASH/h2.out" 2>&1
+t_ok "a second make report succeeds" test $? = 0
+t_ok "...and submits nothing" test "$(squeue -h -t all -o %i | wc -l)" = "$before"
+t_done

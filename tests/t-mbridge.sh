@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# The Megatron-Bridge launch, offline: workloads/mbridge-launch.py (the
+# in-job driver of the llama3.1 recipe) and the stand-in for Megatron-
+# Bridge's performance entry point (tests/mbridge-standin/). The driver's
+# usage errors; --print-plan of each golden llama3.1 job script
+# (tests/plans/train.llama3.1.*.sh) against its golden
+# (tests/mbridge-standin/plans/): what run_script.py receives, argv,
+# numactl binding and environment, HF_TOKEN masked; then the driver run for
+# real on a task of each script: numactl with upstream's binding for the
+# task's SLURM_LOCALID, PYTHONPATH first on scripts/performance, the
+# entry point of the clone with exactly the plan's argv, which the stand-in
+# accepts (the pinned parser's options, tests/mbridge-standin/options.txt);
+# the stand-in refusing what the pinned parser refuses; its log parsed by
+# llmb parse (window 35-44, one-based) with MFU from llmb metrics; and the
+# recipe's FLOPs equal to `llmb flops llama3.1 SIZE --tp TP` (Megatron-
+# Bridge's accounting) for every size; workloads/hf-assets.py (the Hugging
+# Face setup tasks) downloading into the hub cache, proving, and honouring
+# HF_HUB_OFFLINE. What only a GPU cluster shows:
+# Megatron-Bridge itself accepting these arguments and this environment.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+PY=/usr/bin/python3
+DRV=$TOP/workloads/mbridge-launch.py
+SI=$TESTS_DIR/mbridge-standin
+[ -x "$PY" ] || t_skip_all "no $PY"
+pyc() { "$PY" -c "import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)" "$1" "$TRASH/x.pyc"; }
+t_ok "py_compile mbridge-launch.py" pyc "$DRV"
+t_ok "py_compile the stand-in run_script.py" pyc "$SI/scripts/performance/run_script.py"
+clean() { env -i PATH=/usr/bin:/bin HOME="$TRASH" PYTHONDONTWRITEBYTECODE=1 "$@"; }
+
+# ---- usage --------------------------------------------------------------------
+t_rc "no '--': usage error" 2 clean "$PY" "$DRV" --mbridge-src "$SI" --gpu h100
+t_grep "...saying the arguments follow '--'" "must follow '--'" "$TRASH/.out"
+t_rc "no --mbridge-src: usage error" 2 clean "$PY" "$DRV" -- --gpu h100
+t_rc "no --gpu among the entry point's arguments: usage error" 2 clean "$PY" "$DRV" --mbridge-src "$SI" -- --num_gpus 8
+t_grep "...saying so" "name no --gpu" "$TRASH/.out"
+t_rc "a clone without the entry point: status 3" 3 clean SLURM_LOCALID=0 "$PY" "$DRV" --mbridge-src "$TRASH" -- --gpu h100
+t_grep "...naming it" "scripts/performance/run_script.py: no Megatron-Bridge performance entry point" "$TRASH/.out"
+
+# ---- the options list is the pinned parser's -------------------------------------
+t_grep "options.txt names the pinned commit" 'Megatron-Bridge@06f25c227ef9d3d9b22e5561fb9f46e1cbdab7e2' "$SI/options.txt"
+t_ok "options.txt holds the parser's 119 options (--help aside)" test "$(grep -vc '^#' "$SI/options.txt")" = 119
+t_grep "...among them -gb and its long name" '^-gb,--global_batch_size value int -$' "$SI/options.txt"
+t_grep "...and the compute dtypes" '^-c,--compute_dtype value str bf16,fp8_cs,fp8_mx,fp8_sc,nvfp4$' "$SI/options.txt"
+t_ok "the recipe pins the commit options.txt is from" \
+	grep -q 'commit: "06f25c227ef9d3d9b22e5561fb9f46e1cbdab7e2"' "$TOP/workloads/llama3.1.yaml"
+
+# The stand-in's record of what it got against the plan: argv, PYTHONPATH, HF_HUB_OFFLINE.
+SAME='import json, sys
+rec = json.loads(open(sys.argv[1]).read().splitlines()[0])
+plan = json.load(open(sys.argv[2]))
+sys.exit(0 if rec["argv"] == plan["args"] and rec["pythonpath"].split(":")[0] == sys.argv[3] + "/scripts/performance"
+         and rec["hf_hub_offline"] == "1" else 1)'
+
+# ---- --print-plan and the real run of each golden job script ------------------------
+# The job script's exports (the recipe's environment) and its llmb_launch
+# line, paths made real, llmb_launch replaced by one task of the step.
+for js in "$TESTS_DIR"/plans/train.llama3.1.*.sh; do
+	id=$(basename "$js" .sh)
+	IFS=. read -r _ _ _ gpu _ _ _ <<<"$id"
+	{
+		echo "HF_TOKEN=hf_SECRETVALUE; export HF_TOKEN"
+		grep '^export [A-Z_]*=' "$js" | grep -v '^export LLMB_'
+		# shellcheck disable=SC2016 # for the script's own shell
+		echo 'llmb_launch() { "$PY" "$2" "${@:3}"; }'
+		grep "^llmb_launch '" "$js"
+	} | sed "s|TRASH|$TRASH|g; s|TOP|$TOP|g; s|'--mbridge-src' '[^']*'|'--mbridge-src' '$SI'|" >"$TRASH/$id.launch"
+	sed "s|'--' |'--print-plan' '--' |" "$TRASH/$id.launch" >"$TRASH/$id.plan.sh"
+	if clean PY="$PY" SLURM_LOCALID=3 bash "$TRASH/$id.plan.sh" >"$TRASH/$id.raw" 2>"$TRASH/$id.err"; then
+		sed "s|$TRASH|TRASH|g; s|$TOP|TOP|g" "$TRASH/$id.raw" >"$TRASH/$id.plan.json"
+		t_cmp "$id: --print-plan golden" "$SI/plans/$id.plan.json" "$TRASH/$id.plan.json"
+	else
+		t_fail "$id: --print-plan"
+		sed 's/^/# /' "$TRASH/$id.err"
+		continue
+	fi
+	t_nogrep "$id: HF_TOKEN's value is not in the plan" 'hf_SECRETVALUE' "$TRASH/$id.raw"
+	t_grep "$id: ...HF_TOKEN is shown masked" '"HF_TOKEN": "\*\*\*"' "$TRASH/$id.raw"
+	t_grep "$id: the entry point reads the Hugging Face cache offline" '"HF_HUB_OFFLINE": "1"' "$TRASH/$id.raw"
+	# upstream's numactl binding: SLURM_LOCALID / 2 on GB200 and GB300, / 4 elsewhere
+	node=$((3 / 4))
+	case $gpu in gb200 | gb300) node=$((3 / 2)) ;; esac
+	t_grep "$id: task 3 binds to NUMA node $node" "\"--cpunodebind=$node\"" "$TRASH/$id.raw"
+
+	# The real run: numactl (tests/nemo-driver/bin's stand-in), the stand-in entry point.
+	rm -f "$TRASH/numa" "$TRASH/rec"
+	if clean PY="$PY" PATH="$TESTS_DIR/nemo-driver/bin:/usr/bin:/bin" NUMACTL_RECORD="$TRASH/numa" \
+		MBRIDGE_STANDIN_RECORD="$TRASH/rec" SLURM_LOCALID=3 SLURM_PROCID=0 \
+		bash "$TRASH/$id.launch" >"$TRASH/$id.log" 2>"$TRASH/$id.err"; then
+		t_pass "$id: the stand-in entry point accepts the plan's arguments"
+	else
+		t_fail "$id: the stand-in entry point accepts the plan's arguments"
+		sed 's/^/# /' "$TRASH/$id.err"
+		continue
+	fi
+	t_grep "$id: numactl ran with the plan's binding" "^localid=3 --cpunodebind=$node --membind=$node $PY " "$TRASH/numa"
+	t_ok "$id: the entry point got exactly the plan's argv, PYTHONPATH first on scripts/performance, HF_HUB_OFFLINE=1" \
+		"$PY" -c "$SAME" "$TRASH/rec" "$TRASH/$id.raw" "$SI"
+	t_grep "$id: a Megatron-Bridge step line" '^Step Time : [0-9.]+s GPU utilization: [0-9.]+MODEL_TFLOP/s/GPU$' "$TRASH/$id.log"
+	t_grep "$id: ...and its iteration line" ' iteration +50/ +50 \| consumed samples: ' "$TRASH/$id.log"
+done
+
+# ---- every llama3.1 run's arguments pass the pinned parser -----------------------------
+# All 108 trainings (every GPU type, size, dtype and scale): the entry
+# point's part of each job script's launch line (after '--', plus the
+# driver's overrides) read by the stand-in's parser, in one process.
+make -C "$TOP" -n report LLMB_GEN="$TRASH/gall" LLMB_INSTALL="$TRASH/iall" EXECUTOR=slurm HF_TOKEN=x \
+	WORKLOAD=llama3.1 GPU_TYPE="gb300 gb200 b300 b200 h100" >"$TRASH/all.out" 2>&1
+: >"$TRASH/all.lines"
+for cfg in "$TRASH"/gall/cfg/train.llama3.1.*; do
+	"$LLMB" script --top "$TOP" --gen "$TRASH/gall" --install "$TRASH/iall" "$(basename "$cfg")" |
+		grep "^llmb_launch '" >>"$TRASH/all.lines"
+done
+t_ok "all 108 llama3.1 trainings' arguments pass the pinned parser" clean "$PY" - "$TRASH/all.lines" "$SI" <<'EOF2'
+import contextlib, io, shlex, sys
+sys.path.insert(0, sys.argv[2] + "/scripts/performance")
+import run_script
+lines = open(sys.argv[1]).read().splitlines()
+bad = []
+for line in lines:
+    w = shlex.split(line)
+    argv = w[w.index("--") + 1:] + ["train.manual_gc=true", "train.manual_gc_interval=100"]
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):
+            _, rest = run_script.parser().parse_known_args(argv)
+        ok = all("=" in x and not x.startswith("-") for x in rest)
+    except SystemExit:
+        ok = False
+    if not ok:
+        bad.append(" ".join(argv))
+print("\n".join(bad))
+sys.exit(0 if len(lines) == 108 and not bad else 1)
+EOF2
+
+# ---- the stand-in refuses what the pinned parser refuses ----------------------------
+E=$SI/scripts/performance/run_script.py
+ok=(--model_recipe_name llama3_8b --gpu h100 --num_gpus 8 -gb 128 --max_steps=3)
+t_ok "the stand-in accepts a minimal command line" clean "$PY" "$E" "${ok[@]}" train.manual_gc=true
+t_rc "an option the parser does not have: refused" 2 clean "$PY" "$E" "${ok[@]}" --tensor_parallel 2
+t_grep "...as argparse does" 'unrecognized arguments: --tensor_parallel 2' "$TRASH/.out"
+t_rc "a compute dtype the parser does not list: refused" 2 clean "$PY" "$E" "${ok[@]}" --compute_dtype fp16
+t_rc "a GPU count that is not a number: refused" 2 clean "$PY" "$E" "${ok[@]}" --num_gpus eight
+t_rc "a bare word that is no key=value override: refused" 2 clean "$PY" "$E" "${ok[@]}" stray
+t_rc "a boolean that is not one: refused" 2 clean "$PY" "$E" "${ok[@]}" --use_megatron_fsdp maybe
+clean "$PY" "$E" "${ok[@]}" >"$TRASH/s1.log" 2>&1
+clean "$PY" "$E" "${ok[@]/128/256}" >"$TRASH/s2.log" 2>&1
+t1=$(sed -n 's/^Step Time : \([0-9.]*\)s.*/\1/p' "$TRASH/s1.log" | sed -n 2p)
+t2=$(sed -n 's/^Step Time : \([0-9.]*\)s.*/\1/p' "$TRASH/s2.log" | sed -n 2p)
+t_ok "step times follow the configuration: twice the batch, about twice the time ($t1 s, $t2 s)" \
+	awk -v a="$t1" -v b="$t2" 'BEGIN { r = b / a; exit !(r > 1.98 && r < 2.02) }'
+
+# ---- parse and MFU of a stand-in log -------------------------------------------------
+L=$TRASH/train.llama3.1.h100.8b.fp8.8.log
+"$LLMB" parse --format=json --log-format=mbridge --window=35-44 --indexing=one "$L" >"$TRASH/p.json" 2>"$TRASH/p.err"
+step=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["time_mean"])' "$TRASH/p.json" 2>/dev/null)
+t_ok "llmb parse reads the stand-in's Megatron-Bridge log (mean step ${step:-?} s)" test -n "$step"
+flops=$("$LLMB" flops llama3.1 8b h100 | awk '$1 == "total" { print $3 }')
+"$LLMB" metrics --seq 8192 --gbs 128 --step-time "${step:-1}" --gpus 8 --model-flops "$flops" --peak-tflops 1979 \
+	--format=json >"$TRASH/m.json" 2>&1
+t_grep "llmb metrics gives its MFU against the FP8 peak" '"mfu_pct"' "$TRASH/m.json"
+
+# ---- the Hugging Face setup task (workloads/hf-assets.py) -----------------------------
+# Against tests/mbridge-standin/site's huggingface_hub (the hub cache layout,
+# local_files_only, HF_HUB_OFFLINE, a gated repository needing HF_TOKEN).
+HF=$TOP/workloads/hf-assets.py
+R=meta-llama/Meta-Llama-3-8B
+hf() { clean PYTHONPATH="$SI/site" HFSTANDIN_RECORD="$TRASH/hfrec" "$@" "$PY" "$HF" --repo "$R" --asset config --proof-dir "$TRASH/proof"; }
+t_ok "py_compile hf-assets.py" pyc "$HF"
+t_rc "no HF_HOME: usage error" 2 hf HF_TOKEN=hf_SECRETVALUE
+t_rc "a repository id that is no ORG/NAME: usage error" 2 clean HF_HOME="$TRASH/c" "$PY" "$HF" --repo ../x --asset config --proof-dir "$TRASH/proof"
+# (a module that fails to import, first on the path: whatever the machine has)
+mkdir -p "$TRASH/nohub" && echo 'raise ImportError("absent")' >"$TRASH/nohub/huggingface_hub.py"
+t_rc "no huggingface_hub: status 3" 3 clean PYTHONPATH="$TRASH/nohub" HF_HOME="$TRASH/c" "$PY" "$HF" --repo "$R" --asset config \
+	--proof-dir "$TRASH/proof"
+t_rc "HF_HUB_OFFLINE=1 and an empty cache: status 4, nothing downloaded" 4 hf HF_HOME="$TRASH/c" HF_TOKEN=hf_SECRETVALUE HF_HUB_OFFLINE=1
+t_grep "...saying the file is not in the cache" "HF_HUB_OFFLINE is set and $R config.json is not in the cache" "$TRASH/.out"
+t_ok "...and writing no proof" test ! -e "$TRASH/proof/$R/config.json"
+t_rc "a gated repository without HF_TOKEN: status 5" 5 hf HF_HOME="$TRASH/c"
+t_ok "with HF_TOKEN: downloaded and proved" hf HF_HOME="$TRASH/c" HF_TOKEN=hf_SECRETVALUE
+t_ok "...the proof is the cached config" cmp "$TRASH/proof/$R/config.json" \
+	"$TRASH/c/hub/models--meta-llama--Meta-Llama-3-8B/snapshots/$(cat "$TRASH/c/hub/models--meta-llama--Meta-Llama-3-8B/refs/main")/config.json"
+t_nogrep "...the token is in no output" hf_SECRETVALUE "$TRASH/.out"
+rm -rf "$TRASH/proof"
+t_ok "HF_HUB_OFFLINE=true with the file cached: proved from the cache" hf HF_HOME="$TRASH/c" HF_HUB_OFFLINE=true
+t_grep "...saying so" 'from the cache \(offline\)' "$TRASH/.out"
+t_ok "...with one download in all" test "$(wc -l <"$TRASH/hfrec")" = 1
+
+# ---- knobs not wired for Megatron-Bridge are refused, not ignored ----------------------
+for k in ENABLE_PROFILE=true ENABLE_CHECKPOINT=true; do
+	t_rc "llama3.1 with $k: refused" 2 make -C "$TOP" -n report LLMB_GEN="$TRASH/gk" LLMB_INSTALL="$TRASH/ik" EXECUTOR=slurm \
+		HF_TOKEN=x WORKLOAD=llama3.1 GPU_TYPE=h100 SIZE=8b DTYPE=fp8 SCALES=8 "$k"
+	t_grep "...saying the recipe has no such knob" "${k%=*}=true is not supported by workload llama3.1" "$TRASH/.out"
+done
+
+# ---- the recipe's FLOPs are Megatron-Bridge's ----------------------------------------
+# GPU SIZE TP: the TP of the GPU type's first row of that size.
+while read -r g s tp; do
+	a=$("$LLMB" flops llama3.1 "$s" "$g" | awk '$1 == "total" { print $3 }')
+	b=$("$LLMB" flops llama3.1 "$s" --tp "$tp" | awk '$1 == "total" { print $3 }')
+	t_ok "flops llama3.1 $s $g (tp $tp): the recipe's $a equals Megatron-Bridge's $b within 1e-6" \
+		awk -v a="$a" -v b="$b" 'BEGIN { d = (a - b) / b; exit !(b > 0 && (d < 0 ? -d : d) <= 1e-6) }'
+done <<'LIST'
+h100 8b 1
+h100 70b 4
+h100 405b 8
+b200 70b 1
+gb200 405b 4
+LIST
+t_done
