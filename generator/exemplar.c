@@ -85,7 +85,7 @@ add_run(struct conf *c, const struct plan *p, const struct inst *in, const char 
 	cfg_get(in->cfg.buf, "run", run, sizeof run);
 	enum runstate st = run_state(p, in, install);
 	int prof = !strcmp(in->rep, "exemplar-profile");
-	char *rp = layout_experiment_file(install, in->workload, run, "result.json");
+	char *rp = layout_experiment_file(install, in->workload, run, LAYOUT_RESULT);
 	json_t *res = st == R_DONE ? json_load_file(rp, JSON_REJECT_DUPLICATES, NULL) : NULL;
 	free(rp);
 	double t = report_num(json_object_get(res, "step_time"), "mean");
@@ -125,7 +125,7 @@ static void
 compare(struct conf *c, const struct exrun *e)
 {
 	const struct inst *in = c->first;
-	char *dir = layout_experiment(e->install, in->workload, "exemplar");
+	char *dir = layout_experiment(e->install, in->workload, LAYOUT_EXEMPLAR_RUNS);
 	json_t *m = report_model(e->top, in->workload, in->gpu, in->size, in->dtype, 0, &dir, 1);
 	free(dir);
 	double mean = c->sum / (double)c->counted;
@@ -264,13 +264,13 @@ write_cert(const struct exrun *e, const struct conf *cs, size_t n)
 	free(now);
 	char *js = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS);
 	json_decref(j);
-	char *tp = layout_exemplar(e->install, "certification.txt"), *jp = layout_exemplar(e->install, "certification.json");
+	char *tp = layout_exemplar(e->install, LAYOUT_EXEMPLAR_TABLE), *jp = layout_exemplar(e->install, LAYOUT_EXEMPLAR_JSON);
 	mkdir_p(tp, 1);
 	size_t jl = strlen(js);
 	js = xrealloc(js, jl + 2);
 	memcpy(js + jl, "\n", 2);
 	/* make can only exit 2 on failure: the status file keeps the verdict */
-	char *sp = layout_exemplar(e->install, "status"), *sl = xasprintf("%d %s\n", code, status_words[code]);
+	char *sp = layout_exemplar(e->install, LAYOUT_EXEMPLAR_STATUS), *sl = xasprintf("%d %s\n", code, status_words[code]);
 	if (write_file_atomic(jp, js, jl + 1) < 0 || write_file_atomic(tp, t.buf, t.len) < 0 ||
 	    write_file_atomic(sp, sl, strlen(sl)) < 0) {
 		fprintf(stderr, "llmb exemplar: error: cannot write under %s: %s\n", e->install, strerror(errno));

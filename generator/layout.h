@@ -81,6 +81,13 @@ char *layout_executor_file(const char *state_dir, const char *name);
 char *layout_log_pattern(const char *experiment, const char *workload, const char *run);
 /* file NULL: the exemplar folder. */
 char *layout_exemplar(const char *install, const char *file);
+/* Its files: the certification table, its JSON, the status line. */
+#define LAYOUT_EXEMPLAR_TABLE "certification.txt"
+#define LAYOUT_EXEMPLAR_JSON "certification.json"
+#define LAYOUT_EXEMPLAR_STATUS "status"
+/* The folder of an exemplar suite's runs below a workload's experiments
+ * (<run>/repeat-<r> in it), apart from the report's runs. */
+#define LAYOUT_EXEMPLAR_RUNS "exemplar"
 /* night NULL: the nightly folder; file NULL: the night's folder. */
 char *layout_nightly(const char *install, const char *night, const char *file);
 /* A night's files (layout_nightly's file): its status line, the judge's

@@ -319,7 +319,7 @@ static char *
 run_dir(const struct plan_run *r, const char *rep)
 {
 	if (rep && !strncmp(rep, "exemplar-", 9))
-		return xasprintf("exemplar/%s_%s_%s_%ld/repeat-%s", r->gpu, r->size, r->dtype, r->scale, rep + 9);
+		return xasprintf(LAYOUT_EXEMPLAR_RUNS "/%s_%s_%s_%ld/repeat-%s", r->gpu, r->size, r->dtype, r->scale, rep + 9);
 	return xasprintf("%s_%s_%s_%ld%s%s", r->gpu, r->size, r->dtype, r->scale, rep ? "/" : "", rep ? rep : "");
 }
 
