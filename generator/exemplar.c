@@ -349,8 +349,12 @@ exemplar_run(struct exrun *e, char **make_argv)
 	plan_free(&p);
 	if (bad)
 		return EX_ERROR;
-	/* the plan loaded the suite already: this load says nothing new */
-	if (exsuite_load(e->suite, s.v[K_GPU_TYPE], &e->x) || pass_line(e))
+	/* the plan loaded the suite already (a relative path below the top,
+	 * as selection.c reads it): this load says nothing new */
+	char *path = e->suite[0] == '/' || !strcmp(e->top, ".") ? xstrdup(e->suite) : xasprintf("%s/%s", e->top, e->suite);
+	int bad_suite = exsuite_load(path, s.v[K_GPU_TYPE], &e->x);
+	free(path);
+	if (bad_suite || pass_line(e))
 		return EX_ERROR;
 	if (make_dry_run())
 		return *make_argv ? run_make(make_argv) : 0;

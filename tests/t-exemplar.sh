@@ -134,6 +134,9 @@ t_rc "both above the line: certified (exit 0)" 0 m exemplar
 t_grep "the verdict: certified" '^CERTIFIED: all 2 configuration\(s\) above the line$' "$TRASH/.out"
 t_ok "the status file: 0 certified" test "$(st)" = "0 certified"
 t_rc "llmb exemplar: certified (exit 0)" 0 lx
+t_rc "llmb exemplar elsewhere: --suite is read below --top" 0 \
+	env -C "$TOP" LLMB_INSTALL="$I" "$LLMB" exemplar --top "$T" --install "$I" --suite pipelines/exemplar.yaml
+t_grep "...the top's suite, not the one of the current folder" '^llmb exemplar: suite pipelines/exemplar.yaml, GPU cpu,' "$TRASH/.out"
 t_ok "the JSON: certified" test "$(jq_py "$cert.json" "d['certified']")" = True
 t_rc "make exemplar EXEMPLAR_PASS_PCT=101: 100% is not more than 101%" 2 m exemplar EXEMPLAR_PASS_PCT=101
 t_grep "the table says the pass line" 'pass line: more than 101% of the reference' "$TRASH/.out"
