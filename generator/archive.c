@@ -4,8 +4,9 @@
  * What is packed (paths below the install tree): every experiment folder's
  * run files (log-*.out, train.done, result.json, provenance.json), repeats
  * and nights included; every report in every format; the nightly folders
- * (summary, verdict.json, status, trend.html, ...); the history files; and
- * a system description of the runs (llmb sysdesc of their provenance).
+ * (summary, verdict.json, status, trend.html, ...); the history files; the
+ * exemplar certification (exemplar/); and a system description of the
+ * runs (llmb sysdesc of their provenance).
  * Nothing else: no image, venv, dataset, job script or job record (a job
  * script may hold what a secret reached), and never a symbolic link.
  *
@@ -225,6 +226,11 @@ collect(struct collection *c, const char *install)
 	free(rel);
 	abs = layout_history(install, NULL), rel = layout_history(NULL, NULL);
 	walk(c, abs, rel, &hist, 0);
+	free(abs);
+	free(rel);
+	/* exemplar/: the certification (table, JSON, status) */
+	abs = layout_exemplar(install, NULL), rel = layout_exemplar(NULL, NULL);
+	walk(c, abs, rel, &flat, 0);
 	free(abs);
 	free(rel);
 }

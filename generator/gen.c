@@ -406,6 +406,34 @@ cmd_gen(int argc, char **argv)
 	return rc;
 }
 
+/* The checkout's exemplar suite, when it has one: planned for each of its
+ * GPU types, so every entry is checked against the recipes. */
+static int
+check_exemplar(const char *top)
+{
+	char *ex = xasprintf("%s/pipelines/exemplar.yaml", top);
+	const char *path = !strcmp(top, ".") ? ex + 2 : ex;
+	int errs = 0;
+	if (file_exists(ex)) {
+		struct ydoc *d = yaml_load_file(path);
+		const struct ynode *wls = d && !d->errors ? ymap_get(d->root, "workloads") : NULL;
+		size_t ng = wls && wls->kind == Y_MAP ? ymap_len(wls) : 0;
+		for (size_t i = 0; i < (ng ? ng : 1) && !errs; i++) {
+			struct sel es;
+			memset(&es, 0, sizeof es);
+			es.exemplar = path;
+			es.v[K_GPU_TYPE] = ng ? ymap_key(wls, i)->str : NULL;
+			struct plan q;
+			errs += plan_build(&q, top, &es, 0);
+			plan_free(&q);
+		}
+		if (d)
+			ydoc_free(d);
+	}
+	free(ex);
+	return errs;
+}
+
 int
 cmd_check(int argc, char **argv)
 {
@@ -425,6 +453,7 @@ cmd_check(int argc, char **argv)
 		nmatrix_free(&m);
 	}
 	free(nm);
+	errs += check_exemplar(o.top);
 	if (!errs)
 		printf("llmb check: %zu workloads, %zu pipelines, %zu stages: ok\n",
 		       p.rec.nworkloads, p.rec.npipelines, p.n);

@@ -38,8 +38,9 @@ upstream_ready(const struct inproc_stage *c)
 	return ok;
 }
 
-/* The parse options of the stage: its window, log format and steps (as
- * `llmb parse` would read them; a bad value is a usage error, 2). */
+/* The parse options of the stage: its window, log format, steps and
+ * whether the run is marked profiled (as `llmb parse` would read them; a
+ * bad value is a usage error, 2). */
 static int
 parse_stage_opts(const struct inproc_stage *c, struct parse_opts *po)
 {
@@ -50,6 +51,8 @@ parse_stage_opts(const struct inproc_stage *c, struct parse_opts *po)
 		bad = xasprintf("--log-format=%s", fmt);
 	else if (parse_long(cfg_get(c->cfg, "steps", steps, sizeof steps) ? steps : LAYOUT_STEPS_DEFAULT_STR, &po->lp.steps) || po->lp.steps <= 0)
 		bad = xasprintf("--steps=%s", steps);
+	/* profiled, traced or one-step runs: never compared with a reference */
+	po->lp.profiled = cfg_get(c->cfg, "profiled", fmt, sizeof fmt) && !strcmp(fmt, "true");
 	int rc = bad ? parse_bad_usage("bad option '%s'", bad) : 0;
 	free(bad);
 	return rc;

@@ -205,6 +205,12 @@ layout_log_pattern(const char *experiment, const char *workload, const char *run
 }
 
 char *
+layout_exemplar(const char *install, const char *file)
+{
+	return file ? under(install, "exemplar/%s", file) : under(install, "exemplar");
+}
+
+char *
 layout_nightly(const char *install, const char *night, const char *file)
 {
 	if (!night)

@@ -13,6 +13,8 @@
  *   <install>/workloads/<w>/reports/<name>  report JSON
  *   <install>/history/<fingerprint>.jsonl   nightly history, one file per configuration
  *   <install>/nightly/<night>/<file>        a night's summary, verdict, status, ...
+ *   <install>/workloads/<w>/experiments/exemplar/<run>/repeat-<r>/   an exemplar suite's runs
+ *   <install>/exemplar/<file>               the certification (certification.txt, .json)
  *   <archive>/{MANIFEST,sysdesc.json}       what llmb archive adds to the results it packs
  *   <gen>/rules.mk, <gen>/valid.mk          the make rules, the outputs that do not validate
  *
@@ -77,6 +79,15 @@ char *layout_job_note(const char *state_dir, const char *job);
 char *layout_executor_file(const char *state_dir, const char *name);
 /* A training run's log: the pattern the scheduler fills (%j: the job). */
 char *layout_log_pattern(const char *experiment, const char *workload, const char *run);
+/* file NULL: the exemplar folder. */
+char *layout_exemplar(const char *install, const char *file);
+/* Its files: the certification table, its JSON, the status line. */
+#define LAYOUT_EXEMPLAR_TABLE "certification.txt"
+#define LAYOUT_EXEMPLAR_JSON "certification.json"
+#define LAYOUT_EXEMPLAR_STATUS "status"
+/* The folder of an exemplar suite's runs below a workload's experiments
+ * (<run>/repeat-<r> in it), apart from the report's runs. */
+#define LAYOUT_EXEMPLAR_RUNS "exemplar"
 /* night NULL: the nightly folder; file NULL: the night's folder. */
 char *layout_nightly(const char *install, const char *night, const char *file);
 /* A night's files (layout_nightly's file): its status line, the judge's

@@ -27,6 +27,7 @@ static const struct command {
 	{"import", cmd_import, "convert an upstream metadata.yaml"},
 	{"record", cmd_record, "append finished runs to the history"},
 	{"nightly", cmd_nightly, "run, record and judge one night"},
+	{"exemplar", cmd_exemplar, "run an exemplar suite and certify it against its references"},
 	{"judge", cmd_judge, "verdicts on the nightly history; trend page"},
 	{"annotate", cmd_annotate, "record a human decision in the nightly history"},
 	{"diff", cmd_diff, "what changed between two runs (provenance)"},

@@ -30,6 +30,7 @@
 #include "record.h"
 #include "stagecfg.h"
 #include "stagekind.h"
+#include "stale.h"
 #include "util.h"
 
 /* Exit statuses of `llmb judge`, and so of `llmb nightly`. */
@@ -137,34 +138,6 @@ static int
 run_argv(char **argv, const char *out_path)
 {
 	return run_argv_err(argv, out_path, NULL);
-}
-
-enum runstate { R_DONE, R_FAILED, R_PENDING };
-
-/* A run is done when its train.done belongs to this configuration, failed
- * when its job failed without one, pending otherwise. */
-static enum runstate
-run_state(struct plan *p, const struct inst *parse, const char *install)
-{
-	const struct inst *train = NULL;
-	for (size_t i = 0; i < parse->ndeps; i++)
-		if (stage_kind_is(p->v[parse->deps[i]].kind, SK_TRAINING))
-			train = &p->v[parse->deps[i]];
-	if (!train)
-		return R_PENDING;
-	char run[512], buf[80];
-	cfg_get(parse->cfg.buf, "run", run, sizeof run);
-	char *done = layout_experiment_file(install, parse->workload, run, LAYOUT_TRAIN_DONE);
-	char *rp = layout_job_record(install, train->id);
-	char *td = read_file(done, NULL), *rs = read_file(rp, NULL);
-	enum runstate st = R_PENDING;
-	if (td && cfg_get(td, "cfg", buf, sizeof buf) && !strcmp(buf, train->hash))
-		st = R_DONE;
-	else if (rs && cfg_get(rs, "cfg", buf, sizeof buf) && !strcmp(buf, train->hash) &&
-		 cfg_get(rs, "state", buf, sizeof buf) && !strcmp(buf, "failed"))
-		st = R_FAILED;
-	free(done); free(rp); free(td); free(rs);
-	return st;
 }
 
 /* Records every finished run of the night; returns the runs still pending. */

@@ -367,9 +367,14 @@ plan_build(struct plan *p, const char *top, const struct sel *s, int all)
 		return diag_errors - before;
 	qsort(p->rec.workloads, p->rec.nworkloads, sizeof *p->rec.workloads, cmp_wl);
 	struct sel *alts = NULL;
-	struct nmatrix mx = {0};
-	if (!all && s->night && nightly_sels(p, top, s, &alts, &mx)) {
-		nmatrix_free(&mx);
+	struct exsuite ex = {0};
+	struct nmatrix nm = {0};
+	/* the entries the planner reads: the night's matrix or the suite's */
+	const struct nmatrix *mx = s->night ? &nm : &ex.m;
+	if (!all && ((s->night && nightly_sels(p, top, s, &alts, &nm)) ||
+		     (!s->night && s->exemplar && exemplar_sels(p, top, s, &alts, &ex)))) {
+		nmatrix_free(&nm);
+		exsuite_free(&ex);
 		return diag_errors - before;
 	}
 	const char *wsel = all ? NULL : s->v[K_WORKLOAD];
@@ -389,7 +394,8 @@ plan_build(struct plan *p, const char *top, const struct sel *s, int all)
 		}
 		if (diag_errors > before) {
 			free(alts);
-			nmatrix_free(&mx);
+			nmatrix_free(&nm);
+			exsuite_free(&ex);
 			return diag_errors - before;
 		}
 	}
@@ -401,7 +407,7 @@ plan_build(struct plan *p, const char *top, const struct sel *s, int all)
 		w.file = w.doc->file;
 		const char *wname = ystr(w.wl, "workload", "");
 		int named = 0;
-		for (size_t a = 0; a < mx.n; a++)
+		for (size_t a = 0; a < mx->n; a++)
 			named |= in_words(alts[a].v[K_WORKLOAD], wname);
 		if (alts ? !named : !in_words(wsel, wname))
 			continue;
@@ -416,7 +422,7 @@ plan_build(struct plan *p, const char *top, const struct sel *s, int all)
 		int no = pipeline_order(memo, &nmemo, pdoc, pl, &order);
 		if (no < 0)
 			continue;
-		int selected = (alts ? select_matrix_runs(&w, alts, mx.n) : select_runs(&w, s, all)) == 0;
+		int selected = (alts ? select_matrix_runs(&w, alts, mx->n) : select_runs(&w, s, all)) == 0;
 		int said = check_runs(&w, order, no, selected);
 		if (!selected) {
 			free(w.runs);
@@ -444,7 +450,8 @@ plan_build(struct plan *p, const char *top, const struct sel *s, int all)
 	 * instances (images, venvs) were created by their first workload. */
 	link_and_hash(p, 0);
 	free(alts);
-	nmatrix_free(&mx);
+	nmatrix_free(&nm);
+	exsuite_free(&ex);
 	return diag_errors - before;
 }
 

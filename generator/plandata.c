@@ -19,6 +19,7 @@ sel_from_env(struct sel *s)
 	}
 	s->night = getenv("LLMB_NIGHT") && *getenv("LLMB_NIGHT") ? getenv("LLMB_NIGHT") : NULL;
 	s->nightly = getenv("LLMB_NIGHTLY") && *getenv("LLMB_NIGHTLY") ? getenv("LLMB_NIGHTLY") : NULL;
+	s->exemplar = getenv("LLMB_EXEMPLAR") && *getenv("LLMB_EXEMPLAR") ? getenv("LLMB_EXEMPLAR") : NULL;
 }
 
 /* ---- instances ----------------------------------------------------------- */

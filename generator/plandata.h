@@ -28,6 +28,9 @@ struct sel {
 	 * instances (ids and run directories end in night-<NIGHT>[-<repeat>]);
 	 * LLMB_NIGHTLY is the matrix file that the selection narrows. */
 	const char *night, *nightly;
+	/* make exemplar: LLMB_EXEMPLAR is the suite file; its runs are new
+	 * instances too (run directories exemplar/<run>/repeat-<r>). */
+	const char *exemplar;
 };
 /* Fills s from the environment (the GNUmakefile exports the variables). */
 void sel_from_env(struct sel *s);
@@ -40,7 +43,8 @@ struct inst {
 	const struct ynode *wl;
 	const char *gpu, *size, *dtype; /* NULL where the stage is not per run */
 	long scale;                 /* 0 where not per run */
-	char *rep;                  /* nightly runs: "night-2026-01-05[-2]", else NULL */
+	char *rep;                  /* nightly runs: "night-2026-01-05[-2]"; exemplar
+	                             * runs: "exemplar-<r>", "exemplar-profile"; else NULL */
 	char *label;                /* "train tinygpt cpu tiny fp32 x2" */
 	char *plan;                 /* what would be submitted, one line */
 	struct sb cfg;              /* effective configuration, KEY=VALUE lines */
@@ -63,7 +67,9 @@ struct plan {
 	struct pindex files;        /* checkout file -> position in fhash */
 	char (*fhash)[65];          /* content hashes of files commands name */
 	size_t nfhash;
-	long night_repeats;         /* runs of each configuration per night (nightly) */
+	long night_repeats;         /* runs of each configuration per night (nightly),
+	                             * or measured runs of each (exemplar) */
+	int exemplar_profile;       /* exemplar: one more, profiled run of each */
 };
 
 /* The instance with that id, or NULL. */

@@ -306,9 +306,11 @@ recipes_load(struct recipes *r, const char *top)
 	size_t nw, np;
 	char **wf = list_yaml(wdir, &nw), **pf = list_yaml(pdir, &np);
 	for (size_t i = 0; i < np; i++) {
-		/* the nightly matrix is not a stage graph (nightmatrix.c reads it) */
+		/* the nightly matrix and the exemplar suite are not stage graphs
+		 * (nightmatrix.c and exsuite.c read them) */
 		const char *base = strrchr(pf[i], '/');
-		struct ydoc *d = strcmp(base ? base + 1 : pf[i], "nightly.yaml") ?
+		base = base ? base + 1 : pf[i];
+		struct ydoc *d = strcmp(base, "nightly.yaml") && strcmp(base, "exemplar.yaml") ?
 			load_checked(r, pf[i], &t_pipeline, "pipeline") : NULL;
 		if (d) {
 			r->pipelines = xrealloc(r->pipelines, (r->npipelines + 1) * sizeof *r->pipelines);

@@ -291,6 +291,38 @@ build_train(struct wctx *w, struct inst *in, const struct plan_run *r, const cha
 	add_output(in, layout_experiment_file(NULL, in->workload, run, LAYOUT_TRAIN_DONE));
 }
 
+/* A run's instance name (NULL: the ordinary run) for the j-th of the
+ * nper instances of its configuration: a night's run, night-<NIGHT>[-<r>]
+ * (LLMB_NIGHT_TAG, llmb nightly's confirmation runs: night-<NIGHT>-<tag>),
+ * or an exemplar's, exemplar-<r> and, last, exemplar-profile. */
+static char *
+run_rep(const struct plan *p, size_t j, long nrep, long nper)
+{
+	const char *night = p->sel.night;
+	if (!night && p->sel.exemplar)
+		return (long)(j % (size_t)nper) < nrep ? xasprintf("exemplar-%zu", j % (size_t)nper + 1)
+						       : xstrdup("exemplar-profile");
+	if (!night)
+		return NULL;
+	const char *tag = getenv("LLMB_NIGHT_TAG");
+	if (tag && (!*tag || strlen(tag) > 16 || tag[strspn(tag, "abcdefghijklmnopqrstuvwxyz")]))
+		tag = NULL;
+	return tag ? xasprintf("night-%s-%s", night, tag)
+		   : nrep > 1 ? xasprintf("night-%s-%zu", night, j % (size_t)nrep + 1) : xasprintf("night-%s", night);
+}
+
+/* The run directory below experiments/: an exemplar's runs live apart,
+ * exemplar/<run>/repeat-<r>, where the report's scan of experiments/ does
+ * not mix them with the ordinary runs and the certification reads them as
+ * one configuration's repeats. */
+static char *
+run_dir(const struct plan_run *r, const char *rep)
+{
+	if (rep && !strncmp(rep, "exemplar-", 9))
+		return xasprintf(LAYOUT_EXEMPLAR_RUNS "/%s_%s_%s_%ld/repeat-%s", r->gpu, r->size, r->dtype, r->scale, rep + 9);
+	return xasprintf("%s_%s_%s_%ld%s%s", r->gpu, r->size, r->dtype, r->scale, rep ? "/" : "", rep ? rep : "");
+}
+
 /* Instances of a per-run stage (train, parse) or per-configuration stage
  * (report) for every selected run of the workload. */
 void
@@ -301,19 +333,17 @@ build_runs(struct wctx *w, const struct ynode *stage, struct vars *vs)
 	int report = stage_kind_is(kind, SK_PER_CONFIG), train = stage_kind_is(kind, SK_TRAINING);
 	if (train && !w->knobs_ok)
 		return;
-	/* A night's runs are recorded and judged, not reported. */
+	/* A night's runs are recorded and judged, an exemplar's certified:
+	 * neither is reported. */
 	const char *night = w->p->sel.night;
-	if (report && night)
+	int exemplar = !night && w->p->sel.exemplar;
+	if (report && (night || exemplar))
 		return;
-	long nrep = night ? w->p->night_repeats : 1;
-	for (size_t j = 0; j < w->nruns * (size_t)nrep; j++) {
-		const struct plan_run *r = &w->runs[j / (size_t)nrep];
-		/* LLMB_NIGHT_TAG (llmb nightly's confirmation runs): night-<NIGHT>-<tag> */
-		const char *tag = getenv("LLMB_NIGHT_TAG");
-		if (tag && (!*tag || strlen(tag) > 16 || tag[strspn(tag, "abcdefghijklmnopqrstuvwxyz")]))
-			tag = NULL;
-		char *rep = !night ? NULL : tag ? xasprintf("night-%s-%s", night, tag)
-			    : nrep > 1 ? xasprintf("night-%s-%zu", night, j % (size_t)nrep + 1) : xasprintf("night-%s", night);
+	long nrep = night || exemplar ? w->p->night_repeats : 1;
+	long nper = nrep + (exemplar && w->p->exemplar_profile);
+	for (size_t j = 0; j < w->nruns * (size_t)nper; j++) {
+		const struct plan_run *r = &w->runs[j / (size_t)nper];
+		char *rep = run_rep(w->p, j, nrep, nper);
 		char *id = report ? xasprintf("%s.%s.%s.%s.%s", sname, wname, r->gpu, r->size, r->dtype)
 				  : xasprintf("%s.%s.%s.%s.%s.%ld%s%s", sname, wname, r->gpu, r->size, r->dtype, r->scale,
 					      rep ? "." : "", rep ? rep : "");
@@ -333,10 +363,14 @@ build_runs(struct wctx *w, const struct ynode *stage, struct vars *vs)
 			build_report(w, in, r);
 			continue;
 		}
-		char *run = xasprintf("%s_%s_%s_%ld%s%s", r->gpu, r->size, r->dtype, r->scale, rep ? "/" : "", rep ? rep : "");
+		char *run = run_dir(r, rep);
 		in->label = xasprintf("%s %s %s %s %s x%ld%s%s", sname, wname, r->gpu, r->size, r->dtype, r->scale,
 				      rep ? " " : "", rep ? rep : "");
 		cfg_line(in, "run", run);
+		/* the exemplar's profiled run: this instance alone profiles */
+		struct sel saved = w->p->sel;
+		if (rep && !strcmp(rep, "exemplar-profile"))
+			w->p->sel.v[K_ENABLE_PROFILE] = "true";
 		struct params prm = {0};
 		if (bind_run(w, r, vs, &prm) == 0) {
 			struct runknobs k;
@@ -350,6 +384,7 @@ build_runs(struct wctx *w, const struct ynode *stage, struct vars *vs)
 			else
 				build_parse(w, in, run, &k);
 		}
+		w->p->sel = saved;
 		params_free(&prm);
 		free(run);
 	}

@@ -380,6 +380,99 @@ nightly_sels(struct plan *p, const char *top, const struct sel *s, struct sel **
 	return 0;
 }
 
+/* ---- make exemplar's suite ----------------------------------------------- */
+
+/* How far a config row of wl offers the run: 1 the GPU type and size,
+ * 2 and the dtype, 3 and the scale. */
+static int
+offers(const struct ynode *wl, const char *gpu, const char *size, const char *dtype, long scale)
+{
+	const struct ynode *configs = ymap_get(wl, "configs");
+	int best = 0;
+	for (size_t i = 0; configs && i < configs->nkids; i++) {
+		const struct ynode *row = configs->kids[i], *sc = ymap_get(row, "scales");
+		if (!ynames_have(ymap_get(row, "gpu"), gpu) || !ynames_have(ymap_get(row, "size"), size))
+			continue;
+		int got = 1 + ynames_have(ymap_get(row, "dtype"), dtype);
+		for (size_t k = 0; got == 2 && sc && k < sc->nkids; k++)
+			got += strtol(sc->kids[k]->str, NULL, 10) == scale;
+		best = got > best ? got : best;
+	}
+	return best;
+}
+
+/* Each entry against the recipes, at its position in the suite: the
+ * workload, its size, GPU type, dtypes and the suite's scale; the
+ * profiled run needs the workload's profiling knob. */
+static int
+check_suite(struct plan *p, const char *path, const struct exsuite *x)
+{
+	int before = diag_errors;
+	for (size_t i = 0; i < x->m.n; i++) {
+		char *const *e = x->m.entry[i];
+		const struct ynode *wl = workload_find(&p->rec, e[0], NULL);
+		const struct ynode *knobs = ymap_get(wl, "knobs");
+		int ln = x->line[i], cl = x->col[i];
+		if (!wl) {
+			diag_error(path, ln, cl, "no workload '%s' in workloads/", e[0]);
+			continue;
+		}
+		if (!ymap_get(ymap_get(wl, "models"), e[1])) {
+			diag_error(path, ln, cl, "workload %s has no size '%s'", e[0], e[1]);
+			continue;
+		}
+		const char *q = e[2];
+		for (size_t n; (n = list_word(&q)); q += n) {
+			char *dt = xstrndup(q, n);
+			int o = offers(wl, x->gpu, e[1], dt, x->scale);
+			if (o == 0)
+				diag_error(path, ln, cl, "workload %s does not run size %s on %s", e[0], e[1], x->gpu);
+			else if (o == 1)
+				diag_error(path, ln, cl, "workload %s has no dtype %s for size %s on %s", e[0], dt, e[1], x->gpu);
+			else if (o == 2)
+				diag_error(path, ln, cl, "workload %s does not run %s %s on %s at scale %s", e[0], e[1], dt, x->gpu, e[4]);
+			free(dt);
+		}
+		if (x->profile && !ymap_get(knobs, "profile") && !ybool(knobs, "profile_default", 0))
+			diag_error(path, ln, cl, "profile: true, but workload %s cannot profile (its recipe has no knobs.profile)",
+				   e[0]);
+	}
+	return diag_errors - before;
+}
+
+int
+exemplar_sels(struct plan *p, const char *top, const struct sel *s, struct sel **alts, struct exsuite *x)
+{
+	const char *gpu = s->v[K_GPU_TYPE];
+	if (gpu && strpbrk(gpu, " ,")) {
+		fprintf(stderr, "llmb: error: GPU_TYPE=%s: an exemplar suite runs on one GPU type\n", gpu);
+		return ++diag_errors;
+	}
+	char *path = s->exemplar[0] == '/' || !strcmp(top, ".") ? xstrdup(s->exemplar) : xasprintf("%s/%s", top, s->exemplar);
+	int errs = exsuite_load(path, gpu, x);
+	if (!errs)
+		errs = check_suite(p, path, x);
+	if (!errs) {
+		nmatrix_narrow(&x->m, s->v);
+		if (!x->m.n) {
+			fprintf(stderr, "llmb: error: the selection (WORKLOAD SIZE DTYPE GPU_TYPE SCALES) leaves nothing of the exemplar suite %s\n", path);
+			errs = ++diag_errors;
+		}
+	}
+	free(path);
+	if (errs)
+		return errs;
+	p->night_repeats = x->m.repeats;
+	p->exemplar_profile = x->profile;
+	*alts = xcalloc(x->m.n, sizeof **alts);
+	for (size_t i = 0; i < x->m.n; i++) {
+		(*alts)[i] = *s;
+		for (int k = 0; k < NM_VARS; k++)
+			(*alts)[i].v[k] = x->m.entry[i][k];
+	}
+	return 0;
+}
+
 /* The runs of w that the matrix entries select, each once. */
 int
 select_matrix_runs(struct wctx *w, const struct sel *alts, size_t nalts)

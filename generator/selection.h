@@ -2,13 +2,14 @@
  * recipes. The runs of a workload it names, each value refused with the
  * valid ones listed when no config row offers it; the run knobs checked,
  * first on their own (syntax, exclusions), then against what the
- * workload's recipe supports; and make nightly's matrix entries as
- * selections of their own. Every error is said and counted (diag.h). */
+ * workload's recipe supports; and make nightly's matrix entries and make
+ * exemplar's suite entries as selections of their own. Every error is said and counted (diag.h). */
 #ifndef LLMB_SELECTION_H
 #define LLMB_SELECTION_H
 
 #include <stddef.h>
 
+#include "exsuite.h"
 #include "nightmatrix.h"
 #include "planbuild.h"
 
@@ -28,5 +29,9 @@ int check_wl_knobs(struct wctx *w);
  * s narrows as *alts (m->n of them, m loaded); 0, or non-zero after
  * saying what is wrong. */
 int nightly_sels(struct plan *p, const char *top, const struct sel *s, struct sel **alts, struct nmatrix *m);
+/* make exemplar: the suite file LLMB_EXEMPLAR loaded for GPU_TYPE into x,
+ * each entry checked against the recipes, narrowed by s as *alts (x->m.n
+ * of them); 0, or non-zero after saying what is wrong. */
+int exemplar_sels(struct plan *p, const char *top, const struct sel *s, struct sel **alts, struct exsuite *x);
 
 #endif

@@ -15,6 +15,7 @@
 #ifndef LLMB_STALE_H
 #define LLMB_STALE_H
 
+#include "plan.h"
 #include "util.h"
 
 enum staleness {
@@ -51,5 +52,12 @@ int stage_level_config(const char *install, const char *gen, const char *id, con
  * reason appended to why (may be NULL). except: an output name suffix not
  * looked at (one llmb writes itself after this check), or NULL. */
 int stage_outputs_ok(const char *install, const char *cfg, const char *except, struct sb *why);
+
+/* Where a run of the plan stands, asked of its parse instance: done when
+ * its train.done belongs to the planned training configuration, failed
+ * when that configuration's job failed without one, pending otherwise
+ * (llmb nightly records the done ones, llmb exemplar certifies them). */
+enum runstate { R_DONE, R_FAILED, R_PENDING };
+enum runstate run_state(const struct plan *p, const struct inst *parse, const char *install);
 
 #endif
