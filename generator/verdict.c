@@ -41,6 +41,7 @@ static const struct knob {
 	{"cp_window", K_INT, offsetof(struct policy, cp_window), 60, 4, 100000},
 	{"tail_alpha", K_REAL, offsetof(struct policy, tail_alpha), 0.0002, 0, 0.5},
 	{"tail_max", K_INT, offsetof(struct policy, tail_max), 8, 2, 1000},
+	{"regime_window", K_INT, offsetof(struct policy, regime_window), 90, 5, 1024},
 	{"seed", K_INT, offsetof(struct policy, seed), 1, 0, 1e15},
 };
 #define NKNOBS (sizeof knobs / sizeof *knobs)
@@ -283,6 +284,28 @@ find_regime(struct vnight *v, const struct base *b, const struct policy *p)
 	double sp = fmax(sqrt(fmax(wss, 0) / (double)(n - 2)), p->noise_floor * ml);
 	if (mh - ml < fmax(p->min_effect * ml, 3 * sp))
 		return;
+	/* The split gives each mode the other's stragglers (a high night of
+	 * the fast mode lands in the slow group and drags its mean down): a
+	 * few EM steps of two normals with one deviation place the means
+	 * where the mixture puts them. */
+	double w = (double)h / (double)n, var = sp * sp, floor2 = p->noise_floor * ml * p->noise_floor * ml;
+	for (int it = 0; it < 12; it++) {
+		double r1 = 0, s0 = 0, s1 = 0, q = 0;
+		for (size_t a = 0; a < n; a++) {
+			double d0 = x[a] - ml, d1 = x[a] - mh, z = (d1 * d1 - d0 * d0) / (2 * var);
+			double r = z > 600 ? 0 : w / (w + (1 - w) * exp(z));
+			r1 += r, s0 += (1 - r) * x[a], s1 += r * x[a];
+			q += r * d1 * d1 + (1 - r) * d0 * d0;
+		}
+		if (r1 < 1 || r1 > (double)n - 1)
+			break;
+		ml = s0 / ((double)n - r1), mh = s1 / r1, w = r1 / (double)n;
+		var = fmax(q / (double)(n - 2), floor2);
+	}
+	k = (size_t)lround((1 - w) * (double)n), h = n - k;
+	if (k < 2 || h < 2 || mh - ml < p->min_effect * ml)
+		return;
+	sp = sqrt(var);
 	/* The rarer group is the mode: for one normal, the halves. */
 	v->reg_lo = 20 * k <= 9 * n ? ml : NAN, v->reg_hi = 20 * h <= 9 * n ? mh : NAN;
 	v->reg_sd = sp, v->reg_nlo = k, v->reg_nhi = h;
@@ -329,12 +352,6 @@ verdict_vs_base(struct vnight *v, const struct base *b, const struct policy *p)
 		v->vb = v->p < p->alpha && fabs(e) >= p->min_effect                 ? dir
 			: fabs(e) < p->min_effect || resolution <= 2 * p->min_effect ? VB_SAME
 										     : VB_UNKNOWN;
-		/* A night within a mode seen in the baseline is no change. */
-		if (v->vb == dir) {
-			find_regime(v, b, p);
-			if (!beyond_regime(v, v->mean, 1, dir, fmax(0, v->se * v->se - b->se2), p->alpha))
-				v->vb = VB_SAME;
-		}
 	} else {
 		/* Too few nights for a t-test to mean anything: only a large
 		 * effect, far outside everything seen, is called. */
@@ -413,11 +430,11 @@ released(const struct judge *j, const struct vnight *v, int later)
 }
 
 static void
-collect_base(struct judge *j, size_t i, struct base *b)
+collect_base(struct judge *j, size_t i, struct base *b, int window)
 {
 	int from = seg_day(j, i), later = 0;
 	b->m = j->buf, b->n = 0, b->se2 = 0;
-	for (size_t k = i; k-- > 0 && (int)b->n < j->p->window;) {
+	for (size_t k = i; k-- > 0 && (int)b->n < window;) {
 		const struct vnight *v = &j->c->nights[k];
 		if (v->day < from)
 			break;
@@ -440,7 +457,7 @@ regime_of(struct judge *j, size_t k)
 	struct vnight *w = &j->c->nights[k];
 	if (!w->reg_done) {
 		struct base b;
-		collect_base(j, k, &b);
+		collect_base(j, k, &b, j->p->regime_window);
 		find_regime(w, &b, j->p);
 	}
 	return w;
@@ -564,6 +581,11 @@ cp_confirms(struct judge *j, size_t i, const size_t *cps, size_t ncp, size_t *at
 	size_t c = cps[ncp - 1], prev = ncp > 1 ? cps[ncp - 2] : 0;
 	if (c >= i)
 		return VB_NONE;
+	/* The nights of an earlier confirmed episode (which ended) are no new
+	 * regression: its change point would confirm it once more. */
+	for (size_t k = c; k < i; k++)
+		if (j->c->nights[k].confirmed)
+			return VB_NONE;
 	/* The nights between the change point and night i, by their median,
 	 * less the most extreme of them when it lies outside its clip bounds:
 	 * a spike is neither one of the cp_min_after nights nor part of the
@@ -807,8 +829,13 @@ judge_night(struct judge *j, size_t i, int last)
 		return;
 	}
 	struct base b;
-	collect_base(j, i, &b);
+	collect_base(j, i, &b, p->window);
 	verdict_vs_base(v, &b, p);
+	/* A night within a mode seen in the baseline is no change. */
+	int vdir = v->effect > 0 ? VB_SLOWER : VB_FASTER;
+	if (v->vb == vdir && (int)b.n >= p->min_nights &&
+	    !beyond_regime(regime_of(j, i), v->mean, 1, vdir, fmax(0, v->se * v->se - b.se2), p->alpha))
+		v->vb = VB_SAME;
 	v->quarantined = v->vb == VB_SLOWER || v->vb == VB_FASTER;
 	v->state = v->vb == VB_NONE ? ST_NEW : v->vb == VB_SLOWER ? ST_SUSPECT : v->vb == VB_UNKNOWN ? ST_INCONCLUSIVE : ST_OK;
 	if (v->acked) {
