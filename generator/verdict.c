@@ -287,7 +287,9 @@ find_regime(struct vnight *v, const struct base *b, const struct policy *p)
 	/* The split gives each mode the other's stragglers (a high night of
 	 * the fast mode lands in the slow group and drags its mean down): a
 	 * few EM steps of two normals with one deviation place the means
-	 * where the mixture puts them. */
+	 * where the mixture puts them. They must still lie 2.5 of its
+	 * deviations apart: the split of one normal's 30 nights often passes
+	 * the test above, and the mixture then finds the two halves overlap. */
 	double w = (double)h / (double)n, var = sp * sp, floor2 = p->noise_floor * ml * p->noise_floor * ml;
 	for (int it = 0; it < 12; it++) {
 		double r1 = 0, s0 = 0, s1 = 0, q = 0;
@@ -303,7 +305,7 @@ find_regime(struct vnight *v, const struct base *b, const struct policy *p)
 		var = fmax(q / (double)(n - 2), floor2);
 	}
 	k = (size_t)lround((1 - w) * (double)n), h = n - k;
-	if (k < 2 || h < 2 || mh - ml < p->min_effect * ml)
+	if (k < 2 || h < 2 || mh - ml < fmax(p->min_effect * ml, 2.5 * sqrt(var)))
 		return;
 	sp = sqrt(var);
 	/* The rarer group is the mode: for one normal, the halves. */
