@@ -720,14 +720,20 @@ tail_confirms(struct judge *j, size_t i, int ongoing, size_t *first, double *tma
 		}
 		if (used < 2)
 			continue;
-		double m = sum / (double)used, e = (m - mu) / mu;
-		if ((e > 0) != (dir == VB_SLOWER) || fabs(e) < p->min_effect)
-			continue;
+		double m = sum / (double)used, e;
 		if (n == 2) {
 			double d0 = fabs(x[0] - mu), d1 = fabs(x[1] - mu);
 			if ((x[0] > mu) != (x[1] > mu) || fmin(d0, d1) < p->confirm_ratio * fmax(d0, d1))
 				continue;
+			/* The farther night counts at most twice the nearer: an
+			 * outlier (a spike, a noisy stall night) does not carry a
+			 * partner that moved a little. */
+			double dn = fmin(d0, d1), df = fmin(fmax(d0, d1), 2 * dn);
+			m = mu + (x[0] > mu ? 1 : -1) * (dn + df) / 2;
 		}
+		e = (m - mu) / mu;
+		if ((e > 0) != (dir == VB_SLOWER) || fabs(e) < p->min_effect)
+			continue;
 		/* Night i back at the old level by 2.5 deviations ends the
 		 * tail (a regression that was fixed), and a level within a
 		 * slow mode the baseline has seen is none. */
