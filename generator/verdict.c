@@ -284,30 +284,6 @@ find_regime(struct vnight *v, const struct base *b, const struct policy *p)
 	double sp = fmax(sqrt(fmax(wss, 0) / (double)(n - 2)), p->noise_floor * ml);
 	if (mh - ml < fmax(p->min_effect * ml, 3 * sp))
 		return;
-	/* The split gives each mode the other's stragglers (a high night of
-	 * the fast mode lands in the slow group and drags its mean down): a
-	 * few EM steps of two normals with one deviation place the means
-	 * where the mixture puts them. They must still lie 2.5 of its
-	 * deviations apart: the split of one normal's 30 nights often passes
-	 * the test above, and the mixture then finds the two halves overlap. */
-	double w = (double)h / (double)n, var = sp * sp, floor2 = p->noise_floor * ml * p->noise_floor * ml;
-	for (int it = 0; it < 12; it++) {
-		double r1 = 0, s0 = 0, s1 = 0, q = 0;
-		for (size_t a = 0; a < n; a++) {
-			double d0 = x[a] - ml, d1 = x[a] - mh, z = (d1 * d1 - d0 * d0) / (2 * var);
-			double r = z > 600 ? 0 : w / (w + (1 - w) * exp(z));
-			r1 += r, s0 += (1 - r) * x[a], s1 += r * x[a];
-			q += r * d1 * d1 + (1 - r) * d0 * d0;
-		}
-		if (r1 < 1 || r1 > (double)n - 1)
-			break;
-		ml = s0 / ((double)n - r1), mh = s1 / r1, w = r1 / (double)n;
-		var = fmax(q / (double)(n - 2), floor2);
-	}
-	k = (size_t)lround((1 - w) * (double)n), h = n - k;
-	if (k < 2 || h < 2 || mh - ml < fmax(p->min_effect * ml, 2.5 * sqrt(var)))
-		return;
-	sp = sqrt(var);
 	/* The rarer group is the mode: for one normal, the halves. */
 	v->reg_lo = 20 * k <= 9 * n ? ml : NAN, v->reg_hi = 20 * h <= 9 * n ? mh : NAN;
 	v->reg_sd = sp, v->reg_nlo = k, v->reg_nhi = h;
