@@ -93,16 +93,32 @@ struct hchunk {
 	double data[]; /* doubles: every allocation stays aligned */
 };
 
+/* Chunks of 1 MiB and more are mapped with their pages populated in one
+ * call: a long history's samples fill tens of megabytes, and a page fault
+ * for each 4 KiB page cost more than parsing them. */
+#define ARENA_WORDS (((size_t)1 << 20) / sizeof(double))
+
+static void
+arena_chunk(struct history *h, size_t cap)
+{
+	size_t bytes = sizeof(struct hchunk) + cap * sizeof(double);
+#ifdef MAP_POPULATE
+	struct hchunk *c = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (c == MAP_FAILED)
+		die("out of memory (%zu bytes)", bytes);
+#else
+	struct hchunk *c = xmalloc(bytes);
+#endif
+	c->next = h->mem, c->used = 0, c->cap = cap;
+	h->mem = c;
+}
+
 static void *
 arena_alloc(struct history *h, size_t n)
 {
 	size_t words = (n + sizeof(double) - 1) / sizeof(double);
-	if (!h->mem || h->mem->used + words > h->mem->cap) {
-		size_t cap = words > 8192 ? words : 8192;
-		struct hchunk *c = xmalloc(sizeof *c + cap * sizeof(double));
-		c->next = h->mem, c->used = 0, c->cap = cap;
-		h->mem = c;
-	}
+	if (!h->mem || h->mem->used + words > h->mem->cap)
+		arena_chunk(h, words > ARENA_WORDS ? words : ARENA_WORDS);
 	void *p = h->mem->data + h->mem->used;
 	h->mem->used += words;
 	return p;
@@ -126,6 +142,7 @@ struct line {
 	struct jscan *js;
 	struct history *h;
 	const struct jnode *f[32]; /* the record's fields, by table index */
+	size_t cap;                /* of h->runs */
 };
 
 /* Column of a member's key in the line (1-based), so an error points at its field. */
@@ -526,8 +543,8 @@ load_line(struct line *l, struct history *h, struct jobset *js, const char **key
 	if (load_run(l, o, &r))
 		return;
 	history_night(day, r.night);
-	if (h->nruns >= 16 ? !(h->nruns & (h->nruns - 1)) : !h->nruns)
-		h->runs = xrealloc(h->runs, (h->nruns ? 2 * h->nruns : 16) * sizeof *h->runs);
+	if (h->nruns == l->cap)
+		h->runs = xrealloc(h->runs, (l->cap = l->cap ? 2 * l->cap : 16) * sizeof *h->runs);
 	h->runs[h->nruns] = r;
 	long dup = jobset_add(js, h, h->nruns);
 	if (dup >= 0) {
@@ -598,6 +615,13 @@ history_load(const char *path, struct history *h)
 	struct line l = {.file = path, .js = &scan, .h = h};
 	const char *key = NULL;
 	size_t keylen = 0;
+	/* One run per line at most: sized once, never copied while growing. */
+	for (const char *p = buf, *e = buf + len; p < e && (p = memchr(p, '\n', (size_t)(e - p))); p++)
+		l.cap++;
+	h->runs = l.cap ? xmalloc(l.cap * sizeof *h->runs) : NULL;
+	/* The records' samples and strings take less room than their text. */
+	if (len)
+		arena_chunk(h, len / sizeof(double) + 1);
 	for (size_t at = 0; at < len;) {
 		char *nl = memchr(buf + at, '\n', len - at);
 		l.no++;
@@ -628,7 +652,11 @@ history_free(struct history *h)
 {
 	while (h->mem) {
 		struct hchunk *next = h->mem->next;
+#ifdef MAP_POPULATE
+		munmap(h->mem, sizeof(struct hchunk) + h->mem->cap * sizeof(double));
+#else
 		free(h->mem);
+#endif
 		h->mem = next;
 	}
 	free(h->runs), free(h->anns), free(h->file), free(h->fingerprint);

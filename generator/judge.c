@@ -423,28 +423,15 @@ parse_args(int argc, char **argv, struct opts *o)
 	return optind;
 }
 
-/* Every judged night of every configuration, for the node scores. */
-static struct nodes *
-node_events(const struct vconfig *cs, size_t n)
-{
-	struct nodes *ns = nodes_new();
-	for (size_t i = 0; i < n; i++)
-		for (long k = 0; k <= cs[i].judged; k++) {
-			const struct vnight *v = &cs[i].nights[k];
-			if (v->valid && v->rep)
-				nodes_add(ns, v->day, v->rep->nodes, v->vb == VB_SLOWER);
-		}
-	return ns;
-}
-
-/* A slow judged night names the nodes it shares with earlier slow runs. */
+/* Every judged night of a configuration, for the node scores. */
 static void
-add_suspect_nodes(json_t *cj, const struct vconfig *c, const struct nodes *ns)
+node_events(struct nodes *ns, const struct vconfig *c)
 {
-	const struct vnight *v = c->judged >= 0 ? &c->nights[c->judged] : NULL;
-	json_t *sus = v && v->valid && v->vb == VB_SLOWER && v->rep ? nodes_suspects(ns, v->day, v->rep->nodes) : NULL;
-	if (sus)
-		json_object_set_new(cj, "suspect_nodes", sus);
+	for (long k = 0; k <= c->judged; k++) {
+		const struct vnight *v = &c->nights[k];
+		if (v->valid && v->rep)
+			nodes_add(ns, v->day, v->rep->nodes, v->vb == VB_SLOWER);
+	}
 }
 
 static json_t *
@@ -454,21 +441,41 @@ judge_all(struct history *hs, size_t n, int day, const struct opts *o)
 	char night[11] = "-";
 	if (day >= 0)
 		history_night(day, night);
-	struct vconfig *vc = xcalloc(n ? n : 1, sizeof *vc);
+	/* Each configuration is judged, put into JSON and let go before the
+	 * next: its nights' memory serves the next one (100,000 nights held
+	 * at once cost more in page faults than the judging). A slow judged
+	 * night keeps its day and nodes for the suspect nodes, which need
+	 * every configuration's runs. */
+	struct nodes *ns = nodes_new();
+	struct slow {
+		json_t *cj;
+		int day;
+		const char *nodes;
+	} *sl = xcalloc(n ? n : 1, sizeof *sl);
 	size_t nv = 0;
-	for (size_t i = 0; i < n; i++)
-		if (selected(&hs[i], o->select))
-			verdict_judge(&hs[i], day, &o->pol, &vc[nv++]);
-	struct nodes *ns = node_events(vc, nv);
+	for (size_t i = 0; i < n; i++) {
+		if (!selected(&hs[i], o->select))
+			continue;
+		struct vconfig vc;
+		verdict_judge(&hs[i], day, &o->pol, &vc);
+		node_events(ns, &vc);
+		const struct vnight *v = vc.judged >= 0 ? &vc.nights[vc.judged] : NULL;
+		sl[nv].cj = config_json(&vc, strcmp(o->fmt, "text") != 0, o->install);
+		sl[nv].day = -1;
+		if (v && v->valid && v->vb == VB_SLOWER && v->rep)
+			sl[nv].day = v->day, sl[nv].nodes = v->rep->nodes;
+		nv++;
+		verdict_free(&vc);
+	}
 	for (size_t i = 0; i < nv; i++) {
-		json_t *cj = config_json(&vc[i], strcmp(o->fmt, "text") != 0, o->install);
-		add_suspect_nodes(cj, &vc[i], ns);
+		json_t *cj = sl[i].cj, *sus = sl[i].day >= 0 ? nodes_suspects(ns, sl[i].day, sl[i].nodes) : NULL;
+		if (sus)
+			json_object_set_new(cj, "suspect_nodes", sus);
 		const char *st = json_string_value(json_object_get(cj, "state"));
 		json_object_set_new(sum, st, json_integer(json_integer_value(json_object_get(sum, st)) + 1));
 		json_array_append_new(cs, cj);
-		verdict_free(&vc[i]);
 	}
-	free(vc);
+	free(sl);
 	json_object_set_new(m, "schema", json_integer(JUDGE_SCHEMA));
 	json_object_set_new(m, "night", json_string(night));
 	json_object_set_new(m, "policy", policy_json(&o->pol));

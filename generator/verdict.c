@@ -41,6 +41,7 @@ static const struct knob {
 	{"cp_window", K_INT, offsetof(struct policy, cp_window), 60, 4, 100000},
 	{"tail_alpha", K_REAL, offsetof(struct policy, tail_alpha), 0.0002, 0, 0.5},
 	{"tail_max", K_INT, offsetof(struct policy, tail_max), 8, 2, 1000},
+	{"regime_window", K_INT, offsetof(struct policy, regime_window), 90, 5, 1024},
 	{"seed", K_INT, offsetof(struct policy, seed), 1, 0, 1e15},
 };
 #define NKNOBS (sizeof knobs / sizeof *knobs)
@@ -329,12 +330,6 @@ verdict_vs_base(struct vnight *v, const struct base *b, const struct policy *p)
 		v->vb = v->p < p->alpha && fabs(e) >= p->min_effect                 ? dir
 			: fabs(e) < p->min_effect || resolution <= 2 * p->min_effect ? VB_SAME
 										     : VB_UNKNOWN;
-		/* A night within a mode seen in the baseline is no change. */
-		if (v->vb == dir) {
-			find_regime(v, b, p);
-			if (!beyond_regime(v, v->mean, 1, dir, fmax(0, v->se * v->se - b->se2), p->alpha))
-				v->vb = VB_SAME;
-		}
 	} else {
 		/* Too few nights for a t-test to mean anything: only a large
 		 * effect, far outside everything seen, is called. */
@@ -413,11 +408,11 @@ released(const struct judge *j, const struct vnight *v, int later)
 }
 
 static void
-collect_base(struct judge *j, size_t i, struct base *b)
+collect_base(struct judge *j, size_t i, struct base *b, int window)
 {
 	int from = seg_day(j, i), later = 0;
 	b->m = j->buf, b->n = 0, b->se2 = 0;
-	for (size_t k = i; k-- > 0 && (int)b->n < j->p->window;) {
+	for (size_t k = i; k-- > 0 && (int)b->n < window;) {
 		const struct vnight *v = &j->c->nights[k];
 		if (v->day < from)
 			break;
@@ -440,7 +435,7 @@ regime_of(struct judge *j, size_t k)
 	struct vnight *w = &j->c->nights[k];
 	if (!w->reg_done) {
 		struct base b;
-		collect_base(j, k, &b);
+		collect_base(j, k, &b, j->p->regime_window);
 		find_regime(w, &b, j->p);
 	}
 	return w;
@@ -564,6 +559,11 @@ cp_confirms(struct judge *j, size_t i, const size_t *cps, size_t ncp, size_t *at
 	size_t c = cps[ncp - 1], prev = ncp > 1 ? cps[ncp - 2] : 0;
 	if (c >= i)
 		return VB_NONE;
+	/* The nights of an earlier confirmed episode (which ended) are no new
+	 * regression: its change point would confirm it once more. */
+	for (size_t k = c; k < i; k++)
+		if (j->c->nights[k].confirmed)
+			return VB_NONE;
 	/* The nights between the change point and night i, by their median,
 	 * less the most extreme of them when it lies outside its clip bounds:
 	 * a spike is neither one of the cp_min_after nights nor part of the
@@ -696,14 +696,20 @@ tail_confirms(struct judge *j, size_t i, int ongoing, size_t *first, double *tma
 		}
 		if (used < 2)
 			continue;
-		double m = sum / (double)used, e = (m - mu) / mu;
-		if ((e > 0) != (dir == VB_SLOWER) || fabs(e) < p->min_effect)
-			continue;
+		double m = sum / (double)used, e;
 		if (n == 2) {
 			double d0 = fabs(x[0] - mu), d1 = fabs(x[1] - mu);
 			if ((x[0] > mu) != (x[1] > mu) || fmin(d0, d1) < p->confirm_ratio * fmax(d0, d1))
 				continue;
+			/* The farther night counts at most twice the nearer: an
+			 * outlier (a spike, a noisy stall night) does not carry a
+			 * partner that moved a little. */
+			double dn = fmin(d0, d1), df = fmin(fmax(d0, d1), 2 * dn);
+			m = mu + (x[0] > mu ? 1 : -1) * (dn + df) / 2;
 		}
+		e = (m - mu) / mu;
+		if ((e > 0) != (dir == VB_SLOWER) || fabs(e) < p->min_effect)
+			continue;
 		/* Night i back at the old level by 2.5 deviations ends the
 		 * tail (a regression that was fixed), and a level within a
 		 * slow mode the baseline has seen is none. */
@@ -807,8 +813,13 @@ judge_night(struct judge *j, size_t i, int last)
 		return;
 	}
 	struct base b;
-	collect_base(j, i, &b);
+	collect_base(j, i, &b, p->window);
 	verdict_vs_base(v, &b, p);
+	/* A night within a mode seen in the baseline is no change. */
+	int vdir = v->effect > 0 ? VB_SLOWER : VB_FASTER;
+	if (v->vb == vdir && (int)b.n >= p->min_nights &&
+	    !beyond_regime(regime_of(j, i), v->mean, 1, vdir, fmax(0, v->se * v->se - b.se2), p->alpha))
+		v->vb = VB_SAME;
 	v->quarantined = v->vb == VB_SLOWER || v->vb == VB_FASTER;
 	v->state = v->vb == VB_NONE ? ST_NEW : v->vb == VB_SLOWER ? ST_SUSPECT : v->vb == VB_UNKNOWN ? ST_INCONCLUSIVE : ST_OK;
 	if (v->acked) {

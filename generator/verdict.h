@@ -25,6 +25,7 @@ struct policy {
 	double confirm_ratio;   /* the confirming nights agree on the effect within this ratio */
 	int min_nights_large, min_nights;
 	int window;             /* baseline: at most this many recent nights */
+	int regime_window;      /* the modes of a baseline: learned over this many recent nights */
 	double alpha;           /* per-night test, one-sided */
 	double noise_floor;     /* run-to-run noise never taken below this (fraction) */
 	int cp_perms;

@@ -90,6 +90,30 @@ judge bimodal 4
 nightstates() { /usr/bin/python3 -c 'import json,sys; print("".join(n["state"][0] for n in json.load(open(sys.argv[1]))["configurations"][0]["nights"]))' "$TRASH/$1.json"; }
 t_ok "bimodal: no night confirmed" test "$(nightstates bimodal | tr -cd C)" = ""
 
+# Cases of bench/detect.sh (its seeds; 34 steps, step noise 1% AR(1) 0.6)
+# that the previous detector confirmed and the present one does not.
+# episodes NAME [JUDGE-ARGS]: the nights (0-based) that start a CONFIRMED run.
+episodes() {
+	local n=$1; shift
+	"$LLMB" judge --format=json "$@" "$TRASH/$n/history/$FP.jsonl" >"$TRASH/$n.ep.json" 2>&1
+	/usr/bin/python3 -c 'import json,sys; ns=json.load(open(sys.argv[1]))["configurations"][0]["nights"]
+print(" ".join(str(i) for i,n in enumerate(ns) if n["state"]=="CONFIRMED" and (i==0 or ns[i-1]["state"]!="CONFIRMED")) or "none")' "$TRASH/$n.ep.json"
+}
+# Bimodal nights at 1% noise (30% of them 3% slower): 30 nights show no
+# slow mode, and two slow nights close together at night 216 were
+# confirmed; the modes learned over 90 nights know them.
+mk bimodal1 -w 0.01 -a 0.6 -s 34 -r 0.01 -n 300 -S 1187 bimodal:0.3:1.03
+t_ok "bimodal at 1% noise: nothing confirmed (modes over 90 nights)" test "$(episodes bimodal1)" = none
+t_ok "bimodal at 1% noise: modes over 30 nights confirm night 216" test "$(episodes bimodal1 --regime-window=30)" = 215
+# A 5% regression at 2% noise, fixed after five nights: confirmed once;
+# its change point confirmed it a second time after the fix.
+mk fixed2 -w 0.01 -a 0.6 -s 34 -r 0.02 -n 45 -S 3379 shift:31:1.05 shift:36:0.952381
+t_ok "fixed at 2% noise: one confirmed episode, not two" test "$(episodes fixed2)" = 31
+# A stall night at 2% noise that is 3.5 deviations slow even without its
+# stalled steps, and a next night 1.2 deviations slow: no shift.
+mk stall2 -w 0.01 -a 0.6 -s 34 -r 0.02 -n 40 -S 2948 stall:31:5:3
+t_ok "stall night at 2% noise and a slightly slow night: not confirmed" test "$(episodes stall2)" = none
+
 # A regression that is fixed: CONFIRMED while it lasts, OK from the first
 # night back at the old level, and never confirmed again.
 mk fixed -n 20 shift:11:1.08 shift:16:0.925926
