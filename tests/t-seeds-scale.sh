@@ -39,6 +39,9 @@ unset LLMB_TEST_SLURM_STATE SBATCH_ACCOUNT SBATCH_PARTITION SBATCH_GPUS_PER_NODE
 unset MAX_STEPS ENABLE_PROFILE ENABLE_CHECKPOINT LOAD_CHECKPOINT_PATH ENABLE_NCCLTRACE LLMB_IMAGE_DIR
 export SLURM_CI_NODES=${SEEDS_NODES:-256} SLURM_CI_GPUS_PER_NODE=8 SLURM_CI_MIN_JOB_AGE=3600
 export SLURM_CI_ACCOUNTING=0 SLURM_CI_CGROUP=0 SLURM_CI_TIMEOUT=120 SLURM_CI_CPU_PARTITION=cpu
+# No after-training probe step here: 256 emulated nodes share two cores, and
+# that step doubles the probes' cost (t-provenance-slurm and t-validity test it).
+export LLMB_SKIP_AFTER_PROBE=1
 # SlurmdTimeout 40: a node whose slurmd was killed is declared down within
 # a minute; MessageTimeout, TCPTimeout: a big step on 2 busy cores
 # answers slowly (srun loses task exit messages at the defaults); cred_expire=30: a requeued job is eligible 31 s later, not 121 s;

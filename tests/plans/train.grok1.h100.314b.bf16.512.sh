@@ -77,9 +77,11 @@ bash 'TOP/workloads/node-setup.sh' "$llmb_setup" "$llmb_state/note.$LLMB_JOB_ID"
 wait "$!"
 llmb_launch 'python3' 'TOP/workloads/nemo-inproc.py' '--script' 'scripts.performance.llm.pretrain_grok1_314b' '--nemo-src' 'TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo' '--nemo-run-src' 'TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo_run' '--log-dir' 'TRASH/inst/workloads/grok1/experiments/h100_314b_bf16_512' '--profile' '0' '--profile-start' '45' '--profile-stop' '50' '--nccltrace' '0' '--hf-token-from-env' '--' '--gpu' 'h100' '--container_image' 'TRASH/inst/images/nvidia+nemo+25.04.00.sqsh' '--compute_dtype' 'bf16' '--num_gpus' '512' '--gpus_per_node' '8' '--max_steps' '50' '-tp' '4' '-pp' '8' '-cp' '2' '-ep' '8' '-vp' '8' '-et' '1' '-gb' '1024' '-mb' '1' '--cuda_graphs' '0' '--num_layers' '64' '--hidden_size' '6144' 'slurm'
 echo "llmb: training finished"
+if [ "${LLMB_SKIP_AFTER_PROBE:-0}" != 1 ]; then
 if [ -n "${SLURM_JOB_ID:-}" ]; then
 	timeout -k 5 60 srun --ntasks-per-node=1 --ntasks="${SLURM_JOB_NUM_NODES:-1}" bash 'TOP/templates/probe-node.sh' "$llmb_state" "$LLMB_JOB_ID" after &
 	wait "$!" || echo "llmb: the node probe step failed; the run goes on" >&2
 else
 	bash 'TOP/templates/probe-node.sh' "$llmb_state" "$LLMB_JOB_ID" after || true
+fi
 fi

@@ -70,9 +70,11 @@ mkdir -p 'TRASH/inst/workloads/llama3-lora/experiments/gb200_70b_bf16_8'
 cd 'TRASH/inst/workloads/llama3-lora/experiments/gb200_70b_bf16_8'
 llmb_launch 'python3' 'TOP/workloads/nemo-inproc.py' '--script' 'scripts.performance.llm.finetune_llama3_70b' '--nemo-src' 'TRASH/inst/venvs/venv_6be6b5f0b2be/src/nemo' '--nemo-run-src' 'TRASH/inst/venvs/venv_6be6b5f0b2be/src/nemo_run' '--log-dir' 'TRASH/inst/workloads/llama3-lora/experiments/gb200_70b_bf16_8' '--profile' '0' '--profile-start' '45' '--profile-stop' '50' '--hf-token-from-env' '--' '--gpu' 'gb200' '--num_gpus' '8' '--container_image' 'TRASH/inst/images/nvidia+nemo+25.09.00.sqsh' '--compute_dtype' 'bf16' '-fr' 'cs' '--gpus_per_node' '4' '--max_steps' '50' '--finetuning' 'lora' '--skip_dataset_download' '--skip_import_checkpoint' '-tp' '1' '-pp' '4' '-cp' '1' '-vp' '20' '-gb' '64' '-mb' '1' '--cuda_graphs' '1' '--num_layers' '80' '--hidden_size' '8192' 'slurm'
 echo "llmb: training finished"
+if [ "${LLMB_SKIP_AFTER_PROBE:-0}" != 1 ]; then
 if [ -n "${SLURM_JOB_ID:-}" ]; then
 	timeout -k 5 60 srun --ntasks-per-node=1 --ntasks="${SLURM_JOB_NUM_NODES:-1}" bash 'TOP/templates/probe-node.sh' "$llmb_state" "$LLMB_JOB_ID" after &
 	wait "$!" || echo "llmb: the node probe step failed; the run goes on" >&2
 else
 	bash 'TOP/templates/probe-node.sh' "$llmb_state" "$LLMB_JOB_ID" after || true
+fi
 fi

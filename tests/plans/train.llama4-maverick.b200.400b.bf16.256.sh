@@ -79,9 +79,11 @@ bash 'TOP/workloads/node-setup.sh' "$llmb_setup" "$llmb_state/note.$LLMB_JOB_ID"
 wait "$!"
 llmb_launch 'python3' 'TOP/workloads/nemo-inproc.py' '--script' 'scripts.performance.llm.finetune_llama4_e128' '--nemo-src' 'TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo' '--nemo-run-src' 'TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo_run' '--log-dir' 'TRASH/inst/workloads/llama4-maverick/experiments/b200_400b_bf16_256' '--profile' '0' '--profile-start' '45' '--profile-stop' '50' '--nccltrace' '0' '--hf-token-from-env' '--' '-cm' 'TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo:/opt/NeMo' '--gpu' 'b200' '--num_gpus' '256' '--container_image' 'TRASH/inst/images/nvidia+nemo+25.04.01.sqsh' '--compute_dtype' 'bf16' '--gpus_per_node' '8' '--max_steps' '50' '--finetuning' 'sft' '--skip_dataset_download' '--skip_import_checkpoint' '-tp' '8' '-pp' '1' '-cp' '1' '-ep' '32' '-vp' '1' '-et' '8' '-gb' '32' '-mb' '1' '--cuda_graphs' 'true' '--num_layers' '48' '--hidden_size' '5120' 'slurm'
 echo "llmb: training finished"
+if [ "${LLMB_SKIP_AFTER_PROBE:-0}" != 1 ]; then
 if [ -n "${SLURM_JOB_ID:-}" ]; then
 	timeout -k 5 60 srun --ntasks-per-node=1 --ntasks="${SLURM_JOB_NUM_NODES:-1}" bash 'TOP/templates/probe-node.sh' "$llmb_state" "$LLMB_JOB_ID" after &
 	wait "$!" || echo "llmb: the node probe step failed; the run goes on" >&2
 else
 	bash 'TOP/templates/probe-node.sh' "$llmb_state" "$LLMB_JOB_ID" after || true
+fi
 fi

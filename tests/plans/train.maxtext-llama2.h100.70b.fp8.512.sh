@@ -68,9 +68,11 @@ mkdir -p 'TRASH/inst/workloads/maxtext-llama2/experiments/h100_70b_fp8_512'
 cd 'TRASH/inst/workloads/maxtext-llama2/experiments/h100_70b_fp8_512'
 llmb_launch 'bash' '-c' 'python3 -u /opt/maxtext/MaxText/train.py /opt/maxtext/MaxText/configs/base.yml model_name=llama2-70b run_name=llmb-llama2-70b-fp8-512 base_output_directory=TRASH/inst/workloads/maxtext-llama2/experiments/h100_70b_fp8_512 hardware=gpu dataset_type=synthetic steps=50 max_target_length=4096 per_device_batch_size=2 ici_fsdp_parallelism=8 dcn_fsdp_parallelism=16 dcn_data_parallelism=4 enable_checkpointing=false attention=cudnn_flash_te remat_policy=save_qkv_proj scan_layers=false logits_dot_in_fp32=false quantization=$QUANTIZATION'
 echo "llmb: training finished"
+if [ "${LLMB_SKIP_AFTER_PROBE:-0}" != 1 ]; then
 if [ -n "${SLURM_JOB_ID:-}" ]; then
 	timeout -k 5 60 srun --ntasks-per-node=1 --ntasks="${SLURM_JOB_NUM_NODES:-1}" bash 'TOP/templates/probe-node.sh' "$llmb_state" "$LLMB_JOB_ID" after &
 	wait "$!" || echo "llmb: the node probe step failed; the run goes on" >&2
 else
 	bash 'TOP/templates/probe-node.sh' "$llmb_state" "$LLMB_JOB_ID" after || true
+fi
 fi

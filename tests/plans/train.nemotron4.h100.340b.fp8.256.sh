@@ -66,9 +66,11 @@ mkdir -p 'TRASH/inst/workloads/nemotron4/experiments/h100_340b_fp8_256'
 cd 'TRASH/inst/workloads/nemotron4/experiments/h100_340b_fp8_256'
 llmb_launch 'python3' 'TOP/workloads/nemo-inproc.py' '--script' 'scripts.performance.llm.pretrain_nemotron4_340b' '--nemo-src' 'TRASH/inst/venvs/venv_0772b291d829/src/nemo' '--nemo-run-src' 'TRASH/inst/venvs/venv_0772b291d829/src/nemo_run' '--log-dir' 'TRASH/inst/workloads/nemotron4/experiments/h100_340b_fp8_256' '--profile' '0' '--profile-start' '20' '--profile-stop' '25' '--' '--gpu' 'h100' '--container_image' 'TRASH/inst/images/nvidia+nemo+25.07.01.sqsh' '--compute_dtype' 'fp8' '--num_gpus' '256' '--gpus_per_node' '8' '--max_steps' '50' '-tp' '8' '-pp' '8' '-cp' '1' '-gb' '64' '-mb' '1' '--num_layers' '96' '--hidden_size' '18432' '-ep' '1' '-vp' '12' '--checkpoint_save=0' 'slurm'
 echo "llmb: training finished"
+if [ "${LLMB_SKIP_AFTER_PROBE:-0}" != 1 ]; then
 if [ -n "${SLURM_JOB_ID:-}" ]; then
 	timeout -k 5 60 srun --ntasks-per-node=1 --ntasks="${SLURM_JOB_NUM_NODES:-1}" bash 'TOP/templates/probe-node.sh' "$llmb_state" "$LLMB_JOB_ID" after &
 	wait "$!" || echo "llmb: the node probe step failed; the run goes on" >&2
 else
 	bash 'TOP/templates/probe-node.sh' "$llmb_state" "$LLMB_JOB_ID" after || true
+fi
 fi

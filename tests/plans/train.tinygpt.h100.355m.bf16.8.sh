@@ -66,9 +66,11 @@ mkdir -p 'TRASH/inst/workloads/tinygpt/experiments/h100_355m_bf16_8'
 cd 'TRASH/inst/workloads/tinygpt/experiments/h100_355m_bf16_8'
 llmb_launch 'TRASH/inst/venvs/venv_597beddc2aa1/bin/python' 'TOP/workloads/tinygpt/train.py' '--data' 'TRASH/inst/workloads/tinygpt/data/tokens.bin' '--steps' '50' '--seq' '1024' '--layers' '24' '--hidden' '1024' '--heads' '16' '--vocab' '50304' '--mbs' '16' '--gbs' '256' '--model-flops' '2481148919808' '--device' 'cuda' '--dtype' 'bf16' '--lr' '3e-4' '--compile'
 echo "llmb: training finished"
+if [ "${LLMB_SKIP_AFTER_PROBE:-0}" != 1 ]; then
 if [ -n "${SLURM_JOB_ID:-}" ]; then
 	timeout -k 5 60 srun --ntasks-per-node=1 --ntasks="${SLURM_JOB_NUM_NODES:-1}" bash 'TOP/templates/probe-node.sh' "$llmb_state" "$LLMB_JOB_ID" after &
 	wait "$!" || echo "llmb: the node probe step failed; the run goes on" >&2
 else
 	bash 'TOP/templates/probe-node.sh' "$llmb_state" "$LLMB_JOB_ID" after || true
+fi
 fi

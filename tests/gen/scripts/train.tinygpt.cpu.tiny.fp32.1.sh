@@ -66,9 +66,11 @@ mkdir -p '/llmb-install/workloads/tinygpt/experiments/cpu_tiny_fp32_1'
 cd '/llmb-install/workloads/tinygpt/experiments/cpu_tiny_fp32_1'
 llmb_launch '/llmb-install/venvs/venv_597beddc2aa1/bin/python' '@TOP@/workloads/tinygpt/train.py' '--data' '/llmb-install/workloads/tinygpt/data/tokens.bin' '--steps' '50' '--seq' '128' '--layers' '2' '--hidden' '128' '--heads' '4' '--vocab' '256' '--mbs' '4' '--gbs' '8' '--model-flops' '377487360'
 echo "llmb: training finished"
+if [ "${LLMB_SKIP_AFTER_PROBE:-0}" != 1 ]; then
 if [ -n "${SLURM_JOB_ID:-}" ]; then
 	timeout -k 5 60 srun --ntasks-per-node=1 --ntasks="${SLURM_JOB_NUM_NODES:-1}" bash '@TOP@/templates/probe-node.sh' "$llmb_state" "$LLMB_JOB_ID" after &
 	wait "$!" || echo "llmb: the node probe step failed; the run goes on" >&2
 else
 	bash '@TOP@/templates/probe-node.sh' "$llmb_state" "$LLMB_JOB_ID" after || true
+fi
 fi
