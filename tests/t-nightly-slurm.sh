@@ -20,6 +20,10 @@ if [ -z "${SLURM_CI_ACCOUNTING+x}" ] && command -v mariadbd >/dev/null 2>&1; the
 fi
 t_ok "cluster is up" slurm_test_up || { t_done; exit 1; }
 export LLMB_POLL_SECONDS=1 LLMB_CPU_PARTITION=cpu
+# Every night's job gets 40 minutes, not the recipe's 10: the limit is there
+# to catch a hang, and beside the 256-node scale test one tinygpt job took
+# longer than 10 minutes (TIMEOUT) on a loaded 2-core machine.
+export TIME_LIMIT=00:40:00
 EXEC=slurm
 # nsub STAGE: jobs Slurm ever had for STAGE of this install tree (the job's
 # working directory is the install tree, its name llmb.<stage>.<token>).
