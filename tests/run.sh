@@ -31,7 +31,7 @@ mkdir -p build/trash
 T_RESULTS=$(mktemp "$PWD/build/trash/results.XXXXXX")
 LOGS=$(mktemp -d "$PWD/build/trash/logs.XXXXXX")
 export T_RESULTS
-trap 'rm -rf "$T_RESULTS" "$LOGS"' EXIT
+trap 'rm -rf "$T_RESULTS" "$LOGS"; [ -z "${CG:-}" ] || rmdir "$CG"/* "$CG" 2>/dev/null' EXIT
 if [ $# -gt 0 ]; then
 	files=()
 	for n in "$@"; do files+=("tests/t-${n#t-}"); done
@@ -49,6 +49,31 @@ if [ "$jobs" -gt 1 ] && [ -f tests/durations ]; then
 		[ -n "${g:-}" ] && group_of[tests/t-$n.sh]=$g
 	done < <(grep -v '^#' tests/durations)
 fi
+# CPU seconds per file, where the kernel's cpuacct controller (cgroup v1)
+# is writable: each file runs in a cgroup of its own, which everything it
+# starts stays in (its Slurm daemons too), so the count holds on a loaded
+# machine where wall time does not. tests/durations is sorted by it.
+CG=
+if [ -w /sys/fs/cgroup/cpuacct ] && [ -z "${LLMB_TEST_NO_CPUACCT:-}" ]; then
+	CG=/sys/fs/cgroup/cpuacct/llmb-tests.$$
+	mkdir -p "$CG" 2>/dev/null || CG=
+fi
+# cpu_of NAME: the CPU seconds of that file's cgroup, and the cgroup removed
+cpu_of() {
+	local ns=
+	[ -n "$CG" ] && read -r ns <"$CG/$1/cpuacct.usage" 2>/dev/null || return 0
+	rmdir "$CG/$1" 2>/dev/null
+	echo ", CPU $((ns / 1000000000)) s"
+}
+# run_file FILE: runs the test file (in its cgroup when there is one)
+run_file() {
+	local f=$1 cg=
+	if [ -n "$CG" ]; then
+		cg=$CG/$(basename "$f" .sh)
+		if mkdir -p "$cg" 2>/dev/null; then echo "$BASHPID" >"$cg/cgroup.procs" 2>/dev/null; fi
+	fi
+	exec env --default-signal=INT,QUIT bash "$f"
+}
 bad=()
 declare -A name_of=() start_of=() log_of=() busy=()
 # Interrupted: the files running side by side (each in its own process
@@ -67,7 +92,7 @@ finish() {
 		cat "${log_of[$pid]}"
 	fi
 	[ "$rc" = 0 ] || bad+=("$f")
-	echo "=== $f: $(($(date +%s) - start_of[$pid])) s"
+	echo "=== $f: $(($(date +%s) - start_of[$pid])) s$(cpu_of "$(basename "$f" .sh)")"
 	unset "name_of[$pid]"
 	[ -z "${group_of[$f]:-}" ] || unset "busy[${group_of[$f]}]"
 }
@@ -89,7 +114,7 @@ start() {
 	# each file a process group of its own, which an interrupted run.sh
 	# stops (above).
 	set -m
-	env --default-signal=INT,QUIT bash "$f" >"$log" 2>&1 </dev/null &
+	(run_file "$f") >"$log" 2>&1 </dev/null &
 	pid=$!
 	set +m
 	name_of[$pid]=$f start_of[$pid]=$(date +%s) log_of[$pid]=$log
@@ -99,10 +124,10 @@ if [ "$jobs" = 1 ]; then
 	for f in "${files[@]}"; do
 		echo "=== $f"
 		t0=$(date +%s)
-		env --default-signal=INT,QUIT bash "$f"
+		(run_file "$f")
 		rc=$?
 		[ "$rc" = 0 ] || bad+=("$f")
-		echo "=== $f: $(($(date +%s) - t0)) s"
+		echo "=== $f: $(($(date +%s) - t0)) s$(cpu_of "$(basename "$f" .sh)")"
 	done
 else
 	todo=("${files[@]}")
