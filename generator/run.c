@@ -36,9 +36,9 @@
 #include "logparse.h"
 #include "nodelost.h"
 #include "outputs.h"
+#include "preflight.h"
 #include "provenance.h"
 #include "slurm.h"
-#include "slurmcmd.h"
 #include "stagecfg.h"
 #include "stagekind.h"
 #include "stale.h"
@@ -309,92 +309,25 @@ upstream_dependency(struct ctx *c)
 	return dep.len ? sb_steal(&dep) : NULL;
 }
 
-/* ---- pre-flight -------------------------------------------------------------- */
-
-/* Node names as Slurm's hostlists spell them: nothing else reaches a
- * parameter. */
-static const char pf_node_chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
-
-/* Job job stopped itself because a node failed its pre-flight: its
- * findings (the job script's preflight-failed.JOB, NODE TAB CHECK TAB WHY
- * lines) as a reason ("n3: CPU frequency governor is powersave, ... (and 1
- * more)") and the nodes, comma-separated. 0 when it did not. */
-static int
-preflight_failed(struct ctx *c, const char *job, char *reason, size_t rlen, struct sb *nodes)
-{
-	char *name = xasprintf("%s.%s", LAYOUT_PREFLIGHT_FAILED, job), *path = layout_in(c->state, name);
-	char *s = read_file(path, NULL);
-	free(name);
-	free(path);
-	if (!s)
-		return 0;
-	size_t n = 0;
-	for (char *l = s, *next; l && *l; l = next) {
-		next = strchr(l, '\n');
-		if (next)
-			*next++ = 0;
-		char *t1 = strchr(l, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
-		if (!t2)
-			continue;
-		*t1 = *t2 = 0;
-		if (!n++)
-			snprintf(reason, rlen, "pre-flight failed on %s: %s (%s)", l, t2 + 1, t1 + 1);
-		int valid = *l && !l[strspn(l, pf_node_chars)];
-		char *pat = xasprintf(",%s,", l), *have = xasprintf(",%s,", nodes->buf ? nodes->buf : "");
-		if (valid && !strstr(have, pat))
-			sb_addf(nodes, "%s%s", nodes->len ? "," : "", l);
-		free(pat);
-		free(have);
-	}
-	free(s);
-	if (n > 1) {
-		size_t used = strlen(reason);
-		snprintf(reason + used, rlen - used, " and %zu more", n - 1);
-	}
-	return n > 0;
-}
-
-/* PREFLIGHT=exclude: the failed nodes join the ones the stage's next job
- * leaves out (a hostlist line, written whole); 0 when recorded. */
-static int
-preflight_exclude_add(struct ctx *c, const char *nodes)
-{
-	char *path = layout_in(c->state, LAYOUT_PREFLIGHT_EXCLUDE), *old = read_file(path, NULL);
-	if (old)
-		old[strcspn(old, "\n")] = 0;
-	char *all = xasprintf("%s%s%s\n", old && *old ? old : "", old && *old ? "," : "", nodes);
-	int rc = write_file_atomic(path, all, strlen(all));
-	free(all);
-	free(old);
-	free(path);
-	return rc;
-}
-
-/* ADDITIONAL_SLURM_PARAMS for a training job of a PREFLIGHT=exclude stage:
- * extra with the nodes that failed an earlier job's pre-flight excluded
- * (Slurm only). Takes extra; a merge that fails says so and keeps it. */
+/* PREFLIGHT=exclude: a training job of the stage leaves out the nodes that
+ * failed an earlier job's pre-flight (Slurm only). Takes extra. */
 static char *
-preflight_exclude(struct ctx *c, char *extra)
+exclude_failed_nodes(struct ctx *c, char *extra)
 {
 	if (cfg_preflight(c->cfg) != PF_EXCLUDE || strcmp(c->ex->name, "slurm"))
 		return extra;
-	char *path = layout_in(c->state, LAYOUT_PREFLIGHT_EXCLUDE), *nodes = read_file(path, NULL);
-	free(path);
-	if (!nodes)
-		return extra;
-	nodes[strcspn(nodes, "\n")] = 0;
-	struct sb err = {0};
-	char *merged = *nodes ? slurm_params_exclude(extra, nodes, &err) : NULL;
+	struct sb nodes = {0}, err = {0};
+	char *merged = preflight_exclude(c->state, extra, &nodes, &err);
 	if (merged) {
-		printf("[%s] %s: leaving out %s (failed pre-flight)\n", c->progress, c->label, nodes);
+		printf("[%s] %s: leaving out %s (failed pre-flight)\n", c->progress, c->label, nodes.buf);
 		free(extra);
 		extra = merged;
-	} else if (*nodes) {
-		fprintf(stderr, "llmb: [%s] %s: cannot leave out %s: %s\n", c->progress, c->label, nodes,
-			err.buf ? err.buf : "");
+	} else if (err.len) {
+		fprintf(stderr, "llmb: [%s] %s: cannot leave out %s: %s\n", c->progress, c->label,
+			nodes.buf ? nodes.buf : "", err.buf);
 	}
+	sb_free(&nodes);
 	sb_free(&err);
-	free(nodes);
 	return extra;
 }
 
@@ -462,7 +395,7 @@ submit(struct ctx *c, struct jobrec *r, int attempt)
 	 * gets the parameters its configuration (and identity) says. */
 	char *extra = training ? cfg_knob(c->cfg, "ADDITIONAL_SLURM_PARAMS") : NULL;
 	if (training)
-		extra = preflight_exclude(c, extra);
+		extra = exclude_failed_nodes(c, extra);
 	struct jobspec js = {
 		.stage = c->id, .script = spath, .log = logpat, .workdir = wd, .job_name = jobname,
 		.nodes = atoi(nodes), .ntasks_per_node = atoi(tpn),
@@ -682,7 +615,7 @@ decide(struct ctx *c, struct jobrec *r, struct jobinfo *ji)
 	if (s == J_FAILED && !strcmp(c->ex->name, "slurm") && nodelost_check(r->job, log, ji->reason, sizeof ji->reason))
 		s = J_NODE_FAIL;
 	struct sb pf_nodes = {0};
-	if (s == J_FAILED && preflight_failed(c, r->job, ji->reason, sizeof ji->reason, &pf_nodes))
+	if (s == J_FAILED && preflight_failed(c->state, r->job, ji->reason, sizeof ji->reason, &pf_nodes))
 		s = J_PREFLIGHT;
 	int training = stage_kind_is(c->kind, SK_TRAINING);
 	if (training && !ok && (s == J_TIMEOUT || s == J_CANCELLED || s == J_COMPLETED) &&
@@ -699,9 +632,7 @@ decide(struct ctx *c, struct jobrec *r, struct jobinfo *ji)
 			write_train_done(c, r, log, all);
 			write_provenance(c, r, ji);
 			/* the nodes a failed pre-flight left out may be mended by the next run */
-			char *ex = layout_in(c->state, LAYOUT_PREFLIGHT_EXCLUDE);
-			unlink(ex);
-			free(ex);
+			preflight_exclude_forget(c->state);
 		}
 		write_stamp(c, r->job, all);
 		record_set_state(c, r, "done");
@@ -735,7 +666,7 @@ decide(struct ctx *c, struct jobrec *r, struct jobinfo *ji)
 			fprintf(stderr, "    not retried: only Slurm can run the job without the node\n");
 		else if (r->attempt > atoi(buf))
 			fprintf(stderr, "    not retried: the stage's retries (%d) are spent\n", atoi(buf));
-		else if (!pf_nodes.len || preflight_exclude_add(c, pf_nodes.buf) < 0)
+		else if (!pf_nodes.len || preflight_exclude_add(c->state, pf_nodes.buf) < 0)
 			fprintf(stderr, "    not retried: cannot record the nodes to leave out\n");
 		else
 			retry = 1;
