@@ -66,11 +66,12 @@ IFS=, read -ra gpu_names <<<"$gpu_fields"
 declare -A gpu_col=()
 for i in "${!gpu_names[@]}"; do gpu_col[${gpu_names[$i]}]=$i; done
 gpu_rows=() # the GPUs' rows as nvidia-smi printed them; none when missing
+gpu_why=    # why nvidia-smi could not be asked: then it is not asked again
 gpus() {
-	command -v nvidia-smi >/dev/null || { missing J_gpus "nvidia-smi is not on PATH"; return; }
+	command -v nvidia-smi >/dev/null || { gpu_why="nvidia-smi is not on PATH"; missing J_gpus "$gpu_why"; return; }
 	local csv
 	csv=$(nvidia-smi --query-gpu="$gpu_fields" --format=csv,noheader,nounits 2>&1) ||
-		{ missing J_gpus "nvidia-smi failed: ${csv:0:200}"; return; }
+		{ gpu_why="nvidia-smi failed: ${csv:0:200}"; missing J_gpus "$gpu_why"; return; }
 	local line i v jf jv o='[' IFS=,
 	local -a vals
 	while IFS= read -r line; do
@@ -94,6 +95,7 @@ gpus() {
 
 cuda_version() {
 	local t
+	[ -z "$gpu_why" ] || { missing J_cuda "$gpu_why"; return; }
 	t=$(nvidia-smi 2>/dev/null)
 	local re='CUDA Version: *([0-9.]*)'
 	if [[ $t =~ $re ]] && [ -n "${BASH_REMATCH[1]}" ]; then
@@ -105,6 +107,7 @@ cuda_version() {
 
 topo_hash() {
 	local t h
+	[ -z "$gpu_why" ] || { missing J_topo "$gpu_why"; return; }
 	if t=$(nvidia-smi topo -m 2>/dev/null) && [ -n "$t" ]; then
 		h=$(printf '%s\n' "$t" | sha256sum)
 		jsv J_topo "${h:0:64}"
@@ -126,10 +129,15 @@ governor() {
 # The NCCL library the node's loader knows (the image may carry its own):
 # the version is in the name the libnccl.so.2 link resolves to.
 nccl_version() {
-	local l p='' v re='libnccl\.so\.[0-9]* .*=> *(.*)$' rv='libnccl\.so\.([0-9]+\.[0-9.]*)$'
-	while IFS= read -r l; do
-		[[ $l =~ $re ]] && { p=${BASH_REMATCH[1]}; break; }
-	done < <(ldconfig -p 2>/dev/null)
+	local all l p='' v rv='libnccl\.so\.([0-9]+\.[0-9.]*)$'
+	# the first "libnccl.so.N (...) => PATH" line (a read loop over a pipe
+	# reads a byte at a time: the cache lists thousands of libraries)
+	all=$(ldconfig -p 2>/dev/null)
+	case $all in *libnccl.so.[0-9]*' '*'=>'*)
+		l=${all#*libnccl.so.[0-9]}
+		l=${l%%$'\n'*}
+		case $l in *'=>'*) p=${l#*=>} p=${p#"${p%%[! ]*}"} ;; esac ;;
+	esac
 	[ -n "$p" ] || { missing J_nccl "no libnccl.so in the loader cache"; return; }
 	v=$(readlink -f "$p" 2>/dev/null)
 	if [[ $v =~ $rv ]]; then
@@ -186,11 +194,11 @@ fabric() {
 # kernel log is closed to users (kernel.dmesg_restrict).
 xid_raw=
 xid_events() {
-	local log l n=0
-	log=$(timeout 10 dmesg 2>/dev/null) || { missing J_xid "dmesg is not readable here"; return; }
-	while IFS= read -r l; do
-		[[ $l == *'NVRM: Xid'* ]] && n=$((n + 1))
-	done <<<"$log"
+	local log rest n
+	log=$(dmesg 2>/dev/null) || { missing J_xid "dmesg is not readable here"; return; }
+	# the count of the marker in the text (no grep, no read loop)
+	rest=${log//NVRM: Xid/}
+	n=$(((${#log} - ${#rest}) / 9))
 	xid_raw=$n
 	jsv J_xid "$n"
 }
