@@ -18,69 +18,6 @@
 
 #define TAG "confirm"
 
-/* ---- ADDITIONAL_SLURM_PARAMS ---------------------------------------------------- */
-
-static const char node_chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-[],";
-
-/* The parts kept (out, ';'-terminated) and the excluded nodes (exclude,
- * ','-terminated) of the night's parameters. */
-struct merge {
-	struct sb out, exclude;
-};
-
-/* One part, by its key (the text before '=', or all of it for a flag):
- * exclude's nodes are merged, nodelist is dropped with or without a
- * value, the rest is kept as it is. */
-static int
-merge_part(const char *p, size_t len, void *arg)
-{
-	struct merge *m = arg;
-	const char *eq = memchr(p, '=', len);
-	size_t kl = eq ? (size_t)(eq - p) : len;
-	if (kl == 7 && !strncmp(p, "exclude", 7)) {
-		if (eq) {
-			sb_addn(&m->exclude, eq + 1, len - 8);
-			sb_addc(&m->exclude, ',');
-		}
-	} else if (!(kl == 8 && !strncmp(p, "nodelist", 8))) {
-		sb_addn(&m->out, p, len);
-		sb_addc(&m->out, ';');
-	}
-	return 0;
-}
-
-char *
-confirm_slurm_params(const char *orig, const char *nodes, struct sb *err)
-{
-	size_t nn;
-	char **v = nodes && *nodes && !nodes[strspn(nodes, node_chars)] ? nodes_expand(nodes, &nn) : NULL;
-	if (!v) {
-		sb_addf(err, "the suspect run's node list '%s' is not a Slurm hostlist", nodes ? nodes : "");
-		return NULL;
-	}
-	for (size_t i = 0; i < nn; i++)
-		free(v[i]);
-	free(v);
-	char **argv = NULL;
-	if (orig && strchr(orig, '$')) {
-		sb_add(err, "ADDITIONAL_SLURM_PARAMS holds a '$'");
-		return NULL;
-	}
-	if (orig && slurm_params_parse(orig, &argv, err) < 0)
-		return NULL;
-	slurm_argv_free(argv);
-	struct merge m = {{0}, {0}};
-	slurm_params_each(orig, merge_part, &m);
-	sb_addf(&m.out, "exclude=%s%s", m.exclude.buf ? m.exclude.buf : "", nodes);
-	sb_free(&m.exclude);
-	if (slurm_params_parse(m.out.buf, &argv, err) < 0) {
-		sb_free(&m.out);
-		return NULL;
-	}
-	slurm_argv_free(argv);
-	return sb_steal(&m.out);
-}
-
 /* ---- one confirmation ------------------------------------------------------------ */
 
 static const char *
@@ -227,7 +164,7 @@ confirm_one(const struct confirm_ctx *c, const json_t *cfg, int *acked)
 	if (suspect_run(c->install, fp, c->night, &job, &nodes) < 0)
 		sb_add(&err, "the night's record names no nodes");
 	else
-		params = confirm_slurm_params(getenv("ADDITIONAL_SLURM_PARAMS"), nodes, &err);
+		params = slurm_params_exclude(getenv("ADDITIONAL_SLURM_PARAMS"), nodes, &err);
 	if (job)
 		json_object_set_new(o, "suspect_job", json_string(job));
 	if (nodes)

@@ -29,9 +29,5 @@ struct confirm_ctx {
 json_t *confirm_night(const struct confirm_ctx *c);
 /* Their text, for the night's summary. */
 void confirm_text(struct sb *o, const json_t *conf);
-/* ADDITIONAL_SLURM_PARAMS with exclude=NODES merged in (an exclude= there
- * is extended, a nodelist= dropped); NULL with a message in err when
- * either is invalid. */
-char *confirm_slurm_params(const char *orig, const char *nodes, struct sb *err);
 
 #endif

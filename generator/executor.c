@@ -12,6 +12,7 @@ static const char *const jstate_names[] = {
 	[J_TIMEOUT] = "TIMEOUT", [J_CANCELLED] = "CANCELLED", [J_NODE_FAIL] = "NODE_FAIL",
 	[J_OOM] = "OUT_OF_MEMORY", [J_PREEMPTED] = "PREEMPTED", [J_REQUEUED] = "REQUEUED",
 	[J_BOOT_FAIL] = "BOOT_FAIL", [J_DEADLINE] = "DEADLINE", [J_VANISHED] = "VANISHED",
+	[J_PREFLIGHT] = "PREFLIGHT",
 };
 
 const char *
@@ -46,7 +47,7 @@ jstate_terminal(enum jstate s)
 {
 	switch (s) {
 	case J_COMPLETED: case J_FAILED: case J_TIMEOUT: case J_CANCELLED: case J_NODE_FAIL:
-	case J_OOM: case J_BOOT_FAIL: case J_DEADLINE: case J_VANISHED:
+	case J_OOM: case J_BOOT_FAIL: case J_DEADLINE: case J_VANISHED: case J_PREFLIGHT:
 	case J_PREEMPTED: /* Slurm's PREEMPTED is final; a requeued job shows PENDING */
 		return 1;
 	default:

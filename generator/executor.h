@@ -25,6 +25,7 @@ enum jstate {
 	J_BOOT_FAIL,
 	J_DEADLINE,
 	J_VANISHED,  /* no longer known to the scheduler nor its accounting */
+	J_PREFLIGHT, /* llmb's: the job stopped itself, a node failed its pre-flight */
 };
 const char *jstate_name(enum jstate s);
 enum jstate jstate_parse(const char *name); /* "CANCELLED by 0" -> J_CANCELLED */

@@ -387,6 +387,8 @@ definitions(const struct jobctx *c, struct sb *d, struct sb *err)
 	char *probe = xasprintf("%s/templates/probe-node.sh", c->top);
 	define_q(d, "LLMB_PROBE_SCRIPT", probe);
 	free(probe);
+	/* a word of four (stagecfg.h): the template decides on it */
+	define(d, "LLMB_PREFLIGHT_POLICY", preflight_names[cfg_preflight(c->cfg)]);
 	define(d, "LLMB_NTASKS", cfg_get(c->cfg, "ntasks_per_node", buf, sizeof buf) ? buf : "1");
 	int rc = quoted_list(c, "arg", " ", NULL, &s, err);
 	define(d, "LLMB_CMD", s.len ? s.buf : ":");

@@ -65,6 +65,11 @@ char *layout_jobs(const char *install, const char *id);
 /* The job record in a stage's state/jobs/<id> folder, and the lock beside it. */
 #define LAYOUT_JOB_RECORD "record"
 #define LAYOUT_JOB_LOCK "lock"
+/* ... the pre-flight: the findings that stopped job JOB
+ * (preflight-failed.JOB, written by the job script) and the nodes a retry
+ * leaves out (PREFLIGHT=exclude), one hostlist line. */
+#define LAYOUT_PREFLIGHT_FAILED "preflight-failed"
+#define LAYOUT_PREFLIGHT_EXCLUDE "preflight-exclude"
 char *layout_job_record(const char *install, const char *id);
 char *layout_executor_state(const char *install);
 /* In a stage's state/jobs/<id> folder: the script submitted under a token,

@@ -28,12 +28,13 @@ static const char *const log_formats[] = {"nemo2", "maxtext", "mbridge", NULL};
 static const char *const indexings[] = {"zero", "one", NULL};
 static const char *const metrics[] = {"mean", "last", NULL};
 static const char *const git_methods[] = {"clone", "script", NULL};
+static const char *const preflights[] = {"off", "warn", "fail", "exclude", NULL};
 static const char *const states[] = {"FAILED", "TIMEOUT", "CANCELLED", "NODE_FAIL",
 	"OUT_OF_MEMORY", "PREEMPTED", "BOOT_FAIL", "VANISHED", NULL};
 static const struct ytype t_kind = {T_ENUM, 0, 0, stage_kind_names}, t_wtype = {T_ENUM, 0, 0, wtypes},
 	t_logfmt = {T_ENUM, 0, 0, log_formats}, t_indexing = {T_ENUM, 0, 0, indexings},
 	t_metric = {T_ENUM, 0, 0, metrics}, t_gitm = {T_ENUM, 0, 0, git_methods},
-	t_state = {T_ENUM, 0, 0, states};
+	t_state = {T_ENUM, 0, 0, states}, t_preflight = {T_ENUM, 0, 0, preflights};
 static const struct ytype t_states = {T_LIST, &t_state, 0, 0};
 
 /* pipelines/<name>.yaml */
@@ -50,6 +51,7 @@ static const struct field stage_fields[] = {
 	{"template", &t_name, 0, "job script template in templates/ (default: the kind)"},
 	{"retry", &t_retry, 0, "retry policy for failed jobs"},
 	{"time_limit", &t_time, 0, "default time limit of the stage's jobs"},
+	{"preflight", &t_preflight, 0, "what a node failing its pre-flight checks does (training stages; PREFLIGHT overrides)"},
 	{"description", &t_str, 0, "what the stage does"},
 	{NULL},
 };

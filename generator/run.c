@@ -36,6 +36,7 @@
 #include "logparse.h"
 #include "nodelost.h"
 #include "outputs.h"
+#include "preflight.h"
 #include "provenance.h"
 #include "slurm.h"
 #include "stagecfg.h"
@@ -308,6 +309,28 @@ upstream_dependency(struct ctx *c)
 	return dep.len ? sb_steal(&dep) : NULL;
 }
 
+/* PREFLIGHT=exclude: a training job of the stage leaves out the nodes that
+ * failed an earlier job's pre-flight (Slurm only). Takes extra. */
+static char *
+exclude_failed_nodes(struct ctx *c, char *extra)
+{
+	if (cfg_preflight(c->cfg) != PF_EXCLUDE || strcmp(c->ex->name, "slurm"))
+		return extra;
+	struct sb nodes = {0}, err = {0};
+	char *merged = preflight_exclude(c->state, extra, &nodes, &err);
+	if (merged) {
+		printf("[%s] %s: leaving out %s (failed pre-flight)\n", c->progress, c->label, nodes.buf);
+		free(extra);
+		extra = merged;
+	} else if (err.len) {
+		fprintf(stderr, "llmb: [%s] %s: cannot leave out %s: %s\n", c->progress, c->label,
+			nodes.buf ? nodes.buf : "", err.buf);
+	}
+	sb_free(&nodes);
+	sb_free(&err);
+	return extra;
+}
+
 static int
 submit(struct ctx *c, struct jobrec *r, int attempt)
 {
@@ -371,6 +394,8 @@ submit(struct ctx *c, struct jobrec *r, int attempt)
 	/* What gen recorded, not the environment of this process: the job
 	 * gets the parameters its configuration (and identity) says. */
 	char *extra = training ? cfg_knob(c->cfg, "ADDITIONAL_SLURM_PARAMS") : NULL;
+	if (training)
+		extra = exclude_failed_nodes(c, extra);
 	struct jobspec js = {
 		.stage = c->id, .script = spath, .log = logpat, .workdir = wd, .job_name = jobname,
 		.nodes = atoi(nodes), .ntasks_per_node = atoi(tpn),
@@ -546,6 +571,8 @@ hint(enum jstate s)
 		"(sinfo -R); raise LLMB_MAX_REQUEUES to wait longer";
 	case J_BOOT_FAIL: return "a node of the job failed to boot; run make again";
 	case J_DEADLINE: return "the job missed its deadline";
+	case J_PREFLIGHT: return "a node failed its pre-flight checks, and the job stopped before training: fix or drain "
+		"the node, or let the stage's retry run without it (PREFLIGHT=exclude)";
 	case J_VANISHED: return "the scheduler no longer knows the job (purged, and no accounting remembers it) "
 		"and it left no exit record; run make again to submit it again";
 	case J_COMPLETED: return "the job completed but its outputs are not all there";
@@ -587,6 +614,9 @@ decide(struct ctx *c, struct jobrec *r, struct jobinfo *ji)
 	 * NODE_FAIL covers it. */
 	if (s == J_FAILED && !strcmp(c->ex->name, "slurm") && nodelost_check(r->job, log, ji->reason, sizeof ji->reason))
 		s = J_NODE_FAIL;
+	struct sb pf_nodes = {0};
+	if (s == J_FAILED && preflight_failed(c->state, r->job, ji->reason, sizeof ji->reason, &pf_nodes))
+		s = J_PREFLIGHT;
 	int training = stage_kind_is(c->kind, SK_TRAINING);
 	if (training && !ok && (s == J_TIMEOUT || s == J_CANCELLED || s == J_COMPLETED) &&
 	    lp_reached_final(log, cget(c, "steps", steps, sizeof steps) ? atol(steps) : LAYOUT_STEPS_DEFAULT)) {
@@ -601,6 +631,8 @@ decide(struct ctx *c, struct jobrec *r, struct jobinfo *ji)
 		if (training) {
 			write_train_done(c, r, log, all);
 			write_provenance(c, r, ji);
+			/* the nodes a failed pre-flight left out may be mended by the next run */
+			preflight_exclude_forget(c->state);
 		}
 		write_stamp(c, r->job, all);
 		record_set_state(c, r, "done");
@@ -610,6 +642,7 @@ decide(struct ctx *c, struct jobrec *r, struct jobinfo *ji)
 		free(all);
 		free(log);
 		sb_free(&why);
+		sb_free(&pf_nodes);
 		return O_DONE;
 	}
 	char el[32], buf[16];
@@ -626,7 +659,20 @@ decide(struct ctx *c, struct jobrec *r, struct jobinfo *ji)
 	if (mine)
 		cancel_dependents(c, r->job, 0);
 	cget(c, "retry_count", buf, sizeof buf);
-	if (in_retry_list(c, s) && r->attempt <= atoi(buf)) {
+	int retry = in_retry_list(c, s);
+	if (s == J_PREFLIGHT && cfg_preflight(c->cfg) == PF_EXCLUDE) {
+		/* counted like a NODE_FAIL retry: the stage's retry count */
+		if (strcmp(c->ex->name, "slurm"))
+			fprintf(stderr, "    not retried: only Slurm can run the job without the node\n");
+		else if (r->attempt > atoi(buf))
+			fprintf(stderr, "    not retried: the stage's retries (%d) are spent\n", atoi(buf));
+		else if (!pf_nodes.len || preflight_exclude_add(c->state, pf_nodes.buf) < 0)
+			fprintf(stderr, "    not retried: cannot record the nodes to leave out\n");
+		else
+			retry = 1;
+	}
+	sb_free(&pf_nodes);
+	if (retry && r->attempt <= atoi(buf)) {
 		fprintf(stderr, "    retrying (attempt %d of %d): the stage's retry policy covers %s\n",
 			r->attempt + 1, atoi(buf) + 1, jstate_name(s));
 		return O_RETRY;

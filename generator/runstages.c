@@ -233,6 +233,11 @@ build_train(struct wctx *w, struct inst *in, const struct plan_run *r, const cha
 			free(kv);
 		}
 	}
+	/* the pre-flight policy: the knob, else the pipeline's; the default
+	 * is not written, so configurations from before it stay as they were */
+	const char *pf = s->v[K_PREFLIGHT] ? s->v[K_PREFLIGHT] : ystr(in->stage, "preflight", "warn");
+	if (strcmp(pf, "warn"))
+		cfg_line(in, "preflight", pf);
 	if (k->profile) {
 		snprintf(buf, sizeof buf, "%s-%s", k->pstart, k->pstop);
 		cfg_line(in, "profile", buf);
@@ -284,6 +289,8 @@ build_train(struct wctx *w, struct inst *in, const struct plan_run *r, const cha
 		sb_add(&pl, " LOAD-CHECKPOINT");
 	if (s->v[K_EXTRA_WORK])
 		sb_addf(&pl, " EXTRA_WORK=%s", s->v[K_EXTRA_WORK]);
+	if (strcmp(pf, "warn"))
+		sb_addf(&pl, " PREFLIGHT=%s", pf);
 	if (k->marked)
 		sb_add(&pl, " (not compared with the reference)");
 	in->plan = sb_steal(&pl);

@@ -7,6 +7,7 @@
 #include "recipecheck.h"
 #include "selection.h"
 #include "slurmcmd.h"
+#include "stagecfg.h"
 
 /* ---- the runs a selection names ------------------------------------------ */
 
@@ -295,6 +296,11 @@ check_knobs(const struct sel *s)
 	const char *tl = s->v[K_TIME_LIMIT];
 	if (tl && !time_limit_ok(tl)) {
 		fprintf(stderr, "llmb: error: TIME_LIMIT=%s: expected [D-]HH:MM:SS with minutes and seconds below 60, like 01:30:00 or 1-00:00:00\n", tl);
+		errs++;
+	}
+	const char *pf = s->v[K_PREFLIGHT];
+	if (pf && preflight_policy(pf) < 0) {
+		fprintf(stderr, "llmb: error: PREFLIGHT=%s: expected off, warn, fail or exclude\n", pf);
 		errs++;
 	}
 	const char *lp = s->v[K_LOAD_CHECKPOINT_PATH];

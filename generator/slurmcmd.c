@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nodes.h"
 #include "slurmcmd.h"
 #include "util.h"
 
@@ -317,4 +318,67 @@ slurm_job_id_valid(const char *id)
 	if (id[n] == '_')
 		return strspn(id + n + 1, "0123456789") > 0 && !id[n + 1 + strspn(id + n + 1, "0123456789")];
 	return !id[n];
+}
+
+/* ---- excluding nodes ----------------------------------------------------------- */
+
+static const char node_chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-[],";
+
+/* The parts kept (out, ';'-terminated) and the excluded nodes (exclude,
+ * ','-terminated) of the parameters. */
+struct merge {
+	struct sb out, exclude;
+};
+
+/* One part, by its key (the text before '=', or all of it for a flag):
+ * exclude's nodes are merged, nodelist is dropped with or without a
+ * value, the rest is kept as it is. */
+static int
+merge_part(const char *p, size_t len, void *arg)
+{
+	struct merge *m = arg;
+	const char *eq = memchr(p, '=', len);
+	size_t kl = eq ? (size_t)(eq - p) : len;
+	if (kl == 7 && !strncmp(p, "exclude", 7)) {
+		if (eq) {
+			sb_addn(&m->exclude, eq + 1, len - 8);
+			sb_addc(&m->exclude, ',');
+		}
+	} else if (!(kl == 8 && !strncmp(p, "nodelist", 8))) {
+		sb_addn(&m->out, p, len);
+		sb_addc(&m->out, ';');
+	}
+	return 0;
+}
+
+char *
+slurm_params_exclude(const char *orig, const char *nodes, struct sb *err)
+{
+	size_t nn;
+	char **v = nodes && *nodes && !nodes[strspn(nodes, node_chars)] ? nodes_expand(nodes, &nn) : NULL;
+	if (!v) {
+		sb_addf(err, "the node list '%s' is not a Slurm hostlist", nodes ? nodes : "");
+		return NULL;
+	}
+	for (size_t i = 0; i < nn; i++)
+		free(v[i]);
+	free(v);
+	char **argv = NULL;
+	if (orig && strchr(orig, '$')) {
+		sb_add(err, "ADDITIONAL_SLURM_PARAMS holds a '$'");
+		return NULL;
+	}
+	if (orig && slurm_params_parse(orig, &argv, err) < 0)
+		return NULL;
+	slurm_argv_free(argv);
+	struct merge m = {{0}, {0}};
+	slurm_params_each(orig, merge_part, &m);
+	sb_addf(&m.out, "exclude=%s%s", m.exclude.buf ? m.exclude.buf : "", nodes);
+	sb_free(&m.exclude);
+	if (slurm_params_parse(m.out.buf, &argv, err) < 0) {
+		sb_free(&m.out);
+		return NULL;
+	}
+	slurm_argv_free(argv);
+	return sb_steal(&m.out);
 }

@@ -31,6 +31,12 @@ void slurm_argv_shell(struct sb *out, char *const *argv);
 
 void slurm_argv_free(char **argv);
 
+/* ADDITIONAL_SLURM_PARAMS with exclude=NODES (a Slurm hostlist) merged in:
+ * an exclude= there is extended, a nodelist= dropped (the job must run
+ * elsewhere). NULL with a message in err when either is invalid. Used by
+ * confirmation runs and by the pre-flight's retry without a failed node. */
+char *slurm_params_exclude(const char *orig, const char *nodes, struct sb *err);
+
 /* id is a job id as sbatch prints it ("123" or an array task "123_4"):
  * the only ids llmb puts on an squeue, sacct or scancel command line. */
 int slurm_job_id_valid(const char *id);

@@ -57,3 +57,23 @@ cfg_knob(const char *cfg, const char *name)
 	free(ks);
 	return v;
 }
+
+const char *const preflight_names[] = {[PF_OFF] = "off", [PF_WARN] = "warn", [PF_FAIL] = "fail",
+				       [PF_EXCLUDE] = "exclude", NULL};
+
+int
+preflight_policy(const char *word)
+{
+	for (int i = 0; preflight_names[i]; i++)
+		if (!strcmp(word, preflight_names[i]))
+			return i;
+	return -1;
+}
+
+enum preflight
+cfg_preflight(const char *cfg)
+{
+	char buf[16];
+	int p = cfg_get(cfg, "preflight", buf, sizeof buf) ? preflight_policy(buf) : -1;
+	return p < 0 ? PF_WARN : (enum preflight)p;
+}

@@ -8,7 +8,7 @@
 #include "util.h"
 #include "validity.h"
 
-enum rule { R_SOCKET, R_PLUGIN_SOCKET, R_PLUGIN, R_THERMAL, R_BRAKE, R_THROTTLE, R_ECC, R_XID, R_N };
+enum rule { R_SOCKET, R_PLUGIN_SOCKET, R_PLUGIN, R_THERMAL, R_BRAKE, R_THROTTLE, R_ECC, R_XID, R_PF_WARN, R_PF_FAIL, R_N };
 enum verdict { V_FLAGGED, V_INVALID };
 
 /* Which finding is which: sockets where RDMA is there cost about a quarter
@@ -30,6 +30,11 @@ static const struct {
 	[R_THROTTLE] = {"gpu_clocks_limited", V_FLAGGED, "GPU clocks limited during the run:"},
 	[R_ECC] = {"gpu_ecc_uncorrectable", V_INVALID, "new uncorrectable ECC errors during the run"},
 	[R_XID] = {"gpu_xid", V_INVALID, "new XID events during the run"},
+	/* A node's state before the run (templates/probe-node.sh's checks):
+	 * what it did to the numbers is unknown, so the run keeps them. A
+	 * failing check under PREFLIGHT=warn ran anyway. */
+	[R_PF_WARN] = {"preflight_warn", V_FLAGGED, "pre-flight warned:"},
+	[R_PF_FAIL] = {"preflight_fail", V_FLAGGED, "pre-flight failed (the policy let the run go on):"},
 };
 
 /* NCCL's lines ("host:pid:tid [dev] NCCL INFO ..."), by what they say. */
@@ -236,6 +241,33 @@ gpu_findings(const char *node, const json_t *before, const json_t *after, struct
 	}
 }
 
+/* The pre-flight findings of each node's probe before training, one tally
+ * per check (a node's reason the first time). 1 when a probe judged. */
+static int
+preflight_findings(const json_t *nodes, struct tallies *t)
+{
+	const char *name;
+	json_t *p;
+	int judged = 0;
+	json_object_foreach((json_t *)nodes, name, p) {
+		const json_t *pf = json_object_get(p, "preflight");
+		if (!json_is_object(pf))
+			continue;
+		judged = 1;
+		size_t i;
+		json_t *f;
+		json_array_foreach(json_object_get(pf, "findings"), i, f) {
+			const char *v = jstr(f, "verdict");
+			if (strcmp(v, "warn") && strcmp(v, "fail"))
+				continue;
+			char where[256];
+			snprintf(where, sizeof where, "on %s (%s)", name, jstr(f, "why"));
+			tally(t, strcmp(v, "fail") ? R_PF_WARN : R_PF_FAIL, jstr(f, "check"), where);
+		}
+	}
+	return judged;
+}
+
 static json_t *
 result_of(const struct tallies *t, json_t *checked)
 {
@@ -276,6 +308,8 @@ validity_check(const char *log, const json_t *prov)
 	if (fabric)
 		json_array_append_new(checked, json_string("fabric"));
 	nccl_findings(&ns, nodes, &t);
+	if (preflight_findings(nodes, &t))
+		json_array_append_new(checked, json_string("preflight"));
 	json_object_foreach((json_t *)after, name, p) {
 		if (strcmp(jstr(p, "status"), "ok"))
 			continue;

@@ -14,7 +14,9 @@
  *   findings  [{"rule", "verdict": "invalid"|"flagged", "reason"}...]
  *   checked   which sources there were: "nccl_log" (NCCL lines in the
  *             log), "fabric" (a probe recorded the RDMA ports), "after"
- *             (an after-training probe to compare with)
+ *             (an after-training probe to compare with), "preflight" (a
+ *             probe judged its node before training: its warnings and,
+ *             when the policy let the run go on, failures flag the run)
  * A run without a source is not judged on it: "checked" says so. */
 #ifndef LLMB_VALIDITY_H
 #define LLMB_VALIDITY_H

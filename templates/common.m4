@@ -89,7 +89,33 @@ m4_define([[LLMB_PROBE_STEP]], [[if [ -n "${SLURM_JOB_ID:-}" ]; then
 else
 	bash LLMB_PROBE_SCRIPT "$llmb_state" "$LLMB_JOB_ID"$1 || true
 fi]])
-m4_define([[LLMB_PROBE]], [[LLMB_PROBE_STEP()]])
+# The pre-flight policy (LLMB_PREFLIGHT_POLICY): warn, the default, is the
+# probe's own (its findings are recorded and flag the run), so the script
+# says nothing of it; off reaches the probe by the environment; fail and
+# exclude stop the job here, before any training step, when a node's
+# probe found a failing check. The findings (NODE, CHECK, WHY) go to
+# preflight-failed.JOB, which llmb run reads: the job's state PREFLIGHT.
+m4_define([[LLMB_PROBE]], [[m4_ifelse(LLMB_PREFLIGHT_POLICY, [[warn]], [[]], [[export LLMB_PREFLIGHT=LLMB_PREFLIGHT_POLICY
+]])LLMB_PROBE_STEP()[[]]m4_ifelse(LLMB_PREFLIGHT_POLICY, [[fail]], [[LLMB_PREFLIGHT_STOP]],
+LLMB_PREFLIGHT_POLICY, [[exclude]], [[LLMB_PREFLIGHT_STOP]])]])
+m4_define([[LLMB_PREFLIGHT_STOP]], [[
+llmb_pf_bad=
+for llmb_f in "$llmb_state/preflight.$LLMB_JOB_ID".*; do
+	case $llmb_f in *.tmp.*) continue ;; esac
+	[ -f "$llmb_f" ] || continue
+	llmb_n=${llmb_f##*/preflight."$LLMB_JOB_ID".}
+	while IFS=$'\t' read -r llmb_v llmb_c llmb_w; do
+		[ "$llmb_v" = fail ] || continue
+		echo "llmb: pre-flight failed on node $llmb_n: $llmb_w ($llmb_c)" >&2
+		llmb_pf_bad+="$llmb_n"$'\t'"$llmb_c"$'\t'"$llmb_w"$'\n'
+	done <"$llmb_f"
+done
+if [ -n "$llmb_pf_bad" ]; then
+	printf '%s' "$llmb_pf_bad" >"$llmb_state/preflight-failed.$LLMB_JOB_ID.tmp.$$"
+	mv -f "$llmb_state/preflight-failed.$LLMB_JOB_ID.tmp.$$" "$llmb_state/preflight-failed.$LLMB_JOB_ID"
+	echo "llmb: pre-flight failed (LLMB_PREFLIGHT=LLMB_PREFLIGHT_POLICY): the job stops before training" >&2
+	exit 3
+fi]])
 # LLMB_SKIP_AFTER_PROBE=1 in the submitting environment skips the after sample
 # (the run's validity then says the after checks were not made): it is one
 # more step on every node, which an emulated cluster of hundreds of nodes on

@@ -1,24 +1,38 @@
 #!/bin/bash
-# probe-node.sh OUTDIR JOB [after]: the per-node facts of provenance.json. A
-# train job runs it once per node before training (srun --ntasks-per-node=1
-# on Slurm, directly for the local executor). It writes one JSON line to
-# OUTDIR/probe.JOB.NODE.json atomically: kernel, driver, CUDA, GPUs (model,
-# UUID, serial, clocks, application clocks, power limit, persistence and MIG
-# mode, ECC errors, retired and remapped pages, active clock throttle
-# reasons), the hash of the `nvidia-smi topo -m` matrix, the CPU governor,
-# the NCCL library version, the node's RDMA ports (InfiniBand, RoCE, EFA:
-# /sys/class/infiniband) and the count of NVIDIA XID events in the kernel
-# log. With `after`, at the end of training, only what can change during a
-# run (GPUs, XID count) goes to OUTDIR/probe-after.JOB.NODE.json: the run's
-# validity compares the two (validity.c).
+# probe-node.sh OUTDIR JOB [after]: the per-node facts of provenance.json and
+# the node's pre-flight verdict. A train job runs it once per node before
+# training (srun --ntasks-per-node=1 on Slurm, directly for the local
+# executor). It writes one JSON line to OUTDIR/probe.JOB.NODE.json
+# atomically: kernel, driver, CUDA, GPUs (model, UUID, serial, clocks,
+# application clocks, power limit, persistence and MIG mode, ECC errors,
+# retired and remapped pages, active clock throttle reasons), the hash of
+# the `nvidia-smi topo -m` matrix, the CPU governor, the NCCL library
+# version, the node's RDMA ports (InfiniBand, RoCE, EFA:
+# /sys/class/infiniband), the count of NVIDIA XID events in the kernel log
+# and, unless LLMB_PREFLIGHT=off, the pre-flight checks of those facts
+# (the table below: pass, warn or fail, each with its reason), whose
+# findings also go to OUTDIR/preflight.JOB.NODE, one "VERDICT<TAB>CHECK<TAB>
+# WHY" line each, for the job script to read without a JSON parser. With
+# `after`, at the end of training, only what can change during a run (GPUs,
+# XID count) goes to OUTDIR/probe-after.JOB.NODE.json: the run's validity
+# compares the two (validity.c).
 # The gathering is bounded (LLMB_PROBE_TIMEOUT, 30 s); one that hangs or
-# fails is recorded as failed. The script always exits 0: a probe never
-# stops a benchmark.
+# fails is recorded as failed (a pre-flight warning). The script always
+# exits 0: whether a finding stops the job is the job script's decision.
+# Few processes: on an emulated cluster hundreds of probes share a core,
+# so values are read with bash's own redirections, not cat, sed or uname.
 set -u
 out=${1:?usage: probe-node.sh OUTDIR JOB [after]} job=${2:?usage: probe-node.sh OUTDIR JOB [after]}
 phase=${3:-before}
-node=$(hostname -s 2>/dev/null || hostname)
+node=${HOSTNAME%%.*}
 node=${SLURMD_NODENAME:-$node}
+policy=${LLMB_PREFLIGHT:-warn}
+# LLMB_PROBE_SYSFS roots /sys elsewhere (a node image mounted for a check,
+# the tests' fake trees); %n in it stands for the node's name.
+sysfs=${LLMB_PROBE_SYSFS:-/sys}
+sysfs=${sysfs//%n/$node}
+devfs=${LLMB_PROBE_DEVFS:-/dev}
+devfs=${devfs//%n/$node}
 
 # JSON string of $2 (backslash, quote and control characters escaped),
 # into the variable named $1: no subshell, as the GPU loop asks it 320
@@ -30,144 +44,302 @@ jsv() {
 	s=${s//$'\r'/}
 	printf -v "$1" '"%s"' "${s//$'\n'/\\n}"
 }
-# The same, printed.
-js() {
-	local out
-	jsv out "$1"
-	printf '%s' "$out"
+# missing VAR WHY: a fact that could not be gathered, into VAR.
+missing() {
+	local w
+	jsv w "$2"
+	printf -v "$1" '{"status":"missing","why":%s}' "$w"
 }
-missing() { printf '{"status":"missing","why":%s}' "$(js "$1")"; }
+# first VAR FILE: FILE's first line into VAR; fails when unreadable.
+first() {
+	[ -r "$2" ] || return 1
+	{ IFS= read -r "$1" || [ -n "${!1}" ]; } <"$2" 2>/dev/null
+}
+
+# ---- the facts: each function sets J_<name> (its JSON) and the raw values
+# the pre-flight checks read.
+J_gpus='' J_cuda='' J_topo='' J_governor='' J_nccl='' J_cpu_model='' J_mem='' J_fabric='' J_xid='' J_preflight=''
 
 # The nvidia-smi query fields, in order (names from nvidia-smi --help-query-gpu).
 gpu_fields=index,name,uuid,serial,driver_version,memory.total,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,clocks.applications.graphics,clocks.applications.memory,power.limit,persistence_mode,mig.mode.current,ecc.errors.uncorrected.volatile.total,ecc.errors.uncorrected.aggregate.total,retired_pages.pending,remapped_rows.uncorrectable,remapped_rows.pending,clocks_throttle_reasons.active
-
+IFS=, read -ra gpu_names <<<"$gpu_fields"
+declare -A gpu_col=()
+for i in "${!gpu_names[@]}"; do gpu_col[${gpu_names[$i]}]=$i; done
+gpu_rows=() # the GPUs' rows as nvidia-smi printed them; none when missing
+gpu_why=    # why nvidia-smi could not be asked: then it is not asked again
 gpus() {
-	command -v nvidia-smi >/dev/null || { missing "nvidia-smi is not on PATH"; return; }
+	command -v nvidia-smi >/dev/null || { gpu_why="nvidia-smi is not on PATH"; missing J_gpus "$gpu_why"; return; }
 	local csv
 	csv=$(nvidia-smi --query-gpu="$gpu_fields" --format=csv,noheader,nounits 2>&1) ||
-		{ missing "nvidia-smi failed: ${csv:0:200}"; return; }
-	local IFS=, first=1 line i f v jf jv
-	local -a names vals
-	read -ra names <<<"$gpu_fields"
-	printf '['
+		{ gpu_why="nvidia-smi failed: ${csv:0:200}"; missing J_gpus "$gpu_why"; return; }
+	local line i v jf jv o='[' IFS=,
+	local -a vals
 	while IFS= read -r line; do
 		[ -n "$line" ] || continue
-		IFS=, read -ra vals <<<"$line"
-		[ "$first" = 1 ] || printf ','
-		first=0
-		printf '{'
-		for i in "${!names[@]}"; do
-			f=${names[$i]} v=${vals[$i]:-}
+		gpu_rows+=("$line")
+		read -ra vals <<<"$line"
+		[ "$o" = '[' ] || o+=,
+		o+='{'
+		for i in "${!gpu_names[@]}"; do
+			v=${vals[$i]:-}
 			v=${v# } v=${v% }
-			jsv jf "$f"
+			jsv jf "${gpu_names[$i]}"
 			jsv jv "$v"
-			[ "$i" = 0 ] || printf ','
-			printf '%s:%s' "$jf" "$jv"
+			[ "$i" = 0 ] || o+=,
+			o+="$jf:$jv"
 		done
-		printf '}'
+		o+='}'
 	done <<<"$csv"
-	printf ']'
+	J_gpus="$o]"
 }
 
 cuda_version() {
-	local v
-	v=$(nvidia-smi 2>/dev/null | sed -n 's/.*CUDA Version: *\([0-9.]*\).*/\1/p' | head -n 1)
-	if [ -n "$v" ]; then js "$v"; else missing "nvidia-smi does not name a CUDA version"; fi
-}
-
-topo_hash() {
 	local t
-	if t=$(nvidia-smi topo -m 2>/dev/null) && [ -n "$t" ]; then
-		js "$(printf '%s\n' "$t" | sha256sum | cut -c1-64)"
+	[ -z "$gpu_why" ] || { missing J_cuda "$gpu_why"; return; }
+	t=$(nvidia-smi 2>/dev/null)
+	local re='CUDA Version: *([0-9.]*)'
+	if [[ $t =~ $re ]] && [ -n "${BASH_REMATCH[1]}" ]; then
+		jsv J_cuda "${BASH_REMATCH[1]}"
 	else
-		missing "nvidia-smi topo -m failed"
+		missing J_cuda "nvidia-smi does not name a CUDA version"
 	fi
 }
 
+topo_hash() {
+	local t h
+	[ -z "$gpu_why" ] || { missing J_topo "$gpu_why"; return; }
+	if t=$(nvidia-smi topo -m 2>/dev/null) && [ -n "$t" ]; then
+		h=$(printf '%s\n' "$t" | sha256sum)
+		jsv J_topo "${h:0:64}"
+	else
+		missing J_topo "nvidia-smi topo -m failed"
+	fi
+}
+
+governor_raw=
 governor() {
-	local f=/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor
-	if [ -r "$f" ]; then js "$(cat "$f")"; else missing "no cpufreq governor on this node"; fi
+	if first governor_raw "$sysfs/devices/system/cpu/cpu0/cpufreq/scaling_governor"; then
+		jsv J_governor "$governor_raw"
+	else
+		governor_raw=
+		missing J_governor "no cpufreq governor on this node"
+	fi
 }
 
 # The NCCL library the node's loader knows (the image may carry its own):
 # the version is in the name the libnccl.so.2 link resolves to.
 nccl_version() {
-	local p v
-	p=$(ldconfig -p 2>/dev/null | sed -n 's/.*libnccl\.so\.[0-9]* .*=> *//p' | head -n 1)
-	[ -n "$p" ] || { missing "no libnccl.so in the loader cache"; return; }
-	v=$(readlink -f "$p" 2>/dev/null | sed -n 's/.*libnccl\.so\.\([0-9]*\.[0-9.]*\)$/\1/p')
-	if [ -n "$v" ]; then js "$v"; else missing "$p: its file name carries no full version"; fi
+	local all l p='' v rv='libnccl\.so\.([0-9]+\.[0-9.]*)$'
+	# the first "libnccl.so.N (...) => PATH" line (a read loop over a pipe
+	# reads a byte at a time: the cache lists thousands of libraries)
+	all=$(ldconfig -p 2>/dev/null)
+	case $all in *libnccl.so.[0-9]*' '*'=>'*)
+		l=${all#*libnccl.so.[0-9]}
+		l=${l%%$'\n'*}
+		case $l in *'=>'*) p=${l#*=>} p=${p#"${p%%[! ]*}"} ;; esac ;;
+	esac
+	[ -n "$p" ] || { missing J_nccl "no libnccl.so in the loader cache"; return; }
+	v=$(readlink -f "$p" 2>/dev/null)
+	if [[ $v =~ $rv ]]; then
+		jsv J_nccl "${BASH_REMATCH[1]}"
+	else
+		missing J_nccl "$p: its file name carries no full version"
+	fi
 }
 
 # The host: CPU model, logical CPUs, memory (for the system description).
 cpu_model() {
-	local m
-	m=$(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo 2>/dev/null | head -n 1)
-	if [ -n "$m" ]; then js "$m"; else missing "no model name in /proc/cpuinfo"; fi
+	local l re='^model name[[:space:]]*: *(.*)$'
+	while IFS= read -r l; do
+		[[ $l =~ $re ]] && { jsv J_cpu_model "${BASH_REMATCH[1]}"; return; }
+	done </proc/cpuinfo 2>/dev/null
+	missing J_cpu_model "no model name in /proc/cpuinfo"
 }
 mem_total() {
-	local k
-	k=$(sed -n 's/^MemTotal: *\([0-9]*\) kB$/\1/p' /proc/meminfo 2>/dev/null)
-	if [ -n "$k" ]; then js "$k"; else missing "no MemTotal in /proc/meminfo"; fi
+	local l re='^MemTotal: *([0-9]*) kB$'
+	while IFS= read -r l; do
+		[[ $l =~ $re ]] && { jsv J_mem "${BASH_REMATCH[1]}"; return; }
+	done </proc/meminfo 2>/dev/null
+	missing J_mem "no MemTotal in /proc/meminfo"
 }
 
 # The RDMA ports NCCL could use, from sysfs (what ibstat reads, no root
 # needed): device, port, link layer (InfiniBand or Ethernet for RoCE),
 # state and the device's driver (efa for AWS EFA). None: an empty list.
-# LLMB_PROBE_SYSFS roots the tree elsewhere (a node image mounted for a
-# check, the tests' fake tree).
+ports_up=0 ports_down=() # the pre-flight's view: ACTIVE ports, the others
 fabric() {
-	local root=${LLMB_PROBE_SYSFS:-/sys} d p first=1 ll st drv
-	printf '['
-	for d in "$root"/class/infiniband/*; do
+	local d p ll st drv jd jp jl jst jr o='['
+	for d in "$sysfs"/class/infiniband/*; do
 		[ -d "$d" ] || continue
 		drv=$(readlink "$d/device/driver" 2>/dev/null)
 		for p in "$d"/ports/*; do
 			[ -d "$p" ] || continue
-			ll=$(cat "$p/link_layer" 2>/dev/null) st=$(cat "$p/state" 2>/dev/null)
-			[ "$first" = 1 ] || printf ','
-			first=0
-			printf '{"device":%s,"port":%s,"link_layer":%s,"state":%s,"driver":%s}' "$(js "${d##*/}")" \
-				"$(js "${p##*/}")" "$(js "$ll")" "$(js "$st")" "$(js "${drv##*/}")"
+			first ll "$p/link_layer" || ll=
+			first st "$p/state" || st=
+			case $st in *ACTIVE*) ports_up=$((ports_up + 1)) ;; *) ports_down+=("${d##*/}/${p##*/} (${st:-no state})") ;; esac
+			[ "$o" = '[' ] || o+=,
+			jsv jd "${d##*/}"
+			jsv jp "${p##*/}"
+			jsv jl "$ll"
+			jsv jst "$st"
+			jsv jr "${drv##*/}"
+			o+="{\"device\":$jd,\"port\":$jp,\"link_layer\":$jl,\"state\":$jst,\"driver\":$jr}"
 		done
 	done
-	printf ']'
+	J_fabric="$o]"
 }
 
 # NVIDIA XID events in the kernel log ("NVRM: Xid (PCI:...): N, ..."):
 # their count, compared before and after training. Missing where the
 # kernel log is closed to users (kernel.dmesg_restrict).
+xid_raw=
 xid_events() {
-	local log
-	log=$(timeout 10 dmesg 2>/dev/null) || { missing "dmesg is not readable here"; return; }
-	js "$(grep -c 'NVRM: Xid' <<<"$log")"
+	local log rest n
+	log=$(dmesg 2>/dev/null) || { missing J_xid "dmesg is not readable here"; return; }
+	# the count of the marker in the text (no grep, no read loop)
+	rest=${log//NVRM: Xid/}
+	n=$(((${#log} - ${#rest}) / 9))
+	xid_raw=$n
+	jsv J_xid "$n"
+}
+
+# ---- the pre-flight checks ---------------------------------------------------
+# What a node must not have before a benchmark uses it: a check whose fact
+# is missing (no nvidia-smi on a CPU node, no cpufreq in a VM) is not made,
+# never a warning. Per-GPU checks: FIELD|TEST|VERDICT|CHECK|WHY, TEST one
+# of gt0 (a count above zero), yes (Yes or 1), is:WORD (that value, any
+# case). A failing check stops the job under LLMB_PREFLIGHT=fail.
+gpu_checks=(
+	"ecc.errors.uncorrected.volatile.total|gt0|fail|gpu_ecc|uncorrectable ECC errors since the driver loaded"
+	"remapped_rows.pending|yes|fail|gpu_row_remap_pending|a row remap is pending (the GPU needs a reset)"
+	"remapped_rows.uncorrectable|gt0|fail|gpu_row_remap_failed|rows that could not be remapped"
+	"retired_pages.pending|yes|fail|gpu_page_retire_pending|a page retirement is pending (the GPU needs a reset)"
+	"mig.mode.current|is:enabled|fail|gpu_mig|MIG mode is enabled (a benchmark needs whole GPUs)"
+	"persistence_mode|is:disabled|warn|gpu_persistence|persistence mode is off (the driver reloads between jobs)"
+)
+findings=() # VERDICT<TAB>CHECK<TAB>WHY
+finding() { findings+=("$1"$'\t'"$2"$'\t'"$3"); }
+
+check_gpus() {
+	local rule field test verdict check why i row v hit
+	local -a vals
+	for rule in "${gpu_checks[@]}"; do
+		IFS='|' read -r field test verdict check why <<<"$rule"
+		i=${gpu_col[$field]}
+		hit=
+		for row in "${gpu_rows[@]}"; do
+			IFS=, read -ra vals <<<"$row"
+			v=${vals[$i]:-}
+			v=${v# } v=${v% }
+			case $test in
+			gt0) [[ $v =~ ^[0-9]+$ ]] && [ "$v" -gt 0 ] && hit+="${hit:+, }GPU ${vals[0]# }: $v" ;;
+			yes) [[ ${v,,} == yes || $v == 1 ]] && hit+="${hit:+, }GPU ${vals[0]# }" ;;
+			is:*) [ "${v,,}" = "${test#is:}" ] && hit+="${hit:+, }GPU ${vals[0]# }" ;;
+			esac
+		done
+		[ -z "$hit" ] || finding "$verdict" "$check" "$why ($hit)"
+	done
+	# Fewer GPUs than Slurm gave the job on this node: a GPU fell off the bus.
+	local want=${SLURM_GPUS_ON_NODE:-}
+	if [[ $want =~ ^[0-9]+$ ]] && [ "${#gpu_rows[@]}" -lt "$want" ]; then
+		finding fail gpu_count "nvidia-smi lists ${#gpu_rows[@]} GPUs, Slurm gave the job $want on this node"
+	fi
+	# NVL72 racks (GB200, GB300): multi-node NVLink needs an IMEX channel.
+	if [[ ${gpu_rows[0]:-} == *GB[23]00* ]] && [ ! -e "$devfs/nvidia-caps-imex-channels/channel0" ]; then
+		finding warn imex_channel "no IMEX channel ($devfs/nvidia-caps-imex-channels/channel0): NVLink across nodes is unavailable"
+	fi
+}
+
+preflight() {
+	[ ${#gpu_rows[@]} = 0 ] || check_gpus
+	if [ -n "$governor_raw" ] && [ "$governor_raw" != performance ]; then
+		finding fail cpu_governor "CPU frequency governor is $governor_raw, not performance"
+	fi
+	if [ ${#ports_down[@]} -gt 0 ]; then
+		local IFS=,
+		if [ "$ports_up" = 0 ]; then
+			finding fail rdma_ports "no RDMA port is ACTIVE: ${ports_down[*]}"
+		else
+			finding warn rdma_ports "RDMA ports not ACTIVE: ${ports_down[*]}"
+		fi
+	fi
+	if [ -n "$xid_raw" ] && [ "$xid_raw" -gt 0 ]; then
+		finding warn gpu_xid "$xid_raw NVIDIA XID events in the kernel log since boot"
+	fi
+	local f verdict=pass o='[' v c w jc jv jw
+	for f in "${findings[@]}"; do
+		IFS=$'\t' read -r v c w <<<"$f"
+		[ "$v" = fail ] && verdict=fail
+		[ "$v" = warn ] && [ "$verdict" = pass ] && verdict=warn
+		jsv jv "$v"
+		jsv jc "$c"
+		jsv jw "$w"
+		[ "$o" = '[' ] || o+=,
+		o+="{\"check\":$jc,\"verdict\":$jv,\"why\":$jw}"
+	done
+	J_preflight=",\"preflight\":{\"policy\":\"$policy\",\"verdict\":\"$verdict\",\"findings\":$o]}"
 }
 
 gather_after() {
-	printf '{"node":%s,"status":"ok","gpus":%s,"xid_events":%s}\n' "$(js "$node")" "$(gpus)" "$(xid_events)"
+	local jn
+	jsv jn "$node"
+	gpus
+	xid_events
+	printf '{"node":%s,"status":"ok","gpus":%s,"xid_events":%s}\n' "$jn" "$J_gpus" "$J_xid"
 }
 
+# The probe's line, then (pre-flight on) its findings, a line each.
 gather() {
-	printf '{"node":%s,"status":"ok","kernel":%s,"gpus":%s,"cuda_version":%s,"topo_sha256":%s,"cpu_governor":%s,"nccl_version":%s,"cpu_model":%s,"cpus":%s,"mem_total_kib":%s,"fabric":%s,"xid_events":%s}\n' \
-		"$(js "$node")" "$(js "$(uname -r)")" "$(gpus)" "$(cuda_version)" "$(topo_hash)" "$(governor)" "$(nccl_version)" \
-		"$(cpu_model)" "$(js "$(nproc 2>/dev/null || echo 0)")" "$(mem_total)" "$(fabric)" "$(xid_events)"
+	local jn jk kernel cpus
+	jsv jn "$node"
+	first kernel /proc/sys/kernel/osrelease || kernel=
+	jsv jk "$kernel"
+	cpus=$(nproc 2>/dev/null) || cpus=0
+	jsv cpus "$cpus"
+	gpus
+	cuda_version
+	topo_hash
+	governor
+	nccl_version
+	cpu_model
+	mem_total
+	fabric
+	xid_events
+	J_preflight=
+	[ "$policy" = off ] || preflight
+	printf '{"node":%s,"status":"ok","kernel":%s,"gpus":%s,"cuda_version":%s,"topo_sha256":%s,"cpu_governor":%s,"nccl_version":%s,"cpu_model":%s,"cpus":%s,"mem_total_kib":%s,"fabric":%s,"xid_events":%s%s}\n' \
+		"$jn" "$jk" "$J_gpus" "$J_cuda" "$J_topo" "$J_governor" "$J_nccl" "$J_cpu_model" "$cpus" "$J_mem" "$J_fabric" \
+		"$J_xid" "$J_preflight"
+	[ ${#findings[@]} = 0 ] || printf '%s\n' "${findings[@]}"
 }
 
 if [ "${LLMB_PROBE_GATHER:-}" = 1 ]; then
 	if [ "$phase" = after ]; then gather_after; else gather; fi
 	exit 0
 fi
+# put NAME TEXT: OUTDIR/NAME written whole (tmp + rename).
+put() {
+	local tmp="$out/$1.tmp.$$"
+	printf '%s' "$2" >"$tmp" && mv -f "$tmp" "$out/$1"
+}
 bound=${LLMB_PROBE_TIMEOUT:-30}
-line=$(LLMB_PROBE_GATHER=1 timeout -k 2 "$bound" bash "$0" "$out" "$job" "$phase")
+all=$(LLMB_PROBE_GATHER=1 timeout -k 2 "$bound" bash "$0" "$out" "$job" "$phase")
 rc=$?
+line=${all%%$'\n'*} rest=
+[ "$line" = "$all" ] || rest=${all#*$'\n'}$'\n'
 if [ "$rc" != 0 ] || [ -z "$line" ]; then
 	why="probe failed (exit $rc)"
 	[ "$rc" = 124 ] && why="probe killed after $bound s"
-	line=$(printf '{"node":%s,"status":"failed","why":%s}' "$(js "$node")" "$(js "$why")")
+	jsv jn "$node"
+	jsv jw "$why"
+	line="{\"node\":$jn,\"status\":\"failed\",\"why\":$jw}"
+	rest=$'warn\tprobe\t'"$why"$'\n'
 	echo "llmb: node $node: $why; the run goes on" >&2
 fi
-name=probe
-[ "$phase" = after ] && name=probe-after
-tmp="$out/$name.$job.$node.json.tmp.$$"
-printf '%s\n' "$line" >"$tmp" && mv -f "$tmp" "$out/$name.$job.$node.json"
+if [ "$phase" = after ]; then
+	put "probe-after.$job.$node.json" "$line"$'\n'
+	exit 0
+fi
+put "probe.$job.$node.json" "$line"$'\n'
+[ "$policy" = off ] || put "preflight.$job.$node" "$rest"
 exit 0

@@ -50,7 +50,7 @@ t_ok "the probe recorded the node's InfiniBand port" test "$(jget "$R/provenance
 	"d['nodes']['$NODE']['fabric'][0]['link_layer'] + '/' + d['nodes']['$NODE']['fabric'][0]['state']")" = "InfiniBand/4: ACTIVE"
 t_ok "the job took its after sample" test "$(jget "$R/provenance.json" "d['nodes_after']['$NODE']['status']")" = ok
 t_ok "clean run: valid, nothing flagged" test "$(jget "$RES" 'd["validity"]["valid"], d["validity"]["invalid"], d["validity"]["flagged"]')" = "True [] []"
-t_ok "clean run: all three sources were checked" test "$(jget "$RES" '" ".join(d["validity"]["checked"])')" = "nccl_log fabric after"
+t_ok "clean run: all four sources were checked" test "$(jget "$RES" '" ".join(d["validity"]["checked"])')" = "nccl_log fabric preflight after"
 report >"$TRASH/report.txt"
 t_nogrep "clean run: no run excluded from the report" "Excluded runs" "$TRASH/report.txt"
 t_grep "clean run: among the report's runs" "^1 +cpu_tiny_fp32_1 +success " "$TRASH/report.txt"
@@ -83,7 +83,7 @@ t_grep "llmb diff: the reason" '^  invalid: \[\] -> \["NCCL used sockets' "$TRAS
 
 # ---- the same sockets without a fabric: nothing better was there ---------------
 t_ok "sockets on a node without RDMA: runs" run QUICK_NCCL=socket LLMB_PROBE_SYSFS="$TRASH/sys-none"
-t_ok "sockets on a node without RDMA: valid" test "$(jget "$RES" 'd["validity"]["valid"], d["validity"]["checked"]')" = "True ['nccl_log', 'fabric', 'after']"
+t_ok "sockets on a node without RDMA: valid" test "$(jget "$RES" 'd["validity"]["valid"], d["validity"]["checked"]')" = "True ['nccl_log', 'fabric', 'preflight', 'after']"
 
 # ---- the network plugin ----------------------------------------------------------
 t_ok "plugin failed, then sockets on IB: runs" run QUICK_NCCL=plugin-socket
