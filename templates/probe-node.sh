@@ -277,7 +277,8 @@ preflight() {
 		[ "$o" = '[' ] || o+=,
 		o+="{\"check\":$jc,\"verdict\":$jv,\"why\":$jw}"
 	done
-	J_preflight=",\"preflight\":{\"policy\":\"$policy\",\"verdict\":\"$verdict\",\"findings\":$o]}"
+	jsv jv "$policy"
+	J_preflight=",\"preflight\":{\"policy\":$jv,\"verdict\":\"$verdict\",\"findings\":$o]}"
 }
 
 gather_after() {
