@@ -90,6 +90,19 @@ t_quick_checkout() {
 	cp "$TESTS_DIR/pipeline/quick.yaml" "$1/workloads/"
 	cp "$TESTS_DIR/pipeline/train.sh" "$1/workloads/quick/"
 }
+# t_sq_checkout DIR [SCALES]: t_checkout with the fast Slurm workload sq
+# (tests/slurm-pipeline: a data task, a fake training the environment
+# steers), its scales SCALES ("4": two nodes of two ranks) when given.
+t_sq_checkout() {
+	t_checkout "$1"
+	mkdir -p "$1/workloads/sq"
+	if [ -n "${2:-}" ]; then
+		sed "s/scales: \[1, 2\]/scales: [$2]/" "$TESTS_DIR/slurm-pipeline/sq.yaml" >"$1/workloads/sq.yaml"
+	else
+		cp "$TESTS_DIR/slurm-pipeline/sq.yaml" "$1/workloads/"
+	fi
+	cp "$TESTS_DIR/slurm-pipeline/train.sh" "$TESTS_DIR/slurm-pipeline/data.sh" "$1/workloads/sq/"
+}
 # t_job_field INSTALL STAGE FIELD: a field of the stage's job record.
 t_job_field() { sed -n "s/^$3=//p" "$1/state/jobs/$2/record" 2>/dev/null; }
 # t_skip_all REASON: the whole file cannot run here; counted as skipped, never as passed.

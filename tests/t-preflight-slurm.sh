@@ -85,13 +85,8 @@ export SLURM_CI_NODES=3 SLURM_CI_CPUS=${SLURM_CI_CPUS:-8} SLURM_CI_MIN_JOB_AGE=$
 t_ok "three-node cluster is up" slurm_test_up || { t_done; exit 1; }
 
 T=$TRASH/top
-mkdir -p "$T/workloads/sq" "$T/pipelines"
-for f in GNUmakefile generator scripts templates tests; do ln -s "$TOP/$f" "$T/$f"; done
-cp "$TOP/pipelines/benchmark.yaml" "$T/pipelines/"
-cp "$TOP/workloads/gpus.yaml" "$T/workloads/"
 # scale 4 of the cpu "GPU" (two ranks per node): two nodes of three
-sed 's/scales: \[1, 2\]/scales: [4]/' "$TESTS_DIR/slurm-pipeline/sq.yaml" >"$T/workloads/sq.yaml"
-cp "$TESTS_DIR/slurm-pipeline/train.sh" "$TESTS_DIR/slurm-pipeline/data.sh" "$T/workloads/sq/"
+t_sq_checkout "$T" 4
 I=$TRASH/inst
 R=$I/workloads/sq/experiments/cpu_tiny_fp32_4
 ST=$I/state/jobs/train.sq.cpu.tiny.fp32.4

@@ -22,13 +22,8 @@ export PATH=$TESTS_DIR/provenance/bin:$PATH
 jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
 T=$TRASH/top
-mkdir -p "$T/workloads/sq" "$T/pipelines"
-for f in GNUmakefile generator scripts templates tests; do ln -s "$TOP/$f" "$T/$f"; done
-cp "$TOP/pipelines/benchmark.yaml" "$T/pipelines/"
-cp "$TOP/workloads/gpus.yaml" "$T/workloads/"
 # scale 4 of the cpu "GPU" (two ranks per node): two nodes
-sed 's/scales: \[1, 2\]/scales: [4]/' "$TESTS_DIR/slurm-pipeline/sq.yaml" >"$T/workloads/sq.yaml"
-cp "$TESTS_DIR/slurm-pipeline/train.sh" "$TESTS_DIR/slurm-pipeline/data.sh" "$T/workloads/sq/"
+t_sq_checkout "$T" 4
 I=$TRASH/inst
 R=$I/workloads/sq/experiments/cpu_tiny_fp32_4
 MK=(make -C "$T" B="$TOP/build" LLMB_GEN="$TRASH/gen" LLMB_INSTALL="$I" EXECUTOR=slurm WORKLOAD=sq train)

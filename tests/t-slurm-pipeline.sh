@@ -23,11 +23,7 @@ fi
 t_ok "cluster is up" slurm_test_up || { t_done; exit 1; }
 
 T=$TRASH/top
-mkdir -p "$T/workloads/sq" "$T/pipelines"
-for f in GNUmakefile generator scripts templates tests; do ln -s "$TOP/$f" "$T/$f"; done
-cp "$TOP/pipelines/benchmark.yaml" "$T/pipelines/"
-cp "$TOP/workloads/gpus.yaml" "$TESTS_DIR/slurm-pipeline/sq.yaml" "$T/workloads/"
-cp "$TESTS_DIR/slurm-pipeline/train.sh" "$TESTS_DIR/slurm-pipeline/data.sh" "$T/workloads/sq/"
+t_sq_checkout "$T"
 export LLMB_POLL_SECONDS=1 LLMB_CPU_PARTITION=cpu
 make -C "$T" B="$TOP/build" all >/dev/null 2>&1
 # m NAME ARGS...: make in the sq top dir with install tree $TRASH/i.NAME.
