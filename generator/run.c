@@ -285,7 +285,9 @@ new_token(char out[40])
 		snprintf(out + 2 * i, 3, "%02x", b[i]);
 }
 
-/* afterok:<ids> of upstream jobs that have not finished (ASYNC mode). */
+/* afterok:<ids> of upstream jobs that have not finished (ASYNC mode): an
+ * upstream stage without its stamp for the configuration this one was
+ * generated from (a stamp of an older one does not count). */
 static char *
 upstream_dependency(struct ctx *c)
 {
@@ -293,12 +295,12 @@ upstream_dependency(struct ctx *c)
 	char **after = cfg_values(c->cfg, "after", &n);
 	struct sb dep = {0};
 	for (size_t i = 0; i < n; i++) {
-		char *id = xstrndup(after[i], strcspn(after[i], " "));
-		char *stamp = layout_done(c->install, id);
+		size_t l = strcspn(after[i], " ");
+		char *id = xstrndup(after[i], l);
 		struct jobrec r;
-		if (!file_exists(stamp) && jobrec_read(c->install, id, &r) == 0 && *r.job)
+		if (!(after[i][l] && stage_stamped(c->install, id, after[i] + l + 1)) &&
+		    jobrec_read(c->install, id, &r) == 0 && *r.job)
 			sb_addf(&dep, "%s%s", dep.len ? ":" : "afterok:", r.job);
-		free(stamp);
 		free(id);
 		free(after[i]);
 	}

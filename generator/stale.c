@@ -141,6 +141,16 @@ stamp_is_of(const char *stamp, const char *hash)
 	return stamp && cfg_get(stamp, "cfg", buf, sizeof buf) && !strcmp(buf, hash);
 }
 
+int
+stage_stamped(const char *install, const char *id, const char *hash)
+{
+	char *path = layout_done(install, id), *stamp = read_file(path, NULL);
+	int yes = stamp_is_of(stamp, hash);
+	free(stamp);
+	free(path);
+	return yes;
+}
+
 enum staleness
 stage_staleness(const struct stage_query *q, struct sb *why)
 {

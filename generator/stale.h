@@ -54,6 +54,11 @@ enum staleness stage_staleness(const struct stage_query *q, struct sb *why);
  * the file was set back, 0 when there was nothing to do. */
 int stage_level_config(const char *install, const char *gen, const char *id, const char *hash);
 
+/* 1 when stage id has its stamp and it is of the configuration hash: what
+ * ASYNC asks of an upstream stage before a dependent goes ahead (a job
+ * without afterok on it, parse and report in llmb's own process). */
+int stage_stamped(const char *install, const char *id, const char *hash);
+
 /* Appends to a stamp being written the identity each upstream stage of
  * cfg has now, "up=<id> <identity>" lines, for the predicate to compare. */
 void stage_record_upstream(const char *install, const char *cfg, struct sb *stamp);
