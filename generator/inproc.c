@@ -10,6 +10,7 @@
 #include "logparse.h"
 #include "parse.h"
 #include "report.h"
+#include "stale.h"
 #include "stagecfg.h"
 #include "util.h"
 
@@ -23,15 +24,12 @@ upstream_ready(const struct inproc_stage *c)
 	int ok = 1;
 	for (size_t i = 0; i < n; i++) {
 		size_t l = strcspn(after[i], " ");
-		char *id = xstrndup(after[i], l), *stamp = layout_done(c->install, id);
-		free(id);
-		char *s = ok ? read_file(stamp, NULL) : NULL, buf[80];
-		if (ok && !(s && cfg_get(s, "cfg", buf, sizeof buf) && after[i][l] && !strcmp(buf, after[i] + l + 1))) {
-			printf("[%s] %s: waiting for %.*s\n", c->progress, c->label, (int)l, after[i]);
+		char *id = xstrndup(after[i], l);
+		if (ok && !(after[i][l] && stage_stamped(c->install, id, after[i] + l + 1))) {
+			printf("[%s] %s: waiting for %s\n", c->progress, c->label, id);
 			ok = 0;
 		}
-		free(s);
-		free(stamp);
+		free(id);
 		free(after[i]);
 	}
 	free(after);

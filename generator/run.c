@@ -208,20 +208,18 @@ write_stamp(struct ctx *c, const char *job, const char *note)
 	sb_addf(&s, "cfg=%s\njob=%s\ntime=%ld\n", c->hash, job ? job : "", (long)time(NULL));
 	if (note)
 		sb_addf(&s, "note=%s\n", note);
+	stage_record_upstream(c->install, c->cfg, &s);
 	char *path = layout_done(c->install, c->id);
 	/* The identity first: a stamp never stands without it. */
-	int wrote = identity_write(c->install, c->id, c->cfg);
-	if (wrote < 0 || write_file_atomic(path, s.buf, s.len) < 0)
+	if (identity_write(c->install, c->id, c->cfg) < 0 || write_file_atomic(path, s.buf, s.len) < 0)
 		die("cannot write stamp %s: %s", path, strerror(errno));
-	/* A new identity takes its stamp's time. Older by a clock tick, make -n
+	/* The identity, new or not, takes its stamp's time. Older, make -n
 	 * would take it as remade (its rule has no command) and list every
-	 * dependent as to be run, which make itself does not run. */
+	 * dependent as to be run, which make itself does not run; dependents
+	 * that recorded this identity level themselves (stale.h). */
 	struct stat st;
-	if (wrote > 0 && stat(path, &st) == 0) {
-		char *idp = layout_identity(c->install, c->id);
-		utimensat(AT_FDCWD, idp, (struct timespec[2]){st.st_mtim, st.st_mtim}, 0);
-		free(idp);
-	}
+	if (stat(path, &st) == 0)
+		stage_level_identity(c->install, c->id, &st.st_mtim);
 	free(path);
 	sb_free(&s);
 }
@@ -288,7 +286,9 @@ new_token(char out[40])
 		snprintf(out + 2 * i, 3, "%02x", b[i]);
 }
 
-/* afterok:<ids> of upstream jobs that have not finished (ASYNC mode). */
+/* afterok:<ids> of upstream jobs that have not finished (ASYNC mode): an
+ * upstream stage without its stamp for the configuration this one was
+ * generated from (a stamp of an older one does not count). */
 static char *
 upstream_dependency(struct ctx *c)
 {
@@ -296,12 +296,12 @@ upstream_dependency(struct ctx *c)
 	char **after = cfg_values(c->cfg, "after", &n);
 	struct sb dep = {0};
 	for (size_t i = 0; i < n; i++) {
-		char *id = xstrndup(after[i], strcspn(after[i], " "));
-		char *stamp = layout_done(c->install, id);
+		size_t l = strcspn(after[i], " ");
+		char *id = xstrndup(after[i], l);
 		struct jobrec r;
-		if (!file_exists(stamp) && jobrec_read(c->install, id, &r) == 0 && *r.job)
+		if (!(after[i][l] && stage_stamped(c->install, id, after[i] + l + 1)) &&
+		    jobrec_read(c->install, id, &r) == 0 && *r.job)
 			sb_addf(&dep, "%s%s", dep.len ? ":" : "afterok:", r.job);
-		free(stamp);
 		free(id);
 		free(after[i]);
 	}
@@ -956,16 +956,15 @@ cmd_run(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	int rc;
-	/* An identical configuration whose outputs exist was done before (the
-	 * generated files were lost, or an edit was reverted): run nothing, and
-	 * set the configuration back to the stamp's time instead of touching
-	 * the stamp, which would leave it newer than its identity and make -n
-	 * listing every dependent. */
+	/* Done by content though make saw it stale by time (the generated
+	 * files were lost, an edit was reverted, an upstream stage ran again
+	 * and made the same outputs): run nothing, and bring the times make
+	 * compares level (stale.h), rewriting no byte. */
 	char *stamp = layout_done(c.install, c.id);
 	if (!getenv("LLMB_FORCE") && stage_done(&c)) {
 		upstream_identities(&c);
 		identity_write(c.install, c.id, c.cfg);
-		stage_level_config(c.install, c.gen, c.id, c.hash);
+		stage_level(c.install, c.gen, c.id, c.hash, c.cfg);
 		rc = 0;
 	} else if (stage_kind_run(c.kind) == SK_RUN_PARSE) {
 		rc = run_inproc(&c, inproc_parse);

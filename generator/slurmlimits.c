@@ -33,6 +33,9 @@
 
 #define CACHE_S 600
 #define ROOM_QUERY_S 2
+/* scontrol ping and show config answer in well under a second from a
+ * live controller; a hung one must not hold up llmb gen. */
+#define QUERY_S 5
 
 static long
 num_after(const char *text, const char *key)
@@ -87,8 +90,9 @@ assoc_limit(void)
 	char *who = xasprintf("user=%s", pw->pw_name);
 	char *argv[] = {"sacctmgr", "-n", "-P", "show", "assoc", "where", who, "format=MaxSubmit,GrpSubmit", NULL};
 	struct sb out = {0}, errs = {0};
+	struct proc q = {.argv = argv, .in_fd = PROC_NULL, .out = &out, .err = &errs, .timeout = QUERY_S};
 	long best = -1;
-	if (capture_run(argv, &out, &errs) == 0 && out.buf) {
+	if (proc_run(&q) == 0 && out.buf) {
 		for (char *p = out.buf; *p;) {
 			char *e = p + strcspn(p, "|\n");
 			if (e > p) {
@@ -125,12 +129,15 @@ slurm_limits_load(const char *state_dir, struct slurm_limits *l)
 	free(cached);
 	/* A controller that does not answer makes scontrol show config retry
 	 * for about 9 s where scontrol ping fails at once: ask only when it
-	 * answers (llmb gen of a plan with no controller up waited each time). */
+	 * answers (llmb gen of a plan with no controller up waited each time),
+	 * and never longer than QUERY_S each, a hung scontrol killed. */
 	char *ping[] = {"scontrol", "ping", NULL};
-	struct proc pp = {.argv = ping, .in_fd = PROC_NULL, .out_fd = PROC_NULL, .err_fd = PROC_NULL, .timeout = 30};
+	struct proc pp = {.argv = ping, .in_fd = PROC_NULL, .out_fd = PROC_NULL, .err_fd = PROC_NULL,
+			  .timeout = QUERY_S};
 	char *argv[] = {"scontrol", "show", "config", NULL};
 	struct sb out = {0}, errs = {0};
-	int ok = proc_run(&pp) == 0 && capture_run(argv, &out, &errs) == 0 && out.buf;
+	struct proc cp = {.argv = argv, .in_fd = PROC_NULL, .out = &out, .err = &errs, .timeout = QUERY_S};
+	int ok = proc_run(&pp) == 0 && proc_run(&cp) == 0 && out.buf;
 	if (ok) {
 		parse_config(out.buf, l);
 		l->max_submit_jobs = l->accounting ? assoc_limit() : -1;
@@ -275,8 +282,11 @@ slurm_limits_plan_note(struct sb *mk, size_t njobs)
 	char *dir = install && *install ? layout_executor_state(install) : NULL;
 	int ok = slurm_limits_load(dir, &l) == 0;
 	free(dir);
-	if (!ok)
+	if (!ok) {
+		sb_addf(mk, "$(info llmb: the Slurm controller's limits could not be read (scontrol did not answer, or not "
+			    "within %d s): the plan of %zu jobs is not checked against them)\n", QUERY_S, njobs);
 		return;
+	}
 	long cap = slurm_limits_cap(&l);
 	struct sb d = {0};
 	slurm_limits_describe(&l, &d);

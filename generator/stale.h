@@ -5,15 +5,21 @@
  *   the stamp state/done/<id>           the rule's target
  *   of this configuration               prerequisite cfg/<id> (its mtime)
  *   every output there and valid        $(wildcard) and LLMB_INVALID (valid.mk)
- *   no upstream identity newer          prerequisites state/id/<upstream>
- * Make decides the configuration by time where this predicate reads the
- * hash in the stamp; stage_level_config() keeps the two in agreement (a
- * configuration rewritten with the bytes its stamp records is given the
- * stamp's time), so make -n lists what a run would run. Make sees an empty
+ *   no upstream identity changed        prerequisites state/id/<upstream>
+ * Make decides by time where this predicate reads content: the hash in the
+ * stamp, and the upstream identities it recorded (redo's rule). Three
+ * levellings keep the two in agreement, so make -n lists what a run would
+ * run: a configuration rewritten with the bytes its stamp records is given
+ * the stamp's time; an identity is never older than its own stamp (make -n
+ * takes a state/id file older than its stamp as remade, and lists every
+ * dependent); and a stamp that make sees older than an upstream identity
+ * whose content it recorded is brought forward to it. Make sees an empty
  * output that is not JSON as present where this predicate does not (a
  * half-written file is never done). */
 #ifndef LLMB_STALE_H
 #define LLMB_STALE_H
+
+#include <time.h>
 
 #include "plan.h"
 #include "util.h"
@@ -47,6 +53,25 @@ enum staleness stage_staleness(const struct stage_query *q, struct sb *why);
  * its own time: dependents and "done meanwhile" read it. Returns 1 when
  * the file was set back, 0 when there was nothing to do. */
 int stage_level_config(const char *install, const char *gen, const char *id, const char *hash);
+
+/* 1 when stage id has its stamp and it is of the configuration hash: what
+ * ASYNC asks of an upstream stage before a dependent goes ahead (a job
+ * without afterok on it, parse and report in llmb's own process). */
+int stage_stamped(const char *install, const char *id, const char *hash);
+
+/* Appends to a stamp being written the identity each upstream stage of
+ * cfg has now, "up=<id> <identity>" lines, for the predicate to compare. */
+void stage_record_upstream(const char *install, const char *cfg, struct sb *stamp);
+
+/* The identity file of stage id is set to the stamp time when older:
+ * unchanged content, newer stamp (make -n, above). */
+void stage_level_identity(const char *install, const char *id, const struct timespec *stamp);
+
+/* Everything make compares for a stage the predicate finds done, brought
+ * level without rewriting a byte: its configuration back to its stamp
+ * (stage_level_config), its stamp forward to its newest upstream identity,
+ * its identity forward to its stamp. Returns 1 when a time was set. */
+int stage_level(const char *install, const char *gen, const char *id, const char *hash, const char *cfg);
 
 /* 1 when every output of cfg below install is valid, else 0 with the first
  * reason appended to why (may be NULL). except: an output name suffix not

@@ -46,6 +46,21 @@ sleep 1
 (cd "$TOP" && WORKLOAD=tinygpt "$LLMB" gen --top . --gen "$TRASH/gen")
 t_ok "an unchanged configuration is not rewritten" test "$before" = "$(stat -c %Y.%y "$TRASH/gen/cfg/train.tinygpt.cpu.tiny.fp32.2")"
 
+# EXECUTOR=slurm with a controller that never answers: scontrol hangs (the
+# stand-in sleeps), gen kills it and goes on, and the plan note says the
+# limits could not be read.
+mkdir -p "$TRASH/hang/bin"
+printf '#!/bin/sh\necho "$$ $*" >>"$SCONTROL_LOG"\nexec sleep 600\n' >"$TRASH/hang/bin/scontrol"
+chmod +x "$TRASH/hang/bin/scontrol"
+(cd "$TOP" && env -u LLMB_GEN_VARS PATH="$TRASH/hang/bin:$PATH" SCONTROL_LOG="$TRASH/hang/log" EXECUTOR=slurm \
+	WORKLOAD=tinygpt LLMB_INSTALL="$TRASH/hang/inst" "$LLMB" gen --top . --gen "$TRASH/hang/gen") >"$TRASH/hang/out" 2>&1
+t_ok "a hung scontrol: gen still writes the rules" test -s "$TRASH/hang/gen/rules.mk"
+t_grep "...whose plan note says the limits could not be read" \
+	"^\\\$\(info llmb: the Slurm controller's limits could not be read .*the plan of 4 jobs is not checked" \
+	"$TRASH/hang/gen/rules.mk"
+t_ok "...and scontrol was asked once, and killed" \
+	sh -c 'test "$(wc -l <"$1")" = 1 && ! kill -0 "$(cut -d" " -f1 "$1")" 2>/dev/null' sh "$TRASH/hang/log"
+
 # Job scripts: golden, syntax, shellcheck. Paths are normalized.
 for id in $(sed -n 's/^\t@$(LLMB_RUN) [0-9]*\/[0-9]* //p' "$TRASH/gen/rules.mk"); do
 	case $id in parse.* | report.*) continue ;; esac

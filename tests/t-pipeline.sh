@@ -57,6 +57,14 @@ m plan >"$TRASH/explain.out" 2>&1
 t_grep "plan says why: the output is missing" 'data.quick.tokens +output workloads/quick/data/tokens.bin is missing' "$TRASH/explain.out"
 m report >/dev/null 2>&1
 t_ok "a deleted output re-runs its stage; the same output again leaves its dependents done" test "$(count image) $(count data) $(count train)" = "2 3 5"
+# The stage that ran again has a new stamp and the same identity: make -n
+# agrees with the run that its dependents are done, now and after a make.
+m -n report >"$TRASH/remade.out" 2>&1
+t_nogrep "make -n after an output made again lists no stage" "^: '\[" "$TRASH/remade.out"
+m report >/dev/null 2>&1
+m -n report >"$TRASH/remade2.out" 2>&1
+t_nogrep "...nor after a make report" "^: '\[" "$TRASH/remade2.out"
+t_ok "...which ran nothing" test "$(count image) $(count data) $(count train)" = "2 3 5"
 
 # A make killed with SIGKILL while it waits leaves the job running; the
 # next make attaches to it instead of submitting it again.
