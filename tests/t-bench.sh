@@ -14,7 +14,7 @@ unset SBATCH_ACCOUNT SBATCH_PARTITION ADDITIONAL_SLURM_PARAMS TIME_LIMIT ASYNC E
 
 if command -v shellcheck >/dev/null; then
 	# bench/detect.sh is left to its own rewrite
-	t_ok "bench scripts: shellcheck" shellcheck -x bench/gen.sh bench/parse.sh bench/run.sh bench/slurm-poll.sh \
+	t_ok "bench scripts: shellcheck" shellcheck -x bench/gen.sh bench/plan.sh bench/parse.sh bench/run.sh bench/slurm-poll.sh \
 		bench/slurm-pipeline.sh bench/slurm-scale.sh bench/tinygpt-gpu.sh tests/slurm-pipeline/many-sizes.sh tests/t-bench.sh
 fi
 
@@ -49,6 +49,8 @@ N='[0-9]+(\.[0-9]+)?'
 smoke gen "^llmb gen \(first, writes all\): +$N s" "^make -n \(everything to do\): +$N s" \
 	"^no-op make \(all up to date\): +$N s \($N s CPU\) +\(0 stages run" "^GNU make, 40 plain targets: $N s" \
 	"^no-op make / plain make: +${N}x wall, ${N}x CPU"
+smoke plan "^llama3\.1 +[0-9]+ trainings \(b200 b300 gb200 gb300 h100\): +$N s wall, +$N s CPU, +[0-9]+ KiB peak$" \
+	"^all +[0-9]+ trainings: +$N s wall"
 smoke parse "^Success,2\.545," "^\(a\) [0-9]+ bytes: llmb ${N}s, grep -c ${N}s" \
 	"^\(b\) 20 logs: llmb ${N}s, per-file grep\|awk ${N}s, speed-up [0-9]+x"
 
