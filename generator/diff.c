@@ -33,6 +33,7 @@
 #include "cliopt.h"
 #include "cmds.h"
 #include "diff.h"
+#include "layout.h"
 #include "util.h"
 
 const char *const prov_groups[] = {"software", "configuration", "machine", "nodes", NULL};
@@ -71,8 +72,9 @@ static void
 add_validity(json_t *p, const char *path, int dir)
 {
 	const char *slash = strrchr(path, '/');
-	char *res = dir ? xasprintf("%s/result.json", path)
-		: slash ? xasprintf("%.*s/result.json", (int)(slash - path), path) : xstrdup("result.json");
+	char *up = slash ? xstrndup(path, (size_t)(slash - path)) : NULL;
+	char *res = dir ? layout_in(path, LAYOUT_RESULT) : up ? layout_in(up, LAYOUT_RESULT) : xstrdup(LAYOUT_RESULT);
+	free(up);
 	json_t *r = json_load_file(res, 0, NULL), *v = json_object_get(r, "validity");
 	free(res);
 	if (json_is_object(v))
@@ -140,7 +142,7 @@ load(const char *arg)
 		free(path);
 		return p;
 	}
-	char *path = S_ISDIR(st.st_mode) ? xasprintf("%s/provenance.json", arg) : xstrdup(arg);
+	char *path = S_ISDIR(st.st_mode) ? layout_in(arg, LAYOUT_PROVENANCE) : xstrdup(arg);
 	json_error_t e, e1;
 	size_t len;
 	const char *why;

@@ -163,6 +163,12 @@ layout_install_root(void)
 }
 
 char *
+layout_venv(const char *install, const char *hash12)
+{
+	return under(install, "venvs/venv_%.12s", hash12);
+}
+
+char *
 layout_in(const char *dir, const char *name)
 {
 	return under(dir, "%s", name);

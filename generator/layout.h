@@ -41,6 +41,11 @@
 #define LAYOUT_TRAIN_DONE "train.done"
 #define LAYOUT_RESULT "result.json"
 #define LAYOUT_PROVENANCE "provenance.json"
+/* written last by a venv job (templates/venv.m4): a half-built venv has none */
+#define LAYOUT_VENV_DONE "llmb-venv.txt"
+/* a venv of the install tree (NULL: the path within it), by the hash of
+ * its dependency set */
+char *layout_venv(const char *install, const char *hash12);
 
 /* An archive of an install tree's results (llmb archive): its first member,
  * the list of members with their sha256, and the system description. */

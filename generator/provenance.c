@@ -143,7 +143,8 @@ venv_fact(const struct prov_src *s)
 		return prov_missing("no venv configuration");
 	}
 	free(vc);
-	char *path = xasprintf("%s/%s/llmb-venv.txt", s->install, dir);
+	char *vdir = layout_in(s->install, dir), *path = layout_in(vdir, LAYOUT_VENV_DONE);
+	free(vdir);
 	char *txt = read_file(path, NULL);
 	free(path);
 	if (!txt)
@@ -382,7 +383,7 @@ provenance_write(const struct prov_src *s)
 		free(txt);
 		txt = t;
 	}
-	char *path = xasprintf("%s/provenance.json", s->run_dir);
+	char *path = layout_in(s->run_dir, LAYOUT_PROVENANCE);
 	if (!txt || write_file_atomic(path, txt, strlen(txt)) < 0)
 		warn("cannot write %s: %s (the run itself is fine)", path, txt ? strerror(errno) : "no provenance");
 	free(path);

@@ -96,10 +96,10 @@ build_venv(struct wctx *w, const struct ynode *stage)
 	} else {
 		in = add_inst(w->p, id, stage, w->wl);
 		in->cfg = tmp.cfg;
-		char *dir = xasprintf("venvs/venv_%.12s", h);
+		char *dir = layout_venv(NULL, h);
 		cfg_line(in, "dir", dir);
 		/* written last by the venv job: a half-built venv has none */
-		add_output(in, xasprintf("%s/llmb-venv.txt", dir));
+		add_output(in, layout_in(dir, LAYOUT_VENV_DONE));
 		in->label = xasprintf("%s venv_%.12s", ystr(stage, "name", ""), h);
 		in->plan = xasprintf("python venv %s (%s)", dir, ystr(venv, "python", "python3"));
 		free(dir);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "layout.h"
 #include "slurmcmd.h"
 #include "slurmqueue.h"
 
@@ -499,8 +500,8 @@ int
 slurm_query(const char *cache_dir, struct jobinfo *jobs, int n)
 {
 	struct paths p = {
-		xasprintf("%s/slurm.lock", cache_dir), xasprintf("%s/slurm.jobs", cache_dir),
-		xasprintf("%s/slurm.cache", cache_dir), xasprintf("%s/queries.log", cache_dir), 0,
+		layout_executor_file(cache_dir, "slurm.lock"), layout_executor_file(cache_dir, "slurm.jobs"),
+		layout_executor_file(cache_dir, "slurm.cache"), layout_executor_file(cache_dir, "queries.log"), 0,
 	};
 	int fd = -1, ret = -1;
 	for (int i = 0; i < n; i++)

@@ -19,6 +19,7 @@
 #include <jansson.h>
 
 #include "cmds.h"
+#include "layout.h"
 #include "nodes.h"
 #include "sysdesc.h"
 #include "util.h"
@@ -48,7 +49,7 @@ static int
 load_input(const char *arg, json_t *all)
 {
 	struct stat st;
-	char *path = stat(arg, &st) == 0 && S_ISDIR(st.st_mode) ? xasprintf("%s/provenance.json", arg) : xstrdup(arg);
+	char *path = stat(arg, &st) == 0 && S_ISDIR(st.st_mode) ? layout_in(arg, LAYOUT_PROVENANCE) : xstrdup(arg);
 	json_error_t e;
 	size_t len;
 	const char *why;

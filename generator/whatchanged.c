@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "diff.h"
+#include "layout.h"
 #include "provenance.h"
 #include "util.h"
 #include "whatchanged.h"
@@ -41,11 +42,11 @@ load(const char *install, const struct hrun *r, char **why)
 	free(text);
 	const char *job = json_string_value(json_object_get(json_object_get(p, "machine"), "job"));
 	if (!read)
-		*why = xasprintf("%s/provenance.json: %s", r->run_dir, rwhy);
+		*why = xasprintf("%s/" LAYOUT_PROVENANCE ": %s", r->run_dir, rwhy);
 	else if (!p)
-		*why = xasprintf("%s/provenance.json: %s", r->run_dir, e.text);
+		*why = xasprintf("%s/" LAYOUT_PROVENANCE ": %s", r->run_dir, e.text);
 	else if (!job || strcmp(job, r->job))
-		*why = xasprintf("%s/provenance.json is of job %s, not of job %s", r->run_dir, job ? job : "(none)", r->job);
+		*why = xasprintf("%s/" LAYOUT_PROVENANCE " is of job %s, not of job %s", r->run_dir, job ? job : "(none)", r->job);
 	if (p && (!job || strcmp(job, r->job))) {
 		json_decref(p);
 		p = NULL;
