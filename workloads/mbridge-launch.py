@@ -44,7 +44,7 @@ PLUGIN_OVERRIDES = ["train.manual_gc=true", "train.manual_gc_interval=100"]
 # The environment the plan shows: the families Megatron-Bridge's executor
 # and plugins set, and the Hugging Face and PyTorch ones the job passes.
 ENV_PREFIXES = ("CUDA_", "NCCL_", "NVTE_", "TORCH_", "PYTORCH_", "HF_", "TRANSFORMERS_", "TOKENIZERS_",
-                "OPENBLAS_", "NVLINK_", "USE_MNNVL", "PYTHONPATH")
+                "OPENBLAS_", "NVLINK_", "USE_MNNVL", "NUM_OF_", "PYTHONPATH")
 SECRETS = ("HF_TOKEN",)
 
 
