@@ -52,12 +52,68 @@ plan = json.load(open(sys.argv[2]))
 sys.exit(0 if rec["argv"] == plan["args"] and rec["pythonpath"].split(":")[0] == sys.argv[3] + "/scripts/performance"
          and rec["hf_hub_offline"] == "1" else 1)'
 
+# ---- the other Megatron-Bridge recipes: plans and job scripts ----------------------
+# As t-plans does for llama3.1: make -n report's plan lines of every GPU
+# type, size and dtype against golden plans (tests/mbridge-plans/), and
+# golden job scripts of a few trainings (full-scale and proxy runs),
+# checked by bash -n; their --print-plan and stand-in runs follow below.
+MP=$TESTS_DIR/mbridge-plans
+mbm() { make -C "$TOP" LLMB_GEN="$TRASH/mbgen" LLMB_INSTALL="$TRASH/mbinst" EXECUTOR=slurm HF_TOKEN=hf_SECRETVALUE "$@"; }
+mb_combos='deepseek-v3 gb300 671b bf16
+deepseek-v3 gb300 671b fp8
+deepseek-v3 gb300 671b nvfp4
+deepseek-v3 gb200 671b bf16
+deepseek-v3 gb200 671b fp8
+deepseek-v3 gb200 671b nvfp4
+deepseek-v3 b300 671b bf16
+deepseek-v3 b300 671b fp8
+deepseek-v3 b300 671b nvfp4
+deepseek-v3 b200 671b bf16
+deepseek-v3 b200 671b fp8
+deepseek-v3 h100 671b bf16
+deepseek-v3 h100 671b fp8'
+mb_scripts='train.deepseek-v3.b300.671b.fp8.128
+train.deepseek-v3.gb300.671b.nvfp4.4
+train.deepseek-v3.h100.671b.bf16.1024'
+while read -r w g s d; do
+	name=$w.$g.$s.$d
+	if mbm -n report WORKLOAD="$w" GPU_TYPE="$g" SIZE="$s" DTYPE="$d" >"$TRASH/$name.out" 2>&1; then
+		sed -n "s/^: '\\(.*\\)'\$/\\1/p" "$TRASH/$name.out" | sed "s|$TRASH|TRASH|g" >"$TRASH/$name.plan"
+		t_cmp "plan $w $g $s $d" "$MP/$name.plan" "$TRASH/$name.plan"
+	else
+		t_fail "plan $w $g $s $d: make -n failed"
+		sed 's/^/# /' "$TRASH/$name.out" | tail -n 10
+		continue
+	fi
+	for id in $mb_scripts; do
+		case $id in train."$w"."$g"."$s"."$d".*) ;; *) continue ;; esac
+		if "$LLMB" script --top "$TOP" --gen "$TRASH/mbgen" --install "$TRASH/mbinst" "$id" >"$TRASH/$id.raw" 2>"$TRASH/$id.err"; then
+			sed "s|$TRASH|TRASH|g; s|$TOP|TOP|g" "$TRASH/$id.raw" >"$TRASH/$id.sh"
+			t_cmp "job script $id" "$MP/$id.sh" "$TRASH/$id.sh"
+			t_ok "job script $id: bash -n" bash -n "$TRASH/$id.raw"
+		else
+			t_fail "job script $id"
+			sed 's/^/# /' "$TRASH/$id.err" | tail -n 5
+		fi
+	done
+done <<EOF
+$mb_combos
+EOF
+t_grep "a proxy run is labelled in its plan line" '^\[[0-9]+/[0-9]+\] train deepseek-v3 gb300 671b bf16 x4: .* hidden=1024 .* proxy=1 ' \
+	"$MP/deepseek-v3.gb300.671b.bf16.plan"
+t_nogrep "...and a full-scale one is not" '\] train deepseek-v3 gb300 671b bf16 x(128|256|512): .*proxy=' \
+	"$MP/deepseek-v3.gb300.671b.bf16.plan"
+
 # ---- --print-plan and the real run of each golden job script ------------------------
 # The job script's exports (the recipe's environment) and its llmb_launch
 # line, paths made real, llmb_launch replaced by one task of the step.
-for js in "$TESTS_DIR"/plans/train.llama3.1.*.sh; do
+for js in "$TESTS_DIR"/plans/train.llama3.1.*.sh "$MP"/train.*.sh; do
 	id=$(basename "$js" .sh)
-	IFS=. read -r _ _ _ gpu _ _ _ <<<"$id"
+	case $id in
+	train.llama3.1.*) gpu=${id#train.llama3.1.} ;;
+	*) gpu=${id#train.*.} ;;
+	esac
+	gpu=${gpu%%.*}
 	{
 		echo "HF_TOKEN=hf_SECRETVALUE; export HF_TOKEN"
 		grep '^export [A-Z_]*=' "$js" | grep -v '^export LLMB_'
@@ -100,18 +156,21 @@ for js in "$TESTS_DIR"/plans/train.llama3.1.*.sh; do
 	t_grep "$id: ...and its iteration line" ' iteration +50/ +50 \| consumed samples: ' "$TRASH/$id.log"
 done
 
-# ---- every llama3.1 run's arguments pass the pinned parser -----------------------------
-# All 108 trainings (every GPU type, size, dtype and scale): the entry
-# point's part of each job script's launch line (after '--', plus the
-# driver's overrides) read by the stand-in's parser, in one process.
-make -C "$TOP" -n report LLMB_GEN="$TRASH/gall" LLMB_INSTALL="$TRASH/iall" EXECUTOR=slurm HF_TOKEN=x \
-	WORKLOAD=llama3.1 GPU_TYPE="gb300 gb200 b300 b200 h100" >"$TRASH/all.out" 2>&1
-: >"$TRASH/all.lines"
-for cfg in "$TRASH"/gall/cfg/train.llama3.1.*; do
-	"$LLMB" script --top "$TOP" --gen "$TRASH/gall" --install "$TRASH/iall" "$(basename "$cfg")" |
-		grep "^llmb_launch '" >>"$TRASH/all.lines"
-done
-t_ok "all 108 llama3.1 trainings' arguments pass the pinned parser" clean "$PY" - "$TRASH/all.lines" "$SI" <<'EOF2'
+# ---- every Megatron-Bridge run's arguments pass the pinned parser ---------------------
+# All trainings of each recipe (every GPU type, size, dtype and scale,
+# proxies too): the entry point's part of each job script's launch line
+# (after '--', plus the driver's overrides) read by the stand-in's parser,
+# in one process per recipe.
+while read -r w n; do
+	rm -rf "$TRASH/gall" "$TRASH/iall"
+	make -C "$TOP" -n report LLMB_GEN="$TRASH/gall" LLMB_INSTALL="$TRASH/iall" EXECUTOR=slurm HF_TOKEN=x \
+		WORKLOAD="$w" GPU_TYPE="gb300 gb200 b300 b200 h100" </dev/null >"$TRASH/all.out" 2>&1
+	: >"$TRASH/all.lines"
+	for cfg in "$TRASH"/gall/cfg/train."$w".*; do
+		"$LLMB" script --top "$TOP" --gen "$TRASH/gall" --install "$TRASH/iall" "$(basename "$cfg")" </dev/null |
+			grep "^llmb_launch '" >>"$TRASH/all.lines"
+	done
+	t_ok "all $n $w trainings' arguments pass the pinned parser" clean "$PY" - "$TRASH/all.lines" "$SI" "$n" <<'EOF2'
 import contextlib, io, shlex, sys
 sys.path.insert(0, sys.argv[2] + "/scripts/performance")
 import run_script
@@ -129,8 +188,12 @@ for line in lines:
     if not ok:
         bad.append(" ".join(argv))
 print("\n".join(bad))
-sys.exit(0 if len(lines) == 108 and not bad else 1)
+sys.exit(0 if len(lines) == int(sys.argv[3]) and not bad else 1)
 EOF2
+done <<'LIST'
+llama3.1 108
+deepseek-v3 72
+LIST
 
 # ---- the stand-in refuses what the pinned parser refuses ----------------------------
 E=$SI/scripts/performance/run_script.py
@@ -193,17 +256,19 @@ for k in ENABLE_PROFILE=true ENABLE_CHECKPOINT=true; do
 done
 
 # ---- the recipe's FLOPs are Megatron-Bridge's ----------------------------------------
-# GPU SIZE TP: the TP of the GPU type's first row of that size.
-while read -r g s tp; do
-	a=$("$LLMB" flops llama3.1 "$s" "$g" | awk '$1 == "total" { print $3 }')
-	b=$("$LLMB" flops llama3.1 "$s" --tp "$tp" | awk '$1 == "total" { print $3 }')
-	t_ok "flops llama3.1 $s $g (tp $tp): the recipe's $a equals Megatron-Bridge's $b within 1e-6" \
+# WORKLOAD GPU SIZE TP: the TP of the GPU type's first row of that size.
+while read -r w g s tp; do
+	a=$("$LLMB" flops "$w" "$s" "$g" | awk '$1 == "total" { print $3 }')
+	b=$("$LLMB" flops "$w" "$s" --tp "$tp" | awk '$1 == "total" { print $3 }')
+	t_ok "flops $w $s $g (tp $tp): the recipe's $a equals Megatron-Bridge's $b within 1e-6" \
 		awk -v a="$a" -v b="$b" 'BEGIN { d = (a - b) / b; exit !(b > 0 && (d < 0 ? -d : d) <= 1e-6) }'
 done <<'LIST'
-h100 8b 1
-h100 70b 4
-h100 405b 8
-b200 70b 1
-gb200 405b 4
+llama3.1 h100 8b 1
+llama3.1 h100 70b 4
+llama3.1 h100 405b 8
+llama3.1 b200 70b 1
+llama3.1 gb200 405b 4
+deepseek-v3 h100 671b 2
+deepseek-v3 gb300 671b 1
 LIST
 t_done

@@ -27,9 +27,10 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 OPTIONS = os.path.join(HERE, "..", "..", "options.txt")
 # Parameters of the models the stand-in knows (Megatron-Bridge's recipe
-# names); the log's TFLOPS count 6 N per token, as a stand-in.
-PARAMS = {"llama3_8b": 8.03e9, "llama3_70b": 70.55e9, "llama31_405b": 405.85e9}
-SEQ = {"llama3_8b": 8192, "llama3_70b": 8192, "llama31_405b": 8192}
+# names); the log's TFLOPS count 6 N per token, as a stand-in (N the
+# activated parameters of an MoE model).
+PARAMS = {"llama3_8b": 8.03e9, "llama3_70b": 70.55e9, "llama31_405b": 405.85e9, "deepseek_v3": 37e9}
+SEQ = {"llama3_8b": 8192, "llama3_70b": 8192, "llama31_405b": 8192, "deepseek_v3": 4096}
 
 
 def bool_arg(v):
