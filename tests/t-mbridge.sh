@@ -71,10 +71,22 @@ deepseek-v3 b300 671b nvfp4
 deepseek-v3 b200 671b bf16
 deepseek-v3 b200 671b fp8
 deepseek-v3 h100 671b bf16
-deepseek-v3 h100 671b fp8'
+deepseek-v3 h100 671b fp8
+qwen3 gb300 30b bf16
+qwen3 gb300 235b bf16
+qwen3 gb200 30b bf16
+qwen3 gb200 235b bf16
+qwen3 b300 30b bf16
+qwen3 b300 235b bf16
+qwen3 b200 30b bf16
+qwen3 b200 235b bf16
+qwen3 h100 30b bf16
+qwen3 h100 235b bf16'
 mb_scripts='train.deepseek-v3.b300.671b.fp8.128
 train.deepseek-v3.gb300.671b.nvfp4.4
-train.deepseek-v3.h100.671b.bf16.1024'
+train.deepseek-v3.h100.671b.bf16.1024
+train.qwen3.gb200.235b.bf16.256
+train.qwen3.h100.30b.bf16.16'
 while read -r w g s d; do
 	name=$w.$g.$s.$d
 	if mbm -n report WORKLOAD="$w" GPU_TYPE="$g" SIZE="$s" DTYPE="$d" >"$TRASH/$name.out" 2>&1; then
@@ -193,6 +205,7 @@ EOF2
 done <<'LIST'
 llama3.1 108
 deepseek-v3 72
+qwen3 29
 LIST
 
 # ---- the stand-in refuses what the pinned parser refuses ----------------------------
@@ -270,5 +283,8 @@ llama3.1 b200 70b 1
 llama3.1 gb200 405b 4
 deepseek-v3 h100 671b 2
 deepseek-v3 gb300 671b 1
+qwen3 h100 30b 1
+qwen3 h100 235b 2
+qwen3 gb300 235b 1
 LIST
 t_done
