@@ -37,6 +37,14 @@ t_grep "...saying so" "name no --gpu" "$TRASH/.out"
 t_rc "a clone without the entry point: status 3" 3 clean SLURM_LOCALID=0 "$PY" "$DRV" --mbridge-src "$TRASH" -- --gpu h100
 t_grep "...naming it" "scripts/performance/run_script.py: no Megatron-Bridge performance entry point" "$TRASH/.out"
 
+# A B300 task's binding: the core pair of PCT binding unless it is off or
+# the pinned executor has none (--no-pct-binding).
+b300() { clean SLURM_LOCALID=2 "$PY" "$DRV" --mbridge-src "$SI" "$@" --print-plan -- --gpu b300; }
+t_ok "B300, PCT binding on by default: numactl gets cores 32,33" b300
+t_grep "...as executors.py binds them" '^  "32,33"$' "$TRASH/.out"
+t_ok "B300 with --no-pct-binding: the plan" b300 --no-pct-binding
+t_nogrep "...binds no cores" '"-C"' "$TRASH/.out"
+
 # ---- the options list is the pinned parser's -------------------------------------
 t_grep "options.txt names the pinned commit" 'Megatron-Bridge@06f25c227ef9d3d9b22e5561fb9f46e1cbdab7e2' "$SI/options.txt"
 t_ok "options.txt holds the parser's 119 options (--help aside)" test "$(grep -vc '^#' "$SI/options.txt")" = 119
@@ -44,6 +52,14 @@ t_grep "...among them -gb and its long name" '^-gb,--global_batch_size value int
 t_grep "...and the compute dtypes" '^-c,--compute_dtype value str bf16,fp8_cs,fp8_mx,fp8_sc,nvfp4$' "$SI/options.txt"
 t_ok "the recipe pins the commit options.txt is from" \
 	grep -q 'commit: "06f25c227ef9d3d9b22e5561fb9f46e1cbdab7e2"' "$TOP/workloads/llama3.1.yaml"
+for w in deepseek-v3 qwen3; do
+	t_ok "...as does $w" grep -q 'commit: "06f25c227ef9d3d9b22e5561fb9f46e1cbdab7e2"' "$TOP/workloads/$w.yaml"
+done
+t_grep "options-f07871e.txt names the commit gpt-oss pins" 'Megatron-Bridge@f07871e23f637f4ae87d92256babc51fdbb12f39' \
+	"$SI/options-f07871e.txt"
+t_ok "...which the recipe pins" grep -q 'commit: "f07871e23f637f4ae87d92256babc51fdbb12f39"' "$TOP/workloads/gpt-oss.yaml"
+t_ok "...and which has no --enable_pct_binding (the driver is told --no-pct-binding)" \
+	sh -c "! grep -q -- '--enable_pct_binding' '$SI/options-f07871e.txt' && grep -q -- '--no-pct-binding' '$TOP/workloads/gpt-oss.yaml'"
 
 # The stand-in's record of what it got against the plan: argv, PYTHONPATH, HF_HUB_OFFLINE.
 SAME='import json, sys
@@ -81,12 +97,19 @@ qwen3 b300 235b bf16
 qwen3 b200 30b bf16
 qwen3 b200 235b bf16
 qwen3 h100 30b bf16
-qwen3 h100 235b bf16'
+qwen3 h100 235b bf16
+gpt-oss gb300 120b bf16
+gpt-oss gb200 120b bf16
+gpt-oss b300 120b bf16
+gpt-oss b200 120b bf16
+gpt-oss h100 120b bf16'
 mb_scripts='train.deepseek-v3.b300.671b.fp8.128
 train.deepseek-v3.gb300.671b.nvfp4.4
 train.deepseek-v3.h100.671b.bf16.1024
 train.qwen3.gb200.235b.bf16.256
-train.qwen3.h100.30b.bf16.16'
+train.qwen3.h100.30b.bf16.16
+train.gpt-oss.b300.120b.bf16.64
+train.gpt-oss.gb300.120b.bf16.72'
 while read -r w g s d; do
 	name=$w.$g.$s.$d
 	if mbm -n report WORKLOAD="$w" GPU_TYPE="$g" SIZE="$s" DTYPE="$d" >"$TRASH/$name.out" 2>&1; then
@@ -126,6 +149,9 @@ for js in "$TESTS_DIR"/plans/train.llama3.1.*.sh "$MP"/train.*.sh; do
 	*) gpu=${id#train.*.} ;;
 	esac
 	gpu=${gpu%%.*}
+	# the stand-in's parser: that of the commit the recipe pins
+	opts=options.txt
+	case $id in train.gpt-oss.*) opts=options-f07871e.txt ;; esac
 	{
 		echo "HF_TOKEN=hf_SECRETVALUE; export HF_TOKEN"
 		grep '^export [A-Z_]*=' "$js" | grep -v '^export LLMB_'
@@ -153,7 +179,7 @@ for js in "$TESTS_DIR"/plans/train.llama3.1.*.sh "$MP"/train.*.sh; do
 	# The real run: numactl (tests/nemo-driver/bin's stand-in), the stand-in entry point.
 	rm -f "$TRASH/numa" "$TRASH/rec"
 	if clean PY="$PY" PATH="$TESTS_DIR/nemo-driver/bin:/usr/bin:/bin" NUMACTL_RECORD="$TRASH/numa" \
-		MBRIDGE_STANDIN_RECORD="$TRASH/rec" SLURM_LOCALID=3 SLURM_PROCID=0 \
+		MBRIDGE_STANDIN_RECORD="$TRASH/rec" MBRIDGE_STANDIN_OPTIONS="$opts" SLURM_LOCALID=3 SLURM_PROCID=0 \
 		bash "$TRASH/$id.launch" >"$TRASH/$id.log" 2>"$TRASH/$id.err"; then
 		t_pass "$id: the stand-in entry point accepts the plan's arguments"
 	else
@@ -173,7 +199,7 @@ done
 # proxies too): the entry point's part of each job script's launch line
 # (after '--', plus the driver's overrides) read by the stand-in's parser,
 # in one process per recipe.
-while read -r w n; do
+while read -r w n opts; do
 	rm -rf "$TRASH/gall" "$TRASH/iall"
 	make -C "$TOP" -n report LLMB_GEN="$TRASH/gall" LLMB_INSTALL="$TRASH/iall" EXECUTOR=slurm HF_TOKEN=x \
 		WORKLOAD="$w" GPU_TYPE="gb300 gb200 b300 b200 h100" </dev/null >"$TRASH/all.out" 2>&1
@@ -182,7 +208,7 @@ while read -r w n; do
 		"$LLMB" script --top "$TOP" --gen "$TRASH/gall" --install "$TRASH/iall" "$(basename "$cfg")" </dev/null |
 			grep "^llmb_launch '" >>"$TRASH/all.lines"
 	done
-	t_ok "all $n $w trainings' arguments pass the pinned parser" clean "$PY" - "$TRASH/all.lines" "$SI" "$n" <<'EOF2'
+	t_ok "all $n $w trainings' arguments pass the pinned parser" clean MBRIDGE_STANDIN_OPTIONS="$opts" "$PY" - "$TRASH/all.lines" "$SI" "$n" <<'EOF2'
 import contextlib, io, shlex, sys
 sys.path.insert(0, sys.argv[2] + "/scripts/performance")
 import run_script
@@ -203,9 +229,10 @@ print("\n".join(bad))
 sys.exit(0 if len(lines) == int(sys.argv[3]) and not bad else 1)
 EOF2
 done <<'LIST'
-llama3.1 108
-deepseek-v3 72
-qwen3 29
+llama3.1 108 options.txt
+deepseek-v3 72 options.txt
+qwen3 29 options.txt
+gpt-oss 29 options-f07871e.txt
 LIST
 
 # ---- the stand-in refuses what the pinned parser refuses ----------------------------
@@ -286,5 +313,7 @@ deepseek-v3 gb300 671b 1
 qwen3 h100 30b 1
 qwen3 h100 235b 2
 qwen3 gb300 235b 1
+gpt-oss h100 120b 1
+gpt-oss gb300 120b 1
 LIST
 t_done
