@@ -43,7 +43,9 @@ char *
 grid_col_head(const json_t *k)
 {
 	long s = (long)report_num(k, "scale");
-	return json_is_true(json_object_get(k, "profiled")) ? xasprintf("%ld (profiled)", s) : xasprintf("%ld", s);
+	int prof = json_is_true(json_object_get(k, "profiled")), proxy = json_is_true(json_object_get(k, "proxy"));
+	return proxy ? xasprintf("%ld (proxy%s)", s, prof ? ", profiled" : "")
+		     : prof ? xasprintf("%ld (profiled)", s) : xasprintf("%ld", s);
 }
 
 char *
@@ -59,6 +61,8 @@ char *
 grid_diff_cell(const json_t *k, const json_t *cell)
 {
 	const char *vd = report_str(cell, "verdict");
+	if (json_is_true(json_object_get(k, "proxy")))
+		return xstrdup("proxy: not compared");
 	if (json_is_true(json_object_get(k, "profiled")))
 		return xstrdup("not compared");
 	if (!*vd)

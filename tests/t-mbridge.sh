@@ -75,12 +75,19 @@ sys.exit(0 if rec["argv"] == plan["args"] and rec["pythonpath"].split(":")[0] ==
 # checked by bash -n; their --print-plan and stand-in runs follow below.
 MP=$TESTS_DIR/mbridge-plans
 mbm() { make -C "$TOP" LLMB_GEN="$TRASH/mbgen" LLMB_INSTALL="$TRASH/mbinst" EXECUTOR=slurm HF_TOKEN=hf_SECRETVALUE "$@"; }
+# A fifth word, PROXY=1, plans the proxy runs too (golden NAME.proxy.plan).
 mb_combos='deepseek-v3 gb300 671b bf16
+deepseek-v3 gb300 671b bf16 PROXY=1
 deepseek-v3 gb300 671b fp8
+deepseek-v3 gb300 671b fp8 PROXY=1
 deepseek-v3 gb300 671b nvfp4
+deepseek-v3 gb300 671b nvfp4 PROXY=1
 deepseek-v3 gb200 671b bf16
+deepseek-v3 gb200 671b bf16 PROXY=1
 deepseek-v3 gb200 671b fp8
+deepseek-v3 gb200 671b fp8 PROXY=1
 deepseek-v3 gb200 671b nvfp4
+deepseek-v3 gb200 671b nvfp4 PROXY=1
 deepseek-v3 b300 671b bf16
 deepseek-v3 b300 671b fp8
 deepseek-v3 b300 671b nvfp4
@@ -110,18 +117,21 @@ train.qwen3.gb200.235b.bf16.256
 train.qwen3.h100.30b.bf16.16
 train.gpt-oss.b300.120b.bf16.64
 train.gpt-oss.gb300.120b.bf16.72'
-while read -r w g s d; do
-	name=$w.$g.$s.$d
-	if mbm -n report WORKLOAD="$w" GPU_TYPE="$g" SIZE="$s" DTYPE="$d" >"$TRASH/$name.out" 2>&1; then
+mb_proxy_scripts='train.deepseek-v3.gb300.671b.nvfp4.4'
+while read -r w g s d px; do
+	name=$w.$g.$s.$d${px:+.proxy}
+	if mbm -n report WORKLOAD="$w" GPU_TYPE="$g" SIZE="$s" DTYPE="$d" ${px:+"$px"} >"$TRASH/$name.out" 2>&1; then
 		sed -n "s/^: '\\(.*\\)'\$/\\1/p" "$TRASH/$name.out" | sed "s|$TRASH|TRASH|g" >"$TRASH/$name.plan"
-		t_cmp "plan $w $g $s $d" "$MP/$name.plan" "$TRASH/$name.plan"
+		t_cmp "plan $w $g $s $d $px" "$MP/$name.plan" "$TRASH/$name.plan"
 	else
-		t_fail "plan $w $g $s $d: make -n failed"
+		t_fail "plan $w $g $s $d $px: make -n failed"
 		sed 's/^/# /' "$TRASH/$name.out" | tail -n 10
 		continue
 	fi
 	for id in $mb_scripts; do
 		case $id in train."$w"."$g"."$s"."$d".*) ;; *) continue ;; esac
+		# a proxy run's script where its plan holds it (PROXY=1)
+		case " $mb_proxy_scripts " in *" $id "*) [ -n "$px" ] || continue ;; *) [ -z "$px" ] || continue ;; esac
 		if "$LLMB" script --top "$TOP" --gen "$TRASH/mbgen" --install "$TRASH/mbinst" "$id" >"$TRASH/$id.raw" 2>"$TRASH/$id.err"; then
 			sed "s|$TRASH|TRASH|g; s|$TOP|TOP|g" "$TRASH/$id.raw" >"$TRASH/$id.sh"
 			t_cmp "job script $id" "$MP/$id.sh" "$TRASH/$id.sh"
@@ -134,10 +144,31 @@ while read -r w g s d; do
 done <<EOF
 $mb_combos
 EOF
-t_grep "a proxy run is labelled in its plan line" '^\[[0-9]+/[0-9]+\] train deepseek-v3 gb300 671b bf16 x4: .* hidden=1024 .* proxy=1 ' \
-	"$MP/deepseek-v3.gb300.671b.bf16.plan"
-t_nogrep "...and a full-scale one is not" '\] train deepseek-v3 gb300 671b bf16 x(128|256|512): .*proxy=' \
-	"$MP/deepseek-v3.gb300.671b.bf16.plan"
+# Proxy rows (proxy: true): left out by default, planned with PROXY=1,
+# PROXY=only or SCALES naming them, labelled, never compared.
+t_nogrep "the default plan has no proxy run" '(PROXY|proxy=)' "$MP/deepseek-v3.gb300.671b.bf16.plan"
+t_ok "...and all of the full-scale runs (128, 256, 512)" \
+	test "$(grep -cE '\] train deepseek-v3 gb300 671b bf16 x(128|256|512): ' "$MP/deepseek-v3.gb300.671b.bf16.plan")" = 3
+t_grep "PROXY=1: a proxy run is labelled in its plan line" \
+	'^\[[0-9]+/[0-9]+\] train deepseek-v3 gb300 671b bf16 x4: .* hidden=1024 .* PROXY \(not compared with the reference\)$' \
+	"$MP/deepseek-v3.gb300.671b.bf16.proxy.plan"
+t_nogrep "...and a full-scale one is not" '\] train deepseek-v3 gb300 671b bf16 x(128|256|512): .*(PROXY|not compared)' \
+	"$MP/deepseek-v3.gb300.671b.bf16.proxy.plan"
+t_ok "...the 13 proxy runs beside the 3 full-scale ones" \
+	test "$(grep -c '\] train deepseek-v3 gb300 671b bf16 x[0-9]*: .* PROXY ' "$MP/deepseek-v3.gb300.671b.bf16.proxy.plan")/$(grep -c '\] train ' "$MP/deepseek-v3.gb300.671b.bf16.proxy.plan")" = 13/16
+mbplan() { mbm -n report WORKLOAD=deepseek-v3 GPU_TYPE=gb200 SIZE=671b DTYPE=bf16 "$@" >"$TRASH/px.out" 2>&1; }
+t_ok "SCALES naming a proxy scale plans its proxy run (GB200 64)" mbplan SCALES=64
+t_grep "...labelled" "train deepseek-v3 gb200 671b bf16 x64: .* PROXY \(not compared with the reference\)'\$" "$TRASH/px.out"
+t_nogrep "...alone" "train deepseek-v3 gb200 671b bf16 x(256|512):" "$TRASH/px.out"
+t_grep "...its parse stage marks it a proxy" '^proxy=true$' "$TRASH/mbgen/cfg/parse.deepseek-v3.gb200.671b.bf16.64"
+t_nogrep "...not profiled" '^profiled=' "$TRASH/mbgen/cfg/parse.deepseek-v3.gb200.671b.bf16.64"
+t_ok "PROXY=only: the proxy run alone" mbplan PROXY=only
+t_grep "...x64" "train deepseek-v3 gb200 671b bf16 x64: " "$TRASH/px.out"
+t_nogrep "...no full-scale run" "train deepseek-v3 gb200 671b bf16 x(256|512):" "$TRASH/px.out"
+t_ok "PROXY=0 SCALES=\"64 256\": the full-scale run alone" mbplan PROXY=0 SCALES="64 256"
+t_nogrep "...no proxy" "train deepseek-v3 gb200 671b bf16 x64:" "$TRASH/px.out"
+t_rc "PROXY=maybe: refused" 2 mbplan PROXY=maybe
+t_grep "...saying what it takes" 'PROXY=maybe: expected true, false or only' "$TRASH/px.out"
 
 # ---- --print-plan and the real run of each golden job script ------------------------
 # The job script's exports (the recipe's environment) and its llmb_launch
@@ -197,12 +228,12 @@ done
 # ---- every Megatron-Bridge run's arguments pass the pinned parser ---------------------
 # All trainings of each recipe (every GPU type, size, dtype and scale,
 # proxies too): the entry point's part of each job script's launch line
-# (after '--', plus the driver's overrides) read by the stand-in's parser,
+# (after '--', plus the driver's overrides; PROXY=1 plans the proxies) read by the stand-in's parser,
 # in one process per recipe.
 while read -r w n opts; do
 	rm -rf "$TRASH/gall" "$TRASH/iall"
 	make -C "$TOP" -n report LLMB_GEN="$TRASH/gall" LLMB_INSTALL="$TRASH/iall" EXECUTOR=slurm HF_TOKEN=x \
-		WORKLOAD="$w" GPU_TYPE="gb300 gb200 b300 b200 h100" </dev/null >"$TRASH/all.out" 2>&1
+		WORKLOAD="$w" GPU_TYPE="gb300 gb200 b300 b200 h100" PROXY=1 </dev/null >"$TRASH/all.out" 2>&1
 	: >"$TRASH/all.lines"
 	for cfg in "$TRASH"/gall/cfg/train."$w".*; do
 		"$LLMB" script --top "$TOP" --gen "$TRASH/gall" --install "$TRASH/iall" "$(basename "$cfg")" </dev/null |
