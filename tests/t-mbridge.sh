@@ -52,7 +52,7 @@ t_grep "...among them -gb and its long name" '^-gb,--global_batch_size value int
 t_grep "...and the compute dtypes" '^-c,--compute_dtype value str bf16,fp8_cs,fp8_mx,fp8_sc,nvfp4$' "$SI/options.txt"
 t_ok "the recipe pins the commit options.txt is from" \
 	grep -q 'commit: "06f25c227ef9d3d9b22e5561fb9f46e1cbdab7e2"' "$TOP/workloads/llama3.1.yaml"
-for w in deepseek-v3 qwen3; do
+for w in deepseek-v3 qwen3 nemotron-h nemotron3 kimi-k2; do
 	t_ok "...as does $w" grep -q 'commit: "06f25c227ef9d3d9b22e5561fb9f46e1cbdab7e2"' "$TOP/workloads/$w.yaml"
 done
 t_grep "options-f07871e.txt names the commit gpt-oss pins" 'Megatron-Bridge@f07871e23f637f4ae87d92256babc51fdbb12f39' \
@@ -109,14 +109,41 @@ gpt-oss gb300 120b bf16
 gpt-oss gb200 120b bf16
 gpt-oss b300 120b bf16
 gpt-oss b200 120b bf16
-gpt-oss h100 120b bf16'
+gpt-oss h100 120b bf16
+nemotron-h gb300 56b fp8
+nemotron-h gb200 56b fp8
+nemotron-h b300 56b fp8
+nemotron-h b200 56b fp8
+nemotron-h h100 56b fp8
+nemotron3 gb300 30b bf16
+nemotron3 gb300 30b fp8
+nemotron3 gb300 120b bf16
+nemotron3 gb300 120b fp8
+nemotron3 gb200 30b bf16
+nemotron3 gb200 120b bf16
+nemotron3 b300 30b bf16
+nemotron3 b300 30b fp8
+nemotron3 b300 120b bf16
+nemotron3 b200 30b bf16
+nemotron3 b200 30b fp8
+nemotron3 b200 120b bf16
+nemotron3 b200 120b fp8
+nemotron3 h100 30b bf16
+kimi-k2 gb300 1t fp8
+kimi-k2 gb200 1t fp8
+kimi-k2 b300 1t fp8
+kimi-k2 b200 1t fp8'
 mb_scripts='train.deepseek-v3.b300.671b.fp8.128
 train.deepseek-v3.gb300.671b.nvfp4.4
 train.deepseek-v3.h100.671b.bf16.1024
 train.qwen3.gb200.235b.bf16.256
 train.qwen3.h100.30b.bf16.16
 train.gpt-oss.b300.120b.bf16.64
-train.gpt-oss.gb300.120b.bf16.72'
+train.gpt-oss.gb300.120b.bf16.72
+train.nemotron-h.b200.56b.fp8.32
+train.nemotron3.gb300.30b.fp8.8
+train.nemotron3.b200.120b.bf16.64
+train.kimi-k2.gb200.1t.fp8.256'
 mb_proxy_scripts='train.deepseek-v3.gb300.671b.nvfp4.4'
 while read -r w g s d px; do
 	name=$w.$g.$s.$d${px:+.proxy}
@@ -230,10 +257,10 @@ done
 # proxies too): the entry point's part of each job script's launch line
 # (after '--', plus the driver's overrides; PROXY=1 plans the proxies) read by the stand-in's parser,
 # in one process per recipe.
-while read -r w n opts; do
+while read -r w n opts gpus; do
 	rm -rf "$TRASH/gall" "$TRASH/iall"
 	make -C "$TOP" -n report LLMB_GEN="$TRASH/gall" LLMB_INSTALL="$TRASH/iall" EXECUTOR=slurm HF_TOKEN=x \
-		WORKLOAD="$w" GPU_TYPE="gb300 gb200 b300 b200 h100" PROXY=1 </dev/null >"$TRASH/all.out" 2>&1
+		WORKLOAD="$w" GPU_TYPE="${gpus:-gb300 gb200 b300 b200 h100}" PROXY=1 </dev/null >"$TRASH/all.out" 2>&1
 	: >"$TRASH/all.lines"
 	for cfg in "$TRASH"/gall/cfg/train."$w".*; do
 		"$LLMB" script --top "$TOP" --gen "$TRASH/gall" --install "$TRASH/iall" "$(basename "$cfg")" </dev/null |
@@ -264,6 +291,9 @@ llama3.1 108 options.txt
 deepseek-v3 72 options.txt
 qwen3 29 options.txt
 gpt-oss 29 options-f07871e.txt
+nemotron-h 29 options.txt
+nemotron3 55 options.txt
+kimi-k2 8 options.txt gb300 gb200 b300 b200
 LIST
 
 # ---- the stand-in refuses what the pinned parser refuses ----------------------------
@@ -346,5 +376,13 @@ qwen3 h100 235b 2
 qwen3 gb300 235b 1
 gpt-oss h100 120b 1
 gpt-oss gb300 120b 1
+nemotron-h h100 56b 8
+nemotron-h gb300 56b 2
+nemotron-h b200 56b 4
+kimi-k2 gb300 1t 1
+kimi-k2 b200 1t 1
 LIST
+t_rc "nemotron3 has no FLOPs formula (Super's terms are not in the table)" 2 "$LLMB" flops nemotron3 30b gb300
+t_grep "...saying so" 'workloads/nemotron3.yaml:[0-9]+:[0-9]+: error: workload has no flops formula' "$TRASH/.out"
+t_ok "...while the table counts the Nano" "$LLMB" flops nemotron3 30b --tp 1
 t_done
