@@ -349,6 +349,39 @@ t_ok "HF_HUB_OFFLINE=true with the file cached: proved from the cache" hf HF_HOM
 t_grep "...saying so" 'from the cache \(offline\)' "$TRASH/.out"
 t_ok "...with one download in all" test "$(wc -l <"$TRASH/hfrec")" = 1
 
+# The tokenizer asset (what upstream's installer fetches for Qwen3 and
+# Nemotron 3 beside the config): the repository's tokenizer files by
+# snapshot_download, checked, tokenizer_config.json the proof.
+Q=Qwen/Qwen3-30B-A3B
+QC=$TRASH/qc/hub/models--Qwen--Qwen3-30B-A3B/snapshots/0000000000000000000000000000000000000000
+# tok [NAME=VALUE...] ARGS...: the environment, then hf-assets.py's arguments
+tok() {
+	local e=()
+	while [ $# -gt 0 ] && [ "${1#*=}" != "$1" ] && [ "${1#-}" = "$1" ]; do e+=("$1"); shift; done
+	clean PYTHONPATH="$SI/site" HFSTANDIN_RECORD="$TRASH/tokrec" "${e[@]}" "$PY" "$HF" "$@" --proof-dir "$TRASH/tproof"
+}
+t_rc "tokenizer, HF_HUB_OFFLINE=1 and an empty cache: status 4" 4 tok HF_HOME="$TRASH/qc" HF_HUB_OFFLINE=1 --repo "$Q" --asset tokenizer
+t_ok "config and tokenizer of $Q: downloaded and proved" tok HF_HOME="$TRASH/qc" --repo "$Q" --asset config --asset tokenizer
+t_ok "...the proofs are the cached config and tokenizer_config.json" \
+	sh -c "cmp '$TRASH/tproof/$Q/config.json' '$QC/config.json' && cmp '$TRASH/tproof/$Q/tokenizer_config.json' '$QC/tokenizer_config.json'"
+t_ok "...the vocabulary and merges are in the hub cache" test -s "$QC/tokenizer.json" -a -s "$QC/vocab.json" -a -s "$QC/merges.txt"
+t_ok "...the tokenizer's download takes only tokenizer files" \
+	test "$(grep -c . "$TRASH/tokrec")" = 5 -a "$(grep -c ' config.json$' "$TRASH/tokrec")" = 1
+rm -rf "$TRASH/tproof"
+t_ok "HF_HUB_OFFLINE=1 with the tokenizer cached: proved from the cache" \
+	tok HF_HOME="$TRASH/qc" HF_HUB_OFFLINE=1 --repo "$Q" --asset tokenizer
+t_ok "...downloading nothing more" test "$(grep -c . "$TRASH/tokrec")" = 5
+rm -f "$QC/vocab.json" "$QC/tokenizer.json"
+t_rc "offline, a cached tokenizer without its vocabulary: status 4" 4 \
+	tok HF_HOME="$TRASH/qc" HF_HUB_OFFLINE=1 --repo "$Q" --asset tokenizer
+t_grep "...saying it is not complete" "tokenizer is not complete in the cache" "$TRASH/.out"
+t_rc "a repository that ships no tokenizer: status 6" 6 tok HF_HOME="$TRASH/qc" --repo org/model-notok --asset tokenizer
+t_grep "...saying what is missing" "no tokenizer_config.json" "$TRASH/.out"
+for w in qwen3 nemotron3; do
+	t_ok "$w's Hugging Face tasks fetch the tokenizer too, as upstream's installer does" \
+		test "$(grep -c '"--asset", "config", "--asset", "tokenizer"' "$TOP/workloads/$w.yaml")" = 2
+done
+
 # ---- knobs not wired for Megatron-Bridge are refused, not ignored ----------------------
 for k in ENABLE_PROFILE=true ENABLE_CHECKPOINT=true; do
 	t_rc "llama3.1 with $k: refused" 2 make -C "$TOP" -n report LLMB_GEN="$TRASH/gk" LLMB_INSTALL="$TRASH/ik" EXECUTOR=slurm \
