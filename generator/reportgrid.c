@@ -159,7 +159,8 @@ grid_runs(struct grid *g, const json_t *runs, int excluded)
 		char **row = grid_row(g);
 		char cfg[13];
 		snprintf(cfg, sizeof cfg, "%s", *report_str(r, "config_hash") ? report_str(r, "config_hash") : "-");
-		row[0] = xasprintf("%lld", (long long)report_num(r, "scale"));
+		row[0] = xasprintf("%lld%s", (long long)report_num(r, "scale"),
+				   json_is_true(json_object_get(r, "proxy")) ? " (proxy)" : "");
 		row[1] = xstrdup(report_str(r, "name"));
 		row[2] = jstr_or_dash(r, "status");
 		row[3] = jstr_or_dash(r, "job");

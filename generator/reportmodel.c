@@ -261,6 +261,8 @@ run_record(const struct run *r)
 		json_object_set_new(o, "note", json_null());
 	if (r->res && json_object_get(r->res, "validity"))
 		json_object_set(o, "validity", json_object_get(r->res, "validity"));
+	if (is_proxy(r))
+		json_object_set_new(o, "proxy", json_true());
 	if (r->prov)
 		json_object_set_new(o, "provenance", json_incref(r->prov));
 	return o;
@@ -286,8 +288,6 @@ included_run(const struct run *r)
 {
 	json_t *o = run_record(r), *st = json_object_get(r->res, "step_time");
 	json_object_set_new(o, "profiled", json_boolean(is_profiled(r)));
-	if (is_proxy(r))
-		json_object_set_new(o, "proxy", json_true());
 	json_object_set_new(o, "step_time_mean", jnum(report_num(st, "mean")));
 	json_object_set_new(o, "step_time_std", jnum(report_num(st, "std")));
 	json_object_set_new(o, "window_steps", json_integer((json_int_t)report_num(st, "n")));

@@ -137,6 +137,7 @@ t_ok "...the proxy never: no reference, no verdict, 'proxy: not compared'" \
 	pj "k=m['columns'][1]; sys.exit(not (k['comparison']=='proxy: not compared' and all(c['reference'] is None and c['verdict'] is None for c in k['metrics'].values())))"
 t_ok "...its run marked proxy" pj "sys.exit(not [r for r in m['runs'] if r.get('proxy')])"
 t_grep "text: the proxy column is labelled" '16 \(proxy\)' "$TRASH/px.text"
+t_grep "...and so is its run" '^16 \(proxy\) +h100_15b_bf16_16/repeat-1 +success' "$TRASH/px.text"
 t_grep "...and its difference row says not compared" 'proxy: not compared' "$TRASH/px.text"
 t_nogrep "...no verdict beside it" 'proxy\).*(within|faster|slower)' "$TRASH/px.text"
 t_ok "CSV: every proxy line says proxy: not compared where a verdict stands" \
