@@ -197,6 +197,22 @@ t_nogrep "...no proxy" "train deepseek-v3 gb200 671b bf16 x64:" "$TRASH/px.out"
 t_rc "PROXY=maybe: refused" 2 mbplan PROXY=maybe
 t_grep "...saying what it takes" 'PROXY=maybe: expected true, false or only' "$TRASH/px.out"
 
+# The nightly history: a proxy run's record says proxy, has no reference
+# and a fingerprint of its own, never a full-scale run's baseline.
+for sc in 64 256; do
+	mkdir -p "$TRASH/pxup/gb200_671b_bf16_$sc"
+	clean "$PY" "$SI/scripts/performance/run_script.py" --model_recipe_name deepseek_v3 --gpu gb200 --num_gpus $sc \
+		-gb $((sc * 16)) --max_steps=50 >"$TRASH/pxup/gb200_671b_bf16_$sc/log-ds_${sc}01.out" 2>&1
+done
+t_ok "record --import of a proxy and a full-scale DeepSeek run" \
+	"$LLMB" record --import --top "$TOP" --install "$TRASH/pxinst" --workload deepseek-v3 "$TRASH/pxup"
+cat "$TRASH"/pxinst/history/deepseek-v3_gb200_671b_bf16_64_*.jsonl >"$TRASH/px64.jsonl"
+cat "$TRASH"/pxinst/history/deepseek-v3_gb200_671b_bf16_256_*.jsonl >"$TRASH/px256.jsonl"
+t_ok "...two histories, one a configuration" test "$(find "$TRASH/pxinst/history" -name '*.jsonl' | wc -l)" = 2
+t_grep "...the proxy's record says proxy, with no reference" '"proxy": ?true.*"reference": ?null|"reference": ?null.*"proxy": ?true' "$TRASH/px64.jsonl"
+t_ok "...the full-scale one's does not" sh -c "test -s '$TRASH/px256.jsonl' && ! grep -q '\"proxy\"' '$TRASH/px256.jsonl'"
+t_ok "...the judge reads both" "$LLMB" judge --install "$TRASH/pxinst"
+
 # ---- --print-plan and the real run of each golden job script ------------------------
 # The job script's exports (the recipe's environment) and its llmb_launch
 # line, paths made real, llmb_launch replaced by one task of the step.
