@@ -7,13 +7,14 @@
 #include "cmds.h"
 #include "parse.h"
 
-enum { O_FULL = 256, O_PROFILED, O_FORMAT, O_WINDOW, O_LOGFMT, O_STEPS, O_INDEXING, O_STD, O_RESULT, O_PROV };
+enum { O_FULL = 256, O_PROFILED, O_PROXY, O_FORMAT, O_WINDOW, O_LOGFMT, O_STEPS, O_INDEXING, O_STD, O_RESULT, O_PROV };
 
 /* Options with a value take it as "--name=value" only. */
 static const struct option longopts[] = {
 	{"help", no_argument, NULL, 'h'},
 	{"full-names", no_argument, NULL, O_FULL},
 	{"profiled", no_argument, NULL, O_PROFILED},
+	{"proxy", no_argument, NULL, O_PROXY},
 	{"format", optional_argument, NULL, O_FORMAT},
 	{"window", optional_argument, NULL, O_WINDOW},
 	{"log-format", optional_argument, NULL, O_LOGFMT},
@@ -32,6 +33,7 @@ option(int c, const char *v, struct parse_opts *p)
 	switch (c) {
 	case O_FULL: p->full_names = 1; return 0;
 	case O_PROFILED: p->lp.profiled = 1; return 0;
+	case O_PROXY: p->lp.proxy = 1; return 0;
 	}
 	if (!v)
 		return -1;

@@ -196,14 +196,14 @@ struct field {
 };
 enum {
 	R_CONFIG_HASH, R_EXECUTOR, R_FINGERPRINT, R_FLAGGED, R_IMAGE, R_INVALID, R_JOB, R_KEY, R_KNOBS, R_LLMB_VERSION,
-	R_MFU, R_NIGHT, R_NODES, R_RECORDED_AT, R_REFERENCE, R_RUN_DIR, R_SAMPLES, R_STATUS, R_SUMMARY, R_TFLOPS,
+	R_MFU, R_NIGHT, R_NODES, R_PROXY, R_RECORDED_AT, R_REFERENCE, R_RUN_DIR, R_SAMPLES, R_STATUS, R_SUMMARY, R_TFLOPS,
 	R_TOKENS, R_VALID, R_N
 };
 static const struct field run_fields[] = {
 	{"config_hash", F_STRNULL, 0}, {"executor", F_STR, 1}, {"fingerprint", F_STR, 1},
 	{"flagged", F_ARR, 0}, {"image", F_OBJNULL, 0}, {"invalid", F_ARR, 1}, {"job", F_STR, 1}, {"key", F_OBJ, 1},
 	{"knobs", F_OBJNULL, 0}, {"llmb_version", F_STRNULL, 0}, {"mfu", F_NUMNULL, 0},
-	{"night", F_STR, 1}, {"nodes", F_STRNULL, 0}, {"recorded_at", F_STR, 0},
+	{"night", F_STR, 1}, {"nodes", F_STRNULL, 0}, {"proxy", F_BOOL, 0}, {"recorded_at", F_STR, 0},
 	{"reference", F_OBJNULL, 0}, {"run_dir", F_STRNULL, 0}, {"samples", F_ARR, 1}, {"status", F_STR, 1},
 	{"summary", F_OBJ, 1},
 	{"tflops_per_gpu", F_NUMNULL, 0}, {"tokens_per_s", F_NUMNULL, 0}, {"valid", F_BOOL, 1},

@@ -34,6 +34,7 @@ struct lp_opts {
 	enum lp_index indexing; /* default: by format (mbridge one, others zero) */
 	long steps;            /* expected steps; 0 = from the denominator */
 	int profiled;          /* mark results as not for comparison */
+	int proxy;             /* mark results as a proxy run's (never compared) */
 };
 
 struct lp_stats {

@@ -37,6 +37,7 @@
  *   samples            [sample...] sorted by iteration, one per iteration
  *     sample = {"iteration", "step_time", "tflops_per_gpu", "loss",
  *               "grad_norm"} (null when the log has no such value)
+ *   proxy              true, only for a proxy run (--proxy): never compared
  *   checkpoints        [{"kind": "save"|"load", "iteration": int|null,
  *                        "seconds": number}...]
  *   peak_memory_bytes  integer | null
@@ -93,7 +94,7 @@ parse_usage(FILE *f)
 		"usage: llmb parse [--format=table|csv|json] [--full-names] [--window=A-B]\n"
 		"                  [--log-format=auto|nemo2|maxtext|mbridge] [--steps=N]\n"
 		"                  [--indexing=zero|one] [--std=sample|population] [--profiled]\n"
-		"                  [--result=FILE [--provenance=FILE]] [DIR_OR_FILE...]\n"
+		"                  [--result=FILE [--provenance=FILE] [--proxy]] [DIR_OR_FILE...]\n"
 		"\n"
 		"Parses training logs: every *.out file under each DIR (default: experiments)\n"
 		"and every FILE named. Directory walks skip basenames matching:\n");
@@ -109,6 +110,8 @@ parse_usage(FILE *f)
 		"  --result=FILE    with exactly one log: write its full result as JSON\n"
 		"  --provenance=FILE  with --result: judge the run's validity from the log's\n"
 		"                   NCCL lines and this provenance.json's node probes\n"
+		"  --proxy          with --result: the run is a proxy run (\"proxy\": true), never\n"
+		"                   compared with a reference\n"
 		"\n"
 		"Exit status: 0 when a run succeeded, 1 when none did, 2 on usage errors.\n",
 		LP_DEFAULT_STEPS);
@@ -500,6 +503,8 @@ write_result(const struct lp_result *r, const struct parse_opts *p)
 	json_t *j = lp_result_json(r, p->sample_std);
 	if (p->provenance)
 		json_object_set_new(j, "validity", validity_of_files(r->path, p->provenance));
+	if (p->lp.proxy)
+		json_object_set_new(j, "proxy", json_true());
 	char *s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(12));
 	json_decref(j);
 	size_t len = strlen(s);

@@ -397,6 +397,12 @@ record_build(const struct rec_src *s, struct sb *err)
 	json_t *inv = json_array();
 	struct sb canon = {0};
 	json_t *par = parallel_of(s->train_cfg, &canon);
+	/* A proxy run (a shrunken model) has a history of its own, never a
+	 * full-scale run's baseline, and no reference. */
+	char pxb[8];
+	int proxy = cfgv(s->train_cfg, "proxy", pxb, sizeof pxb) && !strcmp(pxb, "true");
+	if (proxy)
+		sb_add(&canon, "proxy;");
 	char h[65];
 	sha256_hex(canon.buf ? canon.buf : "", canon.len, h);
 	sb_free(&canon);
@@ -425,7 +431,7 @@ record_build(const struct rec_src *s, struct sb *err)
 				"parallel", par,
 				"night", s->night, "job", job, "executor", *ex ? ex : "unknown",
 				"status", failed ? "failed" : "ok", "valid", !failed && json_array_size(inv) == 0, "invalid", inv,
-				"samples", samples, "summary", summary, "reference", reference_of(s->wl, gpu, size, dtype, scale),
+				"samples", samples, "summary", summary, "reference", proxy ? json_null() : reference_of(s->wl, gpu, size, dtype, scale),
 				"image", image_of(s->install, s->train_cfg), "config_hash", ch, "llmb_version", ver,
 				"nodes", nodes, "recorded_at", now);
 	rates(rec, s, mean, log_tflops, scale, dtype, json_object_get(rec, "invalid"));
@@ -434,6 +440,8 @@ record_build(const struct rec_src *s, struct sb *err)
 	size_t il = strlen(s->install);
 	if (!strncmp(s->run_dir, s->install, il) && s->run_dir[il] == '/' && s->run_dir[il + 1])
 		json_object_set_new(rec, "run_dir", json_string(s->run_dir + il + 1));
+	if (proxy)
+		json_object_set_new(rec, "proxy", json_true());
 	if (flags)
 		json_object_set_new(rec, "flagged", flags);
 	if (json_object_size(knobs))

@@ -43,7 +43,9 @@ char *
 grid_col_head(const json_t *k)
 {
 	long s = (long)report_num(k, "scale");
-	return json_is_true(json_object_get(k, "profiled")) ? xasprintf("%ld (profiled)", s) : xasprintf("%ld", s);
+	int prof = json_is_true(json_object_get(k, "profiled")), proxy = json_is_true(json_object_get(k, "proxy"));
+	return proxy ? xasprintf("%ld (proxy%s)", s, prof ? ", profiled" : "")
+		     : prof ? xasprintf("%ld (profiled)", s) : xasprintf("%ld", s);
 }
 
 char *
@@ -59,6 +61,8 @@ char *
 grid_diff_cell(const json_t *k, const json_t *cell)
 {
 	const char *vd = report_str(cell, "verdict");
+	if (json_is_true(json_object_get(k, "proxy")))
+		return xstrdup("proxy: not compared");
 	if (json_is_true(json_object_get(k, "profiled")))
 		return xstrdup("not compared");
 	if (!*vd)
@@ -155,7 +159,8 @@ grid_runs(struct grid *g, const json_t *runs, int excluded)
 		char **row = grid_row(g);
 		char cfg[13];
 		snprintf(cfg, sizeof cfg, "%s", *report_str(r, "config_hash") ? report_str(r, "config_hash") : "-");
-		row[0] = xasprintf("%lld", (long long)report_num(r, "scale"));
+		row[0] = xasprintf("%lld%s", (long long)report_num(r, "scale"),
+				   json_is_true(json_object_get(r, "proxy")) ? " (proxy)" : "");
 		row[1] = xstrdup(report_str(r, "name"));
 		row[2] = jstr_or_dash(r, "status");
 		row[3] = jstr_or_dash(r, "job");

@@ -31,13 +31,16 @@ html_cell(struct sb *o, int i, const json_t *k)
 	const json_t *c = json_object_get(json_object_get(k, "metrics"), report_metrics[i].key);
 	char *v = grid_value_cell(i, c), *d = grid_diff_cell(k, c);
 	const char *vd = report_str(c, "verdict");
-	sb_addf(o, "<td class=\"n%s\">", json_is_true(json_object_get(k, "profiled")) ? " prof" : "");
+	int proxy = json_is_true(json_object_get(k, "proxy"));
+	sb_addf(o, "<td class=\"n%s\">", proxy || json_is_true(json_object_get(k, "profiled")) ? " prof" : "");
 	sb_add_html(o, v);
 	if (!isnan(report_num(c, "reference"))) {
 		sb_addf(o, "<br><span class=\"ref\">ref %.6g</span><br><span class=\"%s\">", report_num(c, "reference"),
 			!strcmp(vd, "within tolerance") ? "within" : vd);
 		sb_add_html(o, d);
 		sb_add(o, "</span>");
+	} else if (proxy) {
+		sb_add(o, "<br><span class=\"ref\">proxy: not compared</span>");
 	} else if (json_is_true(json_object_get(k, "profiled"))) {
 		sb_add(o, "<br><span class=\"ref\">profiled: not compared</span>");
 	}

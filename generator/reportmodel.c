@@ -98,6 +98,14 @@ is_profiled(const struct run *r)
 	return !strcmp(res_status(r), "profiled");
 }
 
+/* A proxy run (its recipe row's proxy flag, in result.json): a shrunken
+ * model, never compared with a reference. */
+static int
+is_proxy(const struct run *r)
+{
+	return r->res && json_is_true(json_object_get(r->res, "proxy"));
+}
+
 /* ---- finding runs ------------------------------------------------------- */
 
 static void
@@ -161,6 +169,8 @@ cmp_run(const void *a, const void *b)
 	const struct run *x = a, *y = b;
 	if (x->scale != y->scale)
 		return x->scale < y->scale ? -1 : 1;
+	if (is_proxy(x) != is_proxy(y))
+		return is_proxy(x) - is_proxy(y);
 	if (is_profiled(x) != is_profiled(y))
 		return is_profiled(x) - is_profiled(y);
 	return strcmp(x->name, y->name);
@@ -251,6 +261,8 @@ run_record(const struct run *r)
 		json_object_set_new(o, "note", json_null());
 	if (r->res && json_object_get(r->res, "validity"))
 		json_object_set(o, "validity", json_object_get(r->res, "validity"));
+	if (is_proxy(r))
+		json_object_set_new(o, "proxy", json_true());
 	if (r->prov)
 		json_object_set_new(o, "provenance", json_incref(r->prov));
 	return o;
@@ -291,11 +303,11 @@ excluded_run(const struct run *r, const char *why)
 	return o;
 }
 
-/* ---- columns: one per scale (and profiled-ness) ------------------------- */
+/* ---- columns: one per scale (and profiled-ness, proxy-ness) ------------- */
 
 struct col {
 	long scale;
-	int profiled;
+	int profiled, proxy;
 	size_t n;
 	double mean, std, min, max;
 	double v[RM_N], ref[RM_N];
@@ -367,7 +379,7 @@ col_metrics(const struct ctx *c, struct col *k)
 	metrics_compute(&m, seq, gbs, k->mean, (double)k->scale, isnan(flops) ? 0 : flops,
 			isnan(c->peak) ? 0 : c->peak, METRICS_TOKENS_DEFAULT);
 	double v[RM_N] = {k->mean, m.tokens_per_s, m.tokens_per_s_per_gpu, m.tflops_per_gpu, m.mfu_pct, m.days};
-	const struct ynode *r = k->profiled ? NULL : reference_row(c, k->scale);
+	const struct ynode *r = k->profiled || k->proxy ? NULL : reference_row(c, k->scale);
 	double ref[RM_N] = {ynum(r, "step_time"), ynum(r, "tokens_per_s"), ynum(r, "tokens_per_s") / (double)k->scale,
 			   ynum(r, "tflops_per_gpu"), ynum(r, "mfu_pct"), ynum(r, "days_1t")};
 	memcpy(k->v, v, sizeof v);
@@ -408,18 +420,22 @@ col_json(const struct ctx *c, const struct col *k)
 	json_t *cells = json_object();
 	for (int i = 0; i < RM_N; i++)
 		json_object_set_new(cells, report_metrics[i].key, col_cell(c, k, i));
-	const char *cmp = k->profiled ? "profiled: not compared" : k->refrow ? "compared" : "no reference";
+	const char *cmp = k->proxy ? "proxy: not compared" : k->profiled ? "profiled: not compared"
+			: k->refrow ? "compared" : "no reference";
 	const char *note = k->refrow ? ystr(k->refrow, "note", NULL) : NULL;
-	return json_pack("{s:I,s:b,s:I,s:s,s:o,s:o}", "scale", (json_int_t)k->scale, "profiled", k->profiled,
-			 "runs", (json_int_t)k->n, "comparison", cmp, "reference_note",
-			 note ? json_string(note) : json_null(), "metrics", cells);
+	json_t *o = json_pack("{s:I,s:b,s:I,s:s,s:o,s:o}", "scale", (json_int_t)k->scale, "profiled", k->profiled,
+			      "runs", (json_int_t)k->n, "comparison", cmp, "reference_note",
+			      note ? json_string(note) : json_null(), "metrics", cells);
+	if (k->proxy)
+		json_object_set_new(o, "proxy", json_true());
+	return o;
 }
 
 /* The included runs rs->v[first .. first+n) of one column. */
 static json_t *
 column(const struct ctx *c, const struct run *v, size_t n)
 {
-	struct col k = {.scale = v[0].scale, .profiled = is_profiled(&v[0]), .n = n};
+	struct col k = {.scale = v[0].scale, .profiled = is_profiled(&v[0]), .proxy = is_proxy(&v[0]), .n = n};
 	double *means = xcalloc(n, sizeof *means), *stds = xcalloc(n, sizeof *stds);
 	for (size_t i = 0; i < n; i++) {
 		json_t *st = json_object_get(v[i].res, "step_time");
@@ -450,7 +466,8 @@ classify(const struct ctx *c, struct runs *rs, json_t *cols, json_t *inc, json_t
 		keep[nk++] = rs->v[i];
 	}
 	for (size_t a = 0, b; a < nk; a = b) {
-		for (b = a + 1; b < nk && keep[b].scale == keep[a].scale && is_profiled(&keep[b]) == is_profiled(&keep[a]); b++)
+		for (b = a + 1; b < nk && keep[b].scale == keep[a].scale && is_profiled(&keep[b]) == is_profiled(&keep[a]) &&
+			     is_proxy(&keep[b]) == is_proxy(&keep[a]); b++)
 			;
 		json_array_append_new(cols, column(c, keep + a, b - a));
 	}

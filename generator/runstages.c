@@ -88,6 +88,7 @@ struct runknobs {
 	double steps;
 	int profile, nccl;
 	int marked;                 /* not comparable with published numbers */
+	int proxy;                  /* the row's proxy run: labelled, never compared */
 	const char *pstart, *pstop;
 };
 
@@ -154,6 +155,8 @@ build_parse(struct wctx *w, struct inst *in, const char *run, const struct runkn
 	cfg_line(in, "steps", buf);
 	if (k->marked)
 		cfg_line(in, "profiled", "true");
+	if (k->proxy)
+		cfg_line(in, "proxy", "true");
 	add_output(in, layout_experiment_file(NULL, in->workload, run, "result.json"));
 	in->plan = xasprintf("parse %s log, window %s-%s (%s-based)", ystr(w->wl, "log_format", ""),
 			     win->kids[0]->str, win->kids[1]->str, ystr(measure, "indexing", "zero"));
@@ -244,6 +247,8 @@ build_train(struct wctx *w, struct inst *in, const struct plan_run *r, const cha
 	}
 	if (k->nccl)
 		cfg_line(in, "nccltrace", "true");
+	if (k->proxy)
+		cfg_line(in, "proxy", "true");
 	struct sb pl = {0};
 	sb_addf(&pl, "nodes=%ld gpus/node=%ld tasks/node=%ld", nodes, gpn, tpn);
 	const struct ynode *params = ymap_get(r->row, "params");
@@ -291,7 +296,9 @@ build_train(struct wctx *w, struct inst *in, const struct plan_run *r, const cha
 		sb_addf(&pl, " EXTRA_WORK=%s", s->v[K_EXTRA_WORK]);
 	if (strcmp(pf, "warn"))
 		sb_addf(&pl, " PREFLIGHT=%s", pf);
-	if (k->marked)
+	if (k->proxy)
+		sb_add(&pl, " PROXY");
+	if (k->marked || k->proxy)
 		sb_add(&pl, " (not compared with the reference)");
 	in->plan = sb_steal(&pl);
 	free(stem);
@@ -382,6 +389,7 @@ build_runs(struct wctx *w, const struct ynode *stage, struct vars *vs)
 		if (bind_run(w, r, vs, &prm) == 0) {
 			struct runknobs k;
 			run_knobs(w, vs, &k);
+			k.proxy = ybool(r->row, "proxy", 0);
 			double mf = 0;
 			int have_flops = model_flops(w, r, &prm, &mf) == 0;
 			if (have_flops)

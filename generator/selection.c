@@ -174,6 +174,21 @@ select_runs(struct wctx *w, const struct sel *s, int all)
 		}
 		w->nruns = k;
 	}
+	/* Proxy rows (shrunken models, never compared with a reference) are
+	 * planned when asked: PROXY=1 adds them all, PROXY=only plans only
+	 * them, and without PROXY a scale SCALES names brings its proxy run;
+	 * PROXY=0 leaves every proxy out. */
+	const char *px = all ? NULL : sel_v(s, K_PROXY);
+	int want = !px ? (scales_sel ? 1 : 0) : !strcmp(px, "only") ? 2 : knob_true(px);
+	if (!all) {
+		size_t k = 0;
+		for (size_t j = 0; j < w->nruns; j++) {
+			int proxy = ybool(w->runs[j].row, "proxy", 0);
+			if (want == 2 ? proxy : want == 1 || !proxy)
+				w->runs[k++] = w->runs[j];
+		}
+		w->nruns = k;
+	}
 	return 0;
 }
 
@@ -292,6 +307,11 @@ check_knobs(const struct sel *s)
 			fprintf(stderr, "llmb: error: %s=%s: expected a whole number\n", knob_names[ints[i]], v);
 			errs++;
 		}
+	}
+	const char *px = s->v[K_PROXY];
+	if (px && strcmp(px, "only") && parse_bool(px) < 0) {
+		fprintf(stderr, "llmb: error: PROXY=%s: expected true, false or only (%s)\n", px, bool_spellings);
+		errs++;
 	}
 	const char *tl = s->v[K_TIME_LIMIT];
 	if (tl && !time_limit_ok(tl)) {

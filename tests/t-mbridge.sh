@@ -37,6 +37,14 @@ t_grep "...saying so" "name no --gpu" "$TRASH/.out"
 t_rc "a clone without the entry point: status 3" 3 clean SLURM_LOCALID=0 "$PY" "$DRV" --mbridge-src "$TRASH" -- --gpu h100
 t_grep "...naming it" "scripts/performance/run_script.py: no Megatron-Bridge performance entry point" "$TRASH/.out"
 
+# A B300 task's binding: the core pair of PCT binding unless it is off or
+# the pinned executor has none (--no-pct-binding).
+b300() { clean SLURM_LOCALID=2 "$PY" "$DRV" --mbridge-src "$SI" "$@" --print-plan -- --gpu b300; }
+t_ok "B300, PCT binding on by default: numactl gets cores 32,33" b300
+t_grep "...as executors.py binds them" '^  "32,33"$' "$TRASH/.out"
+t_ok "B300 with --no-pct-binding: the plan" b300 --no-pct-binding
+t_nogrep "...binds no cores" '"-C"' "$TRASH/.out"
+
 # ---- the options list is the pinned parser's -------------------------------------
 t_grep "options.txt names the pinned commit" 'Megatron-Bridge@06f25c227ef9d3d9b22e5561fb9f46e1cbdab7e2' "$SI/options.txt"
 t_ok "options.txt holds the parser's 119 options (--help aside)" test "$(grep -vc '^#' "$SI/options.txt")" = 119
@@ -44,6 +52,14 @@ t_grep "...among them -gb and its long name" '^-gb,--global_batch_size value int
 t_grep "...and the compute dtypes" '^-c,--compute_dtype value str bf16,fp8_cs,fp8_mx,fp8_sc,nvfp4$' "$SI/options.txt"
 t_ok "the recipe pins the commit options.txt is from" \
 	grep -q 'commit: "06f25c227ef9d3d9b22e5561fb9f46e1cbdab7e2"' "$TOP/workloads/llama3.1.yaml"
+for w in deepseek-v3 qwen3 nemotron-h nemotron3 kimi-k2; do
+	t_ok "...as does $w" grep -q 'commit: "06f25c227ef9d3d9b22e5561fb9f46e1cbdab7e2"' "$TOP/workloads/$w.yaml"
+done
+t_grep "options-f07871e.txt names the commit gpt-oss pins" 'Megatron-Bridge@f07871e23f637f4ae87d92256babc51fdbb12f39' \
+	"$SI/options-f07871e.txt"
+t_ok "...which the recipe pins" grep -q 'commit: "f07871e23f637f4ae87d92256babc51fdbb12f39"' "$TOP/workloads/gpt-oss.yaml"
+t_ok "...and which has no --enable_pct_binding (the driver is told --no-pct-binding)" \
+	sh -c "! grep -q -- '--enable_pct_binding' '$SI/options-f07871e.txt' && grep -q -- '--no-pct-binding' '$TOP/workloads/gpt-oss.yaml'"
 
 # The stand-in's record of what it got against the plan: argv, PYTHONPATH, HF_HUB_OFFLINE.
 SAME='import json, sys
@@ -52,12 +68,164 @@ plan = json.load(open(sys.argv[2]))
 sys.exit(0 if rec["argv"] == plan["args"] and rec["pythonpath"].split(":")[0] == sys.argv[3] + "/scripts/performance"
          and rec["hf_hub_offline"] == "1" else 1)'
 
+# ---- the other Megatron-Bridge recipes: plans and job scripts ----------------------
+# As t-plans does for llama3.1: make -n report's plan lines of every GPU
+# type, size and dtype against golden plans (tests/mbridge-plans/), and
+# golden job scripts of a few trainings (full-scale and proxy runs),
+# checked by bash -n; their --print-plan and stand-in runs follow below.
+MP=$TESTS_DIR/mbridge-plans
+mbm() { make -C "$TOP" LLMB_GEN="$TRASH/mbgen" LLMB_INSTALL="$TRASH/mbinst" EXECUTOR=slurm HF_TOKEN=hf_SECRETVALUE "$@"; }
+# A fifth word, PROXY=1, plans the proxy runs too (golden NAME.proxy.plan).
+mb_combos='deepseek-v3 gb300 671b bf16
+deepseek-v3 gb300 671b bf16 PROXY=1
+deepseek-v3 gb300 671b fp8
+deepseek-v3 gb300 671b fp8 PROXY=1
+deepseek-v3 gb300 671b nvfp4
+deepseek-v3 gb300 671b nvfp4 PROXY=1
+deepseek-v3 gb200 671b bf16
+deepseek-v3 gb200 671b bf16 PROXY=1
+deepseek-v3 gb200 671b fp8
+deepseek-v3 gb200 671b fp8 PROXY=1
+deepseek-v3 gb200 671b nvfp4
+deepseek-v3 gb200 671b nvfp4 PROXY=1
+deepseek-v3 b300 671b bf16
+deepseek-v3 b300 671b fp8
+deepseek-v3 b300 671b nvfp4
+deepseek-v3 b200 671b bf16
+deepseek-v3 b200 671b fp8
+deepseek-v3 h100 671b bf16
+deepseek-v3 h100 671b fp8
+qwen3 gb300 30b bf16
+qwen3 gb300 235b bf16
+qwen3 gb200 30b bf16
+qwen3 gb200 235b bf16
+qwen3 b300 30b bf16
+qwen3 b300 235b bf16
+qwen3 b200 30b bf16
+qwen3 b200 235b bf16
+qwen3 h100 30b bf16
+qwen3 h100 235b bf16
+gpt-oss gb300 120b bf16
+gpt-oss gb200 120b bf16
+gpt-oss b300 120b bf16
+gpt-oss b200 120b bf16
+gpt-oss h100 120b bf16
+nemotron-h gb300 56b fp8
+nemotron-h gb200 56b fp8
+nemotron-h b300 56b fp8
+nemotron-h b200 56b fp8
+nemotron-h h100 56b fp8
+nemotron3 gb300 30b bf16
+nemotron3 gb300 30b fp8
+nemotron3 gb300 120b bf16
+nemotron3 gb300 120b fp8
+nemotron3 gb200 30b bf16
+nemotron3 gb200 120b bf16
+nemotron3 b300 30b bf16
+nemotron3 b300 30b fp8
+nemotron3 b300 120b bf16
+nemotron3 b200 30b bf16
+nemotron3 b200 30b fp8
+nemotron3 b200 120b bf16
+nemotron3 b200 120b fp8
+nemotron3 h100 30b bf16
+kimi-k2 gb300 1t fp8
+kimi-k2 gb200 1t fp8
+kimi-k2 b300 1t fp8
+kimi-k2 b200 1t fp8'
+mb_scripts='train.deepseek-v3.b300.671b.fp8.128
+train.deepseek-v3.gb300.671b.nvfp4.4
+train.deepseek-v3.h100.671b.bf16.1024
+train.qwen3.gb200.235b.bf16.256
+train.qwen3.h100.30b.bf16.16
+train.gpt-oss.b300.120b.bf16.64
+train.gpt-oss.gb300.120b.bf16.72
+train.nemotron-h.b200.56b.fp8.32
+train.nemotron3.gb300.30b.fp8.8
+train.nemotron3.b200.120b.bf16.64
+train.kimi-k2.gb200.1t.fp8.256'
+mb_proxy_scripts='train.deepseek-v3.gb300.671b.nvfp4.4'
+while read -r w g s d px; do
+	name=$w.$g.$s.$d${px:+.proxy}
+	if mbm -n report WORKLOAD="$w" GPU_TYPE="$g" SIZE="$s" DTYPE="$d" ${px:+"$px"} >"$TRASH/$name.out" 2>&1; then
+		sed -n "s/^: '\\(.*\\)'\$/\\1/p" "$TRASH/$name.out" | sed "s|$TRASH|TRASH|g" >"$TRASH/$name.plan"
+		t_cmp "plan $w $g $s $d $px" "$MP/$name.plan" "$TRASH/$name.plan"
+	else
+		t_fail "plan $w $g $s $d $px: make -n failed"
+		sed 's/^/# /' "$TRASH/$name.out" | tail -n 10
+		continue
+	fi
+	for id in $mb_scripts; do
+		case $id in train."$w"."$g"."$s"."$d".*) ;; *) continue ;; esac
+		# a proxy run's script where its plan holds it (PROXY=1)
+		case " $mb_proxy_scripts " in *" $id "*) [ -n "$px" ] || continue ;; *) [ -z "$px" ] || continue ;; esac
+		if "$LLMB" script --top "$TOP" --gen "$TRASH/mbgen" --install "$TRASH/mbinst" "$id" >"$TRASH/$id.raw" 2>"$TRASH/$id.err"; then
+			sed "s|$TRASH|TRASH|g; s|$TOP|TOP|g" "$TRASH/$id.raw" >"$TRASH/$id.sh"
+			t_cmp "job script $id" "$MP/$id.sh" "$TRASH/$id.sh"
+			t_ok "job script $id: bash -n" bash -n "$TRASH/$id.raw"
+		else
+			t_fail "job script $id"
+			sed 's/^/# /' "$TRASH/$id.err" | tail -n 5
+		fi
+	done
+done <<EOF
+$mb_combos
+EOF
+# Proxy rows (proxy: true): left out by default, planned with PROXY=1,
+# PROXY=only or SCALES naming them, labelled, never compared.
+t_nogrep "the default plan has no proxy run" '(PROXY|proxy=)' "$MP/deepseek-v3.gb300.671b.bf16.plan"
+t_ok "...and all of the full-scale runs (128, 256, 512)" \
+	test "$(grep -cE '\] train deepseek-v3 gb300 671b bf16 x(128|256|512): ' "$MP/deepseek-v3.gb300.671b.bf16.plan")" = 3
+t_grep "PROXY=1: a proxy run is labelled in its plan line" \
+	'^\[[0-9]+/[0-9]+\] train deepseek-v3 gb300 671b bf16 x4: .* hidden=1024 .* PROXY \(not compared with the reference\)$' \
+	"$MP/deepseek-v3.gb300.671b.bf16.proxy.plan"
+t_nogrep "...and a full-scale one is not" '\] train deepseek-v3 gb300 671b bf16 x(128|256|512): .*(PROXY|not compared)' \
+	"$MP/deepseek-v3.gb300.671b.bf16.proxy.plan"
+t_ok "...the 13 proxy runs beside the 3 full-scale ones" \
+	test "$(grep -c '\] train deepseek-v3 gb300 671b bf16 x[0-9]*: .* PROXY ' "$MP/deepseek-v3.gb300.671b.bf16.proxy.plan")/$(grep -c '\] train ' "$MP/deepseek-v3.gb300.671b.bf16.proxy.plan")" = 13/16
+mbplan() { mbm -n report WORKLOAD=deepseek-v3 GPU_TYPE=gb200 SIZE=671b DTYPE=bf16 "$@" >"$TRASH/px.out" 2>&1; }
+t_ok "SCALES naming a proxy scale plans its proxy run (GB200 64)" mbplan SCALES=64
+t_grep "...labelled" "train deepseek-v3 gb200 671b bf16 x64: .* PROXY \(not compared with the reference\)'\$" "$TRASH/px.out"
+t_nogrep "...alone" "train deepseek-v3 gb200 671b bf16 x(256|512):" "$TRASH/px.out"
+t_grep "...its parse stage marks it a proxy" '^proxy=true$' "$TRASH/mbgen/cfg/parse.deepseek-v3.gb200.671b.bf16.64"
+t_nogrep "...not profiled" '^profiled=' "$TRASH/mbgen/cfg/parse.deepseek-v3.gb200.671b.bf16.64"
+t_ok "PROXY=only: the proxy run alone" mbplan PROXY=only
+t_grep "...x64" "train deepseek-v3 gb200 671b bf16 x64: " "$TRASH/px.out"
+t_nogrep "...no full-scale run" "train deepseek-v3 gb200 671b bf16 x(256|512):" "$TRASH/px.out"
+t_ok "PROXY=0 SCALES=\"64 256\": the full-scale run alone" mbplan PROXY=0 SCALES="64 256"
+t_nogrep "...no proxy" "train deepseek-v3 gb200 671b bf16 x64:" "$TRASH/px.out"
+t_rc "PROXY=maybe: refused" 2 mbplan PROXY=maybe
+t_grep "...saying what it takes" 'PROXY=maybe: expected true, false or only' "$TRASH/px.out"
+
+# The nightly history: a proxy run's record says proxy, has no reference
+# and a fingerprint of its own, never a full-scale run's baseline.
+for sc in 64 256; do
+	mkdir -p "$TRASH/pxup/gb200_671b_bf16_$sc"
+	clean "$PY" "$SI/scripts/performance/run_script.py" --model_recipe_name deepseek_v3 --gpu gb200 --num_gpus $sc \
+		-gb $((sc * 16)) --max_steps=50 >"$TRASH/pxup/gb200_671b_bf16_$sc/log-ds_${sc}01.out" 2>&1
+done
+t_ok "record --import of a proxy and a full-scale DeepSeek run" \
+	"$LLMB" record --import --top "$TOP" --install "$TRASH/pxinst" --workload deepseek-v3 "$TRASH/pxup"
+cat "$TRASH"/pxinst/history/deepseek-v3_gb200_671b_bf16_64_*.jsonl >"$TRASH/px64.jsonl"
+cat "$TRASH"/pxinst/history/deepseek-v3_gb200_671b_bf16_256_*.jsonl >"$TRASH/px256.jsonl"
+t_ok "...two histories, one a configuration" test "$(find "$TRASH/pxinst/history" -name '*.jsonl' | wc -l)" = 2
+t_grep "...the proxy's record says proxy, with no reference" '"proxy": ?true.*"reference": ?null|"reference": ?null.*"proxy": ?true' "$TRASH/px64.jsonl"
+t_ok "...the full-scale one's does not" sh -c "test -s '$TRASH/px256.jsonl' && ! grep -q '\"proxy\"' '$TRASH/px256.jsonl'"
+t_ok "...the judge reads both" "$LLMB" judge --install "$TRASH/pxinst"
+
 # ---- --print-plan and the real run of each golden job script ------------------------
 # The job script's exports (the recipe's environment) and its llmb_launch
 # line, paths made real, llmb_launch replaced by one task of the step.
-for js in "$TESTS_DIR"/plans/train.llama3.1.*.sh; do
+for js in "$TESTS_DIR"/plans/train.llama3.1.*.sh "$MP"/train.*.sh; do
 	id=$(basename "$js" .sh)
-	IFS=. read -r _ _ _ gpu _ _ _ <<<"$id"
+	case $id in
+	train.llama3.1.*) gpu=${id#train.llama3.1.} ;;
+	*) gpu=${id#train.*.} ;;
+	esac
+	gpu=${gpu%%.*}
+	# the stand-in's parser: that of the commit the recipe pins
+	opts=options.txt
+	case $id in train.gpt-oss.*) opts=options-f07871e.txt ;; esac
 	{
 		echo "HF_TOKEN=hf_SECRETVALUE; export HF_TOKEN"
 		grep '^export [A-Z_]*=' "$js" | grep -v '^export LLMB_'
@@ -85,7 +253,7 @@ for js in "$TESTS_DIR"/plans/train.llama3.1.*.sh; do
 	# The real run: numactl (tests/nemo-driver/bin's stand-in), the stand-in entry point.
 	rm -f "$TRASH/numa" "$TRASH/rec"
 	if clean PY="$PY" PATH="$TESTS_DIR/nemo-driver/bin:/usr/bin:/bin" NUMACTL_RECORD="$TRASH/numa" \
-		MBRIDGE_STANDIN_RECORD="$TRASH/rec" SLURM_LOCALID=3 SLURM_PROCID=0 \
+		MBRIDGE_STANDIN_RECORD="$TRASH/rec" MBRIDGE_STANDIN_OPTIONS="$opts" SLURM_LOCALID=3 SLURM_PROCID=0 \
 		bash "$TRASH/$id.launch" >"$TRASH/$id.log" 2>"$TRASH/$id.err"; then
 		t_pass "$id: the stand-in entry point accepts the plan's arguments"
 	else
@@ -100,18 +268,21 @@ for js in "$TESTS_DIR"/plans/train.llama3.1.*.sh; do
 	t_grep "$id: ...and its iteration line" ' iteration +50/ +50 \| consumed samples: ' "$TRASH/$id.log"
 done
 
-# ---- every llama3.1 run's arguments pass the pinned parser -----------------------------
-# All 108 trainings (every GPU type, size, dtype and scale): the entry
-# point's part of each job script's launch line (after '--', plus the
-# driver's overrides) read by the stand-in's parser, in one process.
-make -C "$TOP" -n report LLMB_GEN="$TRASH/gall" LLMB_INSTALL="$TRASH/iall" EXECUTOR=slurm HF_TOKEN=x \
-	WORKLOAD=llama3.1 GPU_TYPE="gb300 gb200 b300 b200 h100" >"$TRASH/all.out" 2>&1
-: >"$TRASH/all.lines"
-for cfg in "$TRASH"/gall/cfg/train.llama3.1.*; do
-	"$LLMB" script --top "$TOP" --gen "$TRASH/gall" --install "$TRASH/iall" "$(basename "$cfg")" |
-		grep "^llmb_launch '" >>"$TRASH/all.lines"
-done
-t_ok "all 108 llama3.1 trainings' arguments pass the pinned parser" clean "$PY" - "$TRASH/all.lines" "$SI" <<'EOF2'
+# ---- every Megatron-Bridge run's arguments pass the pinned parser ---------------------
+# All trainings of each recipe (every GPU type, size, dtype and scale,
+# proxies too): the entry point's part of each job script's launch line
+# (after '--', plus the driver's overrides; PROXY=1 plans the proxies) read by the stand-in's parser,
+# in one process per recipe.
+while read -r w n opts gpus; do
+	rm -rf "$TRASH/gall" "$TRASH/iall"
+	make -C "$TOP" -n report LLMB_GEN="$TRASH/gall" LLMB_INSTALL="$TRASH/iall" EXECUTOR=slurm HF_TOKEN=x \
+		WORKLOAD="$w" GPU_TYPE="${gpus:-gb300 gb200 b300 b200 h100}" PROXY=1 </dev/null >"$TRASH/all.out" 2>&1
+	: >"$TRASH/all.lines"
+	for cfg in "$TRASH"/gall/cfg/train."$w".*; do
+		"$LLMB" script --top "$TOP" --gen "$TRASH/gall" --install "$TRASH/iall" "$(basename "$cfg")" </dev/null |
+			grep "^llmb_launch '" >>"$TRASH/all.lines"
+	done
+	t_ok "all $n $w trainings' arguments pass the pinned parser" clean MBRIDGE_STANDIN_OPTIONS="$opts" "$PY" - "$TRASH/all.lines" "$SI" "$n" <<'EOF2'
 import contextlib, io, shlex, sys
 sys.path.insert(0, sys.argv[2] + "/scripts/performance")
 import run_script
@@ -129,8 +300,17 @@ for line in lines:
     if not ok:
         bad.append(" ".join(argv))
 print("\n".join(bad))
-sys.exit(0 if len(lines) == 108 and not bad else 1)
+sys.exit(0 if len(lines) == int(sys.argv[3]) and not bad else 1)
 EOF2
+done <<'LIST'
+llama3.1 108 options.txt
+deepseek-v3 72 options.txt
+qwen3 29 options.txt
+gpt-oss 29 options-f07871e.txt
+nemotron-h 29 options.txt
+nemotron3 55 options.txt
+kimi-k2 8 options.txt gb300 gb200 b300 b200
+LIST
 
 # ---- the stand-in refuses what the pinned parser refuses ----------------------------
 E=$SI/scripts/performance/run_script.py
@@ -185,6 +365,39 @@ t_ok "HF_HUB_OFFLINE=true with the file cached: proved from the cache" hf HF_HOM
 t_grep "...saying so" 'from the cache \(offline\)' "$TRASH/.out"
 t_ok "...with one download in all" test "$(wc -l <"$TRASH/hfrec")" = 1
 
+# The tokenizer asset (what upstream's installer fetches for Qwen3 and
+# Nemotron 3 beside the config): the repository's tokenizer files by
+# snapshot_download, checked, tokenizer_config.json the proof.
+Q=Qwen/Qwen3-30B-A3B
+QC=$TRASH/qc/hub/models--Qwen--Qwen3-30B-A3B/snapshots/0000000000000000000000000000000000000000
+# tok [NAME=VALUE...] ARGS...: the environment, then hf-assets.py's arguments
+tok() {
+	local e=()
+	while [ $# -gt 0 ] && [ "${1#*=}" != "$1" ] && [ "${1#-}" = "$1" ]; do e+=("$1"); shift; done
+	clean PYTHONPATH="$SI/site" HFSTANDIN_RECORD="$TRASH/tokrec" "${e[@]}" "$PY" "$HF" "$@" --proof-dir "$TRASH/tproof"
+}
+t_rc "tokenizer, HF_HUB_OFFLINE=1 and an empty cache: status 4" 4 tok HF_HOME="$TRASH/qc" HF_HUB_OFFLINE=1 --repo "$Q" --asset tokenizer
+t_ok "config and tokenizer of $Q: downloaded and proved" tok HF_HOME="$TRASH/qc" --repo "$Q" --asset config --asset tokenizer
+t_ok "...the proofs are the cached config and tokenizer_config.json" \
+	sh -c "cmp '$TRASH/tproof/$Q/config.json' '$QC/config.json' && cmp '$TRASH/tproof/$Q/tokenizer_config.json' '$QC/tokenizer_config.json'"
+t_ok "...the vocabulary and merges are in the hub cache" test -s "$QC/tokenizer.json" -a -s "$QC/vocab.json" -a -s "$QC/merges.txt"
+t_ok "...the tokenizer's download takes only tokenizer files" \
+	test "$(grep -c . "$TRASH/tokrec")" = 5 -a "$(grep -c ' config.json$' "$TRASH/tokrec")" = 1
+rm -rf "$TRASH/tproof"
+t_ok "HF_HUB_OFFLINE=1 with the tokenizer cached: proved from the cache" \
+	tok HF_HOME="$TRASH/qc" HF_HUB_OFFLINE=1 --repo "$Q" --asset tokenizer
+t_ok "...downloading nothing more" test "$(grep -c . "$TRASH/tokrec")" = 5
+rm -f "$QC/vocab.json" "$QC/tokenizer.json"
+t_rc "offline, a cached tokenizer without its vocabulary: status 4" 4 \
+	tok HF_HOME="$TRASH/qc" HF_HUB_OFFLINE=1 --repo "$Q" --asset tokenizer
+t_grep "...saying it is not complete" "tokenizer is not complete in the cache" "$TRASH/.out"
+t_rc "a repository that ships no tokenizer: status 6" 6 tok HF_HOME="$TRASH/qc" --repo org/model-notok --asset tokenizer
+t_grep "...saying what is missing" "no tokenizer_config.json" "$TRASH/.out"
+for w in qwen3 nemotron3; do
+	t_ok "$w's Hugging Face tasks fetch the tokenizer too, as upstream's installer does" \
+		test "$(grep -c '"--asset", "config", "--asset", "tokenizer"' "$TOP/workloads/$w.yaml")" = 2
+done
+
 # ---- knobs not wired for Megatron-Bridge are refused, not ignored ----------------------
 for k in ENABLE_PROFILE=true ENABLE_CHECKPOINT=true; do
 	t_rc "llama3.1 with $k: refused" 2 make -C "$TOP" -n report LLMB_GEN="$TRASH/gk" LLMB_INSTALL="$TRASH/ik" EXECUTOR=slurm \
@@ -193,17 +406,32 @@ for k in ENABLE_PROFILE=true ENABLE_CHECKPOINT=true; do
 done
 
 # ---- the recipe's FLOPs are Megatron-Bridge's ----------------------------------------
-# GPU SIZE TP: the TP of the GPU type's first row of that size.
-while read -r g s tp; do
-	a=$("$LLMB" flops llama3.1 "$s" "$g" | awk '$1 == "total" { print $3 }')
-	b=$("$LLMB" flops llama3.1 "$s" --tp "$tp" | awk '$1 == "total" { print $3 }')
-	t_ok "flops llama3.1 $s $g (tp $tp): the recipe's $a equals Megatron-Bridge's $b within 1e-6" \
+# WORKLOAD GPU SIZE TP: the TP of the GPU type's first row of that size.
+while read -r w g s tp; do
+	a=$("$LLMB" flops "$w" "$s" "$g" | awk '$1 == "total" { print $3 }')
+	b=$("$LLMB" flops "$w" "$s" --tp "$tp" | awk '$1 == "total" { print $3 }')
+	t_ok "flops $w $s $g (tp $tp): the recipe's $a equals Megatron-Bridge's $b within 1e-6" \
 		awk -v a="$a" -v b="$b" 'BEGIN { d = (a - b) / b; exit !(b > 0 && (d < 0 ? -d : d) <= 1e-6) }'
 done <<'LIST'
-h100 8b 1
-h100 70b 4
-h100 405b 8
-b200 70b 1
-gb200 405b 4
+llama3.1 h100 8b 1
+llama3.1 h100 70b 4
+llama3.1 h100 405b 8
+llama3.1 b200 70b 1
+llama3.1 gb200 405b 4
+deepseek-v3 h100 671b 2
+deepseek-v3 gb300 671b 1
+qwen3 h100 30b 1
+qwen3 h100 235b 2
+qwen3 gb300 235b 1
+gpt-oss h100 120b 1
+gpt-oss gb300 120b 1
+nemotron-h h100 56b 8
+nemotron-h gb300 56b 2
+nemotron-h b200 56b 4
+kimi-k2 gb300 1t 1
+kimi-k2 b200 1t 1
 LIST
+t_rc "nemotron3 has no FLOPs formula (Super's terms are not in the table)" 2 "$LLMB" flops nemotron3 30b gb300
+t_grep "...saying so" 'workloads/nemotron3.yaml:[0-9]+:[0-9]+: error: workload has no flops formula' "$TRASH/.out"
+t_ok "...while the table counts the Nano" "$LLMB" flops nemotron3 30b --tp 1
 t_done

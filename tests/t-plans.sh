@@ -220,7 +220,8 @@ slurm-dashes|WORKLOAD=grok1 GPU_TYPE=h100 ADDITIONAL_SLURM_PARAMS=--reservation=
 slurm-empty-value|WORKLOAD=grok1 GPU_TYPE=h100 ADDITIONAL_SLURM_PARAMS=reservation=;exclude=n1
 bad-checkpoint-path|WORKLOAD=nemotron4 GPU_TYPE=h100 LOAD_CHECKPOINT_PATH=ckpt;rm
 tinygpt-gpu-size-without-gpu-type|WORKLOAD=tinygpt SIZE=355m
-tinygpt-unknown-gpu|WORKLOAD=tinygpt GPU_TYPE=a100'
+tinygpt-unknown-gpu|WORKLOAD=tinygpt GPU_TYPE=a100
+bad-proxy|WORKLOAD=deepseek-v3 GPU_TYPE=gb200 PROXY=maybe'
 while IFS='|' read -r name vars; do
 	rc=0
 	# shellcheck disable=SC2086 # vars is a list of NAME=VALUE words

@@ -3,7 +3,7 @@
 # --result` on generated NeMo logs) in every format against golden files in
 # tests/report/expect: a run matching a published Nemotron4 row, repeats, a
 # slower run stopped at the time limit, a profiled run, a failed run and an
-# unparsed one. Then the HTML page in headless Chromium, when installed.
+# unparsed one; a proxy run beside a full-scale one. Then the HTML page in headless Chromium, when installed.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 export LC_ALL=C
@@ -118,6 +118,31 @@ t_cmp "no runs yet" "$G/empty.text" "$TRASH/none.txt"
 t_rc "an unknown format is refused" 2 rep --format=pdf "$E"
 t_rc "an unknown workload is refused" 2 "$LLMB" report --top="$TOP" --workload nosuch --gpu h100 --size 15b --dtype bf16 "$E"
 t_rc "a missing report is an error" 2 "$LLMB" report --show --install "$TRASH/inst" report.nemotron4.h100.340b.bf16
+
+# A proxy run (llmb parse --proxy, as the parse stage of a recipe's proxy
+# row): its own column beside the full-scale run at the same scale,
+# labelled in every format, never compared although a reference exists.
+mkdir -p "$TRASH/px/h100_15b_bf16_16" "$TRASH/px/h100_15b_bf16_16/repeat-1"
+cp "$E/h100_15b_bf16_16/result.json" "$TRASH/px/h100_15b_bf16_16/"
+(cd "$TRASH/px/h100_15b_bf16_16/repeat-1" && nemo_log 1.10 >log.out &&
+	"$LLMB" parse --window=40-49 --steps=50 --proxy --result=result.json log.out >/dev/null 2>&1)
+t_grep "llmb parse --proxy: result.json says proxy" '"proxy": true' "$TRASH/px/h100_15b_bf16_16/repeat-1/result.json"
+for f in json text csv html; do rep --format=$f "$TRASH/px" >"$TRASH/px.$f"; done
+pj() { python3 -c "import json,sys; m=json.load(open('$TRASH/px.json')); $1"; }
+t_ok "the proxy run is a column of its own, after the full-scale one" \
+	pj "k=m['columns']; sys.exit(not (len(k)==2 and not k[0].get('proxy') and k[1]['proxy'] is True and k[1]['scale']==16))"
+t_ok "...the full-scale run compared with the published 2.66 s" \
+	pj "sys.exit(m['columns'][0]['metrics']['step_time']['verdict']!='within tolerance')"
+t_ok "...the proxy never: no reference, no verdict, 'proxy: not compared'" \
+	pj "k=m['columns'][1]; sys.exit(not (k['comparison']=='proxy: not compared' and all(c['reference'] is None and c['verdict'] is None for c in k['metrics'].values())))"
+t_ok "...its run marked proxy" pj "sys.exit(not [r for r in m['runs'] if r.get('proxy')])"
+t_grep "text: the proxy column is labelled" '16 \(proxy\)' "$TRASH/px.text"
+t_grep "...and so is its run" '^16 \(proxy\) +h100_15b_bf16_16/repeat-1 +success' "$TRASH/px.text"
+t_grep "...and its difference row says not compared" 'proxy: not compared' "$TRASH/px.text"
+t_nogrep "...no verdict beside it" 'proxy\).*(within|faster|slower)' "$TRASH/px.text"
+t_ok "CSV: every proxy line says proxy: not compared where a verdict stands" \
+	test "$(grep -c ',16,0,1,.*,,,proxy: not compared,' "$TRASH/px.csv")" = 6
+t_grep "HTML: labelled" 'proxy: not compared' "$TRASH/px.html"
 
 # Every string in the HTML is escaped.
 mkdir -p "$TRASH/esc/h100_15b_bf16_16"

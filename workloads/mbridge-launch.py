@@ -44,7 +44,7 @@ PLUGIN_OVERRIDES = ["train.manual_gc=true", "train.manual_gc_interval=100"]
 # The environment the plan shows: the families Megatron-Bridge's executor
 # and plugins set, and the Hugging Face and PyTorch ones the job passes.
 ENV_PREFIXES = ("CUDA_", "NCCL_", "NVTE_", "TORCH_", "PYTORCH_", "HF_", "TRANSFORMERS_", "TOKENIZERS_",
-                "OPENBLAS_", "NVLINK_", "USE_MNNVL", "PYTHONPATH")
+                "OPENBLAS_", "NVLINK_", "USE_MNNVL", "NUM_OF_", "PYTHONPATH")
 SECRETS = ("HF_TOKEN",)
 
 
@@ -60,6 +60,8 @@ def parse_args(argv):
     p = argparse.ArgumentParser(prog=PROG, add_help=True)
     p.add_argument("--mbridge-src", required=True, help="the Megatron-Bridge clone at the recipe's pinned commit")
     p.add_argument("--print-plan", action="store_true", help="print what the entry point receives and exit")
+    p.add_argument("--no-pct-binding", action="store_true",
+                   help="the pinned commit's executor binds no cores (it predates --enable_pct_binding)")
     try:
         a = p.parse_args(argv[:cut])
     except SystemExit as e:
@@ -80,7 +82,7 @@ def option(args, *names):
     return val
 
 
-def binding(args, local_id):
+def binding(args, local_id, no_pct=False):
     """executors.py's numactl words for the task with SLURM_LOCALID local_id."""
     gpu = (option(args, "-g", "--gpu") or "").lower()
     if not gpu:
@@ -91,7 +93,7 @@ def binding(args, local_id):
     # setup_experiment.py turns PCT binding off for Llama pretraining on
     # B300; the executor adds the core list only where it stays on.
     pct = (option(args, "--enable_pct_binding") or "true").lower() in ("true", "1", "t", "yes", "y")
-    if gpu == "b300" and pct:
+    if gpu == "b300" and pct and not no_pct:
         words += ["-C", f"{local_id * 16},{local_id * 16 + 1}"]
     return words
 
@@ -116,7 +118,7 @@ def main(argv):
         die(EXIT_USAGE, "SLURM_LOCALID is not a number")
     env = dict(os.environ)
     env["PYTHONPATH"] = perf + (":" + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    numa = binding(args, local_id)
+    numa = binding(args, local_id, a.no_pct_binding)
     argv_out = numa + [sys.executable, entry] + args
     if a.print_plan:
         shown = [("***" if i > 0 and args[i - 1] in ("-hf", "--hf_token") else w) for i, w in enumerate(args)]

@@ -25,11 +25,19 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OPTIONS = os.path.join(HERE, "..", "..", "options.txt")
+# MBRIDGE_STANDIN_OPTIONS names another commit's list (options-COMMIT.txt)
+# for a recipe that pins another Megatron-Bridge.
+OPTIONS = os.path.join(HERE, "..", "..", os.environ.get("MBRIDGE_STANDIN_OPTIONS", "options.txt"))
 # Parameters of the models the stand-in knows (Megatron-Bridge's recipe
-# names); the log's TFLOPS count 6 N per token, as a stand-in.
-PARAMS = {"llama3_8b": 8.03e9, "llama3_70b": 70.55e9, "llama31_405b": 405.85e9}
-SEQ = {"llama3_8b": 8192, "llama3_70b": 8192, "llama31_405b": 8192}
+# names); the log's TFLOPS count 6 N per token, as a stand-in (N the
+# activated parameters of an MoE model).
+PARAMS = {"llama3_8b": 8.03e9, "llama3_70b": 70.55e9, "llama31_405b": 405.85e9, "deepseek_v3": 37e9,
+          "qwen3_30b_a3b": 3.3e9, "qwen3_235b_a22b": 22e9,
+          "gpt_oss_120b": 5.1e9, "nemotronh_56b": 56e9, "nemotron_3_nano": 3.5e9, "nemotron_3_super": 12e9,
+          "kimi_k2": 32e9}
+SEQ = {"llama3_8b": 8192, "llama3_70b": 8192, "llama31_405b": 8192, "deepseek_v3": 4096, "qwen3_30b_a3b": 4096,
+       "qwen3_235b_a22b": 4096, "gpt_oss_120b": 4096, "nemotronh_56b": 8192, "nemotron_3_nano": 8192,
+       "nemotron_3_super": 8192, "kimi_k2": 4096}
 
 
 def bool_arg(v):
