@@ -18,6 +18,18 @@
 
 #define TAG "confirm"
 
+/* nodes is a Slurm hostlist (n[1-3],n7): it expands. */
+static int
+hostlist_ok(const char *nodes)
+{
+	size_t n;
+	char **v = nodes && *nodes ? nodes_expand(nodes, &n) : NULL;
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+	return v != NULL;
+}
+
 /* ---- one confirmation ------------------------------------------------------------ */
 
 static const char *
@@ -163,6 +175,8 @@ confirm_one(const struct confirm_ctx *c, const json_t *cfg, int *acked)
 	char *params = NULL;
 	if (suspect_run(c->install, fp, c->night, &job, &nodes) < 0)
 		sb_add(&err, "the night's record names no nodes");
+	else if (!hostlist_ok(nodes))
+		sb_addf(&err, "the suspect run's node list '%s' is not a Slurm hostlist", nodes ? nodes : "");
 	else
 		params = slurm_params_exclude(getenv("ADDITIONAL_SLURM_PARAMS"), nodes, &err);
 	if (job)

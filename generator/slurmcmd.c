@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nodes.h"
 #include "slurmcmd.h"
 #include "util.h"
 
@@ -354,15 +353,12 @@ merge_part(const char *p, size_t len, void *arg)
 char *
 slurm_params_exclude(const char *orig, const char *nodes, struct sb *err)
 {
-	size_t nn;
-	char **v = nodes && *nodes && !nodes[strspn(nodes, node_chars)] ? nodes_expand(nodes, &nn) : NULL;
-	if (!v) {
+	/* the characters of a hostlist; its syntax is the caller's to check
+	 * (nodes_expand), sbatch's in the end */
+	if (!nodes || !*nodes || nodes[strspn(nodes, node_chars)]) {
 		sb_addf(err, "the node list '%s' is not a Slurm hostlist", nodes ? nodes : "");
 		return NULL;
 	}
-	for (size_t i = 0; i < nn; i++)
-		free(v[i]);
-	free(v);
 	char **argv = NULL;
 	if (orig && strchr(orig, '$')) {
 		sb_add(err, "ADDITIONAL_SLURM_PARAMS holds a '$'");
