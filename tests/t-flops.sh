@@ -123,7 +123,15 @@ t_grep "deepseek tp 4 pads 129280 to 133120" '^vocab +129280 padded 133120$' "$T
 t_rc "--tp is refused for a workload" 2 "$LLMB" flops grok1 314b --tp 2 --top .
 t_grep "--tp for a workload: message" "workload 'grok1' takes tp from its config row" "$TRASH/.out"
 t_rc "--tp 0 is refused" 2 "$LLMB" flops qwen3 30b --tp 0 --top .
-t_rc "unknown model size" 2 "$LLMB" flops qwen3 7b --top .
+# (a workload of that name answers from its recipe; the table's own
+# message, in a checkout with the table and no such workload)
+t_rc "a size the workload does not have" 2 "$LLMB" flops qwen3 7b --top .
+t_grep "a size the workload does not have: message" "^workloads/qwen3\.yaml:[0-9]+:[0-9]+: error: no config row for size '7b'" "$TRASH/.out"
+T7=$TRASH/tableonly
+mkdir -p "$T7/workloads/models" "$T7/pipelines"
+cp workloads/gpus.yaml "$T7/workloads/"
+cp workloads/models/megatron-bridge.yaml "$T7/workloads/models/"
+t_rc "unknown model size" 2 env -C "$T7" "$LLMB" flops qwen3 7b --top .
 t_grep "unknown model size: message" "no size '7b' of model 'qwen3' in workloads/models/megatron-bridge.yaml" "$TRASH/.out"
 
 # The table is checked like a recipe: a misspelt key is file:line:col.
