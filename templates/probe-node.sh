@@ -129,15 +129,14 @@ governor() {
 # The NCCL library the node's loader knows (the image may carry its own):
 # the version is in the name the libnccl.so.2 link resolves to.
 nccl_version() {
-	local all l p='' v rv='libnccl\.so\.([0-9]+\.[0-9.]*)$'
-	# the first "libnccl.so.N (...) => PATH" line (a read loop over a pipe
-	# reads a byte at a time: the cache lists thousands of libraries)
+	local all p='' v rv='libnccl\.so\.([0-9]+\.[0-9.]*)$'
+	local re=$'libnccl\\.so\\.[0-9][^\n]* =>[ ]*([^\n]*)'
+	# the first "libnccl.so.N (...) => PATH" line of the cache, by one
+	# regex match: a read loop over a pipe reads a byte at a time, and a
+	# ${all#*libnccl...} strip is quadratic in bash (0.7 s of CPU on a
+	# cache of 900 libraries, per node)
 	all=$(ldconfig -p 2>/dev/null)
-	case $all in *libnccl.so.[0-9]*' '*'=>'*)
-		l=${all#*libnccl.so.[0-9]}
-		l=${l%%$'\n'*}
-		case $l in *'=>'*) p=${l#*=>} p=${p#"${p%%[! ]*}"} ;; esac ;;
-	esac
+	[[ $all =~ $re ]] && p=${BASH_REMATCH[1]}
 	[ -n "$p" ] || { missing J_nccl "no libnccl.so in the loader cache"; return; }
 	v=$(readlink -f "$p" 2>/dev/null)
 	if [[ $v =~ $rv ]]; then

@@ -158,6 +158,30 @@ t_ok "llmb parse: sockets on an EFA node" "$LLMB" parse "${P[@]}" --result="$TRA
 t_ok "sockets on EFA: invalid, the reason names EFA" test "$(jget "$TRASH/r4.json" '" ".join(d["validity"]["invalid"])')" = \
 	"NCCL used sockets (NET/Socket) on nodes with EFA: $NODE (log line 1)"
 
+# ---- NCCL's version: from the loader cache's libnccl.so.N link -------------------
+# A loader cache of 900 libraries (tests/bin has no ldconfig: this stand-in
+# prints ldconfig -p's format), libnccl's line among them, not first.
+mkdir -p "$TRASH/ldc/bin" "$TRASH/ldc/lib" "$TRASH/nccl1" "$TRASH/nccl0"
+: >"$TRASH/ldc/lib/libnccl.so.2.21.5"
+ln -s libnccl.so.2.21.5 "$TRASH/ldc/lib/libnccl.so.2"
+{
+	echo "900 libs found in cache \`/etc/ld.so.cache'"
+	for i in $(seq 1 450); do printf '\tlibx%d.so.1 (libc6,x86-64) => /usr/lib/libx%d.so.1\n' "$i" "$i"; done
+	printf '\tlibnccl.so.2 (libc6,x86-64) => %s\n' "$TRASH/ldc/lib/libnccl.so.2"
+	for i in $(seq 451 899); do printf '\tliby%d.so.1 (libc6,x86-64) => /usr/lib/liby%d.so.1\n' "$i" "$i"; done
+} >"$TRASH/ldc/cache"
+grep -v libnccl "$TRASH/ldc/cache" >"$TRASH/ldc/cache0"
+printf '#!/bin/sh\ncat "${LDC_CACHE:?}"\n' >"$TRASH/ldc/bin/ldconfig"
+chmod +x "$TRASH/ldc/bin/ldconfig"
+t_ok "probe with NCCL in the loader cache" env PATH="$TRASH/ldc/bin:$PATH" LDC_CACHE="$TRASH/ldc/cache" \
+	bash "$TOP/templates/probe-node.sh" "$TRASH/nccl1" 10
+t_ok "the probe reads NCCL's version from the name the link resolves to" \
+	test "$(jget "$TRASH/nccl1/probe.10.$NODE.json" 'd["nccl_version"]')" = 2.21.5
+t_ok "probe with no NCCL in the loader cache" env PATH="$TRASH/ldc/bin:$PATH" LDC_CACHE="$TRASH/ldc/cache0" \
+	bash "$TOP/templates/probe-node.sh" "$TRASH/nccl0" 11
+t_ok "no NCCL: missing, with the reason" test "$(jget "$TRASH/nccl0/probe.11.$NODE.json" \
+	'd["nccl_version"]["status"], d["nccl_version"]["why"]')" = "missing no libnccl.so in the loader cache"
+
 # ---- the after sample without nvidia-smi ------------------------------------------
 if ! PATH=/usr/bin:/bin command -v nvidia-smi >/dev/null; then
 	mkdir -p "$TRASH/bare"
