@@ -19,6 +19,8 @@ sel_from_env(struct sel *s)
 	}
 	s->night = getenv("LLMB_NIGHT") && *getenv("LLMB_NIGHT") ? getenv("LLMB_NIGHT") : NULL;
 	s->nightly = getenv("LLMB_NIGHTLY") && *getenv("LLMB_NIGHTLY") ? getenv("LLMB_NIGHTLY") : NULL;
+	const char *tag = getenv("LLMB_NIGHT_TAG");
+	s->night_tag = tag && *tag && strlen(tag) <= 16 && !tag[strspn(tag, "abcdefghijklmnopqrstuvwxyz")] ? tag : NULL;
 	s->exemplar = getenv("LLMB_EXEMPLAR") && *getenv("LLMB_EXEMPLAR") ? getenv("LLMB_EXEMPLAR") : NULL;
 }
 

@@ -28,6 +28,9 @@ struct sel {
 	 * instances (ids and run directories end in night-<NIGHT>[-<repeat>]);
 	 * LLMB_NIGHTLY is the matrix file that the selection narrows. */
 	const char *night, *nightly;
+	/* LLMB_NIGHT_TAG, llmb nightly's confirmation runs: lowercase, at most
+	 * 16 letters, else NULL (run ids night-<NIGHT>-<tag>) */
+	const char *night_tag;
 	/* make exemplar: LLMB_EXEMPLAR is the suite file; its runs are new
 	 * instances too (run directories exemplar/<run>/repeat-<r>). */
 	const char *exemplar;

@@ -307,7 +307,8 @@ build_train(struct wctx *w, struct inst *in, const struct plan_run *r, const cha
 
 /* A run's instance name (NULL: the ordinary run) for the j-th of the
  * nper instances of its configuration: a night's run, night-<NIGHT>[-<r>]
- * (LLMB_NIGHT_TAG, llmb nightly's confirmation runs: night-<NIGHT>-<tag>),
+ * (the selection's night tag, llmb nightly's confirmation runs:
+ * night-<NIGHT>-<tag>),
  * or an exemplar's, exemplar-<r> and, last, exemplar-profile. */
 static char *
 run_rep(const struct plan *p, size_t j, long nrep, long nper)
@@ -318,9 +319,7 @@ run_rep(const struct plan *p, size_t j, long nrep, long nper)
 						       : xstrdup("exemplar-profile");
 	if (!night)
 		return NULL;
-	const char *tag = getenv("LLMB_NIGHT_TAG");
-	if (tag && (!*tag || strlen(tag) > 16 || tag[strspn(tag, "abcdefghijklmnopqrstuvwxyz")]))
-		tag = NULL;
+	const char *tag = p->sel.night_tag;
 	return tag ? xasprintf("night-%s-%s", night, tag)
 		   : nrep > 1 ? xasprintf("night-%s-%zu", night, j % (size_t)nrep + 1) : xasprintf("night-%s", night);
 }
