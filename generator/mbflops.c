@@ -11,7 +11,10 @@
  *    shared ones; MTP depths count as more layers of the last layer's kind,
  *    plus their norms and projection; the logits once per depth;
  *  - hybrid models (layer pattern of Mamba, attention, MLP and MoE layers):
- *    per pattern character, with its own Mamba mixer count. */
+ *    per pattern character, with its own Mamba mixer count; MTP depths are
+ *    the pattern's blocks after '/', counted like the main ones, and a
+ *    latent MoE runs its routed experts on moe_latent_size wide tokens,
+ *    plus the projections to and from it. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +51,8 @@ static const struct field row_fields[] = {
 	{"qk_head_dim", &t_int, 0, "MLA query-key head dimension (default 64)"},
 	{"qk_pos_head_dim", &t_int, 0, "MLA rotary head dimension (default 0)"},
 	{"v_head_dim", &t_int, 0, "MLA value head dimension (default 64)"},
-	{"pattern", &t_str, 0, "hybrid_layer_pattern: M Mamba, * attention, - MLP, E MoE"},
+	{"pattern", &t_str, 0, "hybrid_layer_pattern: M Mamba, * attention, - MLP, E MoE; MTP depths after '/'"},
+	{"moe_latent", &t_int, 0, "moe_latent_size of a latent MoE (hybrid; default none)"},
 	{"mamba_state", &t_int, 0, "mamba_state_dim (default 128)"},
 	{"mamba_heads", &t_int, 0, "mamba_num_heads (default 128)"},
 	{"mamba_head_dim", &t_int, 0, "mamba_head_dim (default 64)"},
@@ -93,7 +97,7 @@ dim(const struct ynode *row, const char *key, double def)
 
 /* The model as the count reads it, Megatron's defaults filled in. */
 struct dims {
-	double s, layers, h, ffn, heads, groups, kv, experts, topk, moe_ffn, shared, dense, mtp;
+	double s, layers, h, ffn, heads, groups, kv, experts, topk, moe_ffn, shared, dense, mtp, latent;
 	double qr, kvr, qk, qkpos, v;           /* MLA */
 	double mstate, mheads, mhdim, mgroups;  /* Mamba */
 	double glu;                             /* 3/2 with SwiGLU, else 1 */
@@ -116,6 +120,7 @@ dims_read(const struct ynode *row, struct dims *d)
 	d->shared = dim(row, "shared_ffn_hidden", 0);
 	d->dense = dim(row, "dense_layers", 0);
 	d->mtp = dim(row, "mtp_layers", 0);
+	d->latent = dim(row, "moe_latent", 0);
 	d->mla = ymap_get(row, "kv_lora_rank") != NULL;
 	d->qr = dim(row, "q_lora_rank", 0);
 	d->kvr = dim(row, "kv_lora_rank", 0);
@@ -200,7 +205,11 @@ count_hybrid(const struct dims *d, const char *pattern, double vp, struct mbflop
 			n[k - "M*-E"]++;
 	}
 	double mlp = 4 * (d->ffn / d->h) * d->glu * d->s * d->h * d->h;
-	double moe = 4 * d->s * d->h * d->moe_ffn * d->topk * d->glu + 4 * d->s * d->h * d->shared * d->glu;
+	/* Routed experts on latent wide tokens and the two latent projections,
+	 * or on hidden wide ones; the shared expert on hidden wide ones. */
+	double routed = d->latent ? 4 * d->s * d->latent * d->moe_ffn * d->topk * d->glu + 4 * d->s * d->h * d->latent
+				  : 4 * d->s * d->h * d->moe_ffn * d->topk * d->glu;
+	double moe = routed + 4 * d->s * d->h * d->shared * d->glu;
 	f->kind = n[3] > 0 ? "hybrid-moe" : "hybrid";
 	f->attention = 3 * n[1] * hybrid_attention(d);
 	f->mamba = 3 * n[0] * hybrid_mamba(d);

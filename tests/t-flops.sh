@@ -85,7 +85,10 @@ LIST
 # count GEMM by GEMM (tests/flops/handcount.py, with the dimensions as the
 # test lists them here from the Hugging Face configs and recipes the table
 # names), at TP 1 and at TP 8 (which pads the vocabulary), within 1e-6.
-# One line per size: MODEL SIZE CLASS DIMENSIONS.
+# One line per size: MODEL SIZE CLASS DIMENSIONS. A hybrid size with MTP
+# gives its main pattern, the pattern of one MTP depth and the depths
+# (pattern, mtp_pattern, mtp), which the hand count stacks itself; latent
+# is a latent MoE's moe_latent_size.
 while read -r m s cls dims; do
 	name=mb-$m-$s
 	t_ok "flops $m $s" "$LLMB" flops "$m" "$s" --top .
@@ -113,6 +116,7 @@ deepseek-v3 671b mla-moe seq=4096 layers=61 hidden=7168 ffn=18432 heads=128 voca
 kimi-k2 1t mla-moe seq=4096 layers=61 hidden=7168 ffn=18432 heads=64 vocab=163840 vmult=1280 swiglu=1 experts=384 topk=8 moe_ffn=2048 shared=2048 dense=1 qr=1536 kvr=512 qk=128 pos=64 v=128
 nemotron-h 56b hybrid seq=8192 layers=118 hidden=8192 ffn=32768 heads=64 groups=8 vocab=32000 swiglu=0 state=256 mheads=256 mgroups=8 pattern=M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-
 nemotron3 30b hybrid-moe seq=8192 layers=52 hidden=2688 ffn=1856 heads=32 groups=2 kv=128 vocab=131072 swiglu=0 experts=128 topk=6 moe_ffn=1856 shared=3712 state=128 mheads=64 mgroups=8 pattern=MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME
+nemotron3 120b hybrid-moe seq=8192 layers=88 hidden=4096 ffn=2688 heads=32 groups=2 kv=128 vocab=131072 swiglu=0 experts=512 topk=22 moe_ffn=2688 shared=5376 latent=1024 state=128 mheads=128 mgroups=8 mtp=2 mtp_pattern=*E pattern=MEMEMEM*EMEMEMEM*EMEMEMEM*EMEMEMEMEM*EMEMEMEMEM*EMEMEMEMEM*EMEMEMEMEM*EMEMEMEM*EMEMEMEME
 LIST
 # The vocabulary is padded to a multiple of 128 (1280 for DeepSeek and
 # Kimi) times TP, as Megatron-Bridge pads it for the logits.

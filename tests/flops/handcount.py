@@ -45,7 +45,16 @@ def mlp(d, ffn):
 
 
 def moe(d):
-    return d["topk"] * mlp(d, d["moe_ffn"]) + (mlp(d, d["shared"]) if d["shared"] else 0)
+    shared = mlp(d, d["shared"]) if d["shared"] else 0
+    lat = d.get("latent", 0)
+    if not lat:
+        return d["topk"] * mlp(d, d["moe_ffn"]) + shared
+    # latent MoE: the token projected down to lat, the routed experts on
+    # lat wide tokens, projected back up to hidden; the shared expert on
+    # the hidden wide token
+    s, h = d["seq"], d["hidden"]
+    mats = 3 if d["swiglu"] else 2
+    return gemm(s, h, lat) + d["topk"] * mats * gemm(s, lat, d["moe_ffn"]) + gemm(s, lat, h) + shared
 
 
 def mamba(d):
@@ -80,10 +89,14 @@ def transformer(d, tp):
 
 
 def hybrid(d, tp):
-    count = {c: d["pattern"].count(c) for c in "M*-E"}
+    # the main pattern's layers, each MTP depth's pattern once more per
+    # depth, and the logits once per depth too
+    mtp = d.get("mtp", 0)
+    stack = d["pattern"] + d.get("mtp_pattern", "") * mtp
+    count = {c: stack.count(c) for c in "M*-E"}
     s, h = d["seq"], d["hidden"]
     layers = {"M": mamba, "*": gqa, "-": lambda d: mlp(d, d["ffn"]), "E": moe}
-    return sum(n * layers[c](d) for c, n in count.items() if n) + gemm(s, h, vocab_padded(d, tp))
+    return sum(n * layers[c](d) for c, n in count.items() if n) + (1 + mtp) * gemm(s, h, vocab_padded(d, tp))
 
 
 def main():
@@ -91,7 +104,7 @@ def main():
     d = {}
     for kv in sys.argv[3:]:
         k, v = kv.split("=", 1)
-        d[k] = v if k == "pattern" else int(v)
+        d[k] = v if k in ("pattern", "mtp_pattern") else int(v)
     d.setdefault("groups", d.get("heads"))
     d.setdefault("kv", d["hidden"] // d["heads"])
     d.setdefault("shared", 0)
