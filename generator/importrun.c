@@ -248,7 +248,8 @@ imp_models(struct imp *im, struct sb *o)
 			unknown++;
 			imp_gap(im, size_node(im, size), "model dimensions of size '%s' (layers, hidden, heads, vocab, ...; for FLOPs "
 				"and parameters) are not in metadata.yaml%s: fill in models.%s", size,
-				im->model ? ", nor has llmb this size of the model" : " and llmb does not know the model", size);
+				!im->model ? " and llmb does not know the model" : im->wl || im->mbt ? ", nor has llmb this size of the model"
+				: " and the llmb checkout (--top) has no recipe or table of the model", size);
 		}
 		sb_add(&rows, "\n");
 		free(size);
@@ -300,7 +301,7 @@ imp_measure(struct imp *im, struct sb *o)
 		sb_add(o, "\n# The upstream parse_train_timing_mbridge.sh (README \"Performance Measurement\"):\n"
 			  "# 50 steps, iterations 35-44 averaged; Megatron counts iterations from 1.\n"
 			  "measure:\n  window: [35, 44]\n  indexing: one\n  steps: 50\n  metric: mean\n");
-	} else {
+	} else if (!strcmp(im->launcher, "sbatch") || !strcmp(im->launcher, "configured_sbatch")) {
 		sb_add(o, "\n# TODO measure: window (first and last iteration measured), indexing, steps, metric\n");
 		imp_gap(im, ymap_get(ymap_get(im->root, "run"), "launcher_type"), "measurement window: launcher %s runs the "
 			"recipe's own script and log; its README says which iterations count", im->launcher);

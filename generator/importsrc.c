@@ -130,9 +130,12 @@ imp_images(struct imp *im, struct sb *o)
 		}
 		const char *tk = dflt ? dflt : other;
 		im->train_image = tk ? xstrdup(tk) : NULL;
-		if ((dflt && other && strcmp(dflt, other)) || where)
+		if ((dflt && other && strcmp(dflt, other)) || where) {
 			imp_gap(im, by, "per-GPU training images: llmb's train.image names one image for every GPU type; "
 			    "the output trains in '%s' (split the workload per image or pick one)", tk);
+			sb_addf(o, "\n# TODO per-GPU images: train.image names one image, '%s', for every GPU type;\n"
+				   "# split the workload per image (keeping its GPU types) or pick one.", tk);
+		}
 	}
 	/* A by_gpu default serves the GPU types without their own entry. */
 	sb_add(o, "\nimages:\n");
@@ -213,6 +216,7 @@ imp_repos(struct imp *im)
 				continue;
 			char *k2 = xasprintf("%s_%s", key, gk->str);
 			repo_entry(im, &im->repos, k2, ymap_val(gv, i), d, gk->str);
+			sb_addf(&im->repos, "    # TODO per-GPU pin: the venv installs '%s' for every GPU type (one venv per workload)\n", key);
 			imp_gap(im, ymap_key(gv, i), "per-GPU pin of repository '%s' on %s: kept as '%s', but the venv installs '%s' "
 			    "for every GPU type (llmb has one venv per workload)", key, gk->str, k2, key);
 			free(k2);
@@ -333,7 +337,7 @@ git_entry(struct imp *im, const struct ynode *name, const struct ynode *e)
 /* setup, or its by_gpu default (the first entry without one): llmb has one
  * venv and one task list per workload. */
 static const struct ynode *
-setup_of(struct imp *im)
+setup_of(struct imp *im, struct sb *o)
 {
 	const struct ynode *setup = imp_get(im, im->root, "setup", Y_MAP, 0);
 	const struct ynode *by = imp_get(im, setup, "by_gpu", Y_MAP, 0);
@@ -347,6 +351,9 @@ setup_of(struct imp *im)
 	}
 	for (size_t i = 0; i < ymap_len(by); i++) {
 		const struct ynode *k = ymap_key(by, i);
+		if (ymap_val(by, i) != use && valid_name(k->str))
+			sb_addf(o, "\n# TODO setup.by_gpu.%s: its own venv and tasks for %s; llmb has one venv per\n"
+				   "# workload: make %s a workload of its own to keep them.", k->str, k->str, k->str);
 		if (ymap_val(by, i) != use)
 			imp_gap(im, k, "setup.by_gpu.%s: a per-GPU venv and setup; llmb has one venv per workload and installs "
 				"'%s' for every GPU type (make %s a workload of its own to keep it)", k->str,
@@ -358,7 +365,7 @@ setup_of(struct imp *im)
 void
 imp_venv(struct imp *im, struct sb *o)
 {
-	const struct ynode *setup = im->setup = setup_of(im);
+	const struct ynode *setup = im->setup = setup_of(im, o);
 	static const char *const known[] = {"venv_req", "dependencies", "tasks", "setup_script", "by_gpu", NULL};
 	imp_ignore_unknown(im, setup, known, "setup.");
 	const struct ynode *req = imp_get(im, setup, "venv_req", Y_SCALAR, 0);
