@@ -79,7 +79,7 @@ imp_get(struct imp *im, const struct ynode *m, const char *key, int kind, int re
 		return NULL;
 	}
 	if (kind >= 0 && (int)v->kind != kind) {
-		imp_bad(im, v, "'%s' must be a %s, not a %s", key, ykind_name((enum ykind)kind), ykind_name(v->kind));
+		imp_bad(im, v, "'%s' must be %s, not %s", key, ykind_name((enum ykind)kind), ykind_name(v->kind));
 		return NULL;
 	}
 	return v;
