@@ -136,6 +136,20 @@ for g in "$D"/golden/*.status; do
 	t_cmp "golden $n: diagnostics" "$D/golden/$n.err" "$TRASH/up/$n.yaml.err"
 	[ -f "$D/golden/$n.yaml" ] && t_cmp "golden $n: output" "$D/golden/$n.yaml" "$TRASH/up/$n.yaml"
 done
+# The v26.06.01 Megatron-Bridge recipes that llmb has by hand: the import
+# with the hand-written recipe's configs rows (what launch.sh and the README
+# give) in place of its TODO rows passes llmb check, so everything else the
+# importer wrote (tasks, models, FLOPs, measure, train) is a valid recipe.
+for p in llama3.1:llama3.1 deepseek-v3:deepseek_v3-pretrain-megatron_bridge qwen3:qwen3-pretrain gpt-oss:gpt-oss-pretrain \
+	nemotron-h:nemotron-h nemotron3:nemotron3 kimi-k2:kimi-k2; do
+	wl=${p%%:*} rec=${p#*:}
+	f=$(awk -v r="$rec" '$1 == "v26.06.01" { p = $2; sub("/metadata.yaml$", "", p); gsub("/", "-", p); if (p == r) print $3 }' "$U/index")
+	sed '/^configs:/,$d' "$TRASH/up/$f" >"$TRASH/fill-$wl.yaml"
+	sed -n '/^configs:/,$p' "$TOP/workloads/$wl.yaml" >>"$TRASH/fill-$wl.yaml"
+	mktop_u "$TRASH/fill-$wl.yaml" "$(sed -n 's/^workload: //p' "$TRASH/up/$f")"
+	t_ok "upstream $f with workloads/$wl.yaml's configs rows: llmb check accepts it" "$LLMB" check --top "$TRASH/utop"
+done
+
 t_grep "bench/import.sh prints the per-release table" '^v26\.06\.01 +16 +0 +9 +7 ' <(LLMB=$LLMB "$TOP/bench/import.sh")
 
 t_rc "import without a file is a usage error" 2 "$LLMB" import
