@@ -14,6 +14,7 @@ set -u
 export LC_ALL=C
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 LLMB=${LLMB:-$TOP/build/llmb}
+case $LLMB in /*) ;; */*) LLMB=$PWD/$LLMB ;; esac
 D=$TOP/tests/import/upstream
 W=$(mktemp -d "${TMPDIR:-/tmp}/llmb-import.XXXXXX")
 trap 'rm -rf "$W"' EXIT
@@ -36,7 +37,7 @@ done
 [ "$verbose" = 1 ] && echo
 
 bad=0
-printf '%-10s %5s %9s %9s %8s  %-48s %7s\n' release files complete with-gaps refused "refused: what" crashed
+printf '%-10s %5s %9s %9s %8s  %-40s %7s\n' release files complete with-gaps refused "refused: what" crashed
 tags=$(awk '!/^#/ { print $1 }' "$D/index" | uniq)
 declare -A T=()
 for tag in $tags; do
@@ -47,24 +48,24 @@ for tag in $tags; do
 		case ${rc_of[$f]:-x} in
 		0) ok=$((ok + 1)) ;;
 		1) gaps=$((gaps + 1)) ;;
-		3) ref=$((ref + 1)); k=${why_of[$f]#an }; k=${k#a }; kinds[$k]=$((${kinds[$k]:-0} + 1)) ;;
+		3) ref=$((ref + 1)); k=${why_of[$f]#an }; k=${k#a }; k=${k/reinforcement-learning/rl}; kinds[$k]=$((${kinds[$k]:-0} + 1)) ;;
 		*) crash=$((crash + 1)) ;;
 		esac
 	done < <(awk -v t="$tag" '$1 == t' "$D/index")
 	what=""
 	for k in $(printf '%s\n' "${!kinds[@]}" | sort); do what="$what${what:+, }${kinds[$k]} $k"; done
-	printf '%-10s %5d %9d %9d %8d  %-48s %7d\n' "$tag" "$files" "$ok" "$gaps" "$ref" "${what:--}" "$crash"
+	printf '%-10s %5d %9d %9d %8d  %-40s %7d\n' "$tag" "$files" "$ok" "$gaps" "$ref" "${what:--}" "$crash"
 	T[files]=$((${T[files]:-0} + files)) T[ok]=$((${T[ok]:-0} + ok)) T[gaps]=$((${T[gaps]:-0} + gaps))
 	T[ref]=$((${T[ref]:-0} + ref)) T[crash]=$((${T[crash]:-0} + crash))
 	unset kinds
 	[ "$crash" = 0 ] || bad=1
 done
-printf '%-10s %5d %9d %9d %8d  %-48s %7d\n' all "${T[files]}" "${T[ok]}" "${T[gaps]}" "${T[ref]}" "" "${T[crash]}"
+printf '%-10s %5d %9d %9d %8d  %-40s %7d\n' all "${T[files]}" "${T[ok]}" "${T[gaps]}" "${T[ref]}" "" "${T[crash]}"
 d0=0 d1=0 d3=0 dx=0
 for f in "${!rc_of[@]}"; do
 	case ${rc_of[$f]} in 0) d0=$((d0 + 1)) ;; 1) d1=$((d1 + 1)) ;; 3) d3=$((d3 + 1)) ;; *) dx=$((dx + 1)) ;; esac
 done
-printf '%-10s %5d %9d %9d %8d  %-48s %7d\n' distinct "${#rc_of[@]}" "$d0" "$d1" "$d3" "" "$dx"
+printf '%-10s %5d %9d %9d %8d  %-40s %7d\n' distinct "${#rc_of[@]}" "$d0" "$d1" "$d3" "" "$dx"
 # A refused training recipe would be a crash here: exit 3 is only for the
 # kinds llmb does not benchmark, and the test checks each one's kind.
 exit $bad
