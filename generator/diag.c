@@ -8,6 +8,7 @@
 #include "diag.h"
 
 int diag_errors;
+struct sb *diag_hold;
 
 void
 diag_reset(void)
@@ -26,7 +27,10 @@ vreport(const char *kind, const char *file, int line, int col, const char *fmt, 
 	else
 		sb_addf(&s, "%s: %s: ", file, kind);
 	sb_vaddf(&s, fmt, ap);
-	fprintf(stderr, "%s\n", s.buf);
+	if (diag_hold)
+		sb_addf(diag_hold, "%s\n", s.buf);
+	else
+		fprintf(stderr, "%s\n", s.buf);
 	sb_free(&s);
 }
 

@@ -4,6 +4,10 @@
 #define LLMB_DIAG_H
 
 extern int diag_errors;
+struct sb;
+/* When set, messages are appended there instead of printed (a command that
+ * decides after reading a file whether its diagnostics are said at all). */
+extern struct sb *diag_hold;
 
 void diag_error(const char *file, int line, int col, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

@@ -5,6 +5,14 @@
 # the output fails `llmb check` exactly where its TODOs are; filled in
 # (fill.sed), it passes, and where the case mirrors a seed workload its
 # image and venv stages are the seed recipe's own (same configuration hash).
+#
+# Then every upstream metadata.yaml of releases v25.08 to v26.06.01
+# (tests/import/upstream, scripts/upstream-metadata.sh): a training recipe
+# converts (exit 0, and llmb check accepts it; or exit 1, its gaps errors at
+# their upstream positions, and llmb check refuses it only for what the
+# TODOs leave out); inference, microbenchmark and RL recipes are refused in
+# one line (exit 3); nothing else (bad input, a signal). Goldens of one
+# recipe per launcher type and one refusal (tests/import/golden/).
 . "$(dirname "$0")/lib.sh"
 D=$TESTS_DIR/import
 
@@ -18,6 +26,7 @@ mktop() {
 
 for dir in "$D"/*/; do
 	c=$(basename "$dir")
+	case $c in upstream | golden) continue ;; esac
 	rc=0
 	(cd "$D" && "$LLMB" import -o "$TRASH/$c.yaml" "$c/metadata.yaml") 2>"$TRASH/$c.err" || rc=$?
 	echo "$rc" >"$TRASH/$c.status"
@@ -54,6 +63,94 @@ for id in image.nvidia+nemo+25.07.01 venv.0772b291d829; do
 	t_cmp "round trip nemotron: stage $id as in workloads/nemotron4.yaml" \
 		"$TRASH/gen.$(basename "$TOP")/cfg/$id" "$TRASH/gen.top/cfg/$id"
 done
+
+# ---- upstream releases ------------------------------------------------------
+
+U=$D/upstream
+# A top for llmb check: the GPU table, the pipeline and the scripts the
+# imported commands name ({top}/workloads/...).
+mktop_u() {
+	rm -rf "$TRASH/utop" && mkdir -p "$TRASH/utop/workloads" "$TRASH/utop/pipelines"
+	cp "$TOP/workloads/gpus.yaml" "$TOP/workloads/hf-assets.py" "$TOP/workloads/mbridge-launch.py" "$TRASH/utop/workloads/"
+	cp "$TOP/pipelines/benchmark.yaml" "$TRASH/utop/pipelines/"
+	cp "$1" "$TRASH/utop/workloads/$2.yaml"
+}
+mkdir -p "$TRASH/up"
+n_files=0 n_ok=0 n_gaps=0 n_ref=0
+bad_rc="" bad_ref="" bad_check="" bad_kind=""
+for f in "$U"/*.yaml; do
+	n=$(basename "$f")
+	n_files=$((n_files + 1))
+	rc=0
+	(cd "$U" && "$LLMB" import --top "$TOP" -o "$TRASH/up/$n" "$n") >/dev/null 2>"$TRASH/up/$n.err" || rc=$?
+	echo "$rc" >"$TRASH/up/$n.status"
+	wt=$(sed -n 's/^  workload_type: *//p' "$f" | head -n 1)
+	case $rc in
+	3)
+		n_ref=$((n_ref + 1))
+		case $wt in pretrain | finetune) bad_kind="$bad_kind $n" ;; esac
+		# One line: what the recipe is, and that llmb benchmarks training.
+		[ "$(wc -l <"$TRASH/up/$n.err")" = 1 ] &&
+			grep -Eq "^llmb import: $n: not converted: (an inference recipe|a microbenchmark|a reinforcement-learning recipe) .*llmb benchmarks training" \
+				"$TRASH/up/$n.err" || bad_ref="$bad_ref $n"
+		[ ! -e "$TRASH/up/$n" ] || bad_ref="$bad_ref $n(output)"
+		continue
+		;;
+	0 | 1) case $wt in pretrain | finetune) ;; *) bad_kind="$bad_kind $n" ;; esac ;;
+	*) bad_rc="$bad_rc $n:$rc"; continue ;;
+	esac
+	w=$(sed -n 's/^workload: //p' "$TRASH/up/$n")
+	mktop_u "$TRASH/up/$n" "$w"
+	crc=0
+	"$LLMB" check --top "$TRASH/utop" >/dev/null 2>"$TRASH/up/$n.check" || crc=$?
+	if [ "$rc" = 0 ]; then
+		n_ok=$((n_ok + 1))
+		[ "$crc" = 0 ] || bad_check="$bad_check $n(complete,check=$crc)"
+	else
+		n_gaps=$((n_gaps + 1))
+		# Gaps: importer errors at file:line:col; llmb check refuses the
+		# output, and only for keys the TODOs leave out (and the names and
+		# placeholders those keys would bind).
+		grep -Eq "^$n:[0-9]+:[0-9]+: error: not converted: " "$TRASH/up/$n.err" || bad_check="$bad_check $n(no-gap-errors)"
+		[ "$crc" = 2 ] || bad_check="$bad_check $n(check=$crc)"
+		grep ': error: ' "$TRASH/up/$n.check" | grep -Ev ": error: (missing required key '[a-z_]+'|unknown placeholder \{[a-z_]+\}|flops\.[a-z]+: unknown name '[a-z_]+')" \
+			>"$TRASH/up/$n.other" && bad_check="$bad_check $n(other-errors)"
+		grep -q 'TODO' "$TRASH/up/$n" || bad_check="$bad_check $n(no-TODO)"
+	fi
+done
+echo "# upstream: $n_files files, $n_ok complete, $n_gaps with gaps, $n_ref refused"
+t_ok "upstream: every metadata.yaml imported (exit 0, 1 or 3; never bad input or a signal):${bad_rc:- all}" test -z "$bad_rc"
+t_ok "upstream: exit 3 for exactly the recipes that are not training:${bad_kind:- all}" test -z "$bad_kind"
+t_ok "upstream: each refusal is one line naming the kind, nothing written:${bad_ref:- all}" test -z "$bad_ref"
+t_ok "upstream: llmb check accepts complete outputs, refuses outputs with gaps only at their TODOs:${bad_check:- all}" \
+	test -z "$bad_check"
+t_ok "upstream: 112 distinct files, 75 training recipes, 37 refused" test "$n_files/$((n_ok + n_gaps))/$n_ref" = 112/75/37
+t_ok "upstream: the index names a data file for every release's file" \
+	awk -v d="$U" '!/^#/ { if (system("test -f \"" d "/" $3 "\"")) exit 1; n++ } END { exit n != 205 }' "$U/index"
+
+# Goldens: one recipe per launcher type, and a refusal whose YAML has a
+# duplicate key (the loader's complaint is not said about a refused file).
+for g in "$D"/golden/*.status; do
+	n=$(basename "$g" .status)
+	t_cmp "golden $n: exit status" "$g" "$TRASH/up/$n.yaml.status"
+	t_cmp "golden $n: diagnostics" "$D/golden/$n.err" "$TRASH/up/$n.yaml.err"
+	[ -f "$D/golden/$n.yaml" ] && t_cmp "golden $n: output" "$D/golden/$n.yaml" "$TRASH/up/$n.yaml"
+done
+# The v26.06.01 Megatron-Bridge recipes that llmb has by hand: the import
+# with the hand-written recipe's configs rows (what launch.sh and the README
+# give) in place of its TODO rows passes llmb check, so everything else the
+# importer wrote (tasks, models, FLOPs, measure, train) is a valid recipe.
+for p in llama3.1:llama3.1 deepseek-v3:deepseek_v3-pretrain-megatron_bridge qwen3:qwen3-pretrain gpt-oss:gpt-oss-pretrain \
+	nemotron-h:nemotron-h nemotron3:nemotron3 kimi-k2:kimi-k2; do
+	wl=${p%%:*} rec=${p#*:}
+	f=$(awk -v r="$rec" '$1 == "v26.06.01" { p = $2; sub("/metadata.yaml$", "", p); gsub("/", "-", p); if (p == r) print $3 }' "$U/index")
+	sed '/^configs:/,$d' "$TRASH/up/$f" >"$TRASH/fill-$wl.yaml"
+	sed -n '/^configs:/,$p' "$TOP/workloads/$wl.yaml" >>"$TRASH/fill-$wl.yaml"
+	mktop_u "$TRASH/fill-$wl.yaml" "$(sed -n 's/^workload: //p' "$TRASH/up/$f")"
+	t_ok "upstream $f with workloads/$wl.yaml's configs rows: llmb check accepts it" "$LLMB" check --top "$TRASH/utop"
+done
+
+t_grep "bench/import.sh prints the per-release table" '^v26\.06\.01 +16 +0 +9 +7 ' <(LLMB=$LLMB "$TOP/bench/import.sh")
 
 t_rc "import without a file is a usage error" 2 "$LLMB" import
 t_rc "import of a missing file" 2 "$LLMB" import "$TRASH/none.yaml"

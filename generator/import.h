@@ -1,0 +1,84 @@
+/* import: the parts of `llmb import` (upstream metadata.yaml -> llmb
+ * workload), shared between its modules:
+ *  - import.c     the command, the refusal of what is not training, the
+ *                 general section, the assembly of the output;
+ *  - importsrc.c  what a run needs installed: images, repositories, the
+ *                 venv, setup tasks, downloads, tools;
+ *  - importrun.c  what a run is: configs (scales, exact and proxy scales,
+ *                 dtypes), models, FLOPs, measurement, and the training job
+ *                 of the nemo, sbatch and configured_sbatch launchers;
+ *  - importmb.c   the megatron_bridge launcher: the training job through
+ *                 workloads/mbridge-launch.py, as llmb's own recipes run it.
+ * Every section appends YAML to a string buffer and reports what it could
+ * not convert as an error at its upstream position (a gap: the output has a
+ * TODO comment there) or what is wrong with the input (bad: nothing is
+ * written). */
+#ifndef LLMB_IMPORT_H
+#define LLMB_IMPORT_H
+
+#include "schema.h"
+#include "util.h"
+#include "yamlload.h"
+
+struct img {
+	char *key;
+	const struct ynode *ref;    /* upstream url */
+	char *gpus;                 /* explicit GPU types, ", "-separated */
+	int dflt;                   /* listed under by_gpu default or without by_gpu */
+};
+
+struct imp {
+	const char *file;
+	const char *top;            /* llmb checkout: its model table and workloads */
+	int bad, gaps;
+	int said_inexact;           /* the exact_scales note is said once */
+	const struct ynode *root, *gpu_configs, *setup;
+	const char *launcher;       /* run.launcher_type (default nemo) */
+	const char *log_format;     /* NULL when unknown */
+	char *model;                /* llmb's name of the model, when known */
+	struct ydoc *wl;            /* llmb's workloads/<model>.yaml, when there */
+	struct ydoc *mbt;           /* llmb's Megatron-Bridge model table */
+	struct img *imgs;
+	size_t nimgs;
+	char *train_image;          /* key of the training image */
+	struct sb repos, venv_git, venv_pip, extra_repos;
+	struct sb sizes;            /* model sizes of the configs, one a line */
+};
+
+extern const struct ytype imp_t_name, imp_t_url, imp_t_sha, imp_t_image, imp_t_str;
+
+/* Diagnostics: bad input, a gap ("not converted: ..."), a note. */
+void imp_bad(struct imp *im, const struct ynode *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void imp_gap(struct imp *im, const struct ynode *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void imp_note(struct imp *im, const struct ynode *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Child key of mapping m of kind k (-1: any); absent is NULL, a wrong kind bad. */
+const struct ynode *imp_get(struct imp *im, const struct ynode *m, const char *key, int kind, int required);
+/* schema_check, counted as bad. */
+int imp_check(struct imp *im, const struct ynode *n, const struct ytype *t);
+/* A note for each key of m not in known. */
+void imp_ignore_unknown(struct imp *im, const struct ynode *m, const char *const *known, const char *where);
+/* A double-quoted YAML scalar. */
+void imp_q(struct sb *s, const char *v);
+/* ", "-separated word lists. */
+void imp_list_add(char **list, const char *w);
+int imp_in_list(const char *list, const char *w);
+
+/* importsrc.c */
+void imp_images(struct imp *im, struct sb *o);
+void imp_repos(struct imp *im);
+void imp_venv(struct imp *im, struct sb *o);
+void imp_tasks(struct imp *im, struct sb *o);
+void imp_tools(struct imp *im, struct sb *o);
+
+/* importrun.c */
+void imp_configs(struct imp *im, struct sb *o);
+void imp_models(struct imp *im, struct sb *o);
+void imp_measure(struct imp *im, struct sb *o);
+void imp_train(struct imp *im, struct sb *o);
+
+/* importmb.c: the train section of a megatron_bridge recipe (after the
+ * configs); what a config row of size must add (its TODO args). */
+void imp_mb_train(struct imp *im, struct sb *o, const struct ynode *ls);
+void imp_mb_row(struct imp *im, struct sb *o, const char *size);
+
+#endif

@@ -1,0 +1,362 @@
+/* importrun: what an imported run is (import.h): the config rows of
+ * run.gpu_configs (dtypes as a string, a list or a mapping to scales or
+ * {scales, exact_scales, proxy_scales}; proxy_scales become `proxy: true`
+ * rows), the model dimensions and FLOPs formula llmb has for the model, the
+ * measurement window of the launcher's parse script, and the training job
+ * of the nemo, sbatch and configured_sbatch launchers (megatron_bridge:
+ * importmb.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "import.h"
+#include "mbflops.h"
+
+/* ---- configs --------------------------------------------------------------- */
+
+struct dt {
+	const struct ynode *name, *scales, *proxy;
+	int exact;
+};
+
+static int
+scales_ok(struct imp *im, const struct ynode *s, const char *what)
+{
+	if (!s || s->kind != Y_SEQ || !s->nkids) {
+		imp_bad(im, s, "%s must be a non-empty list of GPU counts", what);
+		return 0;
+	}
+	for (size_t i = 0; i < s->nkids; i++) {
+		const char *v = s->kids[i]->str;
+		if (s->kids[i]->kind != Y_SCALAR || !*v || strspn(v, "0123456789") != strlen(v) || strlen(v) > 7 || atol(v) < 1) {
+			imp_bad(im, s->kids[i], "a scale must be a whole number of GPUs, at least 1");
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static int
+is_true(const struct ynode *n)
+{
+	return n && n->kind == Y_SCALAR && (!strcmp(n->str, "true") || !strcmp(n->str, "True"));
+}
+
+/* Normalises dtypes (string, list, or mapping dtype -> scales or
+ * {scales, exact_scales, proxy_scales}) as llmb-run does; returns the
+ * count. proxy_scales of the model config serve every dtype without its own. */
+static size_t
+dtypes_of(struct imp *im, const struct ynode *mc, struct dt *out, size_t max)
+{
+	const struct ynode *d = imp_get(im, mc, "dtypes", -1, 1), *sc = ymap_get(mc, "scales");
+	const struct ynode *px = ymap_get(mc, "proxy_scales");
+	int exact = is_true(ymap_get(mc, "exact_scales"));
+	size_t n = 0;
+	if (!d || (px && !scales_ok(im, px, "proxy_scales")))
+		return 0;
+	if (d->kind == Y_SCALAR || d->kind == Y_SEQ) {
+		if (!scales_ok(im, sc ? sc : mc, "scales"))
+			return 0;
+		if (d->kind == Y_SCALAR)
+			out[n++] = (struct dt){d, sc, px, exact};
+		for (size_t i = 0; d->kind == Y_SEQ && i < d->nkids && n < max; i++)
+			out[n++] = (struct dt){d->kids[i], sc, px, exact};
+	} else {
+		if (sc)
+			imp_note(im, sc, "scales are ignored: the dtypes mapping gives them (as llmb-run does)");
+		for (size_t i = 0; i < ymap_len(d) && n < max; i++) {
+			const struct ynode *v = ymap_val(d, i), *s = v, *e = NULL, *p = px;
+			if (v->kind == Y_MAP) {
+				s = ymap_get(v, "scales");
+				e = ymap_get(v, "exact_scales");
+				if (ymap_get(v, "proxy_scales")) {
+					p = ymap_get(v, "proxy_scales");
+					if (!scales_ok(im, p, "proxy_scales"))
+						continue;
+				}
+			}
+			if (!scales_ok(im, s ? s : v, "scales"))
+				continue;
+			out[n++] = (struct dt){ymap_key(d, i), s, p, e ? is_true(e) : exact};
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		if (out[i].name->kind != Y_SCALAR || imp_check(im, out[i].name, &imp_t_name))
+			return 0;
+	return n;
+}
+
+static int
+same_scales(const struct ynode *a, const struct ynode *b)
+{
+	if (!a || !b)
+		return a == b;
+	if (a->nkids != b->nkids)
+		return 0;
+	for (size_t i = 0; i < a->nkids; i++)
+		if (strcmp(a->kids[i]->str, b->kids[i]->str))
+			return 0;
+	return 1;
+}
+
+/* One row of dtypes d[i] and those after it with the same scales. */
+static void
+row(struct imp *im, struct sb *o, const char *gpu, const char *size, struct dt *d, size_t n, size_t i, int *done, int proxy)
+{
+	const struct ynode *sc = proxy ? d[i].proxy : d[i].scales;
+	sb_addf(o, "  - gpu: %s\n    size: %s\n    dtype: [%s", gpu, size, d[i].name->str);
+	for (size_t j = i + 1; j < n; j++) {
+		const struct ynode *sj = proxy ? d[j].proxy : d[j].scales;
+		if (!done[j] && same_scales(sc, sj) && (proxy || d[i].exact == d[j].exact)) {
+			sb_addf(o, ", %s", d[j].name->str);
+			done[j] = 1;
+		}
+	}
+	sb_add(o, "]\n    scales: [");
+	for (size_t k = 0; k < sc->nkids; k++)
+		sb_addf(o, "%s%s", k ? ", " : "", sc->kids[k]->str);
+	sb_add(o, "]\n    # TODO params: the parallelism and batch sizes of launch.sh (tp, pp, cp, ep, vp, mbs, gbs, ...)\n");
+	if (!strcmp(im->launcher, "megatron_bridge"))
+		imp_mb_row(im, o, size);
+	if (proxy)
+		sb_add(o, "    proxy: true\n");
+	sb_addf(o, "    source: \"upstream metadata.yaml run.gpu_configs.%s%s\"\n", gpu, proxy ? " proxy_scales" : "");
+	if (!proxy && !d[i].exact && !im->said_inexact++)
+		imp_note(im, sc, "exact_scales is false (here and in the rows below that leave it so): llmb-run also accepts scales above %s; llmb runs the listed scales only",
+			 sc->kids[sc->nkids - 1]->str);
+}
+
+static void
+config_rows(struct imp *im, const struct ynode *gpu, const struct ynode *mc, struct sb *o)
+{
+	static const char *const known[] = {"model_size", "dtypes", "scales", "exact_scales", "proxy_scales", NULL};
+	imp_ignore_unknown(im, mc, known, "model config key ");
+	const struct ynode *size = imp_get(im, mc, "model_size", Y_SCALAR, 1);
+	if (!size || imp_check(im, size, &imp_t_name))
+		return;
+	char *pat = xasprintf("\n%s\n", size->str), *have = xasprintf("\n%s", im->sizes.buf ? im->sizes.buf : "");
+	if (!strstr(have, pat))
+		sb_addf(&im->sizes, "%s\n", size->str);
+	free(pat);
+	free(have);
+	struct dt d[16];
+	size_t n = dtypes_of(im, mc, d, 16);
+	int *done = xcalloc(n + 1, sizeof *done);
+	for (size_t i = 0; i < n; i++)
+		if (!done[i])
+			row(im, o, gpu->str, size->str, d, n, i, done, 0);
+	/* Proxy rows: the shrunken runs of proxy_scales, planned only when asked. */
+	memset(done, 0, (n + 1) * sizeof *done);
+	for (size_t i = 0; i < n; i++)
+		if (!done[i] && d[i].proxy)
+			row(im, o, gpu->str, size->str, d, n, i, done, 1);
+	free(done);
+}
+
+void
+imp_configs(struct imp *im, struct sb *o)
+{
+	const struct ynode *gc = im->gpu_configs;
+	if (!gc)
+		return;
+	sb_add(o, "\n# upstream run.gpu_configs; dtypes with the same scales share a row. proxy_scales\n"
+		  "# are `proxy: true` rows (shrunken models: planned only when asked, never compared).\nconfigs:\n");
+	for (size_t g = 0; g < ymap_len(gc); g++) {
+		const struct ynode *gpu = ymap_key(gc, g);
+		const struct ynode *mcs = imp_get(im, ymap_val(gc, g), "model_configs", Y_SEQ, 1);
+		if (imp_check(im, gpu, &imp_t_name))
+			continue;
+		for (size_t i = 0; mcs && i < mcs->nkids; i++) {
+			if (mcs->kids[i]->kind == Y_MAP)
+				config_rows(im, gpu, mcs->kids[i], o);
+			else
+				imp_bad(im, mcs->kids[i], "a model config must be {model_size, dtypes, scales}");
+		}
+	}
+	if (im->sizes.len)
+		imp_gap(im, gc, "the parallelism of each config row (tp, pp, cp, ep, vp, mbs, gbs as launch.sh sets them per GPU type) "
+		    "is not in metadata.yaml: fill in params");
+}
+
+/* ---- models and FLOPs ------------------------------------------------------ */
+
+/* The first model_size node of size (where its gap is said). */
+static const struct ynode *
+size_node(const struct imp *im, const char *size)
+{
+	const struct ynode *gc = im->gpu_configs;
+	for (size_t g = 0; g < ymap_len(gc); g++) {
+		const struct ynode *mcs = ymap_get(ymap_val(gc, g), "model_configs");
+		for (size_t i = 0; mcs && mcs->kind == Y_SEQ && i < mcs->nkids; i++) {
+			const struct ynode *s = ymap_get(mcs->kids[i], "model_size");
+			if (s && s->kind == Y_SCALAR && !strcmp(s->str, size))
+				return s;
+		}
+	}
+	return gc;
+}
+
+static int
+number(const char *s)
+{
+	return *s && strspn(s, "0123456789.") == strlen(s) && strlen(s) < 24;
+}
+
+/* A size's dimensions as a flow mapping: llmb's recipe of the model first
+ * (what a person wrote), else the Megatron-Bridge model table; numbers
+ * only, the table's own keys (seq, commit, sources) left out. 0 when unknown. */
+static int
+dims(struct imp *im, struct sb *o, const char *size, const char **from)
+{
+	static const char *const skip[] = {"seq", "vocab_multiple", NULL};
+	const struct ynode *r = im->wl ? ymap_get(ymap_get(im->wl->root, "models"), size) : NULL;
+	*from = "llmb's recipe of the model";
+	if (!r || r->kind != Y_MAP) {
+		r = im->mbt && im->model ? mbtable_row(im->mbt, im->model, size) : NULL;
+		*from = "llmb's Megatron-Bridge model table";
+	}
+	if (!r || r->kind != Y_MAP)
+		return 0;
+	int n = 0;
+	for (size_t i = 0; i < ymap_len(r); i++) {
+		const struct ynode *k = ymap_key(r, i), *v = ymap_val(r, i);
+		const char *const *p = skip;
+		while (*p && strcmp(*p, k->str))
+			p++;
+		if (*p || v->kind != Y_SCALAR || !number(v->str) || !valid_name(k->str))
+			continue;
+		sb_addf(o, "%s%s: %s", n++ ? ", " : "{", k->str, v->str);
+	}
+	if (n)
+		sb_add(o, "}");
+	return n > 0;
+}
+
+void
+imp_models(struct imp *im, struct sb *o)
+{
+	if (!im->sizes.len)
+		return;
+	struct sb rows = {0};
+	int unknown = 0;
+	const char *from = NULL;
+	for (const char *p = im->sizes.buf; *p; p = strchr(p, '\n') + 1) {
+		char *size = xstrndup(p, strcspn(p, "\n"));
+		sb_addf(&rows, "  %s: ", size);
+		if (!dims(im, &rows, size, &from)) {
+			sb_add(&rows, "{}");
+			unknown++;
+			imp_gap(im, size_node(im, size), "model dimensions of size '%s' (layers, hidden, heads, vocab, ...; for FLOPs "
+				"and parameters) are not in metadata.yaml%s: fill in models.%s", size,
+				!im->model ? " and llmb does not know the model" : im->wl || im->mbt ? ", nor has llmb this size of the model"
+				: " and the llmb checkout (--top) has no recipe or table of the model", size);
+		}
+		sb_add(&rows, "\n");
+		free(size);
+	}
+	if (unknown)
+		sb_add(o, "\n# TODO model dimensions per size (layers, hidden, ffn_hidden, heads, query_groups, vocab):\n"
+			  "# the recipe README's FLOPs notes or launch.sh give them.\n");
+	else
+		sb_addf(o, "\n# Model dimensions: %s (workloads/%s%s), by size.\n", from,
+			from && strstr(from, "table") ? "models/megatron-bridge.yaml" : im->model, from && strstr(from, "table") ? "" : ".yaml");
+	sb_addf(o, "models:\n%s", rows.buf);
+	sb_free(&rows);
+	/* The FLOPs formula of llmb's recipe of the model, when it reads the
+	 * same log format (one framework's accounting). */
+	const struct ynode *f = im->wl ? ymap_get(im->wl->root, "flops") : NULL;
+	const struct ynode *lf = im->wl ? ymap_get(im->wl->root, "log_format") : NULL;
+	int ok = f && f->kind == Y_MAP && lf && im->log_format && lf->kind == Y_SCALAR && !strcmp(lf->str, im->log_format);
+	for (size_t i = 0; ok && i < ymap_len(f); i++)
+		ok = ymap_val(f, i)->kind == Y_SCALAR && valid_name(ymap_key(f, i)->str) && valid_str(ymap_val(f, i)->str);
+	if (!ok) {
+		sb_add(o, "\n# TODO flops: attention, mlp, embedding per sample (the recipe README's notes)\n");
+		imp_gap(im, ymap_get(im->root, "general"), "FLOPs formula: not in metadata.yaml (the recipe README's notes give it)%s; "
+			"without it no MFU is reported", !im->wl ? "" : f ? ", and llmb's recipe of the model counts for another framework"
+			: ", nor in llmb's recipe of the model");
+		return;
+	}
+	sb_addf(o, "\n# FLOPs per sample: llmb's workloads/%s.yaml (the same framework's accounting).\nflops:\n", im->model);
+	for (size_t i = 0; i < ymap_len(f); i++) {
+		sb_addf(o, "  %s: ", ymap_key(f, i)->str);
+		imp_q(o, ymap_val(f, i)->str);
+		sb_add(o, "\n");
+	}
+}
+
+/* ---- measurement ----------------------------------------------------------- */
+
+void
+imp_measure(struct imp *im, struct sb *o)
+{
+	const struct ynode *g = ymap_get(im->root, "general"), *ver = ymap_get(g, "gsw_version");
+	const char *v = ver && ver->kind == Y_SCALAR ? ver->str : NULL;
+	if (!strcmp(im->launcher, "nemo")) {
+		/* parse_train_timing.sh: 11-44 in 25.07, 35-44 from 25.08 on (zero-based). */
+		const char *win = v && !strcmp(v, "25.07") ? "[11, 44]" : "[35, 44]";
+		sb_addf(o, "\n# The upstream parse_train_timing.sh%s%s: mean step time over\n"
+			   "# iterations %s of 50 (NeMo counts from 0).\nmeasure:\n  window: %s\n  indexing: zero\n  steps: 50\n"
+			   "  metric: mean\n", v ? " of release " : "", v ? v : "", win, win);
+	} else if (!strcmp(im->launcher, "megatron_bridge")) {
+		sb_add(o, "\n# The upstream parse_train_timing_mbridge.sh (README \"Performance Measurement\"):\n"
+			  "# 50 steps, iterations 35-44 averaged; Megatron counts iterations from 1.\n"
+			  "measure:\n  window: [35, 44]\n  indexing: one\n  steps: 50\n  metric: mean\n");
+	} else if (!strcmp(im->launcher, "sbatch") || !strcmp(im->launcher, "configured_sbatch")) {
+		sb_add(o, "\n# TODO measure: window (first and last iteration measured), indexing, steps, metric\n");
+		imp_gap(im, ymap_get(ymap_get(im->root, "run"), "launcher_type"), "measurement window: launcher %s runs the "
+			"recipe's own script and log; its README says which iterations count", im->launcher);
+	}
+}
+
+/* ---- training -------------------------------------------------------------- */
+
+/* What each launcher of llmb-run does, and what llmb does instead. */
+static const struct {
+	const char *launcher, *how;
+} launchers[] = {
+	{"nemo", "# There launch.sh runs a NeMo performance script whose NeMo-Run slurm executor\n"
+		 "# submits the job itself. llmb instead writes and submits the sbatch script\n"
+		 "# itself (srun with pyxis --container-image and the mounts), so that it always\n"
+		 "# knows the job id it tracks: train.cmd is the program every task runs inside\n"
+		 "# that job, not a launcher.\n"},
+	{"sbatch", "# There llmb-run submits launch.sh with sbatch. llmb writes and submits its\n"
+		   "# own sbatch script (srun with pyxis), so train.cmd is what launch.sh runs under srun.\n"},
+	{"configured_sbatch", "# There llmb-run submits launch.sh with sbatch into an experiment directory it\n"
+			      "# creates (LLMB_EXPERIMENT_DIR; MODEL_SIZE, DTYPE, JOB_TOTAL_GPUS, GPU_TYPE set).\n"
+			      "# llmb writes and submits its own sbatch script (srun with pyxis): train.cmd is\n"
+			      "# what launch.sh runs under srun, {experiment_dir} its experiment directory.\n"},
+	{"megatron_bridge", NULL},
+};
+
+void
+imp_train(struct imp *im, struct sb *o)
+{
+	const struct ynode *run = ymap_get(im->root, "run"), *lt = ymap_get(run, "launcher_type");
+	static const char *const known[] = {"launcher_type", "launch_script", "gpu_configs", NULL};
+	imp_ignore_unknown(im, run, known, "run.");
+	const struct ynode *ls = imp_get(im, run, "launch_script", Y_SCALAR, 0);
+	if (ls && !valid_path(ls->str)) {
+		imp_bad(im, ls, "launch_script '%s' is not a path inside the recipe", ls->str);
+		return;
+	}
+	size_t i = 0;
+	while (i < sizeof launchers / sizeof *launchers && strcmp(launchers[i].launcher, im->launcher))
+		i++;
+	if (i == sizeof launchers / sizeof *launchers) {
+		imp_bad(im, lt, "launcher_type '%s': expected nemo, megatron_bridge, sbatch or configured_sbatch", im->launcher);
+		return;
+	}
+	if (!launchers[i].how) {
+		imp_mb_train(im, o, ls);
+		return;
+	}
+	sb_addf(o, "\n# upstream run.launcher_type %s, launch script %s.\n%s", im->launcher, ls ? ls->str : "launch.sh",
+		launchers[i].how);
+	sb_add(o, "train:\n");
+	if (im->train_image)
+		sb_addf(o, "  image: %s\n", im->train_image);
+	sb_add(o, "  # TODO cmd: the training program and its flags, with {placeholders}\n");
+	imp_gap(im, ls ? ls : lt ? lt : run, "training command: %s builds it (flags, parallelism, log directory); write train.cmd "
+	    "as the command llmb runs inside its own job", ls ? ls->str : "launch.sh");
+	sb_addf(o, "  source: \"upstream %s (launcher_type %s)\"\n", ls ? ls->str : "launch.sh", im->launcher);
+}
