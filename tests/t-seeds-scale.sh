@@ -27,6 +27,12 @@
 # killed (NODE_FAIL and the retry policy; and, where Slurm requeues, the
 # same job run again), and make killed while 50 trainings are pending,
 # each counted from Slurm's own records (squeue -t all).
+# Last, today's workloads (Megatron-Bridge, upstream v26.06.01) in an
+# install tree of their own: DeepSeek V3 at 128 nodes (1,024 H100s) and
+# at 256 GB200s, Kimi-K2 at 256 and GPT-OSS at 64 GB300s, Qwen3 30b,
+# Nemotron-H and Nemotron 3 30b at 8: Slurm's record of each, the tasks on
+# every node, the Hugging Face setup jobs on the CPU partition, nothing
+# submitted twice, each report's MFU against its dtype's peak.
 # Start it under the machine-wide lock (fixed-size cluster, many ports):
 #   flock /tmp/llmb-slurm.lock env LLMB=$PWD/build/llmb tests/run.sh seeds-scale
 # shellcheck source=tests/lib.sh
@@ -45,10 +51,13 @@ export LLMB_SKIP_AFTER_PROBE=1
 # SlurmdTimeout 40: a node whose slurmd was killed is declared down within
 # a minute; MessageTimeout, TCPTimeout: a big step on 2 busy cores
 # answers slowly (srun loses task exit messages at the defaults); cred_expire=30: a requeued job is eligible 31 s later, not 121 s;
-# p50: a partition that is down (trainings pending while make is killed).
+# UnkillableStepTimeout: a step's processes on a loaded machine can take
+# over the default minute to die, and the node would be drained (Kill task
+# failed); p50: a partition that is down (trainings pending while make is killed).
 export SLURM_CI_CRED_EXPIRE=30
 export SLURM_CI_EXTRA_CONF="SchedulerParameters=batch_sched_delay=0,sched_interval=2,bf_interval=2
 SlurmdTimeout=40
+UnkillableStepTimeout=180
 MessageTimeout=60
 TCPTimeout=30
 PartitionName=p50 Nodes=n[1-$SLURM_CI_NODES] MaxTime=INFINITE State=DOWN"
@@ -282,4 +291,98 @@ read -r _ j2 rest <<<"$(jobs_of "$I" "$RQ")"
 t_ok "requeued by Slurm: make succeeds with one job, requeued once, completed" \
 	test "$(cat "$TRASH/rq.rc") $(squeue -h -t all -j "$j2" -O 'State: ,RestartCnt:' | xargs)${rest:+ more}" = "0 COMPLETED 1"
 t_grep "llmb said it was requeued and kept waiting on it" "job $j2 was requeued by the scheduler" "$TRASH/rq.out"
+# ---- today's workloads ----------------------------------------------------------------------------
+# Megatron-Bridge's recipes (upstream v26.06.01), after the seeds' runs and
+# faults (all at once, they drained nodes: Kill task failed), in their own
+# install tree: each recipe at its smallest
+# published full scale, DeepSeek V3 also at 128 nodes (1,024 H100s).
+# numactl's stand-in for mbridge-launch.py's binding; a step of more than
+# 64 tasks runs one task per node (each task is two Python processes here).
+M=$TRASH/instmb
+MB_RUNS=(
+	"dsh WORKLOAD=deepseek-v3 GPU_TYPE=h100 DTYPE=bf16 SCALES=1024"
+	"dsg WORKLOAD=deepseek-v3 GPU_TYPE=gb200 DTYPE=fp8 SCALES=256"
+	"kk WORKLOAD=kimi-k2 GPU_TYPE=gb300 DTYPE=fp8 SCALES=256"
+	"go WORKLOAD=gpt-oss GPU_TYPE=gb300 DTYPE=bf16 SCALES=64"
+	"qw WORKLOAD=qwen3 GPU_TYPE=gb300 SIZE=30b DTYPE=bf16 SCALES=8"
+	"nh WORKLOAD=nemotron-h GPU_TYPE=gb300 DTYPE=fp8 SCALES=8"
+	"n3 WORKLOAD=nemotron3 GPU_TYPE=gb300 SIZE=30b DTYPE=bf16 SCALES=8"
+)
+for r in "${MB_RUNS[@]}"; do
+	read -r -a w <<<"$r"
+	n=${w[0]}
+	(export PATH=$TESTS_DIR/nemo-driver/bin:$PATH NUMACTL_RECORD=$TRASH/mb.numa NVSMI_RECORD=$TRASH/mb.nvsmi SEEDS_MAX_STEP_TASKS=64
+	make -C "$TOP" -j4 LLMB_GEN="$TRASH/g.$n" LLMB_INSTALL="$M" EXECUTOR=slurm report "${w[@]:1}" \
+		>"$TRASH/$n.out" 2>&1; echo $? >"$TRASH/$n.rc") &
+done
+wait
+
+# ---- today's workloads: Slurm's record, the tasks, the reports ----------------------------------
+for r in "${MB_RUNS[@]}"; do
+	n=${r%% *}
+	t_ok "make report ${r#* } succeeds" test "$(cat "$TRASH/$n.rc")" = 0 || tail -n 20 "$TRASH/$n.out" | sed 's/^/# /'
+done
+# gpus_yaml GPU KEY [DTYPE]: a GPU's gpus_per_node, or its peak_tflops of DTYPE
+gpus_yaml() {
+	awk -v g="  $1:" -v k="$2" -v d="${3:-}" '
+		$0 == g { in_g = 1; next }
+		in_g && /^  [a-z0-9]+:$/ { in_g = 0 }
+		in_g && d == "" && $1 == k ":" { print $2; exit }
+		in_g && d != "" && $1 == k ":" { in_k = 1; next }
+		in_k && $1 == d ":" { print $2; exit }' "$TOP/workloads/gpus.yaml"
+}
+bad_shape='' bad_tasks='' nmb=0
+for d in "$M"/state/jobs/train.*/; do
+	st=$(basename "$d")
+	# (a workload's name may hold a dot: the stage's last four fields)
+	scale=${st##*.} s=${st%.*}
+	s=${s%.*} && s=${s%.*} && gpu=${s##*.}
+	gpn=$(gpus_yaml "$gpu" gpus_per_node)
+	nodes=$((scale / gpn))
+	job=$(t_job_field "$M" "$st" job)
+	nmb=$((nmb + 1))
+	[ -n "$job" ] || { bad_shape="$bad_shape $st:no-job"; continue; }
+	sj=$(scontrol show job "$job" 2>&1)
+	for want in "JobState=COMPLETED" "NumNodes=$nodes " "NumTasks=$scale " "TresPerNode=gres:gpu:$gpn" "OverSubscribe=NO" "Partition=debug"; do
+		[[ $sj == *"$want"* ]] || bad_shape="$bad_shape $st:$want"
+	done
+	step=$(find "$TRASH/rec" -name "tasks.$job.*" | sort -t. -k3 -n | tail -n 1)
+	per=$gpn want=$scale
+	[ "$scale" -gt 64 ] && per=1 want=$nodes
+	got=$(awk '{n++; node[$2]++; r[$1]++} END {k = 0; for (x in node) {k++; if (node[x] != g) bad++}; d = 0; for (x in r) d++; print n, d, k, bad + 0}' g="$per" "$step" 2>/dev/null)
+	[ "$got" = "$want $want $nodes 0" ] || bad_tasks="$bad_tasks $st:($got)"
+done
+t_ok "every Megatron-Bridge training ran (7)" test "$nmb" = 7
+t_ok "Slurm ran each with the recipe's shape: nodes, tasks, GPUs per node, exclusive, GPU partition${bad_shape:+ (not:$bad_shape)}" test -z "$bad_shape"
+t_ok "each training step had its tasks on every node of the allocation${bad_tasks:+ (not:$bad_tasks)}" test -z "$bad_tasks"
+t_ok "DeepSeek V3 H100 BF16 ran on 128 nodes, 1,024 GPUs" test "$(scontrol show job "$(t_job_field "$M" train.deepseek-v3.h100.671b.bf16.1024 job)" |
+	grep -o 'NumNodes=[0-9]* NumCPUs=[0-9]* NumTasks=[0-9]*' | sed 's/ NumCPUs=[0-9]*//')" = "NumNodes=128 NumTasks=1024"
+t_ok "the payload failed no check" test -z "$(grep -l 'seeds payload: task' "$M"/workloads/*/experiments/*/log-*.out 2>/dev/null)"
+kinds=$(squeue -h -t all -o '%Z %P %j' | awk -v d="$M" '$1 == d {sub(/^llmb\./, "", $3); sub(/\..*/, "", $3); print $3, $2}' | sort -u | tr '\n' ' ')
+t_ok "image, venv and Hugging Face setup jobs ran on the CPU partition, training on the GPU partition ($kinds)" \
+	test "$kinds" = "data cpu image cpu train debug venv cpu "
+dups=$(squeue -h -t all -o '%Z %j' | awk -v d="$M" '$1 == d {sub(/\.[^.]*$/, "", $2); print $2}' | sort | uniq -d)
+t_ok "no stage was submitted twice${dups:+ ($dups)}" test -z "$dups"
+t_ok "every Slurm job of that install tree completed" \
+	test -z "$(squeue -h -t all -o '%Z %T' | awk -v d="$M" '$1 == d && $2 != "COMPLETED"')"
+t_ok "the secret is in none of its files" test -z "$(grep -rl hf_SEEDSSECRET "$M" "$TRASH"/g.dsh "$TRASH"/g.qw 2>/dev/null)"
+# each run's MFU: its TFLOPS/GPU over the GPU's peak at the run's dtype
+# (gpus.yaml); none where llmb has no FLOPs formula for the model (llmb flops)
+cat "$M"/workloads/*/reports/*.json.csv >"$TRASH/mb.csv"
+awk -F, '$8 == "mfu_pct" {print $1, $2, $3, $4, $5, $9}' "$TRASH/mb.csv" >"$TRASH/mb.mfu"
+bad='' nm=0 nof=''
+while read -r w g s d sc v; do
+	nm=$((nm + 1))
+	tf=$(awk -F, -v k="$w $g $s $d $sc" '$1 " " $2 " " $3 " " $4 " " $5 == k && $8 == "tflops_per_gpu" {print $9}' "$TRASH/mb.csv")
+	peak=$(gpus_yaml "$g" peak_tflops "$d")
+	if ! "$LLMB" flops "$w" "$s" "$g" --top "$TOP" >/dev/null 2>&1; then
+		nof="$nof $w"
+		[ -z "$v$tf" ] || bad="$bad [$w: no FLOPs formula, yet MFU '$v' TFLOPS '$tf']"
+		continue
+	fi
+	awk -v m="$v" -v t="$tf" -v p="$peak" 'BEGIN {exit !(m > 0 && p > 0 && (m - 100 * t / p) ^ 2 < (0.0001 * m) ^ 2 + 0.0001)}' ||
+		bad="$bad [$w $g $d $sc: MFU $v, TFLOPS/GPU $tf, peak $peak]"
+done <"$TRASH/mb.mfu"
+t_ok "the reports give each run's MFU against its dtype's peak (7 runs; no FLOPs formula:${nof:- none})${bad:+:$bad}" test "$nm" = 7 -a -z "$bad"
+
 t_done
