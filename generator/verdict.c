@@ -39,7 +39,10 @@ static const struct knob {
 	{"cp_alpha", K_REAL, offsetof(struct policy, cp_alpha), 0.01, 1e-9, 0.5},
 	{"cp_min_after", K_INT, offsetof(struct policy, cp_min_after), 3, 2, 1000},
 	{"cp_window", K_INT, offsetof(struct policy, cp_window), 60, 4, 100000},
-	{"tail_alpha", K_REAL, offsetof(struct policy, tail_alpha), 0.0002, 0, 0.5},
+	{"tail_alpha", K_REAL, offsetof(struct policy, tail_alpha), 0.0003, 0, 0.5},
+	{"tail_alpha_pair", K_REAL, offsetof(struct policy, tail_alpha_pair), 0.00005, 0, 0.5},
+	{"ramp_alpha", K_REAL, offsetof(struct policy, ramp_alpha), 0.0006, 0, 0.5},
+	{"ramp_min", K_INT, offsetof(struct policy, ramp_min), 4, 2, 1000},
 	{"tail_max", K_INT, offsetof(struct policy, tail_max), 8, 2, 1000},
 	{"regime_window", K_INT, offsetof(struct policy, regime_window), 90, 5, 1024},
 	{"seed", K_INT, offsetof(struct policy, seed), 1, 0, 1e15},
@@ -216,7 +219,7 @@ night_from_runs(struct vnight *v, const struct hrun *const *r, size_t n)
 	v->se = v->valid ? sqrt(se2 / (double)v->nvalid) / sqrt((double)v->nvalid) : NAN;
 	v->effect = v->p = v->base_mean = v->base_sd = v->band_lo = v->band_hi = v->ref_effect = v->cp_p = NAN;
 	v->clip_lo = -INFINITY, v->clip_hi = INFINITY;
-	v->reg_lo = v->reg_hi = v->reg_sd = NAN;
+	v->reg_lo = v->reg_hi = v->reg_sd = v->mix_lo = NAN;
 	if (!v->ref)
 		v->ref = v->tol = NAN;
 }
@@ -248,6 +251,36 @@ struct base {
 	size_t n;
 };
 
+/* Two normals with one deviation, fitted to the sorted baseline x[0..n)
+ * by EM from the 2-means split (lo, hi, sd): a hard split truncates the
+ * groups (their means too close, their deviation too small), and the
+ * mixture's tails are what mixture_sf asks for. */
+static void
+mixture_fit(struct vnight *v, const double *x, size_t n, double lo, double hi, double sd, double floor)
+{
+	double pi = 0.5;
+	for (int it = 0; it < 40; it++) {
+		double sr = 0, srx = 0, sx = 0, ss = 0;
+		for (size_t a = 0; a < n; a++) {
+			double z1 = (x[a] - lo) / sd, z2 = (x[a] - hi) / sd;
+			double l1 = (1 - pi) * exp(-z1 * z1 / 2), l2 = pi * exp(-z2 * z2 / 2);
+			double r = l1 + l2 > 0 ? l2 / (l1 + l2) : x[a] > (lo + hi) / 2;
+			sr += r, srx += r * x[a], sx += x[a];
+		}
+		if (sr < 1 || sr > (double)n - 1)
+			break;
+		pi = sr / (double)n, hi = srx / sr, lo = (sx - srx) / ((double)n - sr);
+		for (size_t a = 0; a < n; a++) {
+			double z1 = (x[a] - lo) / sd, z2 = (x[a] - hi) / sd;
+			double l1 = (1 - pi) * exp(-z1 * z1 / 2), l2 = pi * exp(-z2 * z2 / 2);
+			double r = l1 + l2 > 0 ? l2 / (l1 + l2) : x[a] > (lo + hi) / 2;
+			ss += r * (x[a] - hi) * (x[a] - hi) + (1 - r) * (x[a] - lo) * (x[a] - lo);
+		}
+		sd = fmax(sqrt(ss / (double)n), floor);
+	}
+	v->mix_lo = lo, v->mix_hi = hi, v->mix_sd = sd, v->mix_n = n, v->mix_pi = pi;
+}
+
 /* A recurring regime: the baseline split in two by 1-D 2-means (the
  * split of the sorted nights with the largest between-group sum of
  * squares) is two modes when each group has at least two nights and they
@@ -261,7 +294,7 @@ find_regime(struct vnight *v, const struct base *b, const struct policy *p)
 {
 	size_t n = b->n, best = 0;
 	double x[1024], pre[1025], pre2[1025], bss = 0;
-	v->reg_lo = v->reg_hi = v->reg_sd = NAN;
+	v->reg_lo = v->reg_hi = v->reg_sd = v->mix_lo = NAN;
 	v->reg_done = 1;
 	if (n < 5 || n > 1024)
 		return;
@@ -282,10 +315,15 @@ find_regime(struct vnight *v, const struct base *b, const struct policy *p)
 	double ml = pre[k] / (double)k, mh = (pre[n] - pre[k]) / (double)h;
 	double wss = pre2[k] - (double)k * ml * ml + (pre2[n] - pre2[k]) - (double)h * mh * mh;
 	double sp = fmax(sqrt(fmax(wss, 0) / (double)(n - 2)), p->noise_floor * ml);
+	mixture_fit(v, x, n, ml, mh, sp, p->noise_floor * ml);
 	if (mh - ml < fmax(p->min_effect * ml, 3 * sp))
 		return;
-	/* The rarer group is the mode: for one normal, the halves. */
-	v->reg_lo = 20 * k <= 9 * n ? ml : NAN, v->reg_hi = 20 * h <= 9 * n ? mh : NAN;
+	/* Two modes when one group holds at most 45% of the nights (for one
+	 * normal the best split gives halves); then a level within either is
+	 * no change: a run of fast-mode nights is no improvement either. */
+	if (20 * k > 9 * n && 20 * h > 9 * n)
+		return;
+	v->reg_lo = ml, v->reg_hi = mh;
 	v->reg_sd = sp, v->reg_nlo = k, v->reg_nhi = h;
 }
 
@@ -303,6 +341,28 @@ beyond_regime(const struct vnight *w, double level, double nl, int dir, double e
 	if (dir == VB_FASTER)
 		t = -t;
 	return stats_t_sf(t, (double)(w->reg_nlo + w->reg_nhi) - 2) < alpha;
+}
+
+/* How likely L nights drawn from night w's baseline read as a whole
+ * (the two groups of its 2-means split as two normals: the slow group
+ * drawn with its share, binomially) reach a level at least this far its
+ * way (dir): a run of slow-mode nights is likely under it, while on a
+ * baseline of one normal it gives lighter tails than the t-test, and
+ * decides nothing. 0 when the baseline has no split. */
+static double
+mixture_sf(const struct vnight *w, double level, double L, int dir)
+{
+	if (isnan(w->mix_lo) || !(w->mix_sd > 0))
+		return 0;
+	double pi = w->mix_pi, sf = 0, c = 1, df = (double)w->mix_n - 2;
+	int nl = (int)L;
+	for (int a = 0; a <= nl; a++) {
+		double mean = w->mix_lo + (double)a / L * (w->mix_hi - w->mix_lo);
+		double z = (level - mean) / (w->mix_sd / sqrt(L));
+		sf += c * pow(pi, a) * pow(1 - pi, nl - a) * stats_t_sf(dir == VB_SLOWER ? z : -z, df);
+		c = c * (double)(nl - a) / (double)(a + 1);
+	}
+	return sf;
 }
 
 static void
@@ -594,7 +654,8 @@ cp_confirms(struct judge *j, size_t i, const size_t *cps, size_t ncp, size_t *at
 	int dir = e > 0 ? VB_SLOWER : VB_FASTER;
 	if (v->base_sd > 0 && (dir == VB_SLOWER ? after - v->mean : v->mean - after) > 2.5 * v->base_sd)
 		return VB_NONE;
-	if (!beyond_regime(regime_of(j, c), after, (double)n, dir, 0, j->p->cp_alpha))
+	if (!beyond_regime(regime_of(j, c), after, (double)n, dir, 0, j->p->cp_alpha) ||
+	    mixture_sf(&j->c->nights[c], after, (double)n, dir) >= j->p->cp_alpha)
 		return VB_NONE;
 	*at = c;
 	return e > 0 ? VB_SLOWER : VB_FASTER;
@@ -717,10 +778,45 @@ tail_confirms(struct judge *j, size_t i, int ongoing, size_t *first, double *tma
 			continue;
 		double t = (m - mu) / (w->base_sd * sqrt(1.0 / (double)used + 1.0 / (double)w->base_n));
 		*tmax = fmax(*tmax, fabs(t));
-		if (!(fabs(t) > best) || !(stats_t_sf(fabs(t), (double)w->base_n - 1) < p->tail_alpha))
+		/* two nights, or two left beside a spike: the pair's level */
+		double alpha = used == 2 ? p->tail_alpha_pair : p->tail_alpha;
+		if (!(fabs(t) > best) || !(stats_t_sf(fabs(t), (double)w->base_n - 1) < alpha))
 			continue;
-		if (beyond_regime(regime_of(j, k), m, (double)n, dir, 0, p->tail_alpha))
+		if (beyond_regime(regime_of(j, k), m, (double)n, dir, 0, alpha) &&
+		    mixture_sf(&j->c->nights[k], m, (double)used, dir) < alpha)
 			best = fabs(t), bestf = k;
+	}
+	/* A drift: the same nights against a ramp from the baseline, night
+	 * i the highest (weights 1..L, the matched filter of a steady rise:
+	 * about 12% more of the drift's signal than the flat mean over 8
+	 * nights), for L = ramp_min .. tail_max, at tail_alpha. */
+	for (size_t L = (size_t)p->ramp_min; !(best > 0) && L <= n; L++) {
+		size_t k = L - 1, kw = i;
+		for (size_t a = i + 1, c = 0; a-- > 0 && c < L;)
+			if (eligible(&j->c->nights[a]))
+				kw = a, c++;
+		const struct vnight *w = &j->c->nights[kw];
+		if ((int)w->base_n < p->min_nights || !(w->base_sd > 0))
+			continue;
+		double mu = w->base_mean, lim = 3 * w->base_sd, sw = 0, sw2 = 0, sxw = 0;
+		for (size_t a = 0; a <= k; a++) {
+			/* a spike or a stall night is no step of a drift */
+			if (fabs(x[a] - mu) > 5 * w->base_sd)
+				continue;
+			double wt = (double)(L - a), d = fmin(fmax(x[a], mu - lim), mu + lim) - mu;
+			sw += wt, sw2 += wt * wt, sxw += wt * d;
+		}
+		/* the level the ramp reaches at night i */
+		double level = mu + sxw / sw2 * (double)L, e = (level - mu) / mu;
+		if ((e > 0) != (dir == VB_SLOWER) || fabs(e) < p->min_effect)
+			continue;
+		double t = sxw / (w->base_sd * sqrt(sw2 + sw * sw / (double)w->base_n));
+		*tmax = fmax(*tmax, fabs(t));
+		if (!(fabs(t) > best) || !(stats_t_sf(fabs(t), (double)w->base_n - 1) < p->ramp_alpha))
+			continue;
+		if (beyond_regime(regime_of(j, kw), sxw / sw + mu, (double)L, dir, 0, p->ramp_alpha) &&
+		    mixture_sf(&j->c->nights[kw], sxw / sw + mu, (double)L, dir) < p->ramp_alpha)
+			best = fabs(t), bestf = kw, kfirst = kw;
 	}
 	if (!(best > 0))
 		return VB_NONE;

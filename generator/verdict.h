@@ -33,7 +33,10 @@ struct policy {
 	int cp_min_after;       /* nights at and after a change point before it may confirm */
 	int cp_window;          /* the change-point test looks at this many recent nights */
 	double tail_alpha;      /* the last few nights together against the baseline before them */
+	double tail_alpha_pair; /* the same for the last two nights alone */
 	int tail_max;
+	double ramp_alpha;
+	int ramp_min;           /* a drift: the last ramp_min .. tail_max nights against a ramp */
 	uint64_t seed;
 };
 
@@ -70,6 +73,8 @@ struct vnight {
 	double reg_lo, reg_hi;   /* a fast and a slow mode in the baseline (their means), NAN when it has none */
 	double reg_sd;           /* the deviation within the modes */
 	size_t reg_nlo, reg_nhi;
+	double mix_lo, mix_hi, mix_sd, mix_pi; /* the baseline's 2-means split, mode or not (mix_lo NAN: none) */
+	size_t mix_n;
 	int reg_done;            /* reg_* are set (computed when first needed) */
 	int quarantined;
 	int vref;                /* verdict vs reference */
