@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "changepoint.h"
+#include "mixture.h"
 #include "diag.h"
 #include "stats.h"
 #include "util.h"
@@ -219,7 +220,7 @@ night_from_runs(struct vnight *v, const struct hrun *const *r, size_t n)
 	v->se = v->valid ? sqrt(se2 / (double)v->nvalid) / sqrt((double)v->nvalid) : NAN;
 	v->effect = v->p = v->base_mean = v->base_sd = v->band_lo = v->band_hi = v->ref_effect = v->cp_p = NAN;
 	v->clip_lo = -INFINITY, v->clip_hi = INFINITY;
-	v->reg_lo = v->reg_hi = v->reg_sd = v->mix_lo = NAN;
+	v->reg_lo = v->reg_hi = v->reg_sd = v->mix.lo = NAN;
 	if (!v->ref)
 		v->ref = v->tol = NAN;
 }
@@ -251,36 +252,6 @@ struct base {
 	size_t n;
 };
 
-/* Two normals with one deviation, fitted to the sorted baseline x[0..n)
- * by EM from the 2-means split (lo, hi, sd): a hard split truncates the
- * groups (their means too close, their deviation too small), and the
- * mixture's tails are what mixture_sf asks for. */
-static void
-mixture_fit(struct vnight *v, const double *x, size_t n, double lo, double hi, double sd, double floor)
-{
-	double pi = 0.5;
-	for (int it = 0; it < 40; it++) {
-		double sr = 0, srx = 0, sx = 0, ss = 0;
-		for (size_t a = 0; a < n; a++) {
-			double z1 = (x[a] - lo) / sd, z2 = (x[a] - hi) / sd;
-			double l1 = (1 - pi) * exp(-z1 * z1 / 2), l2 = pi * exp(-z2 * z2 / 2);
-			double r = l1 + l2 > 0 ? l2 / (l1 + l2) : x[a] > (lo + hi) / 2;
-			sr += r, srx += r * x[a], sx += x[a];
-		}
-		if (sr < 1 || sr > (double)n - 1)
-			break;
-		pi = sr / (double)n, hi = srx / sr, lo = (sx - srx) / ((double)n - sr);
-		for (size_t a = 0; a < n; a++) {
-			double z1 = (x[a] - lo) / sd, z2 = (x[a] - hi) / sd;
-			double l1 = (1 - pi) * exp(-z1 * z1 / 2), l2 = pi * exp(-z2 * z2 / 2);
-			double r = l1 + l2 > 0 ? l2 / (l1 + l2) : x[a] > (lo + hi) / 2;
-			ss += r * (x[a] - hi) * (x[a] - hi) + (1 - r) * (x[a] - lo) * (x[a] - lo);
-		}
-		sd = fmax(sqrt(ss / (double)n), floor);
-	}
-	v->mix_lo = lo, v->mix_hi = hi, v->mix_sd = sd, v->mix_n = n, v->mix_pi = pi;
-}
-
 /* A recurring regime: the baseline split in two by 1-D 2-means (the
  * split of the sorted nights with the largest between-group sum of
  * squares) is two modes when each group has at least two nights and they
@@ -294,7 +265,7 @@ find_regime(struct vnight *v, const struct base *b, const struct policy *p)
 {
 	size_t n = b->n, best = 0;
 	double x[1024], pre[1025], pre2[1025], bss = 0;
-	v->reg_lo = v->reg_hi = v->reg_sd = v->mix_lo = NAN;
+	v->reg_lo = v->reg_hi = v->reg_sd = v->mix.lo = NAN;
 	v->reg_done = 1;
 	if (n < 5 || n > 1024)
 		return;
@@ -315,7 +286,7 @@ find_regime(struct vnight *v, const struct base *b, const struct policy *p)
 	double ml = pre[k] / (double)k, mh = (pre[n] - pre[k]) / (double)h;
 	double wss = pre2[k] - (double)k * ml * ml + (pre2[n] - pre2[k]) - (double)h * mh * mh;
 	double sp = fmax(sqrt(fmax(wss, 0) / (double)(n - 2)), p->noise_floor * ml);
-	mixture_fit(v, x, n, ml, mh, sp, p->noise_floor * ml);
+	mixture_fit(&v->mix, x, n, ml, mh, sp, p->noise_floor * ml);
 	if (mh - ml < fmax(p->min_effect * ml, 3 * sp))
 		return;
 	/* Two modes when one group holds at most 45% of the nights (for one
@@ -343,26 +314,11 @@ beyond_regime(const struct vnight *w, double level, double nl, int dir, double e
 	return stats_t_sf(t, (double)(w->reg_nlo + w->reg_nhi) - 2) < alpha;
 }
 
-/* How likely L nights drawn from night w's baseline read as a whole
- * (the two groups of its 2-means split as two normals: the slow group
- * drawn with its share, binomially) reach a level at least this far its
- * way (dir): a run of slow-mode nights is likely under it, while on a
- * baseline of one normal it gives lighter tails than the t-test, and
- * decides nothing. 0 when the baseline has no split. */
+/* mixture_sf of night w's baseline split; 0 when it has none. */
 static double
-mixture_sf(const struct vnight *w, double level, double L, int dir)
+base_mixture_sf(const struct vnight *w, double level, double L, int dir)
 {
-	if (isnan(w->mix_lo) || !(w->mix_sd > 0))
-		return 0;
-	double pi = w->mix_pi, sf = 0, c = 1, df = (double)w->mix_n - 2;
-	int nl = (int)L;
-	for (int a = 0; a <= nl; a++) {
-		double mean = w->mix_lo + (double)a / L * (w->mix_hi - w->mix_lo);
-		double z = (level - mean) / (w->mix_sd / sqrt(L));
-		sf += c * pow(pi, a) * pow(1 - pi, nl - a) * stats_t_sf(dir == VB_SLOWER ? z : -z, df);
-		c = c * (double)(nl - a) / (double)(a + 1);
-	}
-	return sf;
+	return isnan(w->mix.lo) ? 0 : mixture_sf(&w->mix, level, L, dir == VB_SLOWER ? 1 : -1);
 }
 
 static void
@@ -655,7 +611,7 @@ cp_confirms(struct judge *j, size_t i, const size_t *cps, size_t ncp, size_t *at
 	if (v->base_sd > 0 && (dir == VB_SLOWER ? after - v->mean : v->mean - after) > 2.5 * v->base_sd)
 		return VB_NONE;
 	if (!beyond_regime(regime_of(j, c), after, (double)n, dir, 0, j->p->cp_alpha) ||
-	    mixture_sf(&j->c->nights[c], after, (double)n, dir) >= j->p->cp_alpha)
+	    base_mixture_sf(&j->c->nights[c], after, (double)n, dir) >= j->p->cp_alpha)
 		return VB_NONE;
 	*at = c;
 	return e > 0 ? VB_SLOWER : VB_FASTER;
@@ -783,7 +739,7 @@ tail_confirms(struct judge *j, size_t i, int ongoing, size_t *first, double *tma
 		if (!(fabs(t) > best) || !(stats_t_sf(fabs(t), (double)w->base_n - 1) < alpha))
 			continue;
 		if (beyond_regime(regime_of(j, k), m, (double)n, dir, 0, alpha) &&
-		    mixture_sf(&j->c->nights[k], m, (double)used, dir) < alpha)
+		    base_mixture_sf(&j->c->nights[k], m, (double)used, dir) < alpha)
 			best = fabs(t), bestf = k;
 	}
 	/* A drift: the same nights against a ramp from the baseline, night
@@ -815,7 +771,7 @@ tail_confirms(struct judge *j, size_t i, int ongoing, size_t *first, double *tma
 		if (!(fabs(t) > best) || !(stats_t_sf(fabs(t), (double)w->base_n - 1) < p->ramp_alpha))
 			continue;
 		if (beyond_regime(regime_of(j, kw), sxw / sw + mu, (double)L, dir, 0, p->ramp_alpha) &&
-		    mixture_sf(&j->c->nights[kw], sxw / sw + mu, (double)L, dir) < p->ramp_alpha)
+		    base_mixture_sf(&j->c->nights[kw], sxw / sw + mu, (double)L, dir) < p->ramp_alpha)
 			best = fabs(t), bestf = kw, kfirst = kw;
 	}
 	if (!(best > 0))

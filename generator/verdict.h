@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "history.h"
+#include "mixture.h"
 
 struct policy {
 	double min_effect;      /* smallest step-time change that matters (fraction) */
@@ -73,8 +74,7 @@ struct vnight {
 	double reg_lo, reg_hi;   /* a fast and a slow mode in the baseline (their means), NAN when it has none */
 	double reg_sd;           /* the deviation within the modes */
 	size_t reg_nlo, reg_nhi;
-	double mix_lo, mix_hi, mix_sd, mix_pi; /* the baseline's 2-means split, mode or not (mix_lo NAN: none) */
-	size_t mix_n;
+	struct mixture mix;      /* the baseline as two normals (mix.lo NAN: not fitted) */
 	int reg_done;            /* reg_* are set (computed when first needed) */
 	int quarantined;
 	int vref;                /* verdict vs reference */
