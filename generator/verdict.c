@@ -41,10 +41,12 @@ static const struct knob {
 	{"cp_min_after", K_INT, offsetof(struct policy, cp_min_after), 3, 2, 1000},
 	{"cp_window", K_INT, offsetof(struct policy, cp_window), 60, 4, 100000},
 	{"tail_alpha", K_REAL, offsetof(struct policy, tail_alpha), 0.0003, 0, 0.5},
-	{"tail_alpha_pair", K_REAL, offsetof(struct policy, tail_alpha_pair), 0.00005, 0, 0.5},
+	{"tail_alpha_pair", K_REAL, offsetof(struct policy, tail_alpha_pair), 0.0002, 0, 0.5},
+	{"noise_ref", K_REAL, offsetof(struct policy, noise_ref), 0.0125, 0.0001, 1},
 	{"ramp_alpha", K_REAL, offsetof(struct policy, ramp_alpha), 0.0006, 0, 0.5},
 	{"ramp_min", K_INT, offsetof(struct policy, ramp_min), 4, 2, 1000},
 	{"tail_max", K_INT, offsetof(struct policy, tail_max), 8, 2, 1000},
+	{"ramp_max", K_INT, offsetof(struct policy, ramp_max), 8, 2, 1000},
 	{"regime_window", K_INT, offsetof(struct policy, regime_window), 90, 5, 1024},
 	{"seed", K_INT, offsetof(struct policy, seed), 1, 0, 1e15},
 };
@@ -679,6 +681,17 @@ step_at(const struct judge *j, size_t from, size_t i, const struct vnight *w, in
  * at L = 2, small ones and drifts accumulate over more nights. Unless the
  * night before i was CONFIRMED (ongoing), the window stops at the nights
  * of an earlier confirmed episode. */
+/* The tail and ramp levels on a baseline noisier than noise_ref (its
+ * deviation, relative): times (noise_ref / deviation)^2. There the
+ * minimum effect is within the noise, its gate no longer stops chance
+ * runs, and the same levels would raise more false alarms. */
+static double
+noise_scale(const struct policy *p, const struct vnight *w)
+{
+	double rel = w->base_sd / w->base_mean;
+	return rel > p->noise_ref ? (p->noise_ref / rel) * (p->noise_ref / rel) : 1;
+}
+
 static int
 tail_confirms(struct judge *j, size_t i, int ongoing, size_t *first, double *tmax)
 {
@@ -690,7 +703,8 @@ tail_confirms(struct judge *j, size_t i, int ongoing, size_t *first, double *tma
 	*tmax = 0;
 	if (!(fabs(v->effect) >= p->min_effect / 2))
 		return VB_NONE;
-	for (size_t k = i + 1; k-- > 0 && (int)n < p->tail_max && n < 1000;) {
+	int nmax = p->tail_max > p->ramp_max ? p->tail_max : p->ramp_max;
+	for (size_t k = i + 1; k-- > 0 && (int)n < nmax && n < 1000;) {
 		const struct vnight *w = &j->c->nights[k];
 		if (w->day < from)
 			break;
@@ -700,7 +714,10 @@ tail_confirms(struct judge *j, size_t i, int ongoing, size_t *first, double *tma
 		 * new one. */
 		if (k < i && w->confirmed && !ongoing)
 			break;
-		x[n++] = w->mean, kfirst = k;
+		x[n++] = w->mean;
+		if ((int)n > p->tail_max)
+			continue;
+		kfirst = k;
 		if (n < 2 || (int)w->base_n < p->min_nights || !(w->base_sd > 0))
 			continue;
 		double mu = w->base_mean, lim = 3 * w->base_sd, sum = 0;
@@ -735,7 +752,7 @@ tail_confirms(struct judge *j, size_t i, int ongoing, size_t *first, double *tma
 		double t = (m - mu) / (w->base_sd * sqrt(1.0 / (double)used + 1.0 / (double)w->base_n));
 		*tmax = fmax(*tmax, fabs(t));
 		/* two nights, or two left beside a spike: the pair's level */
-		double alpha = used == 2 ? p->tail_alpha_pair : p->tail_alpha;
+		double alpha = (used == 2 ? p->tail_alpha_pair : p->tail_alpha) * noise_scale(p, w);
 		if (!(fabs(t) > best) || !(stats_t_sf(fabs(t), (double)w->base_n - 1) < alpha))
 			continue;
 		if (beyond_regime(regime_of(j, k), m, (double)n, dir, 0, alpha) &&
@@ -745,7 +762,7 @@ tail_confirms(struct judge *j, size_t i, int ongoing, size_t *first, double *tma
 	/* A drift: the same nights against a ramp from the baseline, night
 	 * i the highest (weights 1..L, the matched filter of a steady rise:
 	 * about 12% more of the drift's signal than the flat mean over 8
-	 * nights), for L = ramp_min .. tail_max, at tail_alpha. */
+	 * nights), for L = ramp_min .. ramp_max, at ramp_alpha. */
 	for (size_t L = (size_t)p->ramp_min; !(best > 0) && L <= n; L++) {
 		size_t k = L - 1, kw = i;
 		for (size_t a = i + 1, c = 0; a-- > 0 && c < L;)
@@ -755,10 +772,14 @@ tail_confirms(struct judge *j, size_t i, int ongoing, size_t *first, double *tma
 		if ((int)w->base_n < p->min_nights || !(w->base_sd > 0))
 			continue;
 		double mu = w->base_mean, lim = 3 * w->base_sd, sw = 0, sw2 = 0, sxw = 0;
+		/* A spike or a stall night is no step of a drift, and the
+		 * nights beside it are too few for one. */
+		int outlier = 0;
+		for (size_t a = 0; a <= k; a++)
+			outlier |= fabs(x[a] - mu) > 5 * w->base_sd;
+		if (outlier)
+			continue;
 		for (size_t a = 0; a <= k; a++) {
-			/* a spike or a stall night is no step of a drift */
-			if (fabs(x[a] - mu) > 5 * w->base_sd)
-				continue;
 			double wt = (double)(L - a), d = fmin(fmax(x[a], mu - lim), mu + lim) - mu;
 			sw += wt, sw2 += wt * wt, sxw += wt * d;
 		}
@@ -768,10 +789,11 @@ tail_confirms(struct judge *j, size_t i, int ongoing, size_t *first, double *tma
 			continue;
 		double t = sxw / (w->base_sd * sqrt(sw2 + sw * sw / (double)w->base_n));
 		*tmax = fmax(*tmax, fabs(t));
-		if (!(fabs(t) > best) || !(stats_t_sf(fabs(t), (double)w->base_n - 1) < p->ramp_alpha))
+		double alpha = p->ramp_alpha * noise_scale(p, w);
+		if (!(fabs(t) > best) || !(stats_t_sf(fabs(t), (double)w->base_n - 1) < alpha))
 			continue;
-		if (beyond_regime(regime_of(j, kw), sxw / sw + mu, (double)L, dir, 0, p->ramp_alpha) &&
-		    base_mixture_sf(&j->c->nights[kw], sxw / sw + mu, (double)L, dir) < p->ramp_alpha)
+		if (beyond_regime(regime_of(j, kw), sxw / sw + mu, (double)L, dir, 0, alpha) &&
+		    base_mixture_sf(&j->c->nights[kw], sxw / sw + mu, (double)L, dir) < alpha)
 			best = fabs(t), bestf = kw, kfirst = kw;
 	}
 	if (!(best > 0))

@@ -37,7 +37,8 @@ struct policy {
 	double tail_alpha_pair; /* the same for the last two nights alone */
 	int tail_max;
 	double ramp_alpha;
-	int ramp_min;           /* a drift: the last ramp_min .. tail_max nights against a ramp */
+	double noise_ref;       /* noisier baselines (relative deviation): tail and ramp levels shrink with its square */
+	int ramp_min, ramp_max;           /* a drift: the last ramp_min .. tail_max nights against a ramp */
 	uint64_t seed;
 };
 
