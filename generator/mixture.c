@@ -12,25 +12,26 @@
 void
 mixture_fit(struct mixture *m, const double *x, size_t n, double lo, double hi, double sd, double floor)
 {
-	double pi = 0.5;
+	/* One pass per iteration (one exp a night; the new deviation from
+	 * the sums of squares about c, the split's low mean), until the
+	 * parameters settle. */
+	double pi = 0.5, c = lo, dn = (double)n;
 	for (int it = 0; it < 40; it++) {
-		double sr = 0, srx = 0, sx = 0, ss = 0;
+		double sr = 0, srx = 0, srx2 = 0, sx = 0, sx2 = 0;
 		for (size_t a = 0; a < n; a++) {
-			double z1 = (x[a] - lo) / sd, z2 = (x[a] - hi) / sd;
-			double l1 = (1 - pi) * exp(-z1 * z1 / 2), l2 = pi * exp(-z2 * z2 / 2);
-			double r = l1 + l2 > 0 ? l2 / (l1 + l2) : x[a] > (lo + hi) / 2;
-			sr += r, srx += r * x[a], sx += x[a];
+			double y = x[a] - c, q = (lo - hi) * (2 * x[a] - lo - hi) / (2 * sd * sd);
+			double r = q > 700 ? 0 : 1 / (1 + (1 - pi) / pi * exp(q));
+			sr += r, srx += r * y, srx2 += r * y * y, sx += y, sx2 += y * y;
 		}
-		if (sr < 1 || sr > (double)n - 1)
+		if (sr < 1 || sr > dn - 1)
 			break;
-		pi = sr / (double)n, hi = srx / sr, lo = (sx - srx) / ((double)n - sr);
-		for (size_t a = 0; a < n; a++) {
-			double z1 = (x[a] - lo) / sd, z2 = (x[a] - hi) / sd;
-			double l1 = (1 - pi) * exp(-z1 * z1 / 2), l2 = pi * exp(-z2 * z2 / 2);
-			double r = l1 + l2 > 0 ? l2 / (l1 + l2) : x[a] > (lo + hi) / 2;
-			ss += r * (x[a] - hi) * (x[a] - hi) + (1 - r) * (x[a] - lo) * (x[a] - lo);
-		}
-		sd = fmax(sqrt(ss / (double)n), floor);
+		double npi = sr / dn, mh = srx / sr, ml = (sx - srx) / (dn - sr);
+		double ss = srx2 - 2 * mh * srx + mh * mh * sr + (sx2 - srx2) - 2 * ml * (sx - srx) + ml * ml * (dn - sr);
+		double nsd = fmax(sqrt(fmax(ss, 0) / dn), floor);
+		int settled = fabs(ml + c - lo) + fabs(mh + c - hi) < 1e-6 * sd && fabs(npi - pi) < 1e-6;
+		pi = npi, lo = ml + c, hi = mh + c, sd = nsd;
+		if (settled)
+			break;
 	}
 	m->lo = lo, m->hi = hi, m->sd = sd, m->n = n, m->pi = pi;
 }

@@ -263,12 +263,14 @@ struct base {
  * halves 2.7 deviations apart). Sets the night's reg_* fields: reg_hi is
  * a slow mode, reg_lo a fast one, NAN when there is none. */
 static void
-find_regime(struct vnight *v, const struct base *b, const struct policy *p)
+find_regime(struct vnight *v, const struct base *b, const struct policy *p, int fit)
 {
 	size_t n = b->n, best = 0;
 	double x[1024], pre[1025], pre2[1025], bss = 0;
-	v->reg_lo = v->reg_hi = v->reg_sd = v->mix.lo = NAN;
+	v->reg_lo = v->reg_hi = v->reg_sd = NAN;
 	v->reg_done = 1;
+	if (fit)
+		v->mix.lo = NAN, v->mix_done = 1;
 	if (n < 5 || n > 1024)
 		return;
 	memcpy(x, b->m, n * sizeof *x);
@@ -288,7 +290,8 @@ find_regime(struct vnight *v, const struct base *b, const struct policy *p)
 	double ml = pre[k] / (double)k, mh = (pre[n] - pre[k]) / (double)h;
 	double wss = pre2[k] - (double)k * ml * ml + (pre2[n] - pre2[k]) - (double)h * mh * mh;
 	double sp = fmax(sqrt(fmax(wss, 0) / (double)(n - 2)), p->noise_floor * ml);
-	mixture_fit(&v->mix, x, n, ml, mh, sp, p->noise_floor * ml);
+	if (fit)
+		mixture_fit(&v->mix, x, n, ml, mh, sp, p->noise_floor * ml);
 	if (mh - ml < fmax(p->min_effect * ml, 3 * sp))
 		return;
 	/* Two modes when one group holds at most 45% of the nights (for one
@@ -314,13 +317,6 @@ beyond_regime(const struct vnight *w, double level, double nl, int dir, double e
 	if (dir == VB_FASTER)
 		t = -t;
 	return stats_t_sf(t, (double)(w->reg_nlo + w->reg_nhi) - 2) < alpha;
-}
-
-/* mixture_sf of night w's baseline split; 0 when it has none. */
-static double
-base_mixture_sf(const struct vnight *w, double level, double L, int dir)
-{
-	return isnan(w->mix.lo) ? 0 : mixture_sf(&w->mix, level, L, dir == VB_SLOWER ? 1 : -1);
 }
 
 static void
@@ -454,9 +450,23 @@ regime_of(struct judge *j, size_t k)
 	if (!w->reg_done) {
 		struct base b;
 		collect_base(j, k, &b, j->p->regime_window);
-		find_regime(w, &b, j->p);
+		find_regime(w, &b, j->p, 0);
 	}
 	return w;
+}
+
+/* mixture_sf of night k's baseline (fitted when first asked for: a few
+ * nights need it); 0 when it has no split. */
+static double
+base_mixture_sf(struct judge *j, size_t k, double level, double L, int dir)
+{
+	struct vnight *w = &j->c->nights[k];
+	if (!w->mix_done) {
+		struct base b;
+		collect_base(j, k, &b, j->p->regime_window);
+		find_regime(w, &b, j->p, 1);
+	}
+	return isnan(w->mix.lo) ? 0 : mixture_sf(&w->mix, level, L, dir == VB_SLOWER ? 1 : -1);
 }
 
 /* M of the last K eligible nights of the segment (night i included) went
@@ -613,7 +623,7 @@ cp_confirms(struct judge *j, size_t i, const size_t *cps, size_t ncp, size_t *at
 	if (v->base_sd > 0 && (dir == VB_SLOWER ? after - v->mean : v->mean - after) > 2.5 * v->base_sd)
 		return VB_NONE;
 	if (!beyond_regime(regime_of(j, c), after, (double)n, dir, 0, j->p->cp_alpha) ||
-	    base_mixture_sf(&j->c->nights[c], after, (double)n, dir) >= j->p->cp_alpha)
+	    base_mixture_sf(j, c, after, (double)n, dir) >= j->p->cp_alpha)
 		return VB_NONE;
 	*at = c;
 	return e > 0 ? VB_SLOWER : VB_FASTER;
@@ -756,7 +766,7 @@ tail_confirms(struct judge *j, size_t i, int ongoing, size_t *first, double *tma
 		if (!(fabs(t) > best) || !(stats_t_sf(fabs(t), (double)w->base_n - 1) < alpha))
 			continue;
 		if (beyond_regime(regime_of(j, k), m, (double)n, dir, 0, alpha) &&
-		    base_mixture_sf(&j->c->nights[k], m, (double)used, dir) < alpha)
+		    base_mixture_sf(j, k, m, (double)used, dir) < alpha)
 			best = fabs(t), bestf = k;
 	}
 	/* A drift: the same nights against a ramp from the baseline, night
@@ -793,7 +803,7 @@ tail_confirms(struct judge *j, size_t i, int ongoing, size_t *first, double *tma
 		if (!(fabs(t) > best) || !(stats_t_sf(fabs(t), (double)w->base_n - 1) < alpha))
 			continue;
 		if (beyond_regime(regime_of(j, kw), sxw / sw + mu, (double)L, dir, 0, alpha) &&
-		    base_mixture_sf(&j->c->nights[kw], sxw / sw + mu, (double)L, dir) < alpha)
+		    base_mixture_sf(j, kw, sxw / sw + mu, (double)L, dir) < alpha)
 			best = fabs(t), bestf = kw, kfirst = kw;
 	}
 	if (!(best > 0))

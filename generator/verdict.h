@@ -75,7 +75,8 @@ struct vnight {
 	double reg_lo, reg_hi;   /* a fast and a slow mode in the baseline (their means), NAN when it has none */
 	double reg_sd;           /* the deviation within the modes */
 	size_t reg_nlo, reg_nhi;
-	struct mixture mix;      /* the baseline as two normals (mix.lo NAN: not fitted) */
+	struct mixture mix;      /* the baseline as two normals (mix.lo NAN: none) */
+	int mix_done;            /* mix is set (fitted when first needed) */
 	int reg_done;            /* reg_* are set (computed when first needed) */
 	int quarantined;
 	int vref;                /* verdict vs reference */
