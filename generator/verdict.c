@@ -41,12 +41,12 @@ static const struct knob {
 	{"cp_min_after", K_INT, offsetof(struct policy, cp_min_after), 3, 2, 1000},
 	{"cp_window", K_INT, offsetof(struct policy, cp_window), 60, 4, 100000},
 	{"tail_alpha", K_REAL, offsetof(struct policy, tail_alpha), 0.0003, 0, 0.5},
-	{"tail_alpha_pair", K_REAL, offsetof(struct policy, tail_alpha_pair), 0.0002, 0, 0.5},
-	{"noise_ref", K_REAL, offsetof(struct policy, noise_ref), 0.0125, 0.0001, 1},
-	{"ramp_alpha", K_REAL, offsetof(struct policy, ramp_alpha), 0.0006, 0, 0.5},
-	{"ramp_min", K_INT, offsetof(struct policy, ramp_min), 4, 2, 1000},
+	{"tail_alpha_pair", K_REAL, offsetof(struct policy, tail_alpha_pair), 0.0002, 0, 0.5}, /* most chance runs are pairs */
+	{"noise_ref", K_REAL, offsetof(struct policy, noise_ref), 0.0125, 0.0001, 1}, /* noisier: min_effect gates nothing */
+	{"ramp_alpha", K_REAL, offsetof(struct policy, ramp_alpha), 0.0006, 0, 0.5}, /* a drift against a steady rise */
+	{"ramp_min", K_INT, offsetof(struct policy, ramp_min), 4, 2, 1000}, /* fewer nights: the tail's means suffice */
 	{"tail_max", K_INT, offsetof(struct policy, tail_max), 8, 2, 1000},
-	{"ramp_max", K_INT, offsetof(struct policy, ramp_max), 8, 2, 1000},
+	{"ramp_max", K_INT, offsetof(struct policy, ramp_max), 8, 2, 1000}, /* longer: more tests, little more signal */
 	{"regime_window", K_INT, offsetof(struct policy, regime_window), 90, 5, 1024},
 	{"seed", K_INT, offsetof(struct policy, seed), 1, 0, 1e15},
 };
@@ -120,6 +120,10 @@ policy_check(const struct policy *p, const char *file)
 {
 	if (p->confirm_m > p->confirm_k) {
 		diag_error(file, 0, 0, "confirm_m (%d) is greater than confirm_k (%d)", p->confirm_m, p->confirm_k);
+		return 1;
+	}
+	if (p->ramp_min > p->ramp_max) {
+		diag_error(file, 0, 0, "ramp_min (%d) is greater than ramp_max (%d)", p->ramp_min, p->ramp_max);
 		return 1;
 	}
 	if (p->min_nights_large > p->min_nights) {
@@ -678,19 +682,6 @@ step_at(const struct judge *j, size_t from, size_t i, const struct vnight *w, in
 	return at;
 }
 
-/* A shift seen in the last few nights together: the mean of the last L
- * eligible nights (L = 2 .. tail_max, night i the last) against the
- * baseline of the first of them, which none of them is in. Each night
- * enters winsorized to 3 deviations of that baseline, so that one spike
- * counts as one unusual night and never carries the mean; with L = 2 the
- * two nights enter as they are but must agree on the size of the change
- * (confirm_ratio): a spike has no partner.
- * Confirms when the most significant L has p < tail_alpha (a strict level:
- * this is asked every night and for several L) and an effect of
- * min_effect; its first night is the first bad night. Large shifts show
- * at L = 2, small ones and drifts accumulate over more nights. Unless the
- * night before i was CONFIRMED (ongoing), the window stops at the nights
- * of an earlier confirmed episode. */
 /* The tail and ramp levels on a baseline noisier than noise_ref (its
  * deviation, relative): times (noise_ref / deviation)^2. There the
  * minimum effect is within the noise, its gate no longer stops chance
@@ -702,6 +693,21 @@ noise_scale(const struct policy *p, const struct vnight *w)
 	return rel > p->noise_ref ? (p->noise_ref / rel) * (p->noise_ref / rel) : 1;
 }
 
+/* A shift seen in the last few nights together: the mean of the last L
+ * eligible nights (L = 2 .. tail_max, night i the last) against the
+ * baseline of the first of them, which none of them is in. Each night
+ * enters winsorized to 3 deviations of that baseline, so that one spike
+ * counts as one unusual night and never carries the mean; with L = 2 the
+ * two nights enter as they are but must agree on the size of the change
+ * (confirm_ratio): a spike has no partner.
+ * Confirms when the most significant L has p < tail_alpha (tail_alpha_pair
+ * for two nights: strict levels, since this is asked every night and for
+ * several L) and an effect of min_effect, and the level is unlikely under
+ * the baseline's two-normal mixture; its first night is the first bad
+ * night. Large shifts show at L = 2, small ones accumulate over more
+ * nights, and drifts also show against a ramp (below). Unless the
+ * night before i was CONFIRMED (ongoing), the window stops at the nights
+ * of an earlier confirmed episode. */
 static int
 tail_confirms(struct judge *j, size_t i, int ongoing, size_t *first, double *tmax)
 {
@@ -773,7 +779,7 @@ tail_confirms(struct judge *j, size_t i, int ongoing, size_t *first, double *tma
 	 * i the highest (weights 1..L, the matched filter of a steady rise:
 	 * about 12% more of the drift's signal than the flat mean over 8
 	 * nights), for L = ramp_min .. ramp_max, at ramp_alpha. */
-	for (size_t L = (size_t)p->ramp_min; !(best > 0) && L <= n; L++) {
+	for (size_t L = (size_t)p->ramp_min; !(best > 0) && L <= n && (int)L <= p->ramp_max; L++) {
 		size_t k = L - 1, kw = i;
 		for (size_t a = i + 1, c = 0; a-- > 0 && c < L;)
 			if (eligible(&j->c->nights[a]))

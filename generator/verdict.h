@@ -36,9 +36,9 @@ struct policy {
 	double tail_alpha;      /* the last few nights together against the baseline before them */
 	double tail_alpha_pair; /* the same for the last two nights alone */
 	int tail_max;
-	double ramp_alpha;
+	double ramp_alpha;      /* a drift: the last ramp_min .. ramp_max nights against a steady rise */
 	double noise_ref;       /* noisier baselines (relative deviation): tail and ramp levels shrink with its square */
-	int ramp_min, ramp_max;           /* a drift: the last ramp_min .. tail_max nights against a ramp */
+	int ramp_min, ramp_max;
 	uint64_t seed;
 };
 
