@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "changepoint.h"
+#include "mixture.h"
 #include "diag.h"
 #include "stats.h"
 #include "util.h"
@@ -39,8 +40,13 @@ static const struct knob {
 	{"cp_alpha", K_REAL, offsetof(struct policy, cp_alpha), 0.01, 1e-9, 0.5},
 	{"cp_min_after", K_INT, offsetof(struct policy, cp_min_after), 3, 2, 1000},
 	{"cp_window", K_INT, offsetof(struct policy, cp_window), 60, 4, 100000},
-	{"tail_alpha", K_REAL, offsetof(struct policy, tail_alpha), 0.0002, 0, 0.5},
+	{"tail_alpha", K_REAL, offsetof(struct policy, tail_alpha), 0.0003, 0, 0.5},
+	{"tail_alpha_pair", K_REAL, offsetof(struct policy, tail_alpha_pair), 0.0002, 0, 0.5}, /* most chance runs are pairs */
+	{"noise_ref", K_REAL, offsetof(struct policy, noise_ref), 0.0125, 0.0001, 1}, /* noisier: min_effect gates nothing */
+	{"ramp_alpha", K_REAL, offsetof(struct policy, ramp_alpha), 0.0006, 0, 0.5}, /* a drift against a steady rise */
+	{"ramp_min", K_INT, offsetof(struct policy, ramp_min), 4, 2, 1000}, /* fewer nights: the tail's means suffice */
 	{"tail_max", K_INT, offsetof(struct policy, tail_max), 8, 2, 1000},
+	{"ramp_max", K_INT, offsetof(struct policy, ramp_max), 8, 2, 1000}, /* longer: more tests, little more signal */
 	{"regime_window", K_INT, offsetof(struct policy, regime_window), 90, 5, 1024},
 	{"seed", K_INT, offsetof(struct policy, seed), 1, 0, 1e15},
 };
@@ -114,6 +120,10 @@ policy_check(const struct policy *p, const char *file)
 {
 	if (p->confirm_m > p->confirm_k) {
 		diag_error(file, 0, 0, "confirm_m (%d) is greater than confirm_k (%d)", p->confirm_m, p->confirm_k);
+		return 1;
+	}
+	if (p->ramp_min > p->ramp_max) {
+		diag_error(file, 0, 0, "ramp_min (%d) is greater than ramp_max (%d)", p->ramp_min, p->ramp_max);
 		return 1;
 	}
 	if (p->min_nights_large > p->min_nights) {
@@ -216,7 +226,7 @@ night_from_runs(struct vnight *v, const struct hrun *const *r, size_t n)
 	v->se = v->valid ? sqrt(se2 / (double)v->nvalid) / sqrt((double)v->nvalid) : NAN;
 	v->effect = v->p = v->base_mean = v->base_sd = v->band_lo = v->band_hi = v->ref_effect = v->cp_p = NAN;
 	v->clip_lo = -INFINITY, v->clip_hi = INFINITY;
-	v->reg_lo = v->reg_hi = v->reg_sd = NAN;
+	v->reg_lo = v->reg_hi = v->reg_sd = v->mix.lo = NAN;
 	if (!v->ref)
 		v->ref = v->tol = NAN;
 }
@@ -257,12 +267,14 @@ struct base {
  * halves 2.7 deviations apart). Sets the night's reg_* fields: reg_hi is
  * a slow mode, reg_lo a fast one, NAN when there is none. */
 static void
-find_regime(struct vnight *v, const struct base *b, const struct policy *p)
+find_regime(struct vnight *v, const struct base *b, const struct policy *p, int fit)
 {
 	size_t n = b->n, best = 0;
 	double x[1024], pre[1025], pre2[1025], bss = 0;
 	v->reg_lo = v->reg_hi = v->reg_sd = NAN;
 	v->reg_done = 1;
+	if (fit)
+		v->mix.lo = NAN, v->mix_done = 1;
 	if (n < 5 || n > 1024)
 		return;
 	memcpy(x, b->m, n * sizeof *x);
@@ -282,10 +294,16 @@ find_regime(struct vnight *v, const struct base *b, const struct policy *p)
 	double ml = pre[k] / (double)k, mh = (pre[n] - pre[k]) / (double)h;
 	double wss = pre2[k] - (double)k * ml * ml + (pre2[n] - pre2[k]) - (double)h * mh * mh;
 	double sp = fmax(sqrt(fmax(wss, 0) / (double)(n - 2)), p->noise_floor * ml);
+	if (fit)
+		mixture_fit(&v->mix, x, n, ml, mh, sp, p->noise_floor * ml);
 	if (mh - ml < fmax(p->min_effect * ml, 3 * sp))
 		return;
-	/* The rarer group is the mode: for one normal, the halves. */
-	v->reg_lo = 20 * k <= 9 * n ? ml : NAN, v->reg_hi = 20 * h <= 9 * n ? mh : NAN;
+	/* Two modes when one group holds at most 45% of the nights (for one
+	 * normal the best split gives halves); then a level within either is
+	 * no change: a run of fast-mode nights is no improvement either. */
+	if (20 * k > 9 * n && 20 * h > 9 * n)
+		return;
+	v->reg_lo = ml, v->reg_hi = mh;
 	v->reg_sd = sp, v->reg_nlo = k, v->reg_nhi = h;
 }
 
@@ -436,9 +454,23 @@ regime_of(struct judge *j, size_t k)
 	if (!w->reg_done) {
 		struct base b;
 		collect_base(j, k, &b, j->p->regime_window);
-		find_regime(w, &b, j->p);
+		find_regime(w, &b, j->p, 0);
 	}
 	return w;
+}
+
+/* mixture_sf of night k's baseline (fitted when first asked for: a few
+ * nights need it); 0 when it has no split. */
+static double
+base_mixture_sf(struct judge *j, size_t k, double level, double L, int dir)
+{
+	struct vnight *w = &j->c->nights[k];
+	if (!w->mix_done) {
+		struct base b;
+		collect_base(j, k, &b, j->p->regime_window);
+		find_regime(w, &b, j->p, 1);
+	}
+	return isnan(w->mix.lo) ? 0 : mixture_sf(&w->mix, level, L, dir == VB_SLOWER ? 1 : -1);
 }
 
 /* M of the last K eligible nights of the segment (night i included) went
@@ -594,7 +626,8 @@ cp_confirms(struct judge *j, size_t i, const size_t *cps, size_t ncp, size_t *at
 	int dir = e > 0 ? VB_SLOWER : VB_FASTER;
 	if (v->base_sd > 0 && (dir == VB_SLOWER ? after - v->mean : v->mean - after) > 2.5 * v->base_sd)
 		return VB_NONE;
-	if (!beyond_regime(regime_of(j, c), after, (double)n, dir, 0, j->p->cp_alpha))
+	if (!beyond_regime(regime_of(j, c), after, (double)n, dir, 0, j->p->cp_alpha) ||
+	    base_mixture_sf(j, c, after, (double)n, dir) >= j->p->cp_alpha)
 		return VB_NONE;
 	*at = c;
 	return e > 0 ? VB_SLOWER : VB_FASTER;
@@ -649,6 +682,17 @@ step_at(const struct judge *j, size_t from, size_t i, const struct vnight *w, in
 	return at;
 }
 
+/* The tail and ramp levels on a baseline noisier than noise_ref (its
+ * deviation, relative): times (noise_ref / deviation)^2. There the
+ * minimum effect is within the noise, its gate no longer stops chance
+ * runs, and the same levels would raise more false alarms. */
+static double
+noise_scale(const struct policy *p, const struct vnight *w)
+{
+	double rel = w->base_sd / w->base_mean;
+	return rel > p->noise_ref ? (p->noise_ref / rel) * (p->noise_ref / rel) : 1;
+}
+
 /* A shift seen in the last few nights together: the mean of the last L
  * eligible nights (L = 2 .. tail_max, night i the last) against the
  * baseline of the first of them, which none of them is in. Each night
@@ -656,10 +700,12 @@ step_at(const struct judge *j, size_t from, size_t i, const struct vnight *w, in
  * counts as one unusual night and never carries the mean; with L = 2 the
  * two nights enter as they are but must agree on the size of the change
  * (confirm_ratio): a spike has no partner.
- * Confirms when the most significant L has p < tail_alpha (a strict level:
- * this is asked every night and for several L) and an effect of
- * min_effect; its first night is the first bad night. Large shifts show
- * at L = 2, small ones and drifts accumulate over more nights. Unless the
+ * Confirms when the most significant L has p < tail_alpha (tail_alpha_pair
+ * for two nights: strict levels, since this is asked every night and for
+ * several L) and an effect of min_effect, and the level is unlikely under
+ * the baseline's two-normal mixture; its first night is the first bad
+ * night. Large shifts show at L = 2, small ones accumulate over more
+ * nights, and drifts also show against a ramp (below). Unless the
  * night before i was CONFIRMED (ongoing), the window stops at the nights
  * of an earlier confirmed episode. */
 static int
@@ -673,7 +719,8 @@ tail_confirms(struct judge *j, size_t i, int ongoing, size_t *first, double *tma
 	*tmax = 0;
 	if (!(fabs(v->effect) >= p->min_effect / 2))
 		return VB_NONE;
-	for (size_t k = i + 1; k-- > 0 && (int)n < p->tail_max && n < 1000;) {
+	int nmax = p->tail_max > p->ramp_max ? p->tail_max : p->ramp_max;
+	for (size_t k = i + 1; k-- > 0 && (int)n < nmax && n < 1000;) {
 		const struct vnight *w = &j->c->nights[k];
 		if (w->day < from)
 			break;
@@ -683,7 +730,10 @@ tail_confirms(struct judge *j, size_t i, int ongoing, size_t *first, double *tma
 		 * new one. */
 		if (k < i && w->confirmed && !ongoing)
 			break;
-		x[n++] = w->mean, kfirst = k;
+		x[n++] = w->mean;
+		if ((int)n > p->tail_max)
+			continue;
+		kfirst = k;
 		if (n < 2 || (int)w->base_n < p->min_nights || !(w->base_sd > 0))
 			continue;
 		double mu = w->base_mean, lim = 3 * w->base_sd, sum = 0;
@@ -717,10 +767,50 @@ tail_confirms(struct judge *j, size_t i, int ongoing, size_t *first, double *tma
 			continue;
 		double t = (m - mu) / (w->base_sd * sqrt(1.0 / (double)used + 1.0 / (double)w->base_n));
 		*tmax = fmax(*tmax, fabs(t));
-		if (!(fabs(t) > best) || !(stats_t_sf(fabs(t), (double)w->base_n - 1) < p->tail_alpha))
+		/* two nights, or two left beside a spike: the pair's level */
+		double alpha = (used == 2 ? p->tail_alpha_pair : p->tail_alpha) * noise_scale(p, w);
+		if (!(fabs(t) > best) || !(stats_t_sf(fabs(t), (double)w->base_n - 1) < alpha))
 			continue;
-		if (beyond_regime(regime_of(j, k), m, (double)n, dir, 0, p->tail_alpha))
+		if (beyond_regime(regime_of(j, k), m, (double)n, dir, 0, alpha) &&
+		    base_mixture_sf(j, k, m, (double)used, dir) < alpha)
 			best = fabs(t), bestf = k;
+	}
+	/* A drift: the same nights against a ramp from the baseline, night
+	 * i the highest (weights 1..L, the matched filter of a steady rise:
+	 * about 12% more of the drift's signal than the flat mean over 8
+	 * nights), for L = ramp_min .. ramp_max, at ramp_alpha. */
+	for (size_t L = (size_t)p->ramp_min; !(best > 0) && L <= n && (int)L <= p->ramp_max; L++) {
+		size_t k = L - 1, kw = i;
+		for (size_t a = i + 1, c = 0; a-- > 0 && c < L;)
+			if (eligible(&j->c->nights[a]))
+				kw = a, c++;
+		const struct vnight *w = &j->c->nights[kw];
+		if ((int)w->base_n < p->min_nights || !(w->base_sd > 0))
+			continue;
+		double mu = w->base_mean, lim = 3 * w->base_sd, sw = 0, sw2 = 0, sxw = 0;
+		/* A spike or a stall night is no step of a drift, and the
+		 * nights beside it are too few for one. */
+		int outlier = 0;
+		for (size_t a = 0; a <= k; a++)
+			outlier |= fabs(x[a] - mu) > 5 * w->base_sd;
+		if (outlier)
+			continue;
+		for (size_t a = 0; a <= k; a++) {
+			double wt = (double)(L - a), d = fmin(fmax(x[a], mu - lim), mu + lim) - mu;
+			sw += wt, sw2 += wt * wt, sxw += wt * d;
+		}
+		/* the level the ramp reaches at night i */
+		double level = mu + sxw / sw2 * (double)L, e = (level - mu) / mu;
+		if ((e > 0) != (dir == VB_SLOWER) || fabs(e) < p->min_effect)
+			continue;
+		double t = sxw / (w->base_sd * sqrt(sw2 + sw * sw / (double)w->base_n));
+		*tmax = fmax(*tmax, fabs(t));
+		double alpha = p->ramp_alpha * noise_scale(p, w);
+		if (!(fabs(t) > best) || !(stats_t_sf(fabs(t), (double)w->base_n - 1) < alpha))
+			continue;
+		if (beyond_regime(regime_of(j, kw), sxw / sw + mu, (double)L, dir, 0, alpha) &&
+		    base_mixture_sf(j, kw, sxw / sw + mu, (double)L, dir) < alpha)
+			best = fabs(t), bestf = kw, kfirst = kw;
 	}
 	if (!(best > 0))
 		return VB_NONE;

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "history.h"
+#include "mixture.h"
 
 struct policy {
 	double min_effect;      /* smallest step-time change that matters (fraction) */
@@ -33,7 +34,11 @@ struct policy {
 	int cp_min_after;       /* nights at and after a change point before it may confirm */
 	int cp_window;          /* the change-point test looks at this many recent nights */
 	double tail_alpha;      /* the last few nights together against the baseline before them */
+	double tail_alpha_pair; /* the same for the last two nights alone */
 	int tail_max;
+	double ramp_alpha;      /* a drift: the last ramp_min .. ramp_max nights against a steady rise */
+	double noise_ref;       /* noisier baselines (relative deviation): tail and ramp levels shrink with its square */
+	int ramp_min, ramp_max;
 	uint64_t seed;
 };
 
@@ -70,6 +75,8 @@ struct vnight {
 	double reg_lo, reg_hi;   /* a fast and a slow mode in the baseline (their means), NAN when it has none */
 	double reg_sd;           /* the deviation within the modes */
 	size_t reg_nlo, reg_nhi;
+	struct mixture mix;      /* the baseline as two normals (mix.lo NAN: none) */
+	int mix_done;            /* mix is set (fitted when first needed) */
 	int reg_done;            /* reg_* are set (computed when first needed) */
 	int quarantined;
 	int vref;                /* verdict vs reference */

@@ -113,6 +113,25 @@ t_ok "fixed at 2% noise: one confirmed episode, not two" test "$(episodes fixed2
 # stalled steps, and a next night 1.2 deviations slow: no shift.
 mk stall2 -w 0.01 -a 0.6 -s 34 -r 0.02 -n 40 -S 2948 stall:31:5:3
 t_ok "stall night at 2% noise and a slightly slow night: not confirmed" test "$(episodes stall2)" = none
+# A 2% rise at 1% noise (bench seed): its nights accumulate, and the last
+# three together confirm it on its third night, first bad night exact
+# (the previous detector needed six nights).
+mk small1 -w 0.01 -a 0.6 -s 34 -r 0.01 -n 40 -S 1364 shift:31:1.02
+t_ok "2% rise at 1% noise: confirmed by three nights together, first bad night 31" test "$(episodes small1)" = 32
+(cd "$TRASH/small1" && "$LLMB" judge --install . --format=json --night 2026-02-02) >"$TRASH/small1.json"
+expect_state small1 "CONFIRMED 2026-01-31 first night of the shifted tail"
+# A drift of 0.3% a night at 1% noise: the ramp test (a steady rise, the
+# latest night weighted most) confirms it on its seventh night, the flat
+# means of the last nights three nights later.
+mk drift1 -w 0.01 -a 0.6 -s 34 -r 0.01 -n 45 -S 1515 drift:31:0.003
+t_ok "drift at 1% noise: the ramp confirms on night 38" test "$(episodes drift1)" = 37
+t_ok "drift at 1% noise: without the ramp, night 41" test "$(episodes drift1 --ramp-min=1000)" = 40
+# Bimodal nights at 1% noise: a run of slow-mode nights (night 140 on)
+# that the previous detector confirmed on night 145 is likely under the
+# baseline as two normals (fitted by EM over 90 nights), though the
+# 2-means split finds no mode there.
+mk bimodal2 -w 0.01 -a 0.6 -s 34 -r 0.01 -n 300 -S 1172 bimodal:0.3:1.03
+t_ok "bimodal at 1% noise: a run of slow-mode nights is not confirmed" test "$(episodes bimodal2)" = none
 
 # A regression that is fixed: CONFIRMED while it lasts, OK from the first
 # night back at the old level, and never confirmed again.
