@@ -298,9 +298,8 @@ find_regime(struct vnight *v, const struct base *b, const struct policy *p, int 
 		mixture_fit(&v->mix, x, n, ml, mh, sp, p->noise_floor * ml);
 	if (mh - ml < fmax(p->min_effect * ml, 3 * sp))
 		return;
-	/* Two modes when one group holds at most 45% of the nights (for one
-	 * normal the best split gives halves); then a level within either is
-	 * no change: a run of fast-mode nights is no improvement either. */
+	/* Two modes when one group holds at most 45% of the nights (one
+	 * normal splits in halves): a level within either is no change. */
 	if (20 * k > 9 * n && 20 * h > 9 * n)
 		return;
 	v->reg_lo = ml, v->reg_hi = mh;
@@ -682,10 +681,8 @@ step_at(const struct judge *j, size_t from, size_t i, const struct vnight *w, in
 	return at;
 }
 
-/* The tail and ramp levels on a baseline noisier than noise_ref (its
- * deviation, relative): times (noise_ref / deviation)^2. There the
- * minimum effect is within the noise, its gate no longer stops chance
- * runs, and the same levels would raise more false alarms. */
+/* Tail and ramp levels times (noise_ref / deviation)^2 on a noisier
+ * baseline: there min_effect no longer gates chance runs. */
 static double
 noise_scale(const struct policy *p, const struct vnight *w)
 {
@@ -775,10 +772,8 @@ tail_confirms(struct judge *j, size_t i, int ongoing, size_t *first, double *tma
 		    base_mixture_sf(j, k, m, (double)used, dir) < alpha)
 			best = fabs(t), bestf = k;
 	}
-	/* A drift: the same nights against a ramp from the baseline, night
-	 * i the highest (weights 1..L, the matched filter of a steady rise:
-	 * about 12% more of the drift's signal than the flat mean over 8
-	 * nights), for L = ramp_min .. ramp_max, at ramp_alpha. */
+	/* A drift: the nights against a ramp (weights 1..L, night i highest:
+	 * the matched filter of a steady rise), L = ramp_min..ramp_max. */
 	for (size_t L = (size_t)p->ramp_min; !(best > 0) && L <= n && (int)L <= p->ramp_max; L++) {
 		size_t k = L - 1, kw = i;
 		for (size_t a = i + 1, c = 0; a-- > 0 && c < L;)
