@@ -91,20 +91,37 @@ RUNS=(
 	"mxf WORKLOAD=maxtext-llama2 GPU_TYPE=h100 DTYPE=fp8 SCALES=64,128,256"
 	"mxa WORKLOAD=maxtext-llama2 GPU_TYPE=a100 SCALES=64,128,256"
 )
-for r in "${RUNS[@]}"; do
-	read -r -a w <<<"$r"
-	n=${w[0]}
-	args=("${w[@]:1}")
-	args=("${args[@]//,/ }")
-	(make -C "$TOP" -j4 LLMB_GEN="$TRASH/g.$n" LLMB_INSTALL="$I" EXECUTOR=slurm report "${args[@]}" \
-		>"$TRASH/$n.out" 2>&1; echo $? >"$TRASH/$n.rc") &
-done
-wait
-
-for r in "${RUNS[@]}"; do
-	n=${r%% *}
-	t_ok "make report ${r#* } succeeds" test "$(cat "$TRASH/$n.rc")" = 0 || tail -n 20 "$TRASH/$n.out" | sed 's/^/# /'
-done
+# reports INSTALL RUN...: one make report per run ("NAME VAR=VALUE...", a
+# comma for a space), all at once, into INSTALL; returns when all ended.
+reports() {
+	local inst=$1 r w n args
+	shift
+	for r; do
+		read -r -a w <<<"$r"
+		n=${w[0]}
+		args=("${w[@]:1}")
+		args=("${args[@]//,/ }")
+		(make -C "$TOP" -j4 LLMB_GEN="$TRASH/g.$n" LLMB_INSTALL="$inst" EXECUTOR=slurm report "${args[@]}" \
+			>"$TRASH/$n.out" 2>&1; echo $? >"$TRASH/$n.rc") &
+	done
+	wait
+}
+# reports_ok RUN...: a check per run that its make succeeded
+reports_ok() {
+	local r n
+	for r; do
+		n=${r%% *}
+		t_ok "make report ${r#* } succeeds" test "$(cat "$TRASH/$n.rc")" = 0 || tail -n 20 "$TRASH/$n.out" | sed 's/^/# /'
+	done
+}
+# step_layout STEP_RECORD PER_NODE: "tasks distinct-ranks nodes nodes-without-PER_NODE-tasks"
+# of a training step's task record (the payload's "rank node localid" lines)
+step_layout() {
+	awk '{n++; node[$2]++; r[$1]++} END {k = 0; for (x in node) {k++; if (node[x] != g) bad++}; d = 0; for (x in r) d++; print n, d, k, bad + 0}' \
+		g="$2" "$1" 2>/dev/null
+}
+reports "$I" "${RUNS[@]}"
+reports_ok "${RUNS[@]}"
 
 # ---- the training jobs, as Slurm recorded them ------------------------------------------
 # time limit of each workload's training (the seeds' launch scripts)
@@ -132,7 +149,7 @@ for d in "$I"/state/jobs/train.*/; do
 	# (a step the pyxis stand-in ran one task per node: one record per node)
 	per=$gpn want=$scale
 	if grep -q "^one task per node ($nodes of $scale)" "$last" 2>/dev/null; then per=1 want=$nodes; cut="$cut $st"; fi
-	got=$(awk '{n++; node[$2]++; r[$1]++} END {k = 0; for (x in node) {k++; if (node[x] != g) bad++}; d = 0; for (x in r) d++; print n, d, k, bad + 0}' g="$per" "$step" 2>/dev/null)
+	got=$(step_layout "$step" "$per")
 	[ "$got" = "$want $want $nodes 0" ] || bad_tasks="$bad_tasks $st:($got)"
 	case $wl in maxtext-llama2) wantm='' wantf='--no-container-mount-home' wantmpi='' ;;
 	*) wantm="$I:$I,$TOP/workloads:$TOP/workloads:ro" wantf='--no-container-mount-home --container-writable' wantmpi=pmix ;;
@@ -308,20 +325,13 @@ MB_RUNS=(
 	"nh WORKLOAD=nemotron-h GPU_TYPE=gb300 DTYPE=fp8 SCALES=8"
 	"n3 WORKLOAD=nemotron3 GPU_TYPE=gb300 SIZE=30b DTYPE=bf16 SCALES=8"
 )
-for r in "${MB_RUNS[@]}"; do
-	read -r -a w <<<"$r"
-	n=${w[0]}
-	(export PATH=$TESTS_DIR/nemo-driver/bin:$PATH NUMACTL_RECORD=$TRASH/mb.numa NVSMI_RECORD=$TRASH/mb.nvsmi SEEDS_MAX_STEP_TASKS=64
-	make -C "$TOP" -j4 LLMB_GEN="$TRASH/g.$n" LLMB_INSTALL="$M" EXECUTOR=slurm report "${w[@]:1}" \
-		>"$TRASH/$n.out" 2>&1; echo $? >"$TRASH/$n.rc") &
-done
-wait
+(
+	export PATH=$TESTS_DIR/nemo-driver/bin:$PATH NUMACTL_RECORD=$TRASH/mb.numa NVSMI_RECORD=$TRASH/mb.nvsmi SEEDS_MAX_STEP_TASKS=64
+	reports "$M" "${MB_RUNS[@]}"
+)
 
 # ---- today's workloads: Slurm's record, the tasks, the reports ----------------------------------
-for r in "${MB_RUNS[@]}"; do
-	n=${r%% *}
-	t_ok "make report ${r#* } succeeds" test "$(cat "$TRASH/$n.rc")" = 0 || tail -n 20 "$TRASH/$n.out" | sed 's/^/# /'
-done
+reports_ok "${MB_RUNS[@]}"
 # gpus_yaml GPU KEY [DTYPE]: a GPU's gpus_per_node, or its peak_tflops of DTYPE
 gpus_yaml() {
 	awk -v g="  $1:" -v k="$2" -v d="${3:-}" '
@@ -349,7 +359,7 @@ for d in "$M"/state/jobs/train.*/; do
 	step=$(find "$TRASH/rec" -name "tasks.$job.*" | sort -t. -k3 -n | tail -n 1)
 	per=$gpn want=$scale
 	[ "$scale" -gt 64 ] && per=1 want=$nodes
-	got=$(awk '{n++; node[$2]++; r[$1]++} END {k = 0; for (x in node) {k++; if (node[x] != g) bad++}; d = 0; for (x in r) d++; print n, d, k, bad + 0}' g="$per" "$step" 2>/dev/null)
+	got=$(step_layout "$step" "$per")
 	[ "$got" = "$want $want $nodes 0" ] || bad_tasks="$bad_tasks $st:($got)"
 done
 t_ok "every Megatron-Bridge training ran (7)" test "$nmb" = 7
