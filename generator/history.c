@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -690,8 +689,8 @@ history_lock(const char *lockpath)
 		return -1;
 	double start = now_seconds();
 	int told = 0;
-	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		if (errno != EWOULDBLOCK && errno != EINTR) {
+	while (lock_fd(fd, LK_TRY) < 0) {
+		if (errno != EWOULDBLOCK) {
 			close(fd);
 			return -1;
 		}

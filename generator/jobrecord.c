@@ -1,12 +1,9 @@
 /* jobrecord: see jobrecord.h. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <unistd.h>
 
 #include "jobrecord.h"
 #include "layout.h"
@@ -71,12 +68,9 @@ int
 jobrec_lock_dir(const char *dir)
 {
 	char *path = layout_in(dir, LAYOUT_JOB_LOCK);
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	int fd = lock_file(path, 0);
 	if (fd < 0)
-		die("cannot open lock %s: %s", path, strerror(errno));
-	while (flock(fd, LOCK_EX) < 0)
-		if (errno != EINTR)
-			die("flock %s: %s", path, strerror(errno));
+		die("%s %s: %s", fd == -1 ? "cannot open lock" : "flock", path, strerror(errno));
 	free(path);
 	return fd;
 }

@@ -18,12 +18,10 @@
  * A margin of 2% (at least 10 jobs) is left for others. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -228,12 +226,9 @@ slurm_limits_wait_room(const char *state_dir)
 	char *lock = layout_executor_file(state_dir, "room.lock"), *path = layout_executor_file(state_dir, "slurm.room");
 	int said = 0;
 	for (;;) {
-		int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-		if (fd < 0 || flock(fd, LOCK_EX) < 0) {
-			if (fd >= 0)
-				close(fd);
+		int fd = lock_file(lock, 0);
+		if (fd < 0)
 			break;
-		}
 		/* The count is fresh for 2 s, or for twice the time the last squeue
 		 * took: a controller slow to list 9,000 jobs (14 s under load) made
 		 * every submission wait for a query of its own. The time is taken

@@ -6,7 +6,6 @@
  * stay cheap for the controller, with its own files and back-off; sbatch
  * and scancel do not touch it. */
 #define _POSIX_C_SOURCE 200809L
-#define _DEFAULT_SOURCE /* flock */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -14,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include "capture.h"
@@ -510,16 +508,11 @@ slurm_query(const char *cache_dir, struct jobinfo *jobs, int n)
 		warn("cannot create '%s': %s", cache_dir, strerror(errno));
 		goto out;
 	}
-	fd = open(p.lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	fd = lock_file(p.lock, 0);
 	if (fd < 0) {
-		warn("cannot open '%s': %s", p.lock, strerror(errno));
+		warn("cannot %s '%s': %s", fd == -1 ? "open" : "lock", p.lock, strerror(errno));
 		goto out;
 	}
-	while (flock(fd, LOCK_EX) < 0)
-		if (errno != EINTR) {
-			warn("cannot lock '%s': %s", p.lock, strerror(errno));
-			goto out;
-		}
 	ret = query_locked(&p, jobs, n);
 out:
 	if (fd >= 0)

@@ -16,12 +16,10 @@
  * was busy, its queue was full or an RPC was rate limited) or final. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -62,8 +60,8 @@ throttle_take(const char *state_dir)
 	double wait = 0;
 	int fd = -1;
 	if (mkdir_p(state_dir, 0) == 0)
-		fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0 || flock(fd, LOCK_EX) < 0) {
+		fd = lock_file(lock, 0);
+	if (fd < 0) {
 		/* No shared state: this process keeps the rate on its own. */
 		warn("cannot lock '%s' (%s): submission rate kept per process", lock, strerror(errno));
 		wait = 1 / rate;

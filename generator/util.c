@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include <strings.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -353,6 +354,30 @@ file_exists(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0;
+}
+
+int
+lock_fd(int fd, int flags)
+{
+	while (flock(fd, LOCK_EX | (flags & LK_TRY ? LOCK_NB : 0)) < 0)
+		if (errno != EINTR)
+			return -1;
+	return 0;
+}
+
+int
+lock_file(const char *path, int flags)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | (flags & LK_NOFOLLOW ? O_NOFOLLOW : 0), 0644);
+	if (fd < 0)
+		return -1;
+	if (lock_fd(fd, flags) < 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -2;
+	}
+	return fd;
 }
 
 /* SHA-256 (FIPS 180-4). */

@@ -58,6 +58,16 @@ int write_file_if_changed(const char *path, const void *data, size_t len);
 /* mkdir -p of the directory part of path (dir_of=1) or of path itself. */
 int mkdir_p(const char *path, int dir_of);
 int file_exists(const char *path);
+/* The one way llmb waits for a lock: an exclusive flock on path, the file
+ * created (0644) when missing, the wait not ended by a signal. LK_TRY:
+ * fail at once (errno EWOULDBLOCK) while another process holds it;
+ * LK_NOFOLLOW: refuse a symbolic link. Returns the descriptor (closing it
+ * releases the lock), or -1 when path cannot be opened, -2 when it cannot
+ * be locked (nothing left open), errno set. */
+enum { LK_TRY = 1, LK_NOFOLLOW = 2 };
+int lock_file(const char *path, int flags);
+/* The same flock on an open descriptor: 0, or -1 (errno). */
+int lock_fd(int fd, int flags);
 
 /* A yes/no value as users spell it: 1/0, true/false, yes/no, on/off, in
  * any case. 1, 0, or -1 for anything else (which callers refuse). */
