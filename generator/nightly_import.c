@@ -19,6 +19,7 @@
 
 #include "cmds.h"
 #include "history.h"
+#include "instance.h"
 #include "layout.h"
 #include "nightmatrix.h"
 #include "plan.h"
@@ -124,8 +125,8 @@ static void
 import_run(struct imp *im, const char *dir, const char *w, const char *gpu, const char *size, const char *dtype,
 	   long scale)
 {
-	char *tid = xasprintf("train.%s.%s.%s.%s.%ld", w, gpu, size, dtype, scale);
-	char *pid = xasprintf("parse.%s.%s.%s.%s.%ld", w, gpu, size, dtype, scale);
+	char *tid = instance_id(&(struct instance_key){"train", w, .gpu = gpu, .size = size, .dtype = dtype, .scale = scale});
+	char *pid = instance_id(&(struct instance_key){"parse", w, .gpu = gpu, .size = size, .dtype = dtype, .scale = scale});
 	struct inst *t = plan_find(im->p, tid), *pa = plan_find(im->p, pid);
 	free(tid);
 	free(pid);

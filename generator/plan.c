@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "instance.h"
 #include "nightmatrix.h"
 #include "plan.h"
 #include "planbuild.h"
@@ -252,9 +253,8 @@ link_and_hash(struct plan *p, size_t from)
 		}
 		for (size_t a = 0; a < na; a++) {
 			/* A run depends on the same run of a per-run stage: one lookup. */
-			char *key = d->scale ? xasprintf("%s.%s.%s.%s.%s.%ld%s%s", it[a]->str, d->workload, d->gpu,
-							 d->size, d->dtype, d->scale, d->rep ? "." : "",
-							 d->rep ? d->rep : "") : NULL;
+			char *key = d->scale ? instance_id(&(struct instance_key){it[a]->str, d->workload, .gpu = d->gpu,
+				.size = d->size, .dtype = d->dtype, .scale = d->scale, .rep = d->rep}) : NULL;
 			long hit = key ? index_get(&p->ids, key) : -1;
 			free(key);
 			struct stage_list *sl = stage_list_of(lists, it[a]->str);

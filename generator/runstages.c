@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "flops.h"
+#include "instance.h"
 #include "layout.h"
 #include "recipecheck.h"
 #include "runcheck.h"
@@ -357,9 +358,8 @@ build_runs(struct wctx *w, const struct ynode *stage, struct vars *vs)
 	for (size_t j = 0; j < w->nruns * (size_t)nper; j++) {
 		const struct plan_run *r = &w->runs[j / (size_t)nper];
 		char *rep = run_rep(w->p, j, nrep, nper);
-		char *id = report ? xasprintf("%s.%s.%s.%s.%s", sname, wname, r->gpu, r->size, r->dtype)
-				  : xasprintf("%s.%s.%s.%s.%s.%ld%s%s", sname, wname, r->gpu, r->size, r->dtype, r->scale,
-					      rep ? "." : "", rep ? rep : "");
+		char *id = instance_id(&(struct instance_key){sname, wname, .gpu = r->gpu, .size = r->size, .dtype = r->dtype,
+							      .scale = report ? 0 : r->scale, .rep = report ? NULL : rep});
 		if (plan_find(w->p, id)) {
 			free(id);
 			free(rep);

@@ -1,5 +1,6 @@
 #include <stdlib.h>
 
+#include "instance.h"
 #include "layout.h"
 #include "recipecheck.h"
 #include "setupstages.h"
@@ -17,7 +18,7 @@ build_images(struct wctx *w, const struct ynode *stage)
 		if (!used)
 			continue;
 		char *stem = image_stem(ystr(im, "ref", ""));
-		char *id = xasprintf("%s.%s", ystr(stage, "name", ""), stem);
+		char *id = instance_id(&(struct instance_key){ystr(stage, "name", ""), .part = stem});
 		struct inst *in = plan_find(w->p, id);
 		if (in) {
 			free(id);
@@ -88,7 +89,7 @@ build_venv(struct wctx *w, const struct ynode *stage)
 		cfg_line(&tmp, "pip_arg", pa->kids[i]->str);
 	char h[65];
 	sha256_hex(tmp.cfg.buf, tmp.cfg.len, h);
-	char *id = xasprintf("%s.%.12s", ystr(stage, "name", ""), h);
+	char *id = instance_id(&(struct instance_key){ystr(stage, "name", ""), .hash = h});
 	struct inst *in = plan_find(w->p, id);
 	if (in) {
 		free(id);
@@ -117,7 +118,7 @@ build_data(struct wctx *w, const struct ynode *stage)
 	const char *wname = ystr(w->wl, "workload", "");
 	for (size_t i = 0; tasks && i < tasks->nkids; i++) {
 		const struct ynode *t = tasks->kids[i];
-		char *id = xasprintf("%s.%s.%s", ystr(stage, "name", ""), wname, ystr(t, "name", ""));
+		char *id = instance_id(&(struct instance_key){ystr(stage, "name", ""), wname, .part = ystr(t, "name", "")});
 		if (plan_find(w->p, id)) { /* a duplicate task name */
 			w->unsaid++;
 			free(id);

@@ -26,9 +26,9 @@ t_rc "a cycle is found" 1 bash -c 'no_cycle "$1"' _ "$TRASH/cycle"
 t_grep "the cycle names its modules" '^tsort: [ab]$' "$TRASH/.out"
 
 # The bottom: the stage configuration record, the index, the install-tree
-# layout, the stage kinds, the process runner, diagnostics and the utilities
-# are used by everything and use nothing above.
-bottom="util diag capture htab stagecfg stagekind layout"
+# layout, a stage instance's files, the stage kinds, the process runner,
+# diagnostics and the utilities are used by everything and use nothing above.
+bottom="util diag capture htab stagecfg stagekind layout instance"
 include_edges "$TOP/generator" | awk -v b="$bottom" '
 	BEGIN { n = split(b, v, " "); for (i = 1; i <= n; i++) low[v[i]] = 1 }
 	($1 in low) && $1 != $2 && !($2 in low) { print $1 " includes " $2 ".h" }' >"$TRASH/up.txt"
