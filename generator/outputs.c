@@ -4,7 +4,7 @@
 
 #include <jansson.h>
 
-#include "layout.h"
+#include "instance.h"
 #include "outputs.h"
 #include "stagecfg.h"
 
@@ -103,9 +103,5 @@ identity_write(const char *install, const char *id, const char *cfg)
 {
 	char h[65];
 	outputs_identity(install, cfg, h);
-	char *path = layout_identity(install, id), *line = xasprintf("%s\n", h);
-	int rc = mkdir_p(path, 1) == 0 ? write_file_if_changed(path, line, strlen(line)) : -1;
-	free(line);
-	free(path);
-	return rc;
+	return identity_store(install, id, h);
 }

@@ -31,6 +31,7 @@
 #include "executor.h"
 #include "feasible.h"
 #include "inproc.h"
+#include "instance.h"
 #include "jobscript.h"
 #include "layout.h"
 #include "logparse.h"
@@ -201,27 +202,17 @@ stage_done(struct ctx *c)
 	return stage_staleness(&q, NULL) == STAGE_DONE;
 }
 
+/* The identity first: a stamp never stands without it. The identity, new
+ * or not, takes its stamp's time (instance.h); dependents that recorded it
+ * level themselves (stale.h). */
 static void
 write_stamp(struct ctx *c, const char *job, const char *note)
 {
-	struct sb s = {0};
-	sb_addf(&s, "cfg=%s\njob=%s\ntime=%ld\n", c->hash, job ? job : "", (long)time(NULL));
-	if (note)
-		sb_addf(&s, "note=%s\n", note);
-	stage_record_upstream(c->install, c->cfg, &s);
-	char *path = layout_done(c->install, c->id);
-	/* The identity first: a stamp never stands without it. */
-	if (identity_write(c->install, c->id, c->cfg) < 0 || write_file_atomic(path, s.buf, s.len) < 0)
-		die("cannot write stamp %s: %s", path, strerror(errno));
-	/* The identity, new or not, takes its stamp's time. Older, make -n
-	 * would take it as remade (its rule has no command) and list every
-	 * dependent as to be run, which make itself does not run; dependents
-	 * that recorded this identity level themselves (stale.h). */
-	struct stat st;
-	if (stat(path, &st) == 0)
-		stage_level_identity(c->install, c->id, &st.st_mtim);
-	free(path);
-	sb_free(&s);
+	if (identity_write(c->install, c->id, c->cfg) < 0 ||
+	    stamp_write(c->install, c->id, c->hash, c->cfg, job, note) < 0) {
+		int e = errno;
+		die("cannot write stamp %s: %s", layout_done(c->install, c->id), strerror(e));
+	}
 }
 
 /* provenance.json beside train.done: what the run ran on (provenance.c). */
@@ -374,9 +365,7 @@ submit(struct ctx *c, struct jobrec *r, int attempt)
 	record_write(c, r);
 	/* From now on the stage is not done: a stamp left by an earlier job
 	 * must not vouch for outputs this job is rewriting. */
-	char *stamp = layout_done(c->install, c->id);
-	unlink(stamp);
-	free(stamp);
+	stamp_remove(c->install, c->id);
 	char *jobname = xasprintf("llmb.%s.%s", c->id, token);
 	size_t nsec;
 	char **secrets = cfg_values(c->cfg, "secret", &nsec);
@@ -787,11 +776,8 @@ wait_job(struct ctx *c, struct jobrec *r)
 static int
 done_meanwhile(struct ctx *c)
 {
-	char *stamp = layout_done(c->install, c->id);
-	struct stat st;
-	int done = stat(stamp, &st) == 0 && st.st_mtime >= c->start && stage_done(c);
-	free(stamp);
-	return done;
+	struct timespec t;
+	return stamp_mtime(c->install, c->id, &t) == 0 && t.tv_sec >= c->start && stage_done(c);
 }
 
 /* Under the stage lock: attach to the job owed a verdict, or submit. The
@@ -880,16 +866,15 @@ upstream_identities(struct ctx *c)
 	char **after = cfg_values(c->cfg, "after", &n);
 	for (size_t i = 0; i < n; i++) {
 		char *id = xstrndup(after[i], strcspn(after[i], " "));
-		char *idp = layout_identity(c->install, id), *stamp = layout_done(c->install, id);
 		char *cfgp = layout_cfg(c->gen, id);
-		char *ucfg = !file_exists(idp) && file_exists(stamp) ? read_file(cfgp, NULL) : NULL;
+		struct timespec t;
+		char *ucfg = identity_mtime(c->install, id, &t) < 0 && stamp_mtime(c->install, id, &t) == 0
+			? read_file(cfgp, NULL) : NULL;
 		if (ucfg)
 			identity_write(c->install, id, ucfg);
 		free(id);
 		free(ucfg);
 		free(cfgp);
-		free(stamp);
-		free(idp);
 		free(after[i]);
 	}
 	free(after);
@@ -960,7 +945,6 @@ cmd_run(int argc, char **argv)
 	 * files were lost, an edit was reverted, an upstream stage ran again
 	 * and made the same outputs): run nothing, and bring the times make
 	 * compares level (stale.h), rewriting no byte. */
-	char *stamp = layout_done(c.install, c.id);
 	if (!getenv("LLMB_FORCE") && stage_done(&c)) {
 		upstream_identities(&c);
 		identity_write(c.install, c.id, c.cfg);
@@ -987,7 +971,6 @@ cmd_run(int argc, char **argv)
 			rc = run_job(&c);
 		}
 	}
-	free(stamp);
 	free(c.cfg);
 	free(c.state);
 	return rc;

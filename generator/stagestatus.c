@@ -14,6 +14,7 @@
 #include "cliopt.h"
 #include "cmds.h"
 #include "executor.h"
+#include "instance.h"
 #include "jobrecord.h"
 #include "layout.h"
 #include "plan.h"
@@ -104,8 +105,8 @@ cmd_status(int argc, char **argv)
 	for (size_t i = 0; i < p.n; i++) {
 		struct inst *in = &p.v[i];
 		struct jobrec *r = &recs[i];
-		char *stamp = layout_done(install, in->id);
-		char *st = read_file(stamp, NULL), b2[64] = "";
+		struct stamp st;
+		stamp_read(install, in->id, &st);
 		int k = K_STALE;
 		struct sb line = {0};
 		char *log = *r->log ? jobrec_log_path(r->log, r->job) : xstrdup("?");
@@ -116,8 +117,7 @@ cmd_status(int argc, char **argv)
 			sb_addf(&line, "stale: %s", bad.buf);
 		} else if (sn == STAGE_DONE) {
 			k = K_DONE;
-			const char *job = st && cfg_get(st, "job", b2, sizeof b2) ? b2 : "";
-			sb_addf(&line, "done%s%s", *job ? ", job " : "", job);
+			sb_addf(&line, "done%s%s", *st.job ? ", job " : "", st.job);
 		} else if (!strcmp(r->cfg, in->hash) && *r->state) {
 			if (!strcmp(r->state, "failed") || !strcmp(r->state, "submit-failed")) {
 				k = K_FAILED;
@@ -135,15 +135,14 @@ cmd_status(int argc, char **argv)
 				sb_addf(&line, "stale: output changed since job %s", r->job);
 			}
 		} else {
-			sb_add(&line, st ? "stale: configuration changed" : "stale: never run");
+			sb_add(&line, st.text ? "stale: configuration changed" : "stale: never run");
 		}
 		free(log);
 		sb_free(&bad);
 		counts[k]++;
 		printf("%-52s %s\n", in->id, line.buf);
 		sb_free(&line);
-		free(st);
-		free(stamp);
+		stamp_free(&st);
 	}
 	struct sb sum = {0};
 	for (int k = 0; k < K_N; k++)

@@ -59,14 +59,6 @@ int stage_level_config(const char *install, const char *gen, const char *id, con
  * without afterok on it, parse and report in llmb's own process). */
 int stage_stamped(const char *install, const char *id, const char *hash);
 
-/* Appends to a stamp being written the identity each upstream stage of
- * cfg has now, "up=<id> <identity>" lines, for the predicate to compare. */
-void stage_record_upstream(const char *install, const char *cfg, struct sb *stamp);
-
-/* The identity file of stage id is set to the stamp time when older:
- * unchanged content, newer stamp (make -n, above). */
-void stage_level_identity(const char *install, const char *id, const struct timespec *stamp);
-
 /* Everything make compares for a stage the predicate finds done, brought
  * level without rewriting a byte: its configuration back to its stamp
  * (stage_level_config), its stamp forward to its newest upstream identity,
