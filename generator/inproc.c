@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "inproc.h"
+#include "instance.h"
 #include "layout.h"
 #include "logparse.h"
 #include "parse.h"
@@ -66,19 +67,21 @@ inproc_parse(const struct inproc_stage *c)
 	cfg_get(c->cfg, "run", run, sizeof run);
 	if (c->async && !upstream_ready(c))
 		return INPROC_WAITING;
-	char *dir = layout_experiment(c->install, w, run);
-	char *done = layout_in(dir, LAYOUT_TRAIN_DONE);
-	char *td = read_file(done, NULL), logb[PATH_MAX];
-	if (!td || !cfg_get(td, "log", logb, sizeof logb)) {
+	char *dir = layout_experiment(c->install, w, run), logb[PATH_MAX];
+	struct runrec *td = runrec_load(dir);
+	if (!td || !td->log) {
+		runrec_free(td);
 		if (c->async) {
 			printf("[%s] %s: waiting for the training job\n", c->progress, c->label);
-			free(td); free(done); free(dir);
+			free(dir);
 			return INPROC_WAITING;
 		}
 		fprintf(stderr, "llmb run: error: %s: no finished training run in %s\n", c->id, dir);
-		free(td); free(done); free(dir);
+		free(dir);
 		return INPROC_FAILED;
 	}
+	snprintf(logb, sizeof logb, "%s", td->log);
+	runrec_free(td);
 	char *res = layout_in(dir, LAYOUT_RESULT), *logs[] = {logb};
 	char *prov = layout_in(dir, LAYOUT_PROVENANCE);
 	struct parse_opts po = PARSE_OPTS_INIT;
@@ -89,7 +92,7 @@ inproc_parse(const struct inproc_stage *c)
 		rc = parse_logs(&po, 1, logs);
 	if (rc)
 		fprintf(stderr, "llmb: [%s] %s: the run did not succeed; see %s\n", c->progress, c->label, logb);
-	free(res); free(prov); free(td); free(done); free(dir);
+	free(res); free(prov); free(dir);
 	return rc ? INPROC_FAILED : INPROC_DONE;
 }
 

@@ -200,7 +200,7 @@ identity_mtime(const char *install, const char *id, struct timespec *t)
 void
 identity_level(const char *install, const char *id, const struct timespec *t)
 {
-	struct timespec cur;
+	struct timespec cur = {0};
 	if (identity_mtime(install, id, &cur) == 0 && newer(t, &cur))
 		set_mtime(layout_identity, install, id, t);
 }
@@ -244,12 +244,9 @@ runrec_free(struct runrec *r)
 {
 	if (!r)
 		return;
-	free(r->job);
-	free(r->log);
-	free(r->cfg);
-	free(r->image);
-	free(r->executor);
-	free(r->note);
+	const char *v[] = {r->job, r->log, r->cfg, r->image, r->executor, r->note};
+	for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+		free((char *)v[i]);
 	free(r);
 }
 

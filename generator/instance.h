@@ -81,9 +81,10 @@ void identity_level(const char *install, const char *id, const struct timespec *
 
 /* ---- the run record (train.done) -------------------------------------------- */
 
-/* Each field NULL when the record has no such line. */
+/* Each field NULL when the record has no such line; a loaded record owns
+ * them (runrec_free). */
 struct runrec {
-	char *job, *log, *cfg, *image, *executor, *note;
+	const char *job, *log, *cfg, *image, *executor, *note;
 };
 /* The run record in the experiment directory dir, or NULL when it has none. */
 struct runrec *runrec_load(const char *dir);

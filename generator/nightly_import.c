@@ -136,7 +136,7 @@ import_run(struct imp *im, const char *dir, const char *w, const char *gpu, cons
 	}
 	struct rec_src s = {im->install, im->p->rec.top, NULL, dir, t->cfg.buf, pa->cfg.buf, t->wl,
 		gpu_find(&im->p->rec, gpu), NULL, NULL, NULL, NULL, NULL, "unknown"};
-	char *done = xasprintf("%s/" LAYOUT_TRAIN_DONE, dir), *td = read_file(done, NULL), logb[4096];
+	struct runrec *td = runrec_load(dir);
 	DIR *d = opendir(dir);
 	for (struct dirent *e; d && (e = readdir(d));) {
 		size_t l = strlen(e->d_name);
@@ -144,7 +144,7 @@ import_run(struct imp *im, const char *dir, const char *w, const char *gpu, cons
 			continue;
 		char *log = xasprintf("%s/%s", dir, e->d_name);
 		/* with a train.done, only the log it names */
-		if (td && (!cfg_get(td, "log", logb, sizeof logb) || strcmp(logb, log))) {
+		if (td && (!td->log || strcmp(td->log, log))) {
 			free(log);
 			continue;
 		}
@@ -160,7 +160,7 @@ import_run(struct imp *im, const char *dir, const char *w, const char *gpu, cons
 		s.log = log;
 		s.job = job;
 		s.executor = td ? NULL : "slurm";
-		if (td && cfg_get(td, "executor", logb, sizeof logb) && !strcmp(logb, "local"))
+		if (td && td->executor && !strcmp(td->executor, "local"))
 			s.nodes = NULL; /* this host */
 		struct sb err = {0};
 		s.version = im->version;
@@ -180,8 +180,7 @@ import_run(struct imp *im, const char *dir, const char *w, const char *gpu, cons
 	}
 	if (d)
 		closedir(d);
-	free(td);
-	free(done);
+	runrec_free(td);
 }
 
 /* The workload a path below workloads/<w>/experiments belongs to, or NULL. */

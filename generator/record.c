@@ -20,6 +20,8 @@
 #include "capture.h"
 #include "cmds.h"
 #include "history.h"
+#include "instance.h"
+#include "jobrecord.h"
 #include "layout.h"
 #include "logparse.h"
 #include "metrics.h"
@@ -375,13 +377,11 @@ record_build(const struct rec_src *s, struct sb *err)
 		return NULL;
 	}
 	long scale = strtol(scs, NULL, 10);
-	char *done_path = xasprintf("%s/" LAYOUT_TRAIN_DONE, s->run_dir);
-	char *done = read_file(done_path, NULL);
-	free(done_path);
+	struct runrec *done = runrec_load(s->run_dir);
 	if (done) {
-		cfg_get(done, "job", job, sizeof job);
-		cfg_get(done, "executor", ex, sizeof ex);
-		cfg_get(done, "log", log, sizeof log);
+		snprintf(job, sizeof job, "%s", done->job ? done->job : "");
+		snprintf(ex, sizeof ex, "%s", done->executor ? done->executor : "");
+		snprintf(log, sizeof log, "%s", done->log ? done->log : "");
 	}
 	if (!*job && s->job)
 		snprintf(job, sizeof job, "%s", s->job);
@@ -389,7 +389,7 @@ record_build(const struct rec_src *s, struct sb *err)
 		snprintf(log, sizeof log, "%s", s->log);
 	if (!*ex && s->executor)
 		snprintf(ex, sizeof ex, "%s", s->executor);
-	free(done);
+	runrec_free(done);
 	if (!*job) {
 		sb_addf(err, "%s: no job to key the record by (no train.done)", s->run_dir);
 		return NULL;
@@ -531,15 +531,13 @@ record_of_stage(struct plan *p, const struct inst *parse, const char *install, c
 	struct rec_src s = {install, p->rec.top, night, dir, train->cfg.buf, parse->cfg.buf, parse->wl,
 		gpu_find(&p->rec, parse->gpu), version, NULL, NULL, NULL, NULL, NULL};
 	/* A job that failed wrote no train.done: its job record keys it. */
-	char *rp = layout_job_record(install, train->id), *rs = read_file(rp, NULL);
-	char job[128], ex[32], st[64], *done = xasprintf("%s/" LAYOUT_TRAIN_DONE, dir);
-	if (!file_exists(done) && rs && cfg_get(rs, "job", job, sizeof job) && *job &&
-	    cfg_get(rs, "state", st, sizeof st) && !strcmp(st, "failed")) {
-		s.job = job;
-		s.executor = cfg_get(rs, "executor", ex, sizeof ex);
+	struct jobrec jr;
+	if (!runrec_exists(dir) && jobrec_read(install, train->id, &jr) == 0 && *jr.job && !strcmp(jr.state, "failed")) {
+		s.job = jr.job;
+		s.executor = jr.executor;
 		s.job_state = "failed";
 	}
 	json_t *rec = record_build(&s, err);
-	free(done); free(rp); free(rs); free(dir);
+	free(dir);
 	return rec;
 }

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "flops.h"
+#include "instance.h"
 #include "layout.h"
 #include "metrics.h"
 #include "recipe.h"
@@ -40,7 +41,7 @@ struct run {
 	char *name;             /* relative to its experiments dir */
 	long scale;
 	json_t *res;            /* result.json, or NULL */
-	char *done;             /* train.done, or NULL */
+	struct runrec *done;    /* train.done, or NULL */
 	json_t *prov;           /* provenance.json, or NULL */
 };
 
@@ -111,18 +112,17 @@ is_proxy(const struct run *r)
 static void
 add_run(struct runs *rs, const char *dir, const char *name, long scale)
 {
-	char *rp = xasprintf("%s/%s/result.json", dir, name);
-	char *dp = xasprintf("%s/%s/" LAYOUT_TRAIN_DONE, dir, name);
+	char *run = layout_in(dir, name), *rp = layout_in(run, LAYOUT_RESULT);
 	json_t *res = json_load_file(rp, JSON_REJECT_DUPLICATES, NULL);
-	char *done = read_file(dp, NULL);
+	struct runrec *done = runrec_load(run);
 	if (res || done) {
-		char *pp = xasprintf("%s/%s/provenance.json", dir, name);
+		char *pp = layout_in(run, LAYOUT_PROVENANCE);
 		rs->v = xrealloc(rs->v, (rs->n + 1) * sizeof *rs->v);
 		rs->v[rs->n++] = (struct run){xstrdup(name), scale, res, done, json_load_file(pp, 0, NULL)};
 		free(pp);
 	}
 	free(rp);
-	free(dp);
+	free(run);
 }
 
 /* <run>/repeat-* directories: further runs of the same configuration. */
@@ -183,7 +183,7 @@ runs_free(struct runs *rs)
 		free(rs->v[i].name);
 		json_decref(rs->v[i].res);
 		json_decref(rs->v[i].prov);
-		free(rs->v[i].done);
+		runrec_free(rs->v[i].done);
 	}
 	free(rs->v);
 }
@@ -239,17 +239,17 @@ exclusion(const struct run *r, char *buf, size_t len)
 static json_t *
 run_record(const struct run *r)
 {
-	static const char *const keys[][2] = {
-		{"job", "job"}, {"log", "log"}, {"image", "image"}, {"cfg", "config_hash"}, {"executor", "executor"},
+	const struct runrec *d = r->done ? r->done : &(struct runrec){0};
+	const struct { const char *key, *val; } f[] = {
+		{"job", d->job}, {"log", d->log}, {"image", d->image}, {"config_hash", d->cfg}, {"executor", d->executor},
 	};
 	json_t *o = json_pack("{s:s,s:I,s:s}", "name", r->name, "scale", (json_int_t)r->scale,
 			      "status", r->res ? res_status(r) : "not parsed");
 	char b[4096];
-	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
-		json_object_set_new(o, keys[i][1], r->done && cfg_get(r->done, keys[i][0], b, sizeof b) ?
-				    json_string(b) : json_null());
-	if (r->done && cfg_get(r->done, "note", b, sizeof b))
-		json_object_set_new(o, "note", json_string(b));
+	for (size_t i = 0; i < sizeof f / sizeof *f; i++)
+		json_object_set_new(o, f[i].key, f[i].val ? json_string(f[i].val) : json_null());
+	if (d->note)
+		json_object_set_new(o, "note", json_string(d->note));
 	else if (r->res && !strcmp(report_str(r->res, "note"), "time_limit"))
 		json_object_set_new(o, "note", json_string("the time limit was reached after the measured steps"));
 	else if (r->res && json_integer_value(json_object_get(r->res, "restarts")) > 0)

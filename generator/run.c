@@ -238,16 +238,14 @@ write_train_done(struct ctx *c, const struct jobrec *r, const char *log, const c
 	char run[256], w[128], img[256];
 	cget(c, "run", run, sizeof run);
 	cget(c, "workload", w, sizeof w);
-	struct sb s = {0};
-	sb_addf(&s, "job=%s\nlog=%s\ncfg=%s\nimage=%s\nexecutor=%s\n", r->job, log, c->hash,
-		cget(c, "image", img, sizeof img) ? img : "none", r->executor);
-	if (note)
-		sb_addf(&s, "note=%s\n", note);
-	char *path = layout_experiment_file(c->install, w, run, LAYOUT_TRAIN_DONE);
-	if (write_file_atomic(path, s.buf, s.len) < 0)
-		die("cannot write %s: %s", path, strerror(errno));
-	free(path);
-	sb_free(&s);
+	char *dir = layout_experiment(c->install, w, run);
+	struct runrec rr = {.job = r->job, .log = log, .cfg = c->hash, .executor = r->executor,
+			    .image = cget(c, "image", img, sizeof img) ? img : "none", .note = note};
+	if (runrec_write(dir, &rr) < 0) {
+		int e = errno;
+		die("cannot write %s: %s", runrec_path(dir), strerror(e));
+	}
+	free(dir);
 }
 
 static const char *
