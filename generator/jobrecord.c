@@ -1,10 +1,15 @@
 /* jobrecord: see jobrecord.h. */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "executor.h"
 #include "jobrecord.h"
 #include "layout.h"
 #include "stagecfg.h"
@@ -82,4 +87,135 @@ jobrec_log_path(const char *pattern, const char *job)
 	if (!p)
 		return xstrdup(pattern);
 	return xasprintf("%.*s%s%s", (int)(p - pattern), pattern, job, p + 2);
+}
+
+void
+jobrec_new_token(char out[40])
+{
+	unsigned char b[8] = {0};
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || read(fd, b, sizeof b) != (ssize_t)sizeof b) {
+		unsigned long long t = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 32);
+		memcpy(b, &t, sizeof b);
+	}
+	if (fd >= 0)
+		close(fd);
+	for (int i = 0; i < 8; i++)
+		snprintf(out + 2 * i, 3, "%02x", b[i]);
+}
+
+char *
+jobrec_job_name(const char *id, const char *token)
+{
+	return xasprintf("llmb.%s.%s", id, token);
+}
+
+int
+jobrec_started(const char *dir, const char *token, char *job, size_t len)
+{
+	char *marker = layout_job_started(dir, token);
+	char *s = read_file(marker, NULL);
+	free(marker);
+	if (!s)
+		return 0;
+	snprintf(job, len, "%.*s", (int)strcspn(s, "\n"), s);
+	free(s);
+	return 1;
+}
+
+/* A record the job's trap wrote but could not rename before Slurm's
+ * KillWait ran out (the trap is killed between printf and mv). The record
+ * ends with "job=<id>": a file that holds it was written whole. */
+static char *
+exit_record_unrenamed(const char *dir, const char *job)
+{
+	DIR *d = opendir(dir);
+	char *name = layout_job_exit(NULL, job), *prefix = xasprintf("%s.tmp.", name);
+	char *tail = xasprintf("\njob=%s\n", job), *res = NULL;
+	for (struct dirent *e; d && !res && (e = readdir(d));) {
+		if (strncmp(e->d_name, prefix, strlen(prefix)))
+			continue;
+		char *p = layout_in(dir, e->d_name);
+		size_t len;
+		char *s = read_file(p, &len);
+		size_t tl = strlen(tail);
+		if (s && len >= tl && !memcmp(s + len - tl, tail, tl))
+			res = s;
+		else
+			free(s);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	free(name);
+	free(prefix);
+	free(tail);
+	return res;
+}
+
+int
+jobrec_exit_status(const char *dir, const char *job)
+{
+	char *path = layout_job_exit(dir, job);
+	char *s = read_file(path, NULL), buf[32];
+	free(path);
+	if (!s)
+		s = exit_record_unrenamed(dir, job);
+	int st = s && cfg_get(s, "status", buf, sizeof buf) ? atoi(buf) : -1;
+	free(s);
+	return st;
+}
+
+/* Whether the colon-separated list has id. */
+static int
+has_id(const char *list, const char *id)
+{
+	size_t n = strlen(id);
+	for (const char *p = list; *p; p += strcspn(p, ":"), p += *p == ':')
+		if (!strncmp(p, id, n) && (p[n] == ':' || !p[n]))
+			return 1;
+	return 0;
+}
+
+static void
+cancel_dependents(const char *install, const char *job, int depth)
+{
+	char *dir = layout_jobs(install, NULL);
+	DIR *d = depth < 64 ? opendir(dir) : NULL;
+	for (struct dirent *e; d && (e = readdir(d));) {
+		if (e->d_name[0] == '.')
+			continue;
+		char *sdir = layout_jobs(install, e->d_name);
+		struct jobrec r;
+		if (jobrec_read_dir(sdir, &r) == 0 && !strcmp(r.state, "submitted") && has_id(r.after, job)) {
+			int fd = jobrec_lock_dir(sdir);
+			struct jobrec cur;
+			const struct executor *ex = executor_find(r.executor);
+			if (jobrec_read_dir(sdir, &cur) == 0 && !strcmp(cur.job, r.job) && !strcmp(cur.state, "submitted") && ex) {
+				struct sb err = {0};
+				if (ex->cancel(cur.job, &err) == 0) {
+					snprintf(cur.state, sizeof cur.state, "failed");
+					jobrec_write_dir(sdir, &cur);
+					fprintf(stderr, "llmb: cancelled job %s (%s): it waited for job %s, which failed\n",
+						cur.job, e->d_name, job);
+				} else {
+					fprintf(stderr, "llmb: could not cancel dependent job %s (%s): %s\n", cur.job,
+						e->d_name, err.buf ? err.buf : "");
+				}
+				sb_free(&err);
+			}
+			close(fd);
+			cancel_dependents(install, r.job, depth + 1);
+		}
+		free(sdir);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+}
+
+void
+jobrec_cancel_dependents(const char *install, const char *job)
+{
+	cancel_dependents(install, job, 0);
 }

@@ -3,11 +3,14 @@
  * log pattern, executor, state, attempt, submission time, afterok list),
  * and the stage lock beside it. Written atomically (tmp + rename) and
  * changed only under the lock, so two make processes agree on one job;
- * run.c drives it, status, cancel and the dependency chain read it. */
+ * run.c drives it, status, cancel and the dependency chain read it. Also
+ * the job's own files in the folder: its token and name, the started
+ * marker and the exit record its script writes. */
 #ifndef LLMB_JOBRECORD_H
 #define LLMB_JOBRECORD_H
 
 #include <limits.h>
+#include <stddef.h>
 
 struct jobrec {
 	char cfg[65], token[40], job[64], log[PATH_MAX], executor[16], state[24], after[256];
@@ -31,5 +34,25 @@ int jobrec_lock_dir(const char *dir);
 
 /* The log of job: the record's pattern with %j replaced. */
 char *jobrec_log_path(const char *pattern, const char *job);
+
+/* A new submission token: 16 hex digits (from /dev/urandom; the time and
+ * the pid where it cannot be read). */
+void jobrec_new_token(char out[40]);
+/* The name the job of stage id submitted under token runs by,
+ * llmb.<id>.<token>: how it is found again after a crash (allocated). */
+char *jobrec_job_name(const char *id, const char *token);
+/* The job id the job's started marker for token in dir records, copied to
+ * job (len bytes): 1, or 0 when the job has not started. */
+int jobrec_started(const char *dir, const char *token, char *job, size_t len);
+/* The exit status the job's trap recorded in dir (exit.<job>, or the
+ * temporary file a kill cut short of its rename, when whole), or -1 when
+ * there is none. */
+int jobrec_exit_status(const char *dir, const char *job);
+
+/* Cancels the unfinished jobs that wait (afterok) on job, which will never
+ * succeed, and theirs in turn: Slurm would leave them PENDING
+ * (DependencyNeverSatisfied) forever. Their records say failed, so the
+ * next make submits them again. */
+void jobrec_cancel_dependents(const char *install, const char *job);
 
 #endif

@@ -70,6 +70,12 @@ layout_job_exit(const char *state_dir, const char *job)
 }
 
 char *
+layout_job_output(const char *state_dir)
+{
+	return under(state_dir, "%%j.out");
+}
+
+char *
 layout_history(const char *install, const char *fingerprint)
 {
 	return fingerprint ? under(install, "history/%s.jsonl", fingerprint) : under(install, "history");

@@ -6,7 +6,7 @@
  *   <install>/state/done/<id>               done stamp: cfg=<hash>, job=...
  *   <install>/state/id/<id>                 identity: the hash make depends on
  *   <install>/state/jobs/<id>/record        job record: token, job, state, ...
- *   <install>/state/jobs/<id>/job.<token>.sh, exit.<job>   submitted script, exit status
+ *   <install>/state/jobs/<id>/job.<token>.sh, exit.<job>, <job>.out   submitted script, exit status, output
  *   <install>/state/executor/               executor caches (squeue/sacct, limits)
  *   <install>/images/<stem>.sqsh            container images
  *   <install>/workloads/<w>/experiments/<run>/{train.done,result.json,log}
@@ -83,6 +83,8 @@ char *layout_job_script(const char *state_dir, const char *token);
 char *layout_job_exit(const char *state_dir, const char *job);
 /* ... the marker a job writes when it starts, and the note it leaves. */
 char *layout_job_started(const char *state_dir, const char *token);
+/* ... the output of a job that is not a training run (%j: the job). */
+char *layout_job_output(const char *state_dir);
 char *layout_job_note(const char *state_dir, const char *job);
 /* A file of the executor caches (layout_executor_state): slurm.limits,
  * slurm.room, submit.bucket and their locks. */

@@ -8,19 +8,17 @@
  *
  * Install tree state, per stage:  state/jobs/<id>/{lock,record,job.<token>.sh,
  * started.<token>,exit.<jobid>,<jobid>.out}  and the stamp state/done/<id>.
- * The job record's format is jobrecord.c's; parse and report run in this
- * process (inproc.c); status and cancel only read (stagestatus.c). */
+ * No file format is this module's: the job record, its lock and the job's
+ * own files are jobrecord.c's, the stamp, the identity and train.done
+ * instance.c's; parse and report run in this process (inproc.c); status
+ * and cancel only read (stagestatus.c). */
 #define _XOPEN_SOURCE 700
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -145,48 +143,6 @@ print_tail(const char *path, int lines)
 	free(s);
 }
 
-/* A record the job's trap wrote but could not rename before Slurm's
- * KillWait ran out (the trap is killed between printf and mv). The record
- * ends with "job=<id>": a file that holds it was written whole. */
-static char *
-exit_record_unrenamed(const char *state, const char *job)
-{
-	DIR *d = opendir(state);
-	char *prefix = xasprintf("exit.%s.tmp.", job), *tail = xasprintf("\njob=%s\n", job), *res = NULL;
-	for (struct dirent *e; d && !res && (e = readdir(d));) {
-		if (strncmp(e->d_name, prefix, strlen(prefix)))
-			continue;
-		char *p = xasprintf("%s/%s", state, e->d_name);
-		size_t len;
-		char *s = read_file(p, &len);
-		size_t tl = strlen(tail);
-		if (s && len >= tl && !memcmp(s + len - tl, tail, tl))
-			res = s;
-		else
-			free(s);
-		free(p);
-	}
-	if (d)
-		closedir(d);
-	free(prefix);
-	free(tail);
-	return res;
-}
-
-/* Exit status from the job's own record, or -1 when there is none. */
-static int
-exit_status(struct ctx *c, const char *job)
-{
-	char *path = layout_job_exit(c->state, job);
-	char *s = read_file(path, NULL), buf[32];
-	free(path);
-	if (!s)
-		s = exit_record_unrenamed(c->state, job);
-	int st = s && cfg_get(s, "status", buf, sizeof buf) ? atoi(buf) : -1;
-	free(s);
-	return st;
-}
-
 /* What the job made is whole (train.done is written by llmb itself after). */
 static int
 outputs_ok(struct ctx *c, struct sb *why)
@@ -260,21 +216,6 @@ fmt_elapsed(long s, char *buf, size_t len)
 
 /* ---- submit, wait, decide ------------------------------------------------------ */
 
-static void
-new_token(char out[40])
-{
-	unsigned char b[8] = {0};
-	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || read(fd, b, sizeof b) != (ssize_t)sizeof b) {
-		unsigned long long t = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 32);
-		memcpy(b, &t, sizeof b);
-	}
-	if (fd >= 0)
-		close(fd);
-	for (int i = 0; i < 8; i++)
-		snprintf(out + 2 * i, 3, "%02x", b[i]);
-}
-
 /* afterok:<ids> of upstream jobs that have not finished (ASYNC mode): an
  * upstream stage without its stamp for the configuration this one was
  * generated from (a stamp of an older one does not count). */
@@ -324,7 +265,7 @@ static int
 submit(struct ctx *c, struct jobrec *r, int attempt)
 {
 	char token[40];
-	new_token(token);
+	jobrec_new_token(token);
 	struct jobctx jc = {c->top, c->gen, c->install, c->cfg, token, c->state};
 	struct sb script = {0}, err = {0};
 	if (jobscript_render(&jc, &script, &err)) {
@@ -348,7 +289,7 @@ submit(struct ctx *c, struct jobrec *r, int attempt)
 		logpat = layout_log_pattern(dir, w, run);
 		free(dir);
 	} else {
-		logpat = xasprintf("%s/%%j.out", c->state);
+		logpat = layout_job_output(c->state);
 	}
 	/* Recorded before sbatch: a crash from here on leaves a token that
 	 * identifies the job (its name and its started marker). */
@@ -364,7 +305,7 @@ submit(struct ctx *c, struct jobrec *r, int attempt)
 	/* From now on the stage is not done: a stamp left by an earlier job
 	 * must not vouch for outputs this job is rewriting. */
 	stamp_remove(c->install, c->id);
-	char *jobname = xasprintf("llmb.%s.%s", c->id, token);
+	char *jobname = jobrec_job_name(c->id, token);
 	size_t nsec;
 	char **secrets = cfg_values(c->cfg, "secret", &nsec);
 	secrets = xrealloc(secrets, (nsec + 1) * sizeof *secrets);
@@ -438,15 +379,11 @@ submit(struct ctx *c, struct jobrec *r, int attempt)
 static int
 recover_submission(struct ctx *c, struct jobrec *r)
 {
-	char *marker = layout_job_started(c->state, r->token);
-	char *s = read_file(marker, NULL);
 	const struct executor *ex;
-	free(marker);
-	if (s) {
-		snprintf(r->job, sizeof r->job, "%.*s", (int)strcspn(s, "\n"), s);
-		free(s);
+	if (jobrec_started(c->state, r->token, r->job, sizeof r->job)) {
+		/* the marker names it */
 	} else if ((ex = executor_find(r->executor)) && ex->find) {
-		char *name = xasprintf("llmb.%s.%s", c->id, r->token);
+		char *name = jobrec_job_name(c->id, r->token);
 		int found = ex->find(name, r->job, sizeof r->job);
 		free(name);
 		if (found < 0) {
@@ -491,57 +428,6 @@ in_retry_list(struct ctx *c, enum jstate s)
 
 enum outcome { O_DONE, O_FAILED, O_RETRY, O_WAITING };
 
-static int
-has_id(const char *list, const char *id)
-{
-	size_t n = strlen(id);
-	for (const char *p = list; *p; p += strcspn(p, ":"), p += *p == ':')
-		if (!strncmp(p, id, n) && (p[n] == ':' || !p[n]))
-			return 1;
-	return 0;
-}
-
-/* Cancels the unfinished jobs that wait (afterok) on a job that will never
- * succeed, and theirs in turn: Slurm would leave them PENDING
- * (DependencyNeverSatisfied) forever. Their records say failed, so the next
- * make submits them again. */
-static void
-cancel_dependents(struct ctx *c, const char *job, int depth)
-{
-	char *dir = layout_jobs(c->install, NULL);
-	DIR *d = depth < 64 ? opendir(dir) : NULL;
-	for (struct dirent *e; d && (e = readdir(d));) {
-		if (e->d_name[0] == '.')
-			continue;
-		char *sdir = xasprintf("%s/%s", dir, e->d_name);
-		struct jobrec r;
-		if (jobrec_read_dir(sdir, &r) == 0 && !strcmp(r.state, "submitted") && has_id(r.after, job)) {
-			int fd = jobrec_lock_dir(sdir);
-			struct jobrec cur;
-			const struct executor *ex = executor_find(r.executor);
-			if (jobrec_read_dir(sdir, &cur) == 0 && !strcmp(cur.job, r.job) && !strcmp(cur.state, "submitted") && ex) {
-				struct sb err = {0};
-				if (ex->cancel(cur.job, &err) == 0) {
-					snprintf(cur.state, sizeof cur.state, "failed");
-					jobrec_write_dir(sdir, &cur);
-					fprintf(stderr, "llmb: cancelled job %s (%s): it waited for job %s, which failed\n",
-						cur.job, e->d_name, job);
-				} else {
-					fprintf(stderr, "llmb: could not cancel dependent job %s (%s): %s\n", cur.job,
-						e->d_name, err.buf ? err.buf : "");
-				}
-				sb_free(&err);
-			}
-			close(fd);
-			cancel_dependents(c, r.job, depth + 1);
-		}
-		free(sdir);
-	}
-	if (d)
-		closedir(d);
-	free(dir);
-}
-
 /* What a person can do about a job that ended in state s. */
 static const char *
 hint(enum jstate s)
@@ -584,7 +470,7 @@ static enum outcome
 decide(struct ctx *c, struct jobrec *r, struct jobinfo *ji)
 {
 	char *log = jobrec_log_path(r->log, r->job);
-	int st = exit_status(c, r->job);
+	int st = jobrec_exit_status(c->state, r->job);
 	enum jstate s = ji->state;
 	const char *note = NULL;
 	char steps[32];
@@ -644,7 +530,7 @@ decide(struct ctx *c, struct jobrec *r, struct jobinfo *ji)
 	sb_free(&why);
 	free(log);
 	if (mine)
-		cancel_dependents(c, r->job, 0);
+		jobrec_cancel_dependents(c->install, r->job);
 	cget(c, "retry_count", buf, sizeof buf);
 	int retry = in_retry_list(c, s);
 	if (s == J_PREFLIGHT && cfg_preflight(c->cfg) == PF_EXCLUDE) {
@@ -703,7 +589,7 @@ wait_job(struct ctx *c, struct jobrec *r)
 				"    run make again once the upstream stage succeeds\n", c->progress, c->label, r->job);
 			sb_free(&err);
 			if (record_set_state(c, r, "failed") == 0)
-				cancel_dependents(c, r->job, 0);
+				jobrec_cancel_dependents(c->install, r->job);
 			free(cache);
 			return O_FAILED;
 		}
