@@ -57,18 +57,26 @@ t_nogrep() {
 }
 # Helpers the test files share (each file's own make wrapper, m(), stays
 # in the file: it names that file's workload, install tree and executor).
+# t_nap SECONDS: a pause without a process: read's time-out on a pipe
+# nobody writes to. The waits here poll ten times a second, and a sleep
+# process each time, on a 2-core machine running a 256-node cluster, costs
+# more CPU than the checks themselves.
+t_nap() {
+	[ -n "${T_NAP_FD:-}" ] || exec {T_NAP_FD}<> <(:)
+	read -r -t "$1" -u "$T_NAP_FD" _ || :
+}
 # t_wait_grep PATTERN FILE [SECONDS]: waits (60 s) for a line of FILE to
 # match the extended regex; says so on stderr when it times out.
 t_wait_grep() {
 	local i
-	for ((i = 0; i < ${3:-60} * 10; i++)); do grep -Eq -- "$1" "$2" 2>/dev/null && return 0; sleep 0.1; done
+	for ((i = 0; i < ${3:-60} * 10; i++)); do grep -Eq -- "$1" "$2" 2>/dev/null && return 0; t_nap 0.1; done
 	echo "# timed out waiting for /$1/ in $2" >&2
 	return 1
 }
 # t_wait_file FILE [SECONDS]: waits (30 s) for FILE to exist.
 t_wait_file() {
 	local i
-	for ((i = 0; i < ${2:-30} * 10; i++)); do [ -e "$1" ] && return 0; sleep 0.1; done
+	for ((i = 0; i < ${2:-30} * 10; i++)); do [ -e "$1" ] && return 0; t_nap 0.1; done
 	echo "# timed out waiting for $1" >&2
 	return 1
 }

@@ -69,6 +69,13 @@ mkdir -p "$TRASH/rec"
 # The hosts' nvidia-smi (vboost) before tests/bin's GPU counter; the
 # provenance probe asks it too, so only boost-slider lines are counted.
 export PATH=$SS/bin:$TESTS_DIR/nemo-driver/host:$TESTS_DIR/bin:$PATH
+# The image's python3 (bin/srun puts it first in a container step): the
+# system's, which starts in a third of the CPU of a version manager's build
+# with site hooks; 344 Megatron-Bridge tasks start two Pythons each.
+if [ -x /usr/bin/python3 ]; then
+	mkdir -p "$TRASH/container-bin" && ln -sf /usr/bin/python3 "$TRASH/container-bin/python3"
+	export SEEDS_CONTAINER_BIN=$TRASH/container-bin
+fi
 export SEEDS_RECORD=$TRASH/rec SEEDS_PAYLOAD=$SS/payload.sh SEEDS_TABLE=$SS/seeds.tsv SEEDS_PARTITION=debug
 SLOW="maxtext-llama2 h100 70b fp8 64"
 export SEEDS_SLOW=$SLOW SEEDS_SLOW_FACTOR=1.12 SEEDS_MAX_STEP_TASKS=1024
@@ -226,11 +233,15 @@ kill_node_of() {
 	# between steps (the node probe, node setup) fails the next step's launch
 	# instead, which Slurm reports as FAILED, not NODE_FAIL (llmb's side of
 	# that is t-slurm-states' scenario of a node lost between steps).
-	local i
+	local i at
 	for ((i = 0; i < 900; i++)); do
-		[ "$(find "$TRASH" -maxdepth 1 -name "hold.$1.at.*" | wc -l)" -ge 256 ] && break
-		sleep 0.2
+		shopt -s nullglob
+		at=("$TRASH/hold.$1.at."*)
+		shopt -u nullglob
+		[ "${#at[@]}" -ge 256 ] && break
+		t_nap 0.2
 	done
+	[ "${#at[@]}" -ge 256 ] || echo "# $1: only ${#at[@]} of 256 tasks marked the hold; the node is killed anyway" >&2
 	job=$(rec "$2" job)
 	node=$(scontrol show hostnames "$(squeue -h -j "$job" -o %N)" | tail -n 1)
 	kill -KILL "$(slurmd_pid "$node")"
@@ -270,7 +281,7 @@ for w in "nemotron4" "maxtext-llama2 GPU_TYPE=h100,a100" "grok1 GPU_TYPE=gb200,h
 done
 for ((i = 0; i < 900; i++)); do
 	[ "$(squeue -h -p p50 -t pd -o %i | wc -l)" -ge 50 ] && break
-	sleep 0.2
+	t_nap 0.2
 done
 sleep 1
 for pid in "${p50[@]}"; do kill -KILL -- -"$pid"; done

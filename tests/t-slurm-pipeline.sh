@@ -50,7 +50,7 @@ squeue_until() {
 	local i
 	for ((i = 0; i < ${4:-90} * 5; i++)); do
 		[ "$(squeue -h -t all -j "$1" -o "$2")" = "$3" ] && return 0
-		sleep 0.2
+		t_nap 0.2
 	done
 	return 1
 }

@@ -100,7 +100,7 @@ sq_until() {
 	local i
 	for ((i = 0; i < ${3:-60} * 5; i++)); do
 		[ "$(sq "$1")" = "$2" ] && return 0
-		sleep 0.2
+		t_nap 0.2
 	done
 	return 1
 }
@@ -139,7 +139,7 @@ bg nl SBATCH_PARTITION=pl ADDITIONAL_SLURM_PARAMS=no-requeue SS_GAP="$TRASH/gap.
 slurmd_pid() { awk -v n="$1" '$1 == "slurmd" && $3 == n {print $2}' "$SLURM_TEST_STATE/run/pids" | tail -n 1; }
 (
 	job=$(running nl) || exit 1
-	for ((i = 0; i < 600; i++)); do [ -e "$TRASH/gap.nl.at" ] && break; sleep 0.2; done
+	for ((i = 0; i < 600; i++)); do [ -e "$TRASH/gap.nl.at" ] && break; t_nap 0.2; done
 	node=$(scontrol show hostnames "$(squeue -h -j "$job" -o %N)" | tail -n 1)
 	echo "$node" >"$TRASH/nl.node"
 	kill -KILL "$(slurmd_pid "$node")"
@@ -193,7 +193,7 @@ slurmd_pid() { awk -v n="$1" '$1 == "slurmd" && $3 == n {print $2}' "$SLURM_TEST
 	scancel --batch --signal=KILL "$job"
 	for ((i = 0; i < 600; i++)); do
 		[ -z "$(squeue -h -t all -j "$job,1" -o %i 2>/dev/null)" ] && break
-		sleep 0.2
+		t_nap 0.2
 	done
 	echo "$job" >"$TRASH/van.job"
 	m van GPU_TYPE=cpu SS_SLEEP=0 train >"$TRASH/van2.out" 2>&1

@@ -164,10 +164,11 @@ else
 	want QUANTIZATION "${QUANTIZATION-unset}" "$q"
 	want job-ntasks "$ntasks" "$scale"
 fi
-[ "$SLURM_PROCID" = 0 ] || exit 0
 # SEEDS_HOLD=FILE: the training waits while FILE exists (fault tests).
-# Each task says it got here (the step launched), then waits.
+# Every task says it got here (the test kills a node only once the whole
+# step has launched); rank 0 then waits, the others end.
 if [ -n "${SEEDS_HOLD:-}" ] && [ -e "$SEEDS_HOLD" ]; then : >"$SEEDS_HOLD.at.$SLURM_PROCID"; fi
+[ "$SLURM_PROCID" = 0 ] || exit 0
 while [ -n "${SEEDS_HOLD:-}" ] && [ -e "$SEEDS_HOLD" ]; do sleep 0.5; done
 
 # Rank 0: the framework's training log on stdout (the job's log file).
