@@ -1,12 +1,13 @@
 /* nightly: `llmb nightly`, what `make nightly` runs. One night at a time
  * per install tree (flock on INSTALL/nightly/.lock; a second make waits):
  * fixes the night's id (NIGHT, else the unfinished night recorded in
- * INSTALL/nightly/current, else today's UTC date), runs the night's make
- * graph (setup stages shared with `make report`, fresh runs under
- * night-<NIGHT>), records every finished run in the history, then judges
- * the night in its own process (judge_night, judge.h: `llmb judge` in
- * three formats) and leaves the verdict in INSTALL/nightly/<NIGHT>/:
- * summary.txt, verdict.json, trend.html and status ("<code> <word>").
+ * INSTALL/nightly/current, else today's UTC date), plans the night once,
+ * runs its make graph (setup stages shared with `make report`, fresh runs
+ * under night-<NIGHT>; the child make generates its rules itself), records
+ * every finished run of the plan in the history, then judges the night in
+ * its own process (judge_night, judge.h: `llmb judge` in three formats)
+ * and leaves the verdict in INSTALL/nightly/<NIGHT>/: summary.txt,
+ * verdict.json, trend.html and status ("<code> <word>").
  * A night whose jobs still run (ASYNC=1) stays current; the next
  * `make nightly` collects it. Killing make at any point loses nothing: jobs
  * run on, stamps and records are written whole, recording is idempotent. */
@@ -53,15 +54,16 @@ today_utc(void)
 	return utc_now_as("%Y-%m-%d");
 }
 
-/* Holds INSTALL/nightly/.lock for the life of the process. */
+/* Holds INSTALL/nightly/.lock for the life of the process; *waited: it
+ * was another night's first. */
 static int
-take_lock(const struct night *n)
+take_lock(const struct night *n, int *waited)
 {
 	char *path = layout_in(n->dir, LAYOUT_NIGHTLY_LOCK);
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		die("cannot open %s: %s", path, strerror(errno));
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+	if ((*waited = flock(fd, LOCK_EX | LOCK_NB) < 0)) {
 		fprintf(stderr, "llmb nightly: another make nightly is running on %s; waiting for it\n", n->install);
 		while (flock(fd, LOCK_EX) < 0)
 			if (errno != EINTR)
@@ -350,34 +352,34 @@ nightly_run(struct night *n, char **make_argv)
 	setenv("LLMB_NIGHT", n->id, 1);
 	if (!getenv("LLMB_NIGHTLY") || !*getenv("LLMB_NIGHTLY"))
 		setenv("LLMB_NIGHTLY", n->policy, 1);
-	/* A selection that plans nothing runs nothing: make -k would go on
-	 * with the rules of an earlier night. */
+	/* The night's plan, built once: a selection that plans nothing runs
+	 * nothing (make -k would go on with the rules of an earlier night),
+	 * and the runs collected after make are the runs it planned. It reads
+	 * the checkout only, which the night's stages do not write; after a
+	 * wait for another night, which may have lasted hours, it is read
+	 * again. */
 	struct sel s;
 	sel_from_env(&s);
 	struct plan p;
-	int bad = plan_build(&p, n->top, &s, 0);
-	plan_free(&p);
-	if (bad)
-		return 2;
-	if (!dry)
+	int waited = 0, bad = plan_build(&p, n->top, &s, 0);
+	if (!dry && !bad)
 		mkdir_p(n->dir, 0);
-	int lockfd = dry ? -1 : take_lock(n);
-	if (fix_night(n, dry)) {
+	int lockfd = dry || bad ? -1 : take_lock(n, &waited);
+	if (waited) {
+		plan_free(&p);
+		bad = plan_build(&p, n->top, &s, 0);
+	}
+	if (bad || fix_night(n, dry)) {
+		plan_free(&p);
 		if (lockfd >= 0)
 			close(lockfd);
 		return 2;
 	}
 	printf("llmb nightly: night %s%s\n", n->id, dry ? " (make -n: what would run)" : "");
 	int mk = *make_argv ? run_argv(make_argv) : 0;
-	if (dry)
-		return mk;
-	if (plan_build(&p, n->top, &s, 0)) {
+	if (dry) {
 		plan_free(&p);
-		night_failed(n, "the plan could not be built after make ran (see the errors above)\n");
-		write_status(n, 2);
-		notify(n, 2);
-		close(lockfd);
-		return 2;
+		return mk;
 	}
 	struct sb wls = {0};
 	int pending = collect(n, &p, &wls);
