@@ -2,10 +2,13 @@
  * input is exit 2 and nothing is judged), judges each configuration at one
  * night (verdict.c), builds one JSON model and renders it as text, JSON or
  * the HTML trend page (trend.c). Exit: 0 pass, 1 a confirmed regression,
- * 3 invalid or failed runs, 4 inconclusive only, 2 bad input or usage. */
+ * 3 invalid or failed runs, 4 inconclusive only, 2 bad input or usage.
+ * judge_night() is the same judging for `llmb nightly`: the history read
+ * once, the three formats rendered from one model. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +39,24 @@ struct opts {
 	const char *fmt, *out, *night, *install, *select;
 	struct policy pol;
 };
+
+/* A message of the judge's own, where diag.c puts its diagnostics (held in
+ * diag_hold when set, as judge_night has them). */
+static void __attribute__((format(printf, 1, 2)))
+judge_say(const char *fmt, ...)
+{
+	struct sb s = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	sb_addf(&s, "llmb judge: ");
+	sb_vaddf(&s, fmt, ap);
+	va_end(ap);
+	if (diag_hold)
+		sb_addf(diag_hold, "%s\n", s.buf);
+	else
+		fprintf(stderr, "%s\n", s.buf);
+	sb_free(&s);
+}
 
 static void
 usage(FILE *f)
@@ -372,7 +393,7 @@ select_known(const struct history *hs, size_t n, const char *select)
 			found = w && strlen(w) == l && !strncmp(w, s, l);
 		}
 		if (!found) {
-			fprintf(stderr, "%s: error: --select: no history of workload '%.*s'\n", progname, (int)l, s);
+			judge_say("error: --select: no history of workload '%.*s'", (int)l, s);
 			bad = 1;
 		}
 		s += l + (s[l] == ',');
@@ -435,7 +456,7 @@ node_events(struct nodes *ns, const struct vconfig *c)
 }
 
 static json_t *
-judge_all(struct history *hs, size_t n, int day, const struct opts *o)
+judge_all(struct history *hs, size_t n, int day, const struct opts *o, int with_nights)
 {
 	json_t *m = json_object(), *cs = json_array(), *sum = json_object();
 	char night[11] = "-";
@@ -460,7 +481,7 @@ judge_all(struct history *hs, size_t n, int day, const struct opts *o)
 		verdict_judge(&hs[i], day, &o->pol, &vc);
 		node_events(ns, &vc);
 		const struct vnight *v = vc.judged >= 0 ? &vc.nights[vc.judged] : NULL;
-		sl[nv].cj = config_json(&vc, strcmp(o->fmt, "text") != 0, o->install);
+		sl[nv].cj = config_json(&vc, with_nights, o->install);
 		sl[nv].day = -1;
 		if (v && v->valid && v->vb == VB_SLOWER && v->rep)
 			sl[nv].day = v->day, sl[nv].nodes = v->rep->nodes;
@@ -500,19 +521,79 @@ latest_day(const struct history *hs, size_t n, const char *select)
 	return day;
 }
 
+/* The history files read (every error first, said), judged at o->night
+ * (else the latest night of the selection) into one model; NULL on bad
+ * input. with_nights: the per-night detail, which the text does not use. */
+static json_t *
+judge_files(char **files, size_t n, const struct opts *o, int with_nights)
+{
+	int before = diag_errors;
+	struct history *hs = xcalloc(n ? n : 1, sizeof *hs);
+	for (size_t k = 0; k < n; k++)
+		history_load(files[k], &hs[k]);
+	if (diag_errors == before && select_known(hs, n, o->select))
+		diag_errors++;
+	int day = o->night ? history_day(o->night) : latest_day(hs, n, o->select);
+	json_t *m = NULL;
+	if (o->night && day < 0)
+		judge_say("night '%s' is not a date (YYYY-MM-DD)", o->night);
+	else if (diag_errors == before)
+		m = judge_all(hs, n, day, o, with_nights);
+	for (size_t k = 0; k < n; k++)
+		history_free(&hs[k]);
+	free(hs);
+	return m;
+}
+
+static void
+render(struct sb *s, const json_t *m, enum judge_format f)
+{
+	if (f == JUDGE_JSON) {
+		char *j = json_dumps(m, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(6));
+		sb_add(s, j);
+		sb_add(s, "\n");
+		free(j);
+	} else if (f == JUDGE_HTML)
+		trend_html(s, m);
+	else
+		render_text(s, m);
+}
+
+int
+judge_night(const char *install, const char *night, const char *select, const char *policy,
+	    struct sb out[JUDGE_NFORMATS], struct sb *err)
+{
+	struct opts o = {.install = install, .night = night, .select = select};
+	struct sb *held = diag_hold;
+	diag_hold = err;
+	policy_defaults(&o.pol);
+	size_t n = 0;
+	char **files = NULL;
+	json_t *m = NULL;
+	if (policy && policy_load(policy, &o.pol))
+		;
+	else if (!(files = install_files(install, &n)))
+		judge_say("no history in %s/history", install);
+	else
+		m = judge_files(files, n, &o, 1);
+	diag_hold = held;
+	for (size_t k = 0; k < n; k++)
+		free(files[k]);
+	free(files);
+	if (!m)
+		return 2;
+	for (int f = 0; f < JUDGE_NFORMATS; f++)
+		render(&out[f], m, (enum judge_format)f);
+	int rc = (int)json_integer_value(json_object_get(m, "exit"));
+	json_decref(m);
+	return rc;
+}
+
 static int
 emit(const json_t *m, const struct opts *o)
 {
 	struct sb s = {0};
-	if (!strcmp(o->fmt, "json")) {
-		char *j = json_dumps(m, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(6));
-		sb_add(&s, j);
-		sb_add(&s, "\n");
-		free(j);
-	} else if (!strcmp(o->fmt, "html"))
-		trend_html(&s, m);
-	else
-		render_text(&s, m);
+	render(&s, m, !strcmp(o->fmt, "json") ? JUDGE_JSON : !strcmp(o->fmt, "html") ? JUDGE_HTML : JUDGE_TEXT);
 	int rc = 0;
 	if (o->out && strcmp(o->out, "-")) {
 		if (out_path_ok(progname, o->out) < 0)
@@ -546,28 +627,21 @@ cmd_judge(int argc, char **argv)
 	size_t n = 0;
 	char **files = o.install ? install_files(o.install, &n) : NULL;
 	if (o.install && !n) {
-		fprintf(stderr, "%s: no history in %s/history\n", progname, o.install);
+		judge_say("no history in %s/history", o.install);
 		return 2;
 	}
 	if (!o.install)
 		for (; i < argc; i++)
 			files = xrealloc(files, (n + 1) * sizeof *files), files[n++] = xstrdup(argv[i]);
-	struct history *hs = xcalloc(n, sizeof *hs);
-	for (size_t k = 0; k < n; k++)
-		history_load(files[k], &hs[k]);
-	if (!diag_errors && select_known(hs, n, o.select))
-		diag_errors++;
-	int day = o.night ? history_day(o.night) : latest_day(hs, n, o.select), rc = 2;
-	if (o.night && day < 0)
-		fprintf(stderr, "%s: night '%s' is not a date (YYYY-MM-DD)\n", progname, o.night);
-	else if (!diag_errors) {
-		json_t *m = judge_all(hs, n, day, &o);
+	json_t *m = judge_files(files, n, &o, strcmp(o.fmt, "text") != 0);
+	int rc = 2;
+	if (m) {
 		rc = emit(m, &o);
 		rc = rc ? rc : (int)json_integer_value(json_object_get(m, "exit"));
 		json_decref(m);
 	}
 	for (size_t k = 0; k < n; k++)
-		history_free(&hs[k]), free(files[k]);
-	free(hs), free(files);
+		free(files[k]);
+	free(files);
 	return rc;
 }

@@ -1,11 +1,13 @@
 /* nightly: `llmb nightly`, what `make nightly` runs. One night at a time
  * per install tree (flock on INSTALL/nightly/.lock; a second make waits):
  * fixes the night's id (NIGHT, else the unfinished night recorded in
- * INSTALL/nightly/current, else today's UTC date), runs the night's make
- * graph (setup stages shared with `make report`, fresh runs under
- * night-<NIGHT>), records every finished run in the history, then asks
- * `llmb judge` for the verdict and leaves it in INSTALL/nightly/<NIGHT>/:
- * summary.txt, verdict.json, trend.html and status ("<code> <word>").
+ * INSTALL/nightly/current, else today's UTC date), plans the night once,
+ * runs its make graph (setup stages shared with `make report`, fresh runs
+ * under night-<NIGHT>; the child make generates its rules itself), records
+ * every finished run of the plan in the history, then judges the night in
+ * its own process (judge_night, judge.h: `llmb judge` in three formats)
+ * and leaves the verdict in INSTALL/nightly/<NIGHT>/: summary.txt,
+ * verdict.json, trend.html and status ("<code> <word>").
  * A night whose jobs still run (ASYNC=1) stays current; the next
  * `make nightly` collects it. Killing make at any point loses nothing: jobs
  * run on, stamps and records are written whole, recording is idempotent. */
@@ -24,6 +26,7 @@
 #include "cliopt.h"
 #include "cmds.h"
 #include "confirm.h"
+#include "judge.h"
 #include "layout.h"
 #include "nightmatrix.h"
 #include "plan.h"
@@ -51,15 +54,16 @@ today_utc(void)
 	return utc_now_as("%Y-%m-%d");
 }
 
-/* Holds INSTALL/nightly/.lock for the life of the process. */
+/* Holds INSTALL/nightly/.lock for the life of the process; *waited: it
+ * was another night's first. */
 static int
-take_lock(const struct night *n)
+take_lock(const struct night *n, int *waited)
 {
 	char *path = layout_in(n->dir, LAYOUT_NIGHTLY_LOCK);
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		die("cannot open %s: %s", path, strerror(errno));
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+	if ((*waited = flock(fd, LOCK_EX | LOCK_NB) < 0)) {
 		fprintf(stderr, "llmb nightly: another make nightly is running on %s; waiting for it\n", n->install);
 		while (flock(fd, LOCK_EX) < 0)
 			if (errno != EINTR)
@@ -112,32 +116,19 @@ fix_night(struct night *n, int dry)
 	return 0;
 }
 
-/* Runs argv (stdout into out_path when given); its exit status, or
- * 127/128+signal. */
+/* Runs argv; its exit status, or 127/128+signal. */
 static int
-run_argv_err(char **argv, const char *out_path, struct sb *err)
+run_argv(char **argv)
 {
 	fflush(stdout);
 	fflush(stderr);
-	struct proc p = {.argv = argv, .err = err};
-	if (out_path && (p.out_fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
-		return 127;
+	struct proc p = {.argv = argv};
 	int rc = proc_run(&p);
-	if (p.out_fd > 0)
-		close(p.out_fd);
-	if (err && err->len)
-		fputs(err->buf, stderr);
 	if (rc < 0 && p.exec_failed)
 		fprintf(stderr, "llmb nightly: cannot run %s: %s\n", argv[0], strerror(p.error));
 	else if (rc < 0)
 		die("fork: %s", strerror(p.error));
 	return rc < 0 ? 127 : rc;
-}
-
-static int
-run_argv(char **argv, const char *out_path)
-{
-	return run_argv_err(argv, out_path, NULL);
 }
 
 /* Records every finished run of the night; returns the runs still pending. */
@@ -228,54 +219,50 @@ with_history(const struct night *n, const char *workloads)
 	return o.buf ? sb_steal(&o) : xstrdup("");
 }
 
-/* llmb judge three times (text, JSON, HTML) into the night's directory;
- * the text run's exit status is the night's. */
+/* The night judged (judge.h: the history read once, text, JSON and HTML
+ * rendered from one model) into the night's directory; the judge's exit
+ * status is the night's. A judge that refuses the history (status 2)
+ * leaves the files of an earlier judging as they were, and the summary
+ * says why in the words `llmb judge` would have used. */
 static int
 judge(struct night *n, const char *workloads)
 {
-	/* this very binary, even when a rebuild has replaced the file since */
-	char *self = "/proc/self/exe";
-	char *d = layout_nightly(n->install, n->id, NULL);
-	char *files[] = {LAYOUT_NIGHT_SUMMARY, LAYOUT_NIGHT_VERDICT, LAYOUT_NIGHT_TREND};
-	char *fmts[] = {"--format=text", "--format=json", "--format=html"};
-	int code = 0;
-	struct sb why = {0};
+	static const char *const files[JUDGE_NFORMATS] = {
+		[JUDGE_TEXT] = LAYOUT_NIGHT_SUMMARY, [JUDGE_JSON] = LAYOUT_NIGHT_VERDICT, [JUDGE_HTML] = LAYOUT_NIGHT_TREND,
+	};
+	struct sb out[JUDGE_NFORMATS] = {{0}}, err = {0}, why = {0};
 	char *sel = with_history(n, workloads);
-	for (int i = 2; i >= 0; i--) {
-		char *tmp = xasprintf("%s/%s.tmp", d, files[i]), *out = layout_in(d, files[i]);
-		char *argv[] = {self, "judge", fmts[i], "--install", (char *)n->install, "--night", n->id,
-			"--select", sel, "--policy", (char *)n->policy, NULL};
-		if (!file_exists(n->policy))
-			argv[9] = NULL;
-		struct sb err = {0};
-		int rc = run_argv_err(argv, tmp, &err);
-		if (rc <= 4 && rc != 2 && rename(tmp, out) < 0)
-			die("cannot rename %s: %s", tmp, strerror(errno));
-		if (rc == 2 || rc > 4) {
-			unlink(tmp);
-			fprintf(stderr, "llmb nightly: error: llmb judge %s exited with status %d\n", fmts[i], rc);
-			if (!why.len || i == 0) /* the text judge's words, the summary's own */
-				sb_reset(&why), sb_addf(&why, "llmb judge %s exited with status %d:\n%s", fmts[i], rc, err.buf ? err.buf : "");
-			code = 2; /* any judge that did not run makes the night an error */
+	int code = judge_night(n->install, n->id, sel, file_exists(n->policy) ? n->policy : NULL, out, &err);
+	if (err.len)
+		fputs(err.buf, stderr);
+	if (code == 2) {
+		fprintf(stderr, "llmb nightly: error: llmb judge --format=text exited with status 2\n");
+		sb_addf(&why, "llmb judge --format=text exited with status 2:\n%s", err.buf ? err.buf : "");
+	}
+	/* the trend page first and the summary last, as they were written */
+	for (int f = JUDGE_HTML; f >= 0 && code != 2; f--) {
+		char *path = layout_nightly(n->install, n->id, files[f]);
+		if (write_file_atomic(path, out[f].buf ? out[f].buf : "", out[f].len) < 0) {
+			sb_addf(&why, "cannot write %s: %s\n", path, strerror(errno));
+			fprintf(stderr, "llmb nightly: error: %s", why.buf);
+			code = 2;
 		}
-		if (i == 0 && code != 2)
-			code = rc;
-		sb_free(&err);
-		free(tmp);
-		free(out);
+		free(path);
 	}
 	if (code == 2)
 		night_failed(n, why.buf);
+	for (int f = 0; f < JUDGE_NFORMATS; f++)
+		sb_free(&out[f]);
+	sb_free(&err);
 	sb_free(&why);
 	free(sel);
-	free(d);
 	return code;
 }
 
 static int
 run_make(char **argv)
 {
-	return run_argv(argv, NULL);
+	return run_argv(argv);
 }
 
 /* confirm_elsewhere (confirm.h): the SUSPECT configurations of the night
@@ -340,7 +327,7 @@ notify(struct night *n, int code)
 		return;
 	char *sum = layout_nightly(n->install, n->id, LAYOUT_NIGHT_SUMMARY), *script = xasprintf("%s \"$1\"", cmd);
 	char *argv[] = {"/bin/sh", "-c", script, "nightly-notify", sum, NULL};
-	int rc = run_argv(argv, NULL);
+	int rc = run_argv(argv);
 	if (rc)
 		fprintf(stderr, "llmb nightly: warning: NIGHTLY_NOTIFY exited with status %d\n", rc);
 	free(sum);
@@ -365,34 +352,34 @@ nightly_run(struct night *n, char **make_argv)
 	setenv("LLMB_NIGHT", n->id, 1);
 	if (!getenv("LLMB_NIGHTLY") || !*getenv("LLMB_NIGHTLY"))
 		setenv("LLMB_NIGHTLY", n->policy, 1);
-	/* A selection that plans nothing runs nothing: make -k would go on
-	 * with the rules of an earlier night. */
+	/* The night's plan, built once: a selection that plans nothing runs
+	 * nothing (make -k would go on with the rules of an earlier night),
+	 * and the runs collected after make are the runs it planned. It reads
+	 * the checkout only, which the night's stages do not write; after a
+	 * wait for another night, which may have lasted hours, it is read
+	 * again. */
 	struct sel s;
 	sel_from_env(&s);
 	struct plan p;
-	int bad = plan_build(&p, n->top, &s, 0);
-	plan_free(&p);
-	if (bad)
-		return 2;
-	if (!dry)
+	int waited = 0, bad = plan_build(&p, n->top, &s, 0);
+	if (!dry && !bad)
 		mkdir_p(n->dir, 0);
-	int lockfd = dry ? -1 : take_lock(n);
-	if (fix_night(n, dry)) {
+	int lockfd = dry || bad ? -1 : take_lock(n, &waited);
+	if (waited) {
+		plan_free(&p);
+		bad = plan_build(&p, n->top, &s, 0);
+	}
+	if (bad || fix_night(n, dry)) {
+		plan_free(&p);
 		if (lockfd >= 0)
 			close(lockfd);
 		return 2;
 	}
 	printf("llmb nightly: night %s%s\n", n->id, dry ? " (make -n: what would run)" : "");
-	int mk = *make_argv ? run_argv(make_argv, NULL) : 0;
-	if (dry)
-		return mk;
-	if (plan_build(&p, n->top, &s, 0)) {
+	int mk = *make_argv ? run_argv(make_argv) : 0;
+	if (dry) {
 		plan_free(&p);
-		night_failed(n, "the plan could not be built after make ran (see the errors above)\n");
-		write_status(n, 2);
-		notify(n, 2);
-		close(lockfd);
-		return 2;
+		return mk;
 	}
 	struct sb wls = {0};
 	int pending = collect(n, &p, &wls);
