@@ -29,6 +29,12 @@ pc_constv_add(const char ***v, size_t *n, const char *s)
 	(*v)[(*n)++] = s;
 }
 
+const struct pc_cmd *
+plancfg_cmd(const struct plancfg *c)
+{
+	return c->kind == PC_DATA ? &c->u.data.cmd : c->kind == PC_TRAIN ? &c->u.train.cmd : NULL;
+}
+
 /* ---- rendering ----------------------------------------------------------- */
 
 static void

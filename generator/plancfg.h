@@ -140,6 +140,9 @@ void pc_strv_add(char ***v, size_t *n, char *s);
 /* Appends the borrowed s to v. */
 void pc_constv_add(const char ***v, size_t *n, const char *s);
 
+/* The command of a job-running instance (data, train), else NULL. */
+const struct pc_cmd *plancfg_cmd(const struct plancfg *c);
+
 /* Appends c's configuration lines to out. */
 void plancfg_render(const struct plancfg *c, struct sb *out);
 /* The lines of a venv's dependency set (python, system site packages,
