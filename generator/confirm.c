@@ -14,7 +14,6 @@
 #include "plan.h"
 #include "record.h"
 #include "slurmcmd.h"
-#include "stagecfg.h"
 
 #define TAG "confirm"
 
@@ -126,12 +125,11 @@ run_confirmation(const struct confirm_ctx *c, const json_t *key, const char *par
 			    rl < sizeof TAG || strcmp(in->rep + rl - (sizeof TAG - 1), TAG))
 				continue;
 			struct sb err = {0};
-			char *ver = llmb_version(c->top), r[512];
+			char *ver = llmb_version(c->top);
 			rec = record_of_stage(&p, in, c->install, c->night, ver, &err);
 			if (!rec)
 				fprintf(stderr, "llmb nightly: confirmation: %s\n", err.buf ? err.buf : "no record");
-			cfg_get(in->cfg.buf, "run", r, sizeof r);
-			*run_dir = layout_experiment(NULL, in->workload, r);
+			*run_dir = layout_experiment(NULL, in->workload, in->conf.run);
 			free(ver);
 			sb_free(&err);
 		}

@@ -28,7 +28,6 @@
 #include "plan.h"
 #include "record.h"
 #include "reportmodel.h"
-#include "stagecfg.h"
 #include "stagekind.h"
 #include "stale.h"
 #include "util.h"
@@ -81,8 +80,7 @@ same_conf(const struct inst *a, const struct inst *b)
 static void
 add_run(struct conf *c, const struct plan *p, const struct inst *in, const char *install)
 {
-	char run[512];
-	cfg_get(in->cfg.buf, "run", run, sizeof run);
+	const char *run = in->conf.run;
 	enum runstate st = run_state(p, in, install);
 	int prof = !strcmp(in->rep, "exemplar-profile");
 	char *rp = layout_experiment_file(install, in->workload, run, LAYOUT_RESULT);

@@ -121,7 +121,7 @@ write_validity(const struct plan *p, struct sb *mk)
  * line saying the secret must be exported first; plan, status and cancel
  * need none. */
 static void
-write_secret_checks(struct sb *mk, char **names, size_t n)
+write_secret_checks(struct sb *mk, const char *const *names, size_t n)
 {
 	sb_add(mk, "LLMB_SECRETS :=");
 	for (size_t j = 0; j < n; j++)
@@ -170,29 +170,23 @@ write_rules(struct plan *p, struct sb *mk, const char *vars)
 	/* Secrets are checked by name before anything runs, also under make -n
 	 * (make expands a recipe before printing it); their values stay in
 	 * the environment. */
-	char **names = NULL;
+	const char **names = NULL;
 	size_t nnames = 0;
 	for (size_t i = 0; i < p->n; i++) {
-		size_t n;
-		char **v = cfg_values(p->v[i].cfg.buf, "secret", &n);
-		for (size_t k = 0; k < n; k++) {
+		const struct pc_cmd *c = plancfg_cmd(&p->v[i].conf);
+		for (size_t k = 0; c && k < c->nsecrets; k++) {
 			size_t j = 0;
-			while (j < nnames && strcmp(names[j], v[k]))
+			while (j < nnames && strcmp(names[j], c->secrets[k]))
 				j++;
 			if (j == nnames) {
 				names = xrealloc(names, (nnames + 1) * sizeof *names);
-				names[nnames++] = v[k];
-			} else {
-				free(v[k]);
+				names[nnames++] = c->secrets[k];
 			}
 		}
-		free(v);
 	}
 	int have_secrets = nnames > 0;
 	if (have_secrets)
 		write_secret_checks(mk, names, nnames);
-	for (size_t j = 0; j < nnames; j++)
-		free(names[j]);
 	free(names);
 	size_t njobs = 0;
 	for (size_t i = 0; i < p->n; i++)

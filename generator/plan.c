@@ -279,8 +279,8 @@ link_and_hash(struct plan *p, size_t from)
 		}
 		for (size_t k = 0; k < d->noutputs; k++)
 			sb_addf(&head, "output=%s\n", d->outputs[k]);
-		sb_add(&head, d->cfg.buf ? d->cfg.buf : "");
-		sb_free(&d->cfg);
+		/* the configuration's text, written once */
+		plancfg_render(&d->conf, &head);
 		d->cfg = head;
 		sha256_hex(d->cfg.buf, d->cfg.len, d->hash);
 	}
@@ -399,7 +399,6 @@ plan_build(struct plan *p, const char *top, const struct sel *s, int all)
 			return diag_errors - before;
 		}
 	}
-	struct vars vs = {0};
 	struct order_memo *memo = xcalloc(p->rec.npipelines + 1, sizeof *memo);
 	size_t nmemo = 0;
 	for (size_t wi = 0; wi < p->rec.nworkloads; wi++) {
@@ -434,7 +433,7 @@ plan_build(struct plan *p, const char *top, const struct sel *s, int all)
 			case SK_BUILD_IMAGES: build_images(&w, order[k]); break;
 			case SK_BUILD_VENV: build_venv(&w, order[k]); break;
 			case SK_BUILD_DATA: build_data(&w, order[k]); break;
-			case SK_BUILD_RUNS: build_runs(&w, order[k], &vs); break;
+			case SK_BUILD_RUNS: build_runs(&w, order[k]); break;
 			}
 		}
 		if (w.unsaid && !said) {
@@ -464,6 +463,7 @@ plan_free(struct plan *p)
 		free(in->label);
 		free(in->rep);
 		free(in->plan);
+		plancfg_free(&in->conf);
 		sb_free(&in->cfg);
 		free(in->deps);
 		for (size_t k = 0; k < in->noutputs; k++)

@@ -1,4 +1,3 @@
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,7 +6,6 @@
 #include "makesafe.h"
 #include "planbuild.h"
 #include "schema.h"
-#include "stagecfg.h"
 
 /* ---- small helpers ------------------------------------------------------- */
 
@@ -17,15 +15,6 @@ in_words(const char *list, const char *w)
 	if (!list)
 		return 1;
 	return list_has(list, w, strlen(w));
-}
-
-void
-fmt_num(char *buf, size_t len, double v)
-{
-	if (fabs(v) < 1e15 && v == floor(v))
-		snprintf(buf, len, "%.0f", v);
-	else
-		snprintf(buf, len, "%.10g", v);
 }
 
 void
@@ -44,9 +33,8 @@ var_set(struct vars *vs, const char *name, double v)
 }
 
 int
-var_lookup(void *ctx, const char *name, double *v)
+var_get(const struct vars *vs, const char *name, double *v)
 {
-	struct vars *vs = ctx;
 	for (int i = 0; i < vs->n; i++) {
 		if (!strcmp(vs->name[i], name)) {
 			*v = vs->val[i];
@@ -56,33 +44,29 @@ var_lookup(void *ctx, const char *name, double *v)
 	return -1;
 }
 
-/* The run being expanded: its text coordinates are placeholders too. */
-static const char *cur_gpu, *cur_size, *cur_dtype;
-
-void
-expand_coords(const char *gpu, const char *size, const char *dtype)
+int
+var_lookup(void *ctx, const char *name, double *v)
 {
-	cur_gpu = gpu;
-	cur_size = size;
-	cur_dtype = dtype;
+	return var_get(ctx, name, v);
 }
 
+/* The run's text coordinates are placeholders too. */
 static const char *
-text_placeholder(const char *name)
+text_placeholder(const struct vars *vs, const char *name)
 {
 	if (!strcmp(name, "gpu"))
-		return cur_gpu;
+		return vs->at.gpu;
 	if (!strcmp(name, "size"))
-		return cur_size;
+		return vs->at.size;
 	if (!strcmp(name, "dtype"))
-		return cur_dtype;
+		return vs->at.dtype;
 	return NULL;
 }
 
 /* Expands {name} placeholders with run values into out; -1 at an unknown
  * one (runcheck.c said so at its place). */
 int
-expand_word(const struct ynode *w, struct vars *vs, struct sb *out)
+expand_word(const struct ynode *w, const struct vars *vs, struct sb *out)
 {
 	const char *s = w->str;
 	while (*s) {
@@ -99,9 +83,9 @@ expand_word(const struct ynode *w, struct vars *vs, struct sb *out)
 		double v;
 		if (layout_path_placeholder(o + 1, n)) {
 			sb_addn(out, o, n + 2);
-		} else if (text_placeholder(name)) {
-			sb_add(out, text_placeholder(name));
-		} else if (!var_lookup(vs, name, &v)) {
+		} else if (text_placeholder(vs, name)) {
+			sb_add(out, text_placeholder(vs, name));
+		} else if (!var_get(vs, name, &v)) {
 			char buf[64];
 			fmt_num(buf, sizeof buf, v);
 			sb_add(out, buf);
@@ -113,13 +97,7 @@ expand_word(const struct ynode *w, struct vars *vs, struct sb *out)
 	return 0;
 }
 
-/* ---- an instance's configuration lines ----------------------------------- */
-
-void
-cfg_line(struct inst *in, const char *key, const char *val)
-{
-	cfg_add(&in->cfg, key, val);
-}
+/* ---- the command of an instance ------------------------------------------ */
 
 const char *
 time_limit_for(const struct wctx *w, const struct ynode *stage, const struct ynode *specific, const struct sel *s)
@@ -135,26 +113,27 @@ time_limit_for(const struct wctx *w, const struct ynode *stage, const struct yno
 }
 
 void
-add_secrets(struct inst *in, const struct ynode *v)
+add_secrets(struct pc_cmd *c, const struct ynode *v)
 {
 	const struct ynode *const *it, *one;
 	size_t n = ynames(v, &it, &one);
 	for (size_t i = 0; i < n; i++) {
-		char *line = xasprintf("secret=%s\n", it[i]->str);
-		if (!in->cfg.buf || !strstr(in->cfg.buf, line))
-			cfg_line(in, "secret", it[i]->str);
-		free(line);
+		size_t k = 0;
+		while (k < c->nsecrets && strcmp(c->secrets[k], it[i]->str))
+			k++;
+		if (k == c->nsecrets)
+			pc_constv_add(&c->secrets, &c->nsecrets, it[i]->str);
 	}
 }
 
 void
-add_env(struct wctx *w, struct inst *in, const struct ynode *env, struct vars *vs)
+add_env(struct wctx *w, struct pc_cmd *c, const struct ynode *env, const struct vars *vs)
 {
 	for (size_t i = 0; i < ymap_len(env); i++) {
 		struct sb v = {0};
 		sb_addf(&v, "%s=", ymap_key(env, i)->str);
 		if (expand_word(ymap_val(env, i), vs, &v) == 0)
-			cfg_line(in, "env", v.buf);
+			pc_strv_add(&c->env, &c->nenv, sb_steal(&v));
 		else
 			w->unsaid++;
 		sb_free(&v);
@@ -166,23 +145,23 @@ add_env(struct wctx *w, struct inst *in, const struct ynode *env, struct vars *v
  * as much as its arguments: its content hash joins the configuration, so
  * editing the script re-runs the stages that use it. Hashes are cached:
  * thousands of runs share one script. */
-static void
-add_file_hash(struct wctx *w, struct inst *in, const char *word)
+static char *
+file_hash(struct wctx *w, const char *workload, const char *word)
 {
 	const char *rest;
 	char *path;
 	if (!strncmp(word, "{recipe_dir}/", 13)) {
 		rest = word + 13;
-		path = xasprintf("%s/workloads/%s/%s", w->p->rec.top, in->workload, rest);
+		path = xasprintf("%s/workloads/%s/%s", w->p->rec.top, workload, rest);
 	} else if (!strncmp(word, "{top}/", 6)) {
 		rest = word + 6;
 		path = xasprintf("%s/%s", w->p->rec.top, rest);
 	} else {
-		return;
+		return NULL;
 	}
 	if (strchr(rest, '{')) {
 		free(path);
-		return;
+		return NULL;
 	}
 	/* The file becomes a prerequisite in the make rules: a name make
 	 * would read as syntax ($, #, %, :, spaces...) is refused (runcheck.c
@@ -190,7 +169,7 @@ add_file_hash(struct wctx *w, struct inst *in, const char *word)
 	if (!valid_path(rest) || !mk_word_ok(rest)) {
 		w->unsaid++;
 		free(path);
-		return;
+		return NULL;
 	}
 	long k = index_get(&w->p->files, path);
 	if (k < 0) {
@@ -206,19 +185,17 @@ add_file_hash(struct wctx *w, struct inst *in, const char *word)
 		k = (long)p->nfhash++;
 		index_add(&p->files, path, (size_t)k);
 	}
-	char *line = xasprintf("%s %s", word, w->p->fhash[k]);
-	cfg_line(in, "file", line);
-	free(line);
 	free(path);
+	return xstrdup(w->p->fhash[k]);
 }
 
 void
-add_mounts(struct wctx *w, struct inst *in, const struct ynode *mounts, struct vars *vs)
+add_mounts(struct wctx *w, struct pc_cmd *c, const struct ynode *mounts, const struct vars *vs)
 {
 	for (size_t i = 0; mounts && i < mounts->nkids; i++) {
 		struct sb m = {0};
 		if (!expand_word(mounts->kids[i], vs, &m))
-			cfg_line(in, "mount", m.buf);
+			pc_strv_add(&c->mounts, &c->nmounts, sb_steal(&m));
 		else
 			w->unsaid++;
 		sb_free(&m);
@@ -226,13 +203,15 @@ add_mounts(struct wctx *w, struct inst *in, const struct ynode *mounts, struct v
 }
 
 void
-add_argv(struct wctx *w, struct inst *in, const struct ynode *cmd, struct vars *vs)
+add_argv(struct wctx *w, struct pc_cmd *c, const char *workload, const struct ynode *cmd, const struct vars *vs)
 {
 	for (size_t i = 0; i < cmd->nkids; i++) {
 		struct sb v = {0};
 		if (expand_word(cmd->kids[i], vs, &v) == 0) {
-			cfg_line(in, "arg", v.buf ? v.buf : "");
-			add_file_hash(w, in, v.buf ? v.buf : "");
+			char *word = sb_steal(&v);
+			c->args = xrealloc(c->args, (c->nargs + 1) * sizeof *c->args);
+			c->args[c->nargs].word = word;
+			c->args[c->nargs++].hash = file_hash(w, workload, word);
 		} else {
 			w->unsaid++;
 		}

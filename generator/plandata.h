@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "htab.h"
+#include "plancfg.h"
 #include "recipe.h"
 #include "util.h"
 
@@ -50,7 +51,9 @@ struct inst {
 	                             * runs: "exemplar-<r>", "exemplar-profile"; else NULL */
 	char *label;                /* "train tinygpt cpu tiny fp32 x2" */
 	char *plan;                 /* what would be submitted, one line */
-	struct sb cfg;              /* effective configuration, KEY=VALUE lines */
+	struct plancfg conf;        /* its kind's configuration, typed */
+	struct sb cfg;              /* the effective configuration, KEY=VALUE lines:
+	                             * rendered once, when the plan is linked (plan.c) */
 	char hash[65];
 	size_t *deps, ndeps;        /* indexes of upstream instances (all lower) */
 	char **outputs;             /* install-relative files proving completion */

@@ -525,9 +525,7 @@ record_of_stage(struct plan *p, const struct inst *parse, const char *install, c
 		sb_addf(err, "%s: no train stage upstream", parse->id);
 		return NULL;
 	}
-	char run[512];
-	cfg_get(parse->cfg.buf, "run", run, sizeof run);
-	char *dir = layout_experiment(install, parse->workload, run);
+	char *dir = layout_experiment(install, parse->workload, parse->conf.run);
 	struct rec_src s = {install, p->rec.top, night, dir, train->cfg.buf, parse->cfg.buf, parse->wl,
 		gpu_find(&p->rec, parse->gpu), version, NULL, NULL, NULL, NULL, NULL};
 	/* A job that failed wrote no train.done: its job record keys it. */

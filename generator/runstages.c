@@ -9,7 +9,6 @@
 #include "recipecheck.h"
 #include "runcheck.h"
 #include "runstages.h"
-#include "stagecfg.h"
 #include "stagekind.h"
 
 /* Binds the run's values: coordinates, gpus_per_node, nodes, the model
@@ -21,7 +20,7 @@ bind_run(struct wctx *w, const struct plan_run *r, struct vars *vs, struct param
 	const struct ynode *gpu = gpu_find(&w->p->rec, r->gpu);
 	long gpn = yint(gpu, "gpus_per_node", 8);
 	vs->n = 0;
-	expand_coords(r->gpu, r->size, r->dtype);
+	vs->at = (struct coords){r->gpu, r->size, r->dtype};
 	var_set(vs, "scale", (double)r->scale);
 	var_set(vs, "gpus_per_node", (double)gpn);
 	var_set(vs, "nodes", ceil((double)r->scale / (double)gpn));
@@ -48,40 +47,21 @@ model_flops(struct wctx *w, const struct plan_run *r, const struct params *prm, 
 
 /* The job's environment for the plan line: values of env, names of secrets. */
 static void
-plan_env(struct sb *pl, const char *cfg)
+plan_env(struct sb *pl, const struct pc_cmd *c)
 {
-	size_t n, ns;
-	char **env = cfg_values(cfg, "env", &n), **sec = cfg_values(cfg, "secret", &ns);
-	for (size_t i = 0; i < n; i++) {
-		sb_addf(pl, "%s%s", i ? " " : " env: ", env[i]);
-		free(env[i]);
-	}
-	for (size_t i = 0; i < ns; i++) {
-		sb_addf(pl, "%s%s", i ? " " : " secrets by name: ", sec[i]);
-		free(sec[i]);
-	}
-	free(env);
-	free(sec);
-}
-
-static void
-free_strv(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
+	for (size_t i = 0; i < c->nenv; i++)
+		sb_addf(pl, "%s%s", i ? " " : " env: ", c->env[i]);
+	for (size_t i = 0; i < c->nsecrets; i++)
+		sb_addf(pl, "%s%s", i ? " " : " secrets by name: ", c->secrets[i]);
 }
 
 /* The arguments a config row appends to the training command: the
- * configuration's arg lines after the first skip. */
+ * command's words after the first skip. */
 static void
-plan_row_args(struct sb *pl, const char *cfg, size_t skip)
+plan_row_args(struct sb *pl, const struct pc_cmd *c, size_t skip)
 {
-	size_t n;
-	char **args = cfg_values(cfg, "arg", &n);
-	for (size_t i = skip; i < n; i++)
-		sb_addf(pl, "%s%s", i > skip ? " " : " args: ", args[i]);
-	free_strv(args, n);
+	for (size_t i = skip; i < c->nargs; i++)
+		sb_addf(pl, "%s%s", i > skip ? " " : " args: ", c->args[i].word);
 }
 
 /* The run knobs as they apply to one workload. */
@@ -94,9 +74,8 @@ struct runknobs {
 };
 
 static void
-run_knobs(struct wctx *w, struct vars *vs, struct runknobs *k)
+run_knobs(struct wctx *w, const struct sel *s, struct vars *vs, struct runknobs *k)
 {
-	const struct sel *s = &w->p->sel;
 	const struct ynode *knobs = ymap_get(w->wl, "knobs");
 	int profile_default = ybool(knobs, "profile_default", 0);
 	k->steps = (double)yint(ymap_get(w->wl, "measure"), "steps", LAYOUT_STEPS_DEFAULT);
@@ -132,9 +111,9 @@ build_report(struct wctx *w, struct inst *in, const struct plan_run *r)
 	in->label = xasprintf("%s %s %s %s %s", ystr(in->stage, "name", ""), wname, r->gpu, r->size, r->dtype);
 	char *name = xasprintf("%s_%s_%s.json", r->gpu, r->size, r->dtype);
 	add_output(in, layout_report(NULL, wname, name));
-	cfg_line(in, "report", name);
-	free(name);
-	cfg_line(in, "tolerance_pct", ystr(ymap_get(w->wl, "measure"), "tolerance_pct", "5"));
+	in->conf.kind = PC_REPORT;
+	in->conf.u.report.report = name;
+	in->conf.u.report.tolerance_pct = ystr(ymap_get(w->wl, "measure"), "tolerance_pct", "5");
 	in->plan = xasprintf("report of %s %s %s %s", wname, r->gpu, r->size, r->dtype);
 }
 
@@ -142,30 +121,28 @@ static void
 build_parse(struct wctx *w, struct inst *in, const char *run, const struct runknobs *k)
 {
 	const struct ynode *measure = ymap_get(w->wl, "measure"), *win = ymap_get(measure, "window");
-	char buf[64];
 	if (win->nkids != 2) { /* refused by recipes_check_values */
 		w->unsaid++;
 		return;
 	}
-	snprintf(buf, sizeof buf, "%s-%s", win->kids[0]->str, win->kids[1]->str);
-	cfg_line(in, "window", buf);
-	cfg_line(in, "log_format", ystr(w->wl, "log_format", ""));
-	cfg_line(in, "indexing", ystr(measure, "indexing", "zero"));
-	cfg_line(in, "metric", ystr(measure, "metric", "mean"));
-	fmt_num(buf, sizeof buf, k->steps);
-	cfg_line(in, "steps", buf);
-	if (k->marked)
-		cfg_line(in, "profiled", "true");
-	if (k->proxy)
-		cfg_line(in, "proxy", "true");
+	struct pc_parse *c = &in->conf.u.parse;
+	in->conf.bound = 1;
+	c->win_from = win->kids[0]->str;
+	c->win_to = win->kids[1]->str;
+	c->log_format = ystr(w->wl, "log_format", "");
+	c->indexing = ystr(measure, "indexing", "zero");
+	c->metric = ystr(measure, "metric", "mean");
+	c->steps = k->steps;
+	c->profiled = k->marked;
+	c->proxy = k->proxy;
 	add_output(in, layout_experiment_file(NULL, in->workload, run, "result.json"));
-	in->plan = xasprintf("parse %s log, window %s-%s (%s-based)", ystr(w->wl, "log_format", ""),
-			     win->kids[0]->str, win->kids[1]->str, ystr(measure, "indexing", "zero"));
+	in->plan = xasprintf("parse %s log, window %s-%s (%s-based)", c->log_format, c->win_from, c->win_to,
+			     c->indexing);
 }
 
 /* The image a train job runs in, by its file stem; NULL for none. */
 static char *
-train_image(struct wctx *w, struct inst *in)
+train_image(struct wctx *w)
 {
 	const struct ynode *train = ymap_get(w->wl, "train");
 	const char *img = ystr(train, "image", NULL);
@@ -174,119 +151,61 @@ train_image(struct wctx *w, struct inst *in)
 	const struct ynode *im = ymap_get(ymap_get(w->wl, "images"), img);
 	if (!im) /* said once by recipe_check_runs */
 		return NULL;
-	char *stem = image_stem(ystr(im, "ref", ""));
-	cfg_line(in, "image", stem);
-	return stem;
-}
-
-static void
-cfg_num(struct inst *in, const char *key, long v)
-{
-	char buf[32];
-	snprintf(buf, sizeof buf, "%ld", v);
-	cfg_line(in, key, buf);
+	return image_stem(ystr(im, "ref", ""));
 }
 
 /* How the training step is launched (train.srun, train.node_setup): the
  * srun flags upstream's executor passes, and the host commands its
  * framework runs on every node before training. Both need the image. */
 static void
-add_launch(struct wctx *w, struct inst *in, const struct ynode *train, const char *stem)
+add_launch(struct wctx *w, struct pc_train *t, const struct ynode *train)
 {
 	const struct ynode *srun = ymap_get(train, "srun");
-	const char *mpi = ystr(srun, "mpi", NULL);
-	if (mpi)
-		cfg_line(in, "srun_mpi", mpi);
+	t->srun_mpi = ystr(srun, "mpi", NULL);
 	const char *const keys[] = {"container_writable", "node_setup"};
 	const struct ynode *const maps[] = {srun, train};
+	int *const flags[] = {&t->container_writable, &t->node_setup};
 	for (int i = 0; i < 2; i++) {
 		if (!ybool(maps[i], keys[i], 0))
 			continue;
-		if (!stem) /* said by runcheck.c */
+		if (!t->image) /* said by runcheck.c */
 			w->unsaid++;
 		else
-			cfg_line(in, keys[i], "true");
+			*flags[i] = 1;
 	}
 }
 
-/* The job of a train stage: its shape, image, knobs, parameters, argv,
- * environment and secrets, and the plan line that shows them. */
+/* The run knobs set, as the train stage records them: a boolean's
+ * spelling is not its meaning (yes and true are one configuration). */
 static void
-build_train(struct wctx *w, struct inst *in, const struct plan_run *r, const char *run, struct vars *vs,
-	    const struct runknobs *k, int have_flops, double mf)
+train_knobs(struct pc_train *t, const struct sel *s)
 {
-	const struct sel *s = &w->p->sel;
-	const struct ynode *train = ymap_get(w->wl, "train"), *gpu = gpu_find(&w->p->rec, r->gpu);
-	long gpn = yint(gpu, "gpus_per_node", 8);
-	long nodes = (r->scale + gpn - 1) / gpn, tpn = r->scale < gpn ? r->scale : gpn;
-	char buf[64];
-	cfg_num(in, "nodes", nodes);
-	cfg_num(in, "ntasks_per_node", tpn);
-	cfg_num(in, "gpus_per_node", ymap_get(gpu, "peak_tflops") ? gpn : 0L);
-	char *stem = train_image(w, in);
-	const char *tl = time_limit_for(w, in->stage, r->row, s);
-	if (tl)
-		cfg_line(in, "time_limit", tl);
 	for (int i = K_ENABLE_PROFILE; i < K_NKNOBS; i++) {
-		if (s->v[i]) {
-			/* A boolean's spelling is not its meaning: yes and true
-			 * are one configuration. */
-			int b = i == K_ENABLE_PROFILE || i == K_ENABLE_NCCLTRACE || i == K_ENABLE_CHECKPOINT;
-			char *kv = xasprintf("%s=%s", knob_names[i], b ? (knob_true(s->v[i]) ? "true" : "false") : s->v[i]);
-			cfg_line(in, "knob", kv);
-			free(kv);
-		}
+		if (!s->v[i])
+			continue;
+		int b = i == K_ENABLE_PROFILE || i == K_ENABLE_NCCLTRACE || i == K_ENABLE_CHECKPOINT;
+		t->knobs = xrealloc(t->knobs, (t->nknobs + 1) * sizeof *t->knobs);
+		t->knobs[t->nknobs++] = (struct pc_knob){knob_names[i], b ? (knob_true(s->v[i]) ? "true" : "false") : s->v[i]};
 	}
-	/* the pre-flight policy: the knob, else the pipeline's; the default
-	 * is not written, so configurations from before it stay as they were */
-	const char *pf = s->v[K_PREFLIGHT] ? s->v[K_PREFLIGHT] : ystr(in->stage, "preflight", "warn");
-	if (strcmp(pf, "warn"))
-		cfg_line(in, "preflight", pf);
-	if (k->profile) {
-		snprintf(buf, sizeof buf, "%s-%s", k->pstart, k->pstop);
-		cfg_line(in, "profile", buf);
-	}
-	if (k->nccl)
-		cfg_line(in, "nccltrace", "true");
-	if (k->proxy)
-		cfg_line(in, "proxy", "true");
+}
+
+/* The plan line of a train job: its shape, parameters, knobs, image,
+ * the row's arguments, environment and secrets. */
+static char *
+train_plan(const struct pc_train *t, const struct sel *s, const struct runknobs *k, long gpn)
+{
+	char buf[64];
 	struct sb pl = {0};
-	sb_addf(&pl, "nodes=%ld gpus/node=%ld tasks/node=%ld", nodes, gpn, tpn);
-	const struct ynode *params = ymap_get(r->row, "params");
-	for (size_t i = 0; i < ymap_len(params); i++) {
-		double v = 0;
-		var_lookup(vs, ymap_key(params, i)->str, &v);
-		fmt_num(buf, sizeof buf, v);
-		char *kv = xasprintf("%s=%s", ymap_key(params, i)->str, buf);
-		cfg_line(in, "param", kv);
-		sb_addf(&pl, " %s", kv);
-		free(kv);
+	sb_addf(&pl, "nodes=%ld gpus/node=%ld tasks/node=%ld", t->nodes, gpn, t->tasks_per_node);
+	for (size_t i = 0; i < t->nparams; i++) {
+		fmt_num(buf, sizeof buf, t->params[i].value);
+		sb_addf(&pl, " %s=%s", t->params[i].name, buf);
 	}
-	char steps[32];
-	fmt_num(steps, sizeof steps, k->steps);
-	cfg_line(in, "steps", steps);
-	if (have_flops) {
-		snprintf(buf, sizeof buf, "%.6e", mf);
-		cfg_line(in, "model_flops", buf);
-	}
-	add_argv(w, in, ymap_get(train, "cmd"), vs);
-	size_t nargs;
-	char **cmd_args = cfg_values(in->cfg.buf, "arg", &nargs);
-	free_strv(cmd_args, nargs);
-	if (ymap_get(r->row, "args"))
-		add_argv(w, in, ymap_get(r->row, "args"), vs);
-	/* the workload's own words for the extra-work knob, only when it is set */
-	if (s->v[K_EXTRA_WORK])
-		add_argv(w, in, ymap_get(ymap_get(w->wl, "knobs"), "extra_work_args"), vs);
-	add_env(w, in, ymap_get(train, "env"), vs);
-	add_env(w, in, ymap_get(r->row, "env"), vs);
-	add_mounts(w, in, ymap_get(train, "mounts"), vs);
-	add_launch(w, in, train, stem);
-	add_secrets(in, ymap_get(w->wl, "secrets"));
-	add_secrets(in, ymap_get(train, "secrets"));
-	sb_addf(&pl, " steps=%s time=%s image=%s", steps, tl ? tl : "default", stem ? stem : "none");
-	plan_row_args(&pl, in->cfg.buf, nargs);
-	plan_env(&pl, in->cfg.buf);
+	fmt_num(buf, sizeof buf, t->steps);
+	sb_addf(&pl, " steps=%s time=%s image=%s", buf, t->time_limit ? t->time_limit : "default",
+		t->image ? t->image : "none");
+	plan_row_args(&pl, &t->cmd, t->cmd_nargs);
+	plan_env(&pl, &t->cmd);
 	if (k->profile)
 		sb_addf(&pl, " PROFILED(steps %s-%s)", k->pstart, k->pstop);
 	if (k->nccl)
@@ -295,14 +214,64 @@ build_train(struct wctx *w, struct inst *in, const struct plan_run *r, const cha
 		sb_add(&pl, " LOAD-CHECKPOINT");
 	if (s->v[K_EXTRA_WORK])
 		sb_addf(&pl, " EXTRA_WORK=%s", s->v[K_EXTRA_WORK]);
-	if (strcmp(pf, "warn"))
-		sb_addf(&pl, " PREFLIGHT=%s", pf);
+	if (t->preflight)
+		sb_addf(&pl, " PREFLIGHT=%s", t->preflight);
 	if (k->proxy)
 		sb_add(&pl, " PROXY");
 	if (k->marked || k->proxy)
 		sb_add(&pl, " (not compared with the reference)");
-	in->plan = sb_steal(&pl);
-	free(stem);
+	return sb_steal(&pl);
+}
+
+/* The job of a train stage: its shape, image, knobs, parameters, argv,
+ * environment and secrets, and the plan line that shows them. */
+static void
+build_train(struct wctx *w, struct inst *in, const struct plan_run *r, const char *run, const struct vars *vs,
+	    const struct sel *s, const struct runknobs *k, int have_flops, double mf)
+{
+	const struct ynode *train = ymap_get(w->wl, "train"), *gpu = gpu_find(&w->p->rec, r->gpu);
+	long gpn = yint(gpu, "gpus_per_node", 8);
+	struct pc_train *t = &in->conf.u.train;
+	in->conf.bound = 1;
+	t->nodes = (r->scale + gpn - 1) / gpn;
+	t->tasks_per_node = r->scale < gpn ? r->scale : gpn;
+	t->gpus_per_node = ymap_get(gpu, "peak_tflops") ? gpn : 0L;
+	t->image = train_image(w);
+	t->time_limit = time_limit_for(w, in->stage, r->row, s);
+	train_knobs(t, s);
+	/* the pre-flight policy: the knob, else the pipeline's; the default
+	 * is not written, so configurations from before it stay as they were */
+	const char *pf = s->v[K_PREFLIGHT] ? s->v[K_PREFLIGHT] : ystr(in->stage, "preflight", "warn");
+	t->preflight = strcmp(pf, "warn") ? pf : NULL;
+	t->profile = k->profile;
+	t->profile_start = k->pstart;
+	t->profile_stop = k->pstop;
+	t->nccltrace = k->nccl;
+	t->proxy = k->proxy;
+	const struct ynode *params = ymap_get(r->row, "params");
+	t->params = xcalloc(ymap_len(params) + 1, sizeof *t->params);
+	for (size_t i = 0; i < ymap_len(params); i++) {
+		struct pc_param *pm = &t->params[t->nparams++];
+		pm->name = ymap_key(params, i)->str;
+		var_get(vs, pm->name, &pm->value);
+	}
+	t->steps = k->steps;
+	t->have_flops = have_flops;
+	t->model_flops = mf;
+	add_argv(w, &t->cmd, in->workload, ymap_get(train, "cmd"), vs);
+	t->cmd_nargs = t->cmd.nargs;
+	if (ymap_get(r->row, "args"))
+		add_argv(w, &t->cmd, in->workload, ymap_get(r->row, "args"), vs);
+	/* the workload's own words for the extra-work knob, only when it is set */
+	if (s->v[K_EXTRA_WORK])
+		add_argv(w, &t->cmd, in->workload, ymap_get(ymap_get(w->wl, "knobs"), "extra_work_args"), vs);
+	add_env(w, &t->cmd, ymap_get(train, "env"), vs);
+	add_env(w, &t->cmd, ymap_get(r->row, "env"), vs);
+	add_mounts(w, &t->cmd, ymap_get(train, "mounts"), vs);
+	add_launch(w, t, train);
+	add_secrets(&t->cmd, ymap_get(w->wl, "secrets"));
+	add_secrets(&t->cmd, ymap_get(train, "secrets"));
+	in->plan = train_plan(t, s, k, gpn);
 	add_output(in, layout_experiment_file(NULL, in->workload, run, LAYOUT_TRAIN_DONE));
 }
 
@@ -340,7 +309,7 @@ run_dir(const struct plan_run *r, const char *rep)
 /* Instances of a per-run stage (train, parse) or per-configuration stage
  * (report) for every selected run of the workload. */
 void
-build_runs(struct wctx *w, const struct ynode *stage, struct vars *vs)
+build_runs(struct wctx *w, const struct ynode *stage)
 {
 	const char *kind = ystr(stage, "kind", ""), *sname = ystr(stage, "name", "");
 	const char *wname = ystr(w->wl, "workload", "");
@@ -379,27 +348,27 @@ build_runs(struct wctx *w, const struct ynode *stage, struct vars *vs)
 		char *run = run_dir(r, rep);
 		in->label = xasprintf("%s %s %s %s %s x%ld%s%s", sname, wname, r->gpu, r->size, r->dtype, r->scale,
 				      rep ? " " : "", rep ? rep : "");
-		cfg_line(in, "run", run);
+		in->conf.kind = train ? PC_TRAIN : PC_PARSE;
+		in->conf.run = run;
 		/* the exemplar's profiled run: this instance alone profiles */
-		struct sel saved = w->p->sel;
+		struct sel s = w->p->sel;
 		if (rep && !strcmp(rep, "exemplar-profile"))
-			w->p->sel.v[K_ENABLE_PROFILE] = "true";
+			s.v[K_ENABLE_PROFILE] = "true";
+		struct vars vs = {0};
 		struct params prm = {0};
-		if (bind_run(w, r, vs, &prm) == 0) {
+		if (bind_run(w, r, &vs, &prm) == 0) {
 			struct runknobs k;
-			run_knobs(w, vs, &k);
+			run_knobs(w, &s, &vs, &k);
 			k.proxy = ybool(r->row, "proxy", 0);
 			double mf = 0;
 			int have_flops = model_flops(w, r, &prm, &mf) == 0;
 			if (have_flops)
-				var_set(vs, "model_flops", mf);
+				var_set(&vs, "model_flops", mf);
 			if (train)
-				build_train(w, in, r, run, vs, &k, have_flops, mf);
+				build_train(w, in, r, run, &vs, &s, &k, have_flops, mf);
 			else
 				build_parse(w, in, run, &k);
 		}
-		w->p->sel = saved;
 		params_free(&prm);
-		free(run);
 	}
 }
