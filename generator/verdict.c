@@ -211,10 +211,7 @@ night_from_runs(struct vnight *v, const struct hrun *const *r, size_t n)
 		v->failed &= !r[i]->ok;
 		if (!r[i]->valid)
 			continue;
-		size_t nk;
-		double *kept = xmalloc((r[i]->n + 1) * sizeof *kept);
-		double m = stats_robust_mean(r[i]->x, r[i]->n, kept, &nk), se = stats_batch_se(kept, nk);
-		free(kept);
+		double m = r[i]->mean, se = r[i]->se;
 		sum += m, se2 += isnan(se) ? 0 : se * se;
 		v->nvalid++;
 		v->rep = r[i];
