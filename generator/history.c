@@ -92,10 +92,11 @@ struct hchunk {
 	double data[]; /* doubles: every allocation stays aligned */
 };
 
-/* Chunks of 1 MiB and more are mapped with their pages populated in one
- * call: a long history's samples fill tens of megabytes, and a page fault
- * for each 4 KiB page cost more than parsing them. */
-#define ARENA_WORDS (((size_t)2 << 20) / sizeof(double) - 4)
+/* Chunks are mapped with their pages populated in one call: a long
+ * history's runs fill megabytes, and a page fault for each 4 KiB page
+ * cost more than reading them. The first chunk is sized from the line
+ * count (the runs and their strings); more come 256 KiB at a time. */
+#define ARENA_WORDS (((size_t)256 << 10) / sizeof(double) - 4)
 
 static void
 arena_chunk(struct history *h, size_t cap)
@@ -434,6 +435,19 @@ load_ann(struct line *l, const struct jnode *o, struct hann *a)
 	return 0;
 }
 
+/* Room for one more run. The runs live in the arena too: a long history's
+ * fill megabytes, populated at once rather than a page fault at a time. */
+static void
+runs_room(struct line *l, struct history *h)
+{
+	if (h->nruns < l->cap)
+		return;
+	struct hrun *r = arena_alloc(h, (l->cap = l->cap ? 2 * l->cap : 16) * sizeof *r);
+	if (h->nruns)
+		memcpy(r, h->runs, h->nruns * sizeof *r);
+	h->runs = r;
+}
+
 /* ---- duplicate jobs: an open-addressing table of job -> run index ------- */
 
 struct jobset {
@@ -560,8 +574,7 @@ load_line(struct line *l, struct history *h, struct jobset *js, const char **key
 	if (load_run(l, o, &r))
 		return;
 	history_night(day, r.night);
-	if (h->nruns == l->cap)
-		h->runs = xrealloc(h->runs, (l->cap = l->cap ? 2 * l->cap : 16) * sizeof *h->runs);
+	runs_room(l, h);
 	h->runs[h->nruns] = r;
 	long dup = jobset_add(js, h, h->nruns);
 	if (dup >= 0) {
@@ -607,8 +620,7 @@ fast_line(struct line *l, struct history *h, struct jobset *js, const struct hsc
 	r.nodes = span_dup(h, s->nodes, p ? p->nodes : NULL);
 	r.run_dir = span_dup(h, s->run_dir, NULL);
 	r.knobs = span_dup(h, s->knobs, p ? p->knobs : NULL);
-	if (h->nruns == l->cap)
-		h->runs = xrealloc(h->runs, (l->cap = l->cap ? 2 * l->cap : 16) * sizeof *h->runs);
+	runs_room(l, h);
 	h->runs[h->nruns] = r;
 	if (jobset_add(js, h, h->nruns) >= 0)
 		return -1;
@@ -691,7 +703,10 @@ history_load(const char *path, struct history *h)
 	/* One run per line at most: sized once, never copied while growing. */
 	for (const char *p = buf, *e = buf + len; p < e && (p = memchr(p, '\n', (size_t)(e - p))); p++)
 		l.cap++;
-	h->runs = l.cap ? xmalloc(l.cap * sizeof *h->runs) : NULL;
+	if (l.cap) {
+		arena_chunk(h, l.cap * (sizeof *h->runs + 64) / sizeof(double));
+		h->runs = arena_alloc(h, l.cap * sizeof *h->runs);
+	}
 	/* The records' samples and strings take less room than their text. */
 	struct hscan hs = {0};
 	for (size_t at = 0; at < len;) {
@@ -735,7 +750,7 @@ history_free(struct history *h)
 #endif
 		h->mem = next;
 	}
-	free(h->runs), free(h->anns), free(h->file), free(h->fingerprint);
+	free(h->anns), free(h->file), free(h->fingerprint);
 	json_decref(h->key);
 	memset(h, 0, sizeof *h);
 }
