@@ -503,7 +503,7 @@ settle(struct judge *j, size_t first, size_t i, int dir)
 static size_t
 step_at(const struct judge *j, size_t from, size_t i, const struct vnight *w, int dir)
 {
-	double mu = w->base_mean, lim = 5 * w->base_sd, sum = 0, best = -1;
+	double mu = w->base_mean, lim = 10 * w->base_sd, sum = 0, best = -1;
 	size_t cnt = 0, at = from;
 	for (size_t k = i + 1; k-- > from;) {
 		const struct vnight *v = &j->c->nights[k];
@@ -515,6 +515,23 @@ step_at(const struct judge *j, size_t from, size_t i, const struct vnight *w, in
 			best = sum * sum / (double)cnt, at = k;
 	}
 	return at;
+}
+
+/* The likelihood of one step at night s (to night i), as step_at
+ * weighs it: (sum of the deviations from w's baseline)^2 / their count. */
+static double
+step_score(const struct judge *j, size_t s, size_t i, const struct vnight *w, int dir)
+{
+	double mu = w->base_mean, lim = 10 * w->base_sd, sum = 0;
+	size_t cnt = 0;
+	for (size_t k = s; k <= i; k++) {
+		const struct vnight *v = &j->c->nights[k];
+		if (!eligible(v))
+			continue;
+		double d = fmin(fmax(v->mean - mu, -lim), lim);
+		sum += dir == VB_SLOWER ? d : -d, cnt++;
+	}
+	return cnt && sum > 0 ? sum * sum / (double)cnt : 0;
 }
 
 /* Tail and ramp levels times (noise_ref / deviation)^2 on a noisier
@@ -673,7 +690,7 @@ leaning(const struct judge *j, size_t i)
  * them already leaned the streak's way by half the minimum effect (a slow
  * drift): one stray night does not move it. */
 static size_t
-name_first_bad(const struct judge *j, size_t first, int dir, const size_t *cps, size_t ncp, const char **how)
+name_first_bad(const struct judge *j, size_t first, size_t i, int dir, const size_t *cps, size_t ncp, const char **how)
 {
 	double base = j->c->nights[first].base_mean;
 	for (size_t a = ncp; a-- > 0;) {
@@ -683,7 +700,8 @@ name_first_bad(const struct judge *j, size_t first, int dir, const size_t *cps, 
 			continue;
 		if (cps[a] < first && eligible_between(j, cps[a], first) >= 2) {
 			double e = (median_between(j, cps[a], first) - base) / base;
-			if ((dir == VB_SLOWER ? e : -e) >= j->p->min_effect / 2)
+			if ((dir == VB_SLOWER ? e : -e) >= j->p->min_effect / 2 &&
+			    step_score(j, cps[a], i, &j->c->nights[first], dir) >= step_score(j, first, i, &j->c->nights[first], dir))
 				first = cps[a], *how = "change point";
 		}
 		break;
@@ -765,11 +783,11 @@ judge_night(struct judge *j, size_t i, int last)
 	} else if (!dir && (dir = tail_confirms(j, i, ongoing, &first, &tmax)) != VB_NONE) {
 		how = "first night of the shifted tail";
 		ncp = changepoints(j, i, i + 1, cps, ps, 16);
-		first = name_first_bad(j, first, dir, cps, ncp, &how);
+		first = name_first_bad(j, first, i, dir, cps, ncp, &how);
 	} else if (dir) {
 		first = streak_first(j, i, dir);
 		ncp = changepoints(j, i, i + 1, cps, ps, 16);
-		first = name_first_bad(j, first, dir, cps, ncp, &how);
+		first = name_first_bad(j, first, i, dir, cps, ncp, &how);
 	} else if ((v->vb != VB_SAME || fabs(v->effect) >= p->min_effect) && tmax >= 2.5 && leaning(j, i)) {
 		/* The change-point test runs where something may have moved: a
 		 * night at its baseline's level, or recent nights that together
