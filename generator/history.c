@@ -12,14 +12,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cliopt.h"
-#include "cmds.h"
 #include "diag.h"
+#include "histscan.h"
 #include "jscan.h"
+#include "stats.h"
 #include "util.h"
 
 #include "history.h"
-#include "layout.h"
 
 /* ---- dates -------------------------------------------------------------- */
 
@@ -92,10 +91,11 @@ struct hchunk {
 	double data[]; /* doubles: every allocation stays aligned */
 };
 
-/* Chunks of 1 MiB and more are mapped with their pages populated in one
- * call: a long history's samples fill tens of megabytes, and a page fault
- * for each 4 KiB page cost more than parsing them. */
-#define ARENA_WORDS (((size_t)1 << 20) / sizeof(double))
+/* Chunks are mapped with their pages populated in one call: a long
+ * history's runs fill megabytes, and a page fault for each 4 KiB page
+ * cost more than reading them. The first chunk is sized from the line
+ * count (the runs and their strings); more come 256 KiB at a time. */
+#define ARENA_WORDS (((size_t)256 << 10) / sizeof(double) - 4)
 
 static void
 arena_chunk(struct history *h, size_t cap)
@@ -283,6 +283,21 @@ add_why(const struct line *l, struct hrun *r, const char *why)
 	free(w);
 }
 
+/* A valid run's robust mean and its standard error, from its samples. */
+static void
+run_stats(struct hrun *r, const double *x)
+{
+	r->mean = r->se = NAN;
+	if (!r->valid)
+		return;
+	double small[64], *kept = r->n < 64 ? small : xmalloc(r->n * sizeof *kept);
+	size_t nk;
+	r->mean = stats_robust_mean(x, r->n, kept, &nk);
+	r->se = stats_batch_se(kept, nk);
+	if (kept != small)
+		free(kept);
+}
+
 /* Samples: numbers (null for a non-finite step: JSON has no NaN). Our own
  * validity checks beside the record's: an incomplete window, non-finite
  * or non-positive step times. */
@@ -291,19 +306,20 @@ load_samples(const struct line *l, struct hrun *r)
 {
 	const struct jnode *a = l->f[R_SAMPLES];
 	size_t i = 0;
-	r->x = arena_alloc(l->h, (a->nkids + 1) * sizeof *r->x);
+	double *x = xmalloc((a->nkids + 1) * sizeof *x);
 	for (int k = a->first; k >= 0; k = l->js->n[k].next, i++) {
 		const struct jnode *v = &l->js->n[k];
 		if (v->type != JT_NUM && v->type != JT_NULL) {
 			diag_error(l->file, l->no, keycol(l, a), "samples[%zu] is neither a number nor null", i);
+			free(x);
 			return 1;
 		}
-		r->x[r->n++] = v->type == JT_NUM ? v->num : NAN;
+		x[r->n++] = v->type == JT_NUM ? v->num : NAN;
 	}
 	const struct jnode *sn = get(l, l->f[R_SUMMARY], "n");
 	int bad = 0;
 	for (i = 0; i < r->n; i++)
-		bad |= !isfinite(r->x[i]) ? 1 : r->x[i] <= 0 ? 2 : 0;
+		bad |= !isfinite(x[i]) ? 1 : x[i] <= 0 ? 2 : 0;
 	if (r->ok && r->valid) {
 		if (!r->n)
 			add_why(l, r, "no samples");
@@ -314,6 +330,8 @@ load_samples(const struct line *l, struct hrun *r)
 		if (bad & 2)
 			add_why(l, r, "zero or negative step time");
 	}
+	run_stats(r, x);
+	free(x);
 	return 0;
 }
 
@@ -414,6 +432,19 @@ load_ann(struct line *l, const struct jnode *o, struct hann *a)
 	}
 	a->reason = vstr(l, l->f[A_REASON]);
 	return 0;
+}
+
+/* Room for one more run. The runs live in the arena too: a long history's
+ * fill megabytes, populated at once rather than a page fault at a time. */
+static void
+runs_room(struct line *l, struct history *h)
+{
+	if (h->nruns < l->cap)
+		return;
+	struct hrun *r = arena_alloc(h, (l->cap = l->cap ? 2 * l->cap : 16) * sizeof *r);
+	if (h->nruns)
+		memcpy(r, h->runs, h->nruns * sizeof *r);
+	h->runs = r;
 }
 
 /* ---- duplicate jobs: an open-addressing table of job -> run index ------- */
@@ -542,8 +573,7 @@ load_line(struct line *l, struct history *h, struct jobset *js, const char **key
 	if (load_run(l, o, &r))
 		return;
 	history_night(day, r.night);
-	if (h->nruns == l->cap)
-		h->runs = xrealloc(h->runs, (l->cap = l->cap ? 2 * l->cap : 16) * sizeof *h->runs);
+	runs_room(l, h);
 	h->runs[h->nruns] = r;
 	long dup = jobset_add(js, h, h->nruns);
 	if (dup >= 0) {
@@ -556,10 +586,59 @@ load_line(struct line *l, struct history *h, struct jobset *js, const char **key
 	*key = l->text + k->raw, *keylen = k->rawlen;
 }
 
-/* The whole file, mapped: histories are large, and a copy (or a growing
- * buffer) costs more than reading it. */
+/* A record the fast reader took (histscan.c): the run, as load_line()
+ * makes it. 0, or -1 when the full reader must read the line after all
+ * (a night that is no date, a job recorded twice: it says so). */
+/* The text of s; the previous run's copy when it reads the same (an
+ * image, a version, nodes: the same on most nights). */
 static char *
-map_file(const char *path, size_t *len)
+span_dup(struct history *h, struct hspan s, char *prev)
+{
+	if (!s.p)
+		return NULL;
+	if (prev && !strncmp(prev, s.p, s.n) && !prev[s.n])
+		return prev;
+	return arena_strndup(h, s.p, s.n);
+}
+
+static int
+fast_line(struct line *l, struct history *h, struct jobset *js, const struct hscan *s, const char **key, size_t *keylen)
+{
+	struct hrun r = {.line = l->no, .day = history_day(s->night), .ok = 1, .valid = 1, .n = s->n};
+	if (r.day < 0)
+		return -1;
+	memcpy(r.night, s->night, sizeof r.night);
+	const struct hrun *p = h->nruns ? &h->runs[h->nruns - 1] : NULL;
+	r.job = span_dup(h, s->job, NULL);
+	run_stats(&r, s->x);
+	r.ref = s->ref, r.tol = s->tol;
+	r.image_ref = span_dup(h, s->image_ref, p ? p->image_ref : NULL);
+	r.image_digest = span_dup(h, s->image_digest, p ? p->image_digest : NULL);
+	r.config_hash = span_dup(h, s->config_hash, p ? p->config_hash : NULL);
+	r.llmb_version = span_dup(h, s->llmb_version, p ? p->llmb_version : NULL);
+	r.nodes = span_dup(h, s->nodes, p ? p->nodes : NULL);
+	r.run_dir = span_dup(h, s->run_dir, NULL);
+	r.knobs = span_dup(h, s->knobs, p ? p->knobs : NULL);
+	runs_room(l, h);
+	h->runs[h->nruns] = r;
+	if (jobset_add(js, h, h->nruns) >= 0)
+		return -1;
+	h->nruns++;
+	*key = s->key.p, *keylen = s->key.n;
+	return 0;
+}
+
+/* The whole file, read into one buffer that every load reuses: histories
+ * are large, and fresh pages (a mapping of each file, set up and torn
+ * down) cost more than the copy into pages already touched. The text
+ * lives until the next load. */
+int history_fast = 1;
+
+static char *rbuf;
+static size_t rcap;
+
+static char *
+read_whole(const char *path, size_t *len)
 {
 	/* O_NONBLOCK: a FIFO without a writer must not block the reader */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
@@ -572,17 +651,23 @@ map_file(const char *path, size_t *len)
 		errno = e;
 		return NULL;
 	}
-	*len = (size_t)st.st_size;
-#ifdef MAP_POPULATE
-	int flags = MAP_PRIVATE | MAP_POPULATE; /* one pass over the pages, not a fault per page */
-#else
-	int flags = MAP_PRIVATE;
-#endif
-	char *p = *len ? mmap(NULL, *len, PROT_READ, flags, fd, 0) : (char *)"";
+	/* what was there when it was opened: an append under way is read next time */
+	size_t want = (size_t)st.st_size, got = 0;
+	if (want + 1 > rcap)
+		free(rbuf), rbuf = xmalloc(rcap = want + 1 + want / 4);
+	while (got < want) {
+		ssize_t r = read(fd, rbuf + got, want - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
 	int e = errno;
 	close(fd);
 	errno = e;
-	return p == MAP_FAILED ? NULL : p;
+	*len = got;
+	return rbuf;
 }
 
 static char *
@@ -604,7 +689,7 @@ history_load(const char *path, struct history *h)
 	h->file = xstrdup(path);
 	h->fingerprint = fingerprint_of(path);
 	size_t len;
-	char *buf = map_file(path, &len);
+	char *buf = read_whole(path, &len);
 	if (!buf) {
 		diag_error(path, 0, 0, "cannot read: %s", errno == EINVAL ? "not a regular file" : strerror(errno));
 		return diag_errors - before;
@@ -617,14 +702,21 @@ history_load(const char *path, struct history *h)
 	/* One run per line at most: sized once, never copied while growing. */
 	for (const char *p = buf, *e = buf + len; p < e && (p = memchr(p, '\n', (size_t)(e - p))); p++)
 		l.cap++;
-	h->runs = l.cap ? xmalloc(l.cap * sizeof *h->runs) : NULL;
+	if (l.cap) {
+		arena_chunk(h, l.cap * (sizeof *h->runs + 64) / sizeof(double));
+		h->runs = arena_alloc(h, l.cap * sizeof *h->runs);
+	}
 	/* The records' samples and strings take less room than their text. */
-	if (len)
-		arena_chunk(h, len / sizeof(double) + 1);
+	struct hscan hs = {0};
 	for (size_t at = 0; at < len;) {
-		char *nl = memchr(buf + at, '\n', len - at);
 		l.no++;
 		l.text = buf + at;
+		size_t fl = history_fast ? histscan_run(l.text, buf + len, h->fingerprint, &hs) : 0;
+		if (fl && !fast_line(&l, h, &js, &hs, &key, &keylen)) {
+			at += fl + 1;
+			continue;
+		}
+		char *nl = memchr(buf + at, '\n', len - at);
 		l.len = (nl ? (size_t)(nl - buf) : len) - at;
 		at += l.len + 1;
 		if (!nl) {
@@ -641,8 +733,7 @@ history_load(const char *path, struct history *h)
 		h->key = json_loadb(key, keylen, 0, NULL);
 	jscan_free(&scan);
 	free(js.slot);
-	if (len)
-		munmap(buf, len);
+	free(hs.x);
 	return diag_errors - before;
 }
 
@@ -658,19 +749,10 @@ history_free(struct history *h)
 #endif
 		h->mem = next;
 	}
-	free(h->runs), free(h->anns), free(h->file), free(h->fingerprint);
+	free(h->anns), free(h->file), free(h->fingerprint);
 	json_decref(h->key);
 	memset(h, 0, sizeof *h);
 }
-
-/* ---- llmb annotate ------------------------------------------------------ */
-
-static const char annotate_usage[] =
-	"usage: llmb annotate --install DIR FINGERPRINT (--accept-baseline NIGHT | --ack NIGHT) --reason TEXT\n"
-	"                     [--wait SECONDS]\n"
-	"  --accept-baseline NIGHT  a new baseline segment starts at NIGHT (an intended change)\n"
-	"  --ack NIGHT              NIGHT was a false alarm: excluded from baselines, counted\n"
-	"Appended to DIR/history/FINGERPRINT.jsonl under DIR/history/.lock (--wait: give up after SECONDS).\n";
 
 /* ---- appending, under the history lock ---------------------------------- */
 
@@ -832,104 +914,4 @@ lock_wait_option(const char *v)
 	}
 	history_lock_wait = w;
 	return 0;
-}
-
-static int
-has_night(const struct history *h, int day)
-{
-	for (size_t i = 0; i < h->nruns; i++)
-		if (h->runs[i].day == day)
-			return 1;
-	return 0;
-}
-
-int
-cmd_annotate(int argc, char **argv)
-{
-	const char *install = NULL, *fp = NULL, *night = NULL, *action = NULL, *reason = NULL;
-	static const struct option longopts[] = {
-		{"install", required_argument, NULL, 'i'}, {"accept-baseline", required_argument, NULL, 'b'},
-		{"ack", required_argument, NULL, 'a'}, {"reason", required_argument, NULL, 'r'},
-		{"wait", required_argument, NULL, 'w'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
-	};
-	const char *text;
-	int c;
-	cliopt_start();
-	while ((c = cliopt_next(argc, argv, "-h", longopts, &text)) != -1) {
-		/* the values are "--name=value" or the next word */
-		if (c == 'h' && (!strcmp(text, "-h") || !strcmp(text, "--help"))) {
-			fputs(annotate_usage, stdout);
-			return 0;
-		} else if (c == 1 && optarg[0] != '-' && !fp) {
-			fp = optarg;
-		} else if ((c == 'b' || c == 'a') && action) {
-			fprintf(stderr, "%s: error: one action per annotation: --accept-baseline or --ack, once\n", progname);
-			return 2;
-		} else if (c == 'w') {
-			if (lock_wait_option(optarg) < 0)
-				return 2;
-		} else if (c == 'i' || c == 'b' || c == 'a' || c == 'r') {
-			if (c == 'i')
-				install = optarg;
-			else if (c == 'r')
-				reason = optarg;
-			else
-				action = c == 'b' ? "accept-baseline" : "ack-false-alarm", night = optarg;
-		} else {
-			fputs(annotate_usage, stderr);
-			return 2;
-		}
-	}
-	if (cliopt_dashes()) { /* never allowed */
-		fputs(annotate_usage, stderr);
-		return 2;
-	}
-	if (!install || !fp || !action || !reason) {
-		fputs(annotate_usage, stderr);
-		return 2;
-	}
-	if (!*reason || strchr(reason, '\n')) {
-		fprintf(stderr, "%s: the reason must be one non-empty line\n", progname);
-		return 2;
-	}
-	long bad = utf8_invalid_at(reason);
-	if (bad >= 0) {
-		fprintf(stderr, "%s: error: the reason is not valid UTF-8 (byte %ld): nothing appended\n", progname, bad + 1);
-		return 2;
-	}
-	if (!history_fingerprint_ok(fp)) {
-		fprintf(stderr, "%s: '%s' is not a configuration fingerprint\n", progname, fp);
-		return 2;
-	}
-	int day = history_day(night);
-	if (day < 0) {
-		fprintf(stderr, "%s: night '%s' is not a date (YYYY-MM-DD)\n", progname, night);
-		return 2;
-	}
-	char *path = layout_history(install, fp);
-	struct history h;
-	int rc = 2;
-	if (!file_exists(path))
-		fprintf(stderr, "%s: unknown fingerprint '%s': no %s\n", progname, fp, path);
-	else if (history_load(path, &h) == 0) {
-		if (!strcmp(action, "ack-false-alarm") && !has_night(&h, day))
-			fprintf(stderr, "%s: %s has no run on night %s to acknowledge\n", progname, fp, night);
-		else {
-			char *line = history_annotation_line(fp, action, night, reason, "user");
-			char *lock = layout_history_lock(install);
-			int arc = line ? history_append_line(lock, path, line) : -2;
-			if (arc == 0)
-				rc = 0;
-			else if (arc == -2)
-				fprintf(stderr, "%s: error: not appending an annotation the history reader would refuse\n", progname);
-			else
-				fprintf(stderr, "%s: cannot append to %s: %s\n", progname, path, strerror(errno));
-			free(line);
-			free(lock);
-		}
-		history_free(&h);
-	} else
-		history_free(&h);
-	free(path);
-	return rc;
 }

@@ -22,8 +22,11 @@ struct hrun {
 	int ok;                 /* status "ok" */
 	int valid;              /* the record's "valid" and our own checks */
 	char *why;              /* invalid reasons, "; "-joined, or NULL */
-	double *x;              /* per-step samples */
-	size_t n;
+	size_t n;               /* per-step samples */
+	double mean, se;        /* their robust mean (stalled steps left out) and its
+				 * standard error (stats.h); NAN unless valid. The
+				 * samples themselves are not kept: a long history's
+				 * fill tens of megabytes, and nothing else reads them */
 	double ref, tol;        /* reference step time and tolerance (fraction); NAN when none */
 	char *image_ref, *image_digest, *config_hash, *llmb_version, *nodes, *knobs;
 	char *run_dir;          /* the run directory, relative to the install tree */
@@ -54,6 +57,9 @@ struct history {
  * reported (0: h is complete); h is usable and must be freed either way. */
 int history_load(const char *path, struct history *h);
 void history_free(struct history *h);
+/* 1 (the default): the records llmb writes are read by the fast reader
+ * (histscan.h); 0: every line by the full one (tests compare the two). */
+extern int history_fast;
 /* Days since 1970-01-01 of a "YYYY-MM-DD" that is a real date, or -1. */
 int history_day(const char *s);
 /* The "YYYY-MM-DD" of a day number. */

@@ -153,63 +153,68 @@ string(struct jscan *s)
 /* Clinger's fast path: a decimal with at most 15 significant digits and a
  * small power of ten is exactly m * 10^e or m / 10^e, rounded once. Other
  * numbers go to strtod. */
-static int
-number(struct jscan *s, struct jnode *n)
+int
+jscan_number(const char *t, size_t len, size_t *pos, double *num, int *isint)
 {
 	static const double p10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
 				     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-	const char *t = s->text;
-	size_t p = s->pos, start = p;
+	size_t p = *pos, start = p;
 	int neg = 0, digits = 0, exp = 0, frac = 0;
 	uint64_t m = 0;
-	if (t[p] == '-')
+	if (p < len && t[p] == '-')
 		neg = 1, p++;
-	if (p >= s->len || t[p] < '0' || t[p] > '9')
+	if (p >= len || t[p] < '0' || t[p] > '9')
 		return -1;
 	if (t[p] == '0')
 		p++;
 	else
-		for (; p < s->len && t[p] >= '0' && t[p] <= '9'; p++)
+		for (; p < len && t[p] >= '0' && t[p] <= '9'; p++)
 			digits++, m = m * 10 + (uint64_t)(t[p] - '0');
-	if (p < s->len && t[p] == '.') {
+	if (p < len && t[p] == '.') {
 		frac = 1;
-		if (++p >= s->len || t[p] < '0' || t[p] > '9')
+		if (++p >= len || t[p] < '0' || t[p] > '9')
 			return -1;
-		for (; p < s->len && t[p] >= '0' && t[p] <= '9'; p++)
+		for (; p < len && t[p] >= '0' && t[p] <= '9'; p++)
 			digits += m || t[p] != '0', m = m * 10 + (uint64_t)(t[p] - '0'), exp--;
 	}
-	if (p < s->len && (t[p] == 'e' || t[p] == 'E')) {
+	if (p < len && (t[p] == 'e' || t[p] == 'E')) {
 		int es = 1, ev = 0;
 		frac = 1;
 		p++;
-		if (p < s->len && (t[p] == '+' || t[p] == '-'))
+		if (p < len && (t[p] == '+' || t[p] == '-'))
 			es = t[p++] == '-' ? -1 : 1;
-		if (p >= s->len || t[p] < '0' || t[p] > '9')
+		if (p >= len || t[p] < '0' || t[p] > '9')
 			return -1;
-		for (; p < s->len && t[p] >= '0' && t[p] <= '9'; p++)
+		for (; p < len && t[p] >= '0' && t[p] <= '9'; p++)
 			ev = ev < 10000 ? ev * 10 + (t[p] - '0') : ev;
 		exp += es * ev;
 	}
-	n->isint = !frac;
+	*isint = !frac;
 	if (digits <= 15 && exp >= -22 && exp <= 22) {
 		double v = (double)m;
 		v = exp >= 0 ? v * p10[exp] : v / p10[-exp];
-		n->num = neg ? -v : v;
+		*num = neg ? -v : v;
 	} else {
 		/* the whole number, however long: a truncated copy reads another value */
 		char small[128], *buf = p - start < sizeof small ? small : xmalloc(p - start + 1);
 		memcpy(buf, t + start, p - start);
 		buf[p - start] = 0;
-		n->num = strtod(buf, NULL);
+		*num = strtod(buf, NULL);
 		if (buf != small)
 			free(buf);
 	}
-	if (n->isint && (digits > 18))
-		n->isint = 0; /* beyond int64: Jansson would refuse it as an integer too */
-	if (!isfinite(n->num))
+	if (*isint && (digits > 18))
+		*isint = 0; /* beyond int64: Jansson would refuse it as an integer too */
+	if (!isfinite(*num))
 		return -1;
-	s->pos = p;
+	*pos = p;
 	return 0;
+}
+
+static int
+number(struct jscan *s, struct jnode *n)
+{
+	return jscan_number(s->text, s->len, &s->pos, &n->num, &n->isint);
 }
 
 static int

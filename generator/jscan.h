@@ -40,6 +40,9 @@ struct jscan {
 
 /* Parse text[0..len) as one JSON value; 0 or -1. Node 0 is the root. */
 int jscan_parse(struct jscan *s, const char *text, size_t len);
+/* The JSON number at text[*pos] (len: the end of the text): its value
+ * (finite), whether it is written as an integer; 0 with *pos past it, or -1. */
+int jscan_number(const char *text, size_t len, size_t *pos, double *num, int *isint);
 /* Member key of object node o, or NULL. */
 const struct jnode *jscan_get(const struct jscan *s, const struct jnode *o, const char *key);
 void jscan_free(struct jscan *s);

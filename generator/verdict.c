@@ -7,179 +7,13 @@
 
 #include "changepoint.h"
 #include "mixture.h"
-#include "diag.h"
 #include "stats.h"
 #include "util.h"
-#include "yamlload.h"
 
 #include "verdict.h"
 
 const char *const vb_names[] = {"NONE", "SAME", "SLOWER", "FASTER", "UNKNOWN"};
 const char *const state_names[] = {"OK", "SUSPECT", "CONFIRMED", "INVALID", "FAILED", "INCONCLUSIVE", "NEW"};
-
-/* ---- the policy: one row per knob --------------------------------------- */
-
-enum { K_REAL, K_INT };
-static const struct knob {
-	const char *name;
-	int kind;
-	size_t off;
-	double def, lo, hi;
-} knobs[] = {
-	{"min_effect", K_REAL, offsetof(struct policy, min_effect), 0.015, 0, 1},
-	{"large_effect", K_REAL, offsetof(struct policy, large_effect), 0.10, 0, 10},
-	{"confirm_m", K_INT, offsetof(struct policy, confirm_m), 2, 1, 100},
-	{"confirm_k", K_INT, offsetof(struct policy, confirm_k), 3, 1, 100},
-	{"confirm_ratio", K_REAL, offsetof(struct policy, confirm_ratio), 0.33, 0, 1},
-	{"min_nights_large", K_INT, offsetof(struct policy, min_nights_large), 2, 1, 1000},
-	{"min_nights", K_INT, offsetof(struct policy, min_nights), 5, 2, 1000},
-	{"window", K_INT, offsetof(struct policy, window), 30, 2, 10000},
-	{"alpha", K_REAL, offsetof(struct policy, alpha), 0.01, 1e-9, 0.5},
-	{"noise_floor", K_REAL, offsetof(struct policy, noise_floor), 0.002, 0, 1},
-	{"cp_permutations", K_INT, offsetof(struct policy, cp_perms), 199, 19, 100000},
-	{"cp_alpha", K_REAL, offsetof(struct policy, cp_alpha), 0.01, 1e-9, 0.5},
-	{"cp_min_after", K_INT, offsetof(struct policy, cp_min_after), 3, 2, 1000},
-	{"cp_window", K_INT, offsetof(struct policy, cp_window), 60, 4, 100000},
-	{"tail_alpha", K_REAL, offsetof(struct policy, tail_alpha), 0.0003, 0, 0.5},
-	{"tail_alpha_pair", K_REAL, offsetof(struct policy, tail_alpha_pair), 0.0002, 0, 0.5}, /* most chance runs are pairs */
-	{"noise_ref", K_REAL, offsetof(struct policy, noise_ref), 0.0125, 0.0001, 1}, /* noisier: min_effect gates nothing */
-	{"ramp_alpha", K_REAL, offsetof(struct policy, ramp_alpha), 0.0006, 0, 0.5}, /* a drift against a steady rise */
-	{"ramp_min", K_INT, offsetof(struct policy, ramp_min), 4, 2, 1000}, /* fewer nights: the tail's means suffice */
-	{"tail_max", K_INT, offsetof(struct policy, tail_max), 8, 2, 1000},
-	{"ramp_max", K_INT, offsetof(struct policy, ramp_max), 8, 2, 1000}, /* longer: more tests, little more signal */
-	{"regime_window", K_INT, offsetof(struct policy, regime_window), 90, 5, 1024},
-	{"seed", K_INT, offsetof(struct policy, seed), 1, 0, 1e15},
-};
-#define NKNOBS (sizeof knobs / sizeof *knobs)
-
-size_t policy_count(void) { return NKNOBS; }
-const char *policy_name(size_t i) { return knobs[i].name; }
-
-double
-policy_get(const struct policy *p, size_t i)
-{
-	const char *base = (const char *)p + knobs[i].off;
-	if (knobs[i].kind == K_REAL)
-		return *(const double *)base;
-	if (!strcmp(knobs[i].name, "seed"))
-		return (double)*(const uint64_t *)base;
-	return *(const int *)base;
-}
-
-static void
-knob_put(struct policy *p, const struct knob *k, double v)
-{
-	char *base = (char *)p + k->off;
-	if (k->kind == K_REAL)
-		*(double *)base = v;
-	else if (!strcmp(k->name, "seed"))
-		*(uint64_t *)base = (uint64_t)v;
-	else
-		*(int *)base = (int)v;
-}
-
-void
-policy_defaults(struct policy *p)
-{
-	memset(p, 0, sizeof *p);
-	for (size_t i = 0; i < NKNOBS; i++)
-		knob_put(p, &knobs[i], knobs[i].def);
-}
-
-int
-policy_set(struct policy *p, const char *name, const char *val)
-{
-	for (size_t i = 0; i < NKNOBS; i++) {
-		if (strcmp(name, knobs[i].name))
-			continue;
-		char *end;
-		double v = strtod(val, &end);
-		if (end == val || *end || !(v >= knobs[i].lo && v <= knobs[i].hi) ||
-		    (knobs[i].kind == K_INT && v != floor(v)))
-			return -2;
-		knob_put(p, &knobs[i], v);
-		return 0;
-	}
-	return -1;
-}
-
-const char *
-policy_rule(const char *name, char *buf, size_t len)
-{
-	for (size_t i = 0; i < NKNOBS; i++)
-		if (!strcmp(name, knobs[i].name)) {
-			snprintf(buf, len, "%s from %.15g to %.15g", knobs[i].kind == K_INT ? "an integer" : "a number",
-				 knobs[i].lo, knobs[i].hi);
-			return buf;
-		}
-	return NULL;
-}
-
-static int
-policy_check(const struct policy *p, const char *file)
-{
-	if (p->confirm_m > p->confirm_k) {
-		diag_error(file, 0, 0, "confirm_m (%d) is greater than confirm_k (%d)", p->confirm_m, p->confirm_k);
-		return 1;
-	}
-	if (p->ramp_min > p->ramp_max) {
-		diag_error(file, 0, 0, "ramp_min (%d) is greater than ramp_max (%d)", p->ramp_min, p->ramp_max);
-		return 1;
-	}
-	if (p->min_nights_large > p->min_nights) {
-		diag_error(file, 0, 0, "min_nights_large (%d) is greater than min_nights (%d)", p->min_nights_large,
-			   p->min_nights);
-		return 1;
-	}
-	return 0;
-}
-
-int
-policy_load(const char *path, struct policy *p)
-{
-	struct ydoc *d = yaml_load_file(path);
-	int bad = 0;
-	if (!d)
-		return 1;
-	const struct ynode *n = d->root->kind == Y_MAP ? ymap_get(d->root, "nightly") : NULL;
-	const struct ynode *pol = n && n->kind == Y_MAP ? ymap_get(n, "policy") : NULL;
-	int strict = pol != NULL; /* under policy: every key is a knob */
-	if (!pol)
-		pol = n;
-	if (!pol || pol->kind != Y_MAP) {
-		diag_error(path, n ? n->line : 1, n ? n->col : 1, "no 'nightly:' mapping with the policy");
-		ydoc_free(d);
-		return 1;
-	}
-	const char *names[NKNOBS + 1];
-	for (size_t i = 0; i < NKNOBS; i++)
-		names[i] = knobs[i].name;
-	names[NKNOBS] = NULL;
-	for (size_t i = 0; i < ymap_len(pol); i++) {
-		const struct ynode *k = ymap_key(pol, i), *v = ymap_val(pol, i);
-		int known = 0;
-		for (size_t kn = 0; kn < NKNOBS; kn++)
-			known |= !strcmp(k->str, knobs[kn].name);
-		/* typed: a number is written as one, "0.02" and "5%" are strings */
-		int rc = !known ? -1 : v->kind == Y_SCALAR && v->plain ? policy_set(p, k->str, v->str) : -2;
-		const char *near = diag_suggest(k->str, names);
-		if (rc == -1 && (strict || (near && strcmp(near, k->str)))) {
-			if (near)
-				diag_error(path, k->line, k->col, "unknown policy knob '%s' (did you mean '%s'?)", k->str, near);
-			else
-				diag_error(path, k->line, k->col, "unknown policy knob '%s'", k->str);
-			bad++;
-		} else if (rc == -2) {
-			char rule[96];
-			diag_error(path, v->line, v->col, "bad value %s%s%s for policy knob '%s': %s", v->kind == Y_SCALAR ? "'" : "",
-				   v->kind == Y_SCALAR ? v->str : "(not a scalar)", v->kind == Y_SCALAR ? "'" : "", k->str,
-				   policy_rule(k->str, rule, sizeof rule));
-			bad++;
-		}
-	}
-	ydoc_free(d);
-	return bad || policy_check(p, path);
-}
 
 /* ---- nights ------------------------------------------------------------- */
 
@@ -211,10 +45,7 @@ night_from_runs(struct vnight *v, const struct hrun *const *r, size_t n)
 		v->failed &= !r[i]->ok;
 		if (!r[i]->valid)
 			continue;
-		size_t nk;
-		double *kept = xmalloc((r[i]->n + 1) * sizeof *kept);
-		double m = stats_robust_mean(r[i]->x, r[i]->n, kept, &nk), se = stats_batch_se(kept, nk);
-		free(kept);
+		double m = r[i]->mean, se = r[i]->se;
 		sum += m, se2 += isnan(se) ? 0 : se * se;
 		v->nvalid++;
 		v->rep = r[i];
@@ -237,7 +68,12 @@ group_nights(const struct history *h, size_t *np)
 	const struct hrun **r = xmalloc((h->nruns + 1) * sizeof *r);
 	for (size_t i = 0; i < h->nruns; i++)
 		r[i] = &h->runs[i];
-	qsort(r, h->nruns, sizeof *r, cmp_run_day);
+	/* appended night by night, a history is mostly in order already */
+	size_t sorted = 1;
+	while (sorted < h->nruns && cmp_run_day(&r[sorted - 1], &r[sorted]) <= 0)
+		sorted++;
+	if (sorted < h->nruns)
+		qsort(r, h->nruns, sizeof *r, cmp_run_day);
 	struct vnight *v = xmalloc((h->nruns + 1) * sizeof *v);
 	size_t n = 0;
 	for (size_t i = 0, j; i < h->nruns; i = j) {
@@ -667,7 +503,7 @@ settle(struct judge *j, size_t first, size_t i, int dir)
 static size_t
 step_at(const struct judge *j, size_t from, size_t i, const struct vnight *w, int dir)
 {
-	double mu = w->base_mean, lim = 5 * w->base_sd, sum = 0, best = -1;
+	double mu = w->base_mean, lim = 10 * w->base_sd, sum = 0, best = -1;
 	size_t cnt = 0, at = from;
 	for (size_t k = i + 1; k-- > from;) {
 		const struct vnight *v = &j->c->nights[k];
@@ -679,6 +515,23 @@ step_at(const struct judge *j, size_t from, size_t i, const struct vnight *w, in
 			best = sum * sum / (double)cnt, at = k;
 	}
 	return at;
+}
+
+/* The likelihood of one step at night s (to night i), as step_at
+ * weighs it: (sum of the deviations from w's baseline)^2 / their count. */
+static double
+step_score(const struct judge *j, size_t s, size_t i, const struct vnight *w, int dir)
+{
+	double mu = w->base_mean, lim = 10 * w->base_sd, sum = 0;
+	size_t cnt = 0;
+	for (size_t k = s; k <= i; k++) {
+		const struct vnight *v = &j->c->nights[k];
+		if (!eligible(v))
+			continue;
+		double d = fmin(fmax(v->mean - mu, -lim), lim);
+		sum += dir == VB_SLOWER ? d : -d, cnt++;
+	}
+	return cnt && sum > 0 ? sum * sum / (double)cnt : 0;
 }
 
 /* Tail and ramp levels times (noise_ref / deviation)^2 on a noisier
@@ -837,7 +690,7 @@ leaning(const struct judge *j, size_t i)
  * them already leaned the streak's way by half the minimum effect (a slow
  * drift): one stray night does not move it. */
 static size_t
-name_first_bad(const struct judge *j, size_t first, int dir, const size_t *cps, size_t ncp, const char **how)
+name_first_bad(const struct judge *j, size_t first, size_t i, int dir, const size_t *cps, size_t ncp, const char **how)
 {
 	double base = j->c->nights[first].base_mean;
 	for (size_t a = ncp; a-- > 0;) {
@@ -847,7 +700,8 @@ name_first_bad(const struct judge *j, size_t first, int dir, const size_t *cps, 
 			continue;
 		if (cps[a] < first && eligible_between(j, cps[a], first) >= 2) {
 			double e = (median_between(j, cps[a], first) - base) / base;
-			if ((dir == VB_SLOWER ? e : -e) >= j->p->min_effect / 2)
+			if ((dir == VB_SLOWER ? e : -e) >= j->p->min_effect / 2 &&
+			    step_score(j, cps[a], i, &j->c->nights[first], dir) >= step_score(j, first, i, &j->c->nights[first], dir))
 				first = cps[a], *how = "change point";
 		}
 		break;
@@ -929,11 +783,11 @@ judge_night(struct judge *j, size_t i, int last)
 	} else if (!dir && (dir = tail_confirms(j, i, ongoing, &first, &tmax)) != VB_NONE) {
 		how = "first night of the shifted tail";
 		ncp = changepoints(j, i, i + 1, cps, ps, 16);
-		first = name_first_bad(j, first, dir, cps, ncp, &how);
+		first = name_first_bad(j, first, i, dir, cps, ncp, &how);
 	} else if (dir) {
 		first = streak_first(j, i, dir);
 		ncp = changepoints(j, i, i + 1, cps, ps, 16);
-		first = name_first_bad(j, first, dir, cps, ncp, &how);
+		first = name_first_bad(j, first, i, dir, cps, ncp, &how);
 	} else if ((v->vb != VB_SAME || fabs(v->effect) >= p->min_effect) && tmax >= 2.5 && leaning(j, i)) {
 		/* The change-point test runs where something may have moved: a
 		 * night at its baseline's level, or recent nights that together

@@ -7,9 +7,7 @@
  * quarantined (kept out of later baselines while it may be confirmed) and
  * is SUSPECT until the last few nights together, or a change point over
  * the series, confirm a shift (CONFIRMED, until a night falls back to the
- * old level). Step time: lower is better.
- * The policy is a table of knobs with defaults, overridable from a YAML
- * "nightly:" block or flags. */
+ * old level). Step time: lower is better. The knobs are policy.h's. */
 #ifndef LLMB_VERDICT_H
 #define LLMB_VERDICT_H
 
@@ -18,42 +16,7 @@
 
 #include "history.h"
 #include "mixture.h"
-
-struct policy {
-	double min_effect;      /* smallest step-time change that matters (fraction) */
-	double large_effect;    /* with min_nights_large..min_nights-1 baseline nights, only this is called */
-	int confirm_m, confirm_k;
-	double confirm_ratio;   /* the confirming nights agree on the effect within this ratio */
-	int min_nights_large, min_nights;
-	int window;             /* baseline: at most this many recent nights */
-	int regime_window;      /* the modes of a baseline: learned over this many recent nights */
-	double alpha;           /* per-night test, one-sided */
-	double noise_floor;     /* run-to-run noise never taken below this (fraction) */
-	int cp_perms;
-	double cp_alpha;
-	int cp_min_after;       /* nights at and after a change point before it may confirm */
-	int cp_window;          /* the change-point test looks at this many recent nights */
-	double tail_alpha;      /* the last few nights together against the baseline before them */
-	double tail_alpha_pair; /* the same for the last two nights alone */
-	int tail_max;
-	double ramp_alpha;      /* a drift: the last ramp_min .. ramp_max nights against a steady rise */
-	double noise_ref;       /* noisier baselines (relative deviation): tail and ramp levels shrink with its square */
-	int ramp_min, ramp_max;
-	uint64_t seed;
-};
-
-void policy_defaults(struct policy *p);
-/* Read the "nightly:" block (or "nightly: policy:") of a YAML file;
- * diagnostics and non-zero on error. */
-int policy_load(const char *path, struct policy *p);
-/* Set one knob by name from text; -1 unknown name, -2 bad value. */
-int policy_set(struct policy *p, const char *name, const char *val);
-/* What knob name takes ("a number from 0 to 1"), in buf; NULL when no knob. */
-const char *policy_rule(const char *name, char *buf, size_t len);
-/* The knobs as "name value" lines into a caller buffer callback. */
-size_t policy_count(void);
-const char *policy_name(size_t i);
-double policy_get(const struct policy *p, size_t i);
+#include "policy.h"
 
 enum vb { VB_NONE, VB_SAME, VB_SLOWER, VB_FASTER, VB_UNKNOWN };
 enum vstate { ST_OK, ST_SUSPECT, ST_CONFIRMED, ST_INVALID, ST_FAILED, ST_INCONCLUSIVE, ST_NEW };
