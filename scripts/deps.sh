@@ -32,7 +32,11 @@ if [ ! -e /usr/sbin/policy-rc.d ]; then
 	hadpolicy=0
 	printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d
 fi
-apt-get update -qq >/dev/null 2>&1 || echo "deps.sh: apt-get update had errors (continuing)" >&2
+# Package lists updated in the last half hour (CI's own update a moment
+# ago) are not fetched again.
+if [ -z "$(find /var/lib/apt/lists -maxdepth 0 -mmin -30 2>/dev/null)" ]; then
+	apt-get update -qq >/dev/null 2>&1 || echo "deps.sh: apt-get update had errors (continuing)" >&2
+fi
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $missing >/dev/null
 [ "$hadpolicy" = 1 ] || rm -f /usr/sbin/policy-rc.d
