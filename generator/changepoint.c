@@ -7,6 +7,17 @@
 
 #include "changepoint.h"
 
+/* Q(t) of the split at t of n points from its three distance sums: within
+ * the left part, within the right part, and across. */
+static double
+split_stat(size_t t, size_t n, double left, double right, double cross)
+{
+	double a = (double)t, b = (double)(n - t);
+	double e = 2 * cross / (a * b) - (a > 1 ? left / (a * (a - 1) / 2) : 0) -
+		   (b > 1 ? right / (b * (b - 1) / 2) : 0);
+	return a * b / (double)n * e;
+}
+
 /* Q(tau) = tau (n - tau) / n * E(tau), with E the energy distance between
  * x[0..tau) and x[tau..n) (exponent 1). Moving one point from the right
  * part to the left updates the three distance sums in O(n), so every
@@ -30,10 +41,7 @@ cp_best_split(const double *x, size_t n, size_t min_seg, double *q)
 		left += da, right -= db, cross += db - da;
 		if (t < min_seg)
 			continue;
-		double a = (double)t, b = (double)(n - t);
-		double e = 2 * cross / (a * b) - (a > 1 ? left / (a * (a - 1) / 2) : 0) -
-			   (b > 1 ? right / (b * (b - 1) / 2) : 0);
-		double qt = a * b / (double)n * e;
+		double qt = split_stat(t, n, left, right, cross);
 		if (qt > *q)
 			*q = qt, best = t;
 	}
@@ -63,10 +71,7 @@ split_reaches(const double *y, const double *d, size_t n, size_t min_seg, double
 		left += da, right -= db, cross += db - da;
 		if (t < min_seg)
 			continue;
-		double a = (double)t, b = (double)(n - t);
-		double e = 2 * cross / (a * b) - (a > 1 ? left / (a * (a - 1) / 2) : 0) -
-			   (b > 1 ? right / (b * (b - 1) / 2) : 0);
-		if (a * b / (double)n * e >= q - 1e-9 * fabs(q))
+		if (split_stat(t, n, left, right, cross) >= q - 1e-9 * fabs(q))
 			return 1;
 	}
 	return 0;
