@@ -10,6 +10,12 @@ TRASH=${TRASH_ROOT:-$TOP/build/trash}/$T_NAME
 rm -rf "$TRASH" && mkdir -p "$TRASH"
 T_PASS=0
 T_FAIL=0
+# PyTorch's OpenMP threads spin-wait after every parallel region: on a
+# machine whose cores the test files share (tests/run.sh -j), a CPU
+# training of tinygpt then spent half its CPU time spinning (20 steps: 40 s
+# of CPU against 20 s passive). The tests' trainings, local or Slurm jobs,
+# inherit this.
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
 # UPDATE_GOLDEN=1 rewrites golden files instead of comparing.
 UPDATE_GOLDEN=${UPDATE_GOLDEN:-0}
 

@@ -11,9 +11,7 @@
 #
 # tests/durations lists, per file, the seconds it took on 2 cores and
 # optionally a group: the longest files start first, so the run ends close
-# to its longest file, and two files of one group never run at once (the
-# files that train tinygpt through Slurm: its rendezvous port follows the
-# job id, and every private cluster numbers its jobs from 1).
+# to its longest file, and two files of one group never run at once.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 jobs=${T_JOBS:-1}

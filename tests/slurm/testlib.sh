@@ -47,18 +47,21 @@ slurm_pick_ports() {
 	# Below the ephemeral range: a port handed to an outgoing connection
 	# between this check and a slurmd's bind would make that node fail.
 	read -r lo _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || lo=32768
-	# From 21000: tinygpt's rendezvous port on a cluster is 20000 plus the
-	# job id, and the test clusters' job ids stay below 1000.
-	slots=$(((lo - 21000 - n - 2) / 100))
-	[ "$slots" -ge 1 ] || slots=400
+	# From 26000, in slots of 100: below it, 20000 to 25999, are the
+	# rendezvous ports of tinygpt's ranks (20000 plus the job id). Each
+	# cluster numbers its jobs from a first id of its slot's own (80 ids a
+	# slot), so clusters side by side never share a job id, nor a port.
+	slots=$(((lo - 26000 - n - 2) / 100))
+	[ "$slots" -ge 1 ] || slots=60
 	for ((try = 0; try < 10; try++)); do
-		base=$((21000 + (RANDOM % slots) * 100))
+		base=$((26000 + (RANDOM % slots) * 100))
 		ok=1
 		for ((p = base; p < base + n + 2; p++)); do
 			slurm_port_free "$p" || { ok=0; break; }
 		done
 		if [ "$ok" = 1 ]; then
 			export SLURM_CI_CTLD_PORT=$base SLURM_CI_DBD_PORT=$((base + 1)) SLURM_CI_SLURMD_PORT=$((base + 2))
+			export SLURM_CI_FIRST_JOB_ID=$((1 + (base - 26000) / 100 * 80))
 			return 0
 		fi
 	done

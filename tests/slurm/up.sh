@@ -25,6 +25,7 @@
 #   SLURM_CI_ACCOUNTING=1       also start MariaDB and slurmdbd (sacct)
 #   SLURM_CI_CTLD_PORT=6817 SLURM_CI_SLURMD_PORT=6818 (17001 if NODES>1)
 #   SLURM_CI_DBD_PORT=6819
+#   SLURM_CI_FIRST_JOB_ID=1     the cluster's first job id (FirstJobId)
 #   SLURM_CI_TIMEOUT=60         seconds to wait for every node to be idle
 #
 # Deliberately not set: DependencyParameters=kill_invalid_depend. A job whose
@@ -55,6 +56,7 @@ CPU_PART=${SLURM_CI_CPU_PARTITION:-cpu}
 TIMEOUT=${SLURM_CI_TIMEOUT:-60}
 CGROUP=${SLURM_CI_CGROUP:-0}
 CRED_EXPIRE=${SLURM_CI_CRED_EXPIRE:-}
+FIRST_JOB_ID=${SLURM_CI_FIRST_JOB_ID:-1}
 HOST=$(hostname -s)
 NCPU=$(nproc)
 MEM_TOTAL=$(awk '/^MemTotal:/ {print int($2 / 1024)}' /proc/meminfo)
@@ -67,7 +69,7 @@ else
 	MEM=${SLURM_CI_MEM_MB:-$((MEM_TOTAL * 95 / 100))}
 	SLURMD_PORT=${SLURM_CI_SLURMD_PORT:-6818}
 fi
-for v in NODES GPUS CTLD_PORT DBD_PORT MIN_JOB_AGE KILL_WAIT CPUS MEM SLURMD_PORT TIMEOUT CGROUP ${CRED_EXPIRE:+CRED_EXPIRE}; do
+for v in NODES GPUS CTLD_PORT DBD_PORT MIN_JOB_AGE KILL_WAIT CPUS MEM SLURMD_PORT TIMEOUT CGROUP FIRST_JOB_ID ${CRED_EXPIRE:+CRED_EXPIRE}; do
 	case ${!v} in ''|*[!0-9]*) die "$v must be a number, not '${!v}'";; esac
 done
 [ "$NODES" -ge 1 ] || die "SLURM_CI_NODES must be at least 1"
@@ -203,6 +205,7 @@ fi
 	cat <<EOF
 # Written by tests/slurm/up.sh; regenerated on every start.
 ClusterName=llmbci
+FirstJobId=$FIRST_JOB_ID
 SlurmctldHost=$HOST(127.0.0.1)
 SlurmctldPort=$CTLD_PORT
 SlurmdPort=$SLURMD_PORT
