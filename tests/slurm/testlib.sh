@@ -61,7 +61,7 @@ slurm_pick_ports() {
 		done
 		if [ "$ok" = 1 ]; then
 			export SLURM_CI_CTLD_PORT=$base SLURM_CI_DBD_PORT=$((base + 1)) SLURM_CI_SLURMD_PORT=$((base + 2))
-			export SLURM_CI_FIRST_JOB_ID=$((1 + (base - 26000) / 100 * 80))
+			export SLURM_CI_FIRST_JOB_ID=$((1 + (base - 26000) * 4 / 5))
 			return 0
 		fi
 	done
