@@ -514,6 +514,28 @@ step_at(const struct judge *j, size_t from, size_t i, const struct vnight *w, in
 		if (sum > 0 && sum * sum / (double)cnt > best)
 			best = sum * sum / (double)cnt, at = k;
 	}
+	/* The step's first night must lie nearer the new level (the mean of
+	 * the nights after it) than the old: the likelihood alone takes a
+	 * night before the step as its first once it is 0.41 of the way up
+	 * (one night after it), which a night of ordinary noise often is. */
+	for (;;) {
+		size_t next = at, n = 0;
+		double after = 0;
+		for (size_t k = at + 1; k <= i; k++) {
+			const struct vnight *v = &j->c->nights[k];
+			if (!eligible(v))
+				continue;
+			if (next == at)
+				next = k;
+			after += fmin(fmax(v->mean - mu, -lim), lim), n++;
+		}
+		if (!n)
+			break;
+		double d = fmin(fmax(j->c->nights[at].mean - mu, -lim), lim), a = after / (double)n;
+		if (dir == VB_SLOWER ? d >= a / 2 : d <= a / 2)
+			break;
+		at = next;
+	}
 	return at;
 }
 
@@ -597,6 +619,12 @@ tail_confirms(struct judge *j, size_t i, int ongoing, size_t *first, double *tma
 		if (used < 2)
 			continue;
 		double m = sum / (double)used, e;
+		/* An improvement starts a new segment, and a false one leaves
+		 * the gate without a baseline for weeks: neither two nights nor
+		 * a ramp confirms one (a step is confirmed on its third night,
+		 * a drift by the flat mean of its nights). */
+		if (n == 2 && dir == VB_FASTER)
+			continue;
 		if (n == 2) {
 			double d0 = fabs(x[0] - mu), d1 = fabs(x[1] - mu);
 			if ((x[0] > mu) != (x[1] > mu) || fmin(d0, d1) < p->confirm_ratio * fmax(d0, d1))
@@ -627,7 +655,7 @@ tail_confirms(struct judge *j, size_t i, int ongoing, size_t *first, double *tma
 	}
 	/* A drift: the nights against a ramp (weights 1..L, night i highest:
 	 * the matched filter of a steady rise), L = ramp_min..ramp_max. */
-	for (size_t L = (size_t)p->ramp_min; !(best > 0) && L <= n && (int)L <= p->ramp_max; L++) {
+	for (size_t L = (size_t)p->ramp_min; dir == VB_SLOWER && !(best > 0) && L <= n && (int)L <= p->ramp_max; L++) {
 		size_t k = L - 1, kw = i;
 		for (size_t a = i + 1, c = 0; a-- > 0 && c < L;)
 			if (eligible(&j->c->nights[a]))

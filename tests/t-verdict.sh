@@ -24,7 +24,7 @@ judge() {
 	t_cmp "$n: text" "$G/$n.txt" "$TRASH/$n.txt"
 	(cd "$TRASH/$d" && "$LLMB" judge --install . --format=json "$@") >"$TRASH/$n.json" 2>&1
 	t_cmp "$n: json" "$G/$n.json" "$TRASH/$n.json"
-	cp "$TRASH/$n.json" "$TRASH/$d.json"
+	[ "$n" = "$d" ] || cp "$TRASH/$n.json" "$TRASH/$d.json"
 }
 state() { /usr/bin/python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["configurations"][0]; print(c["state"], c.get("first_bad_night","-"), c.get("first_bad_how","-"))' "$TRASH/$1.json"; }
 expect_state() { local n=$1; shift; t_ok "$n: $*" test "$(state "$n")" = "$*"; }
