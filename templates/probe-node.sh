@@ -20,7 +20,9 @@
 # fails is recorded as failed (a pre-flight warning). The script always
 # exits 0: whether a finding stops the job is the job script's decision.
 # Few processes: on an emulated cluster hundreds of probes share a core,
-# so values are read with bash's own redirections, not cat, sed or uname.
+# so values are read with bash's own redirections, not cat, sed or uname,
+# and a command substitution's redirections stand outside it: bash forks
+# twice for $(cmd 2>/dev/null), once for { v=$(cmd); } 2>/dev/null.
 set -u
 out=${1:?usage: probe-node.sh OUTDIR JOB [after]} job=${2:?usage: probe-node.sh OUTDIR JOB [after]}
 phase=${3:-before}
@@ -70,7 +72,7 @@ gpu_why=    # why nvidia-smi could not be asked: then it is not asked again
 gpus() {
 	command -v nvidia-smi >/dev/null || { gpu_why="nvidia-smi is not on PATH"; missing J_gpus "$gpu_why"; return; }
 	local csv
-	csv=$(nvidia-smi --query-gpu="$gpu_fields" --format=csv,noheader,nounits 2>&1) ||
+	csv=$(exec 2>&1; nvidia-smi --query-gpu="$gpu_fields" --format=csv,noheader,nounits) ||
 		{ gpu_why="nvidia-smi failed: ${csv:0:200}"; missing J_gpus "$gpu_why"; return; }
 	local line i v jf jv o='[' IFS=,
 	local -a vals
@@ -96,7 +98,7 @@ gpus() {
 cuda_version() {
 	local t
 	[ -z "$gpu_why" ] || { missing J_cuda "$gpu_why"; return; }
-	t=$(nvidia-smi 2>/dev/null)
+	{ t=$(nvidia-smi); } 2>/dev/null
 	local re='CUDA Version: *([0-9.]*)'
 	if [[ $t =~ $re ]] && [ -n "${BASH_REMATCH[1]}" ]; then
 		jsv J_cuda "${BASH_REMATCH[1]}"
@@ -108,7 +110,7 @@ cuda_version() {
 topo_hash() {
 	local t h
 	[ -z "$gpu_why" ] || { missing J_topo "$gpu_why"; return; }
-	if t=$(nvidia-smi topo -m 2>/dev/null) && [ -n "$t" ]; then
+	if { t=$(nvidia-smi topo -m); } 2>/dev/null && [ -n "$t" ]; then
 		h=$(printf '%s\n' "$t" | sha256sum)
 		jsv J_topo "${h:0:64}"
 	else
@@ -135,10 +137,10 @@ nccl_version() {
 	# regex match: a read loop over a pipe reads a byte at a time, and a
 	# ${all#*libnccl...} strip is quadratic in bash (0.7 s of CPU on a
 	# cache of 900 libraries, per node)
-	all=$(ldconfig -p 2>/dev/null)
+	{ all=$(ldconfig -p); } 2>/dev/null
 	[[ $all =~ $re ]] && p=${BASH_REMATCH[1]}
 	[ -n "$p" ] || { missing J_nccl "no libnccl.so in the loader cache"; return; }
-	v=$(readlink -f "$p" 2>/dev/null)
+	{ v=$(readlink -f "$p"); } 2>/dev/null
 	if [[ $v =~ $rv ]]; then
 		jsv J_nccl "${BASH_REMATCH[1]}"
 	else
@@ -170,7 +172,7 @@ fabric() {
 	local d p ll st drv jd jp jl jst jr o='['
 	for d in "$sysfs"/class/infiniband/*; do
 		[ -d "$d" ] || continue
-		drv=$(readlink "$d/device/driver" 2>/dev/null)
+		{ drv=$(readlink "$d/device/driver"); } 2>/dev/null
 		for p in "$d"/ports/*; do
 			[ -d "$p" ] || continue
 			first ll "$p/link_layer" || ll=
@@ -194,7 +196,7 @@ fabric() {
 xid_raw=
 xid_events() {
 	local log rest n
-	log=$(dmesg 2>/dev/null) || { missing J_xid "dmesg is not readable here"; return; }
+	{ log=$(dmesg); } 2>/dev/null || { missing J_xid "dmesg is not readable here"; return; }
 	# the count of the marker in the text (no grep, no read loop)
 	rest=${log//NVRM: Xid/}
 	n=$(((${#log} - ${#rest}) / 9))
@@ -294,7 +296,9 @@ gather() {
 	jsv jn "$node"
 	first kernel /proc/sys/kernel/osrelease || kernel=
 	jsv jk "$kernel"
-	cpus=$(nproc 2>/dev/null) || cpus=0
+	# (nproc prints OMP_NUM_THREADS where a job's environment sets it, as
+	# HPC sites often do: emptied, it counts the CPUs the job may use)
+	{ cpus=$(OMP_NUM_THREADS='' OMP_THREAD_LIMIT='' nproc); } 2>/dev/null || cpus=0
 	jsv cpus "$cpus"
 	gpus
 	cuda_version
@@ -323,7 +327,7 @@ put() {
 	printf '%s' "$2" >"$tmp" && mv -f "$tmp" "$out/$1"
 }
 bound=${LLMB_PROBE_TIMEOUT:-30}
-all=$(LLMB_PROBE_GATHER=1 timeout -k 2 "$bound" bash "$0" "$out" "$job" "$phase")
+all=$(LLMB_PROBE_GATHER=1 timeout -k 2 "$bound" "${BASH:-bash}" "$0" "$out" "$job" "$phase")
 rc=$?
 line=${all%%$'\n'*} rest=
 [ "$line" = "$all" ] || rest=${all#*$'\n'}$'\n'

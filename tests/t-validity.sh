@@ -145,7 +145,9 @@ ln -s ../../../devices/pci0000:00/0000:00:06.0 "$EFA/class/infiniband/rdmap0s6/d
 echo Unspecified >"$EFA/class/infiniband/rdmap0s6/ports/1/link_layer"
 echo "4: ACTIVE" >"$EFA/class/infiniband/rdmap0s6/ports/1/state"
 mkdir -p "$TRASH/efa"
-t_ok "probe on an EFA node" env LLMB_PROBE_SYSFS="$EFA" bash "$TOP/templates/probe-node.sh" "$TRASH/efa" 8
+t_ok "probe on an EFA node" env LLMB_PROBE_SYSFS="$EFA" OMP_NUM_THREADS=1 bash "$TOP/templates/probe-node.sh" "$TRASH/efa" 8
+t_ok "the probe counts the node's CPUs, not the job's OMP_NUM_THREADS" \
+	test "$(jget "$TRASH/efa/probe.8.$NODE.json" 'd["cpus"]')" = "$(OMP_NUM_THREADS='' nproc)"
 t_ok "the probe names the EFA device and its driver" test "$(jget "$TRASH/efa/probe.8.$NODE.json" \
 	'd["fabric"][0]["device"], d["fabric"][0]["driver"]')" = "rdmap0s6 efa"
 python3 -c '
