@@ -493,6 +493,13 @@ settle(struct judge *j, size_t first, size_t i, int dir)
 		j->auto_day = j->c->nights[first].day;
 }
 
+/* Night v's deviation from mu, within lim either way. */
+static double
+clipped_dev(const struct vnight *v, double mu, double lim)
+{
+	return fmin(fmax(v->mean - mu, -lim), lim);
+}
+
 /* Where the shift in the nights from night from to night i began: the
  * split s maximising (sum of the deviations from s on)^2 / their count,
  * the likelihood of one step (deviations from the baseline of night w, the
@@ -509,7 +516,7 @@ step_at(const struct judge *j, size_t from, size_t i, const struct vnight *w, in
 		const struct vnight *v = &j->c->nights[k];
 		if (!eligible(v))
 			continue;
-		double d = fmin(fmax(v->mean - mu, -lim), lim);
+		double d = clipped_dev(v, mu, lim);
 		sum += dir == VB_SLOWER ? d : -d, cnt++;
 		if (sum > 0 && sum * sum / (double)cnt > best)
 			best = sum * sum / (double)cnt, at = k;
@@ -527,11 +534,11 @@ step_at(const struct judge *j, size_t from, size_t i, const struct vnight *w, in
 				continue;
 			if (next == at)
 				next = k;
-			after += fmin(fmax(v->mean - mu, -lim), lim), n++;
+			after += clipped_dev(v, mu, lim), n++;
 		}
 		if (!n)
 			break;
-		double d = fmin(fmax(j->c->nights[at].mean - mu, -lim), lim), a = after / (double)n;
+		double d = clipped_dev(&j->c->nights[at], mu, lim), a = after / (double)n;
 		if (dir == VB_SLOWER ? d >= a / 2 : d <= a / 2)
 			break;
 		at = next;
@@ -550,7 +557,7 @@ step_score(const struct judge *j, size_t s, size_t i, const struct vnight *w, in
 		const struct vnight *v = &j->c->nights[k];
 		if (!eligible(v))
 			continue;
-		double d = fmin(fmax(v->mean - mu, -lim), lim);
+		double d = clipped_dev(v, mu, lim);
 		sum += dir == VB_SLOWER ? d : -d, cnt++;
 	}
 	return cnt && sum > 0 ? sum * sum / (double)cnt : 0;
@@ -619,13 +626,14 @@ tail_confirms(struct judge *j, size_t i, int ongoing, size_t *first, double *tma
 		if (used < 2)
 			continue;
 		double m = sum / (double)used, e;
-		/* An improvement starts a new segment, and a false one leaves
-		 * the gate without a baseline for weeks: neither two nights nor
-		 * a ramp confirms one (a step is confirmed on its third night,
-		 * a drift by the flat mean of its nights). */
-		if (n == 2 && dir == VB_FASTER)
-			continue;
 		if (n == 2) {
+			/* An improvement starts a new segment, and a false one
+			 * leaves the gate without a baseline for weeks: neither
+			 * two nights nor a ramp confirms one (a step is confirmed
+			 * on its third night, a drift by the flat mean of its
+			 * nights). */
+			if (dir == VB_FASTER)
+				continue;
 			double d0 = fabs(x[0] - mu), d1 = fabs(x[1] - mu);
 			if ((x[0] > mu) != (x[1] > mu) || fmin(d0, d1) < p->confirm_ratio * fmax(d0, d1))
 				continue;
