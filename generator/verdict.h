@@ -49,6 +49,7 @@ struct vnight {
 	double cp_p;
 	int confirmed;           /* confirmed as part of a sustained change (M of K or change point) */
 	long first_bad;          /* when this night confirmed a shift: its first night */
+	long conf_first;         /* and the first night named when its episode was confirmed */
 	const char *how;         /* and how that night was named */
 };
 

@@ -54,6 +54,32 @@ mk confirmed -n 14 shift:12:1.08
 judge confirmed 1
 expect_state confirmed "CONFIRMED 2026-01-12 first night of the shifted tail"
 
+# A 5% rise at 1% noise (the detection bench's series): confirmed on its
+# second night, 2026-02-01, with a first night one too late (the first,
+# 3.3% up, lay nearer the old level than the one night after it); named
+# again as the nights come in, the first bad night is 2026-01-31.
+NOISE1="-w 0.01 -a 0.6 -s 34 -r 0.01 -n 40"
+mk renamed $NOISE1 -S 100059 shift:31:1.05
+for night in 01 03; do
+	(cd "$TRASH/renamed" && "$LLMB" judge --install . --format=json --night 2026-02-$night) >"$TRASH/renamed-$night.json"
+done
+expect_state renamed-01 "CONFIRMED 2026-02-01 first night of the shifted tail"
+expect_state renamed-03 "CONFIRMED 2026-01-31 first night of the shifted tail"
+(cd "$TRASH/renamed" && "$LLMB" judge --install . --format=json) >"$TRASH/renamed.json"
+expect_state renamed "CONFIRMED 2026-01-31 first night of the shifted tail"
+
+# One night 2.4 deviations low inside that rise (2026-02-03, 2.3% up) does
+# not end it: it stays one confirmed regression, not two alarms.
+mk onelow $NOISE1 -S 100007 shift:31:1.05
+(cd "$TRASH/onelow" && "$LLMB" judge --install . --format=json --night 2026-02-03) >"$TRASH/onelow-03.json"
+expect_state onelow-03 "CONFIRMED 2026-01-31 first night of the shifted tail"
+(cd "$TRASH/onelow" && "$LLMB" judge --install . --format=json) >"$TRASH/onelow.json"
+expect_state onelow "CONFIRMED 2026-01-31 first night of the shifted tail"
+t_ok "onelow: CONFIRMED on every night from 2026-02-01" /usr/bin/python3 -c '
+import json, sys
+ns = json.load(open(sys.argv[1]))["configurations"][0]["nights"]
+sys.exit(any(n["state"] != "CONFIRMED" for n in ns if n["night"] >= "2026-02-01"))' "$TRASH/onelow.json"
+
 mk drift -n 40 drift:21:0.004
 judge drift 1
 t_grep "drift: confirmed, first bad night within the drift" '"first_bad_night": "2026-01-(2[1-9]|3[0-9])"' "$TRASH/drift.json"
