@@ -97,6 +97,18 @@ def within(k): return lambda ns: (lambda i: i is not None and i <= 30 + k - 1)(f
 def exact(ns):
     i, fb = first_conf(ns)
     return i is not None and i <= 39 and fb == 30
+def exact_later(ns):
+    # as the tenth night after the rise names it (a confirmed regression
+    # keeps being judged: its first bad night is named again)
+    return ns[39]['state'] == 'CONFIRMED' and ns[39].get('first_bad_index') == 30
+def again(ns):
+    # alarmed twice: a confirmed episode that ended and a new one, in the
+    # ten nights from the rise
+    ep, prev = 0, False
+    for n in ns[30:40]:
+        ep += confirmed(n) and not prev
+        prev = confirmed(n)
+    return ep > 1
 def any_conf(ns): return first_conf(ns)[0] is not None
 def event_conf(ns):
     # the event itself confirmed: a confirmation in the ten nights after it
@@ -124,6 +136,8 @@ rows = [
     ('improvements confirmed / 1,000 stationary nights', '', lambda r, b: false_gains(r, 'stationary', b), '%.2f'),
     ('5% rise confirmed within 2 nights', '>= 97%', lambda r, b: share(r, 'shift5', b, within(2)), '%.1f%%'),
     ('5% rise: first bad night exact', '>= 97%', lambda r, b: share(r, 'shift5', b, exact), '%.1f%%'),
+    ('  as the tenth night names it', '', lambda r, b: share(r, 'shift5', b, exact_later), '%.1f%%'),
+    ('  alarmed again after it ended', '', lambda r, b: share(r, 'shift5', b, again), '%.1f%%'),
     ('2% rise confirmed within 5 nights', '>= 65%', lambda r, b: share(r, 'shift2', b, within(5)), '%.1f%%'),
     ('2% rise confirmed within 10 nights', '', lambda r, b: share(r, 'shift2', b, within(10)), '%.1f%%'),
     ('drift 0.3%/night confirmed within 10 nights', '>= 91%', lambda r, b: share(r, 'drift', b, within(10)), '%.1f%%'),
