@@ -260,11 +260,8 @@ released(const struct judge *j, const struct vnight *v, int later)
 	return !v->confirmed && later >= j->p->confirm_k - 1 && fabs(v->effect) < j->p->large_effect;
 }
 
-/* The baseline of night i: the last window eligible nights of its segment
- * that are not quarantined. modes: the window the modes are found in,
- * which also holds the nights of short episodes that fell back. */
 static void
-collect_base(struct judge *j, size_t i, struct base *b, int window, int modes)
+collect_base(struct judge *j, size_t i, struct base *b, int window)
 {
 	int from = seg_day(j, i), later = 0;
 	b->m = j->buf, b->n = 0, b->se2 = 0;
@@ -274,7 +271,7 @@ collect_base(struct judge *j, size_t i, struct base *b, int window, int modes)
 			break;
 		if (!eligible(v))
 			continue;
-		if (v->quarantined && !released(j, v, later++) && !(modes && v->passed))
+		if (v->quarantined && !released(j, v, later++))
 			continue;
 		b->m[b->n++] = v->mean;
 		b->se2 += v->se * v->se;
@@ -291,7 +288,7 @@ regime_of(struct judge *j, size_t k)
 	struct vnight *w = &j->c->nights[k];
 	if (!w->reg_done) {
 		struct base b;
-		collect_base(j, k, &b, j->p->regime_window, 1);
+		collect_base(j, k, &b, j->p->regime_window);
 		find_regime(w, &b, j->p, 0);
 	}
 	return w;
@@ -305,7 +302,7 @@ base_mixture_sf(struct judge *j, size_t k, double level, double L, int dir)
 	struct vnight *w = &j->c->nights[k];
 	if (!w->mix_done) {
 		struct base b;
-		collect_base(j, k, &b, j->p->regime_window, 1);
+		collect_base(j, k, &b, j->p->regime_window);
 		find_regime(w, &b, j->p, 1);
 	}
 	return isnan(w->mix.lo) ? 0 : mixture_sf(&w->mix, level, L, dir == VB_SLOWER ? 1 : -1);
@@ -859,7 +856,7 @@ judge_night(struct judge *j, size_t i, int last)
 		return;
 	}
 	struct base b;
-	collect_base(j, i, &b, p->window, 0);
+	collect_base(j, i, &b, p->window);
 	verdict_vs_base(v, &b, p);
 	/* A night within a mode seen in the baseline is no change. */
 	int vdir = v->effect > 0 ? VB_SLOWER : VB_FASTER;
@@ -882,16 +879,7 @@ judge_night(struct judge *j, size_t i, int last)
 		dir = v->vb;
 	const char *how = "first night of the confirmed streak";
 	if (fixed) {
-		/* The regression was fixed: nothing confirms on this night. One
-		 * that lasted tail_max nights or less is a level that came and
-		 * went: its nights join the modes' window (not the baseline), so
-		 * a slow mode confirmed once is a mode when it comes back (with
-		 * 30% of nights 3% slower, a third of the false alarms were such
-		 * returns). */
-		size_t f = (size_t)pv->first_bad;
-		if (i - f <= (size_t)p->tail_max)
-			for (size_t k = f; k < i; k++)
-				c->nights[k].passed = 1;
+		/* the regression was fixed: nothing confirms on this night */
 	} else if (ongoing) {
 		/* A confirmed regression stays CONFIRMED, with its first bad
 		 * night, until a night falls back. */

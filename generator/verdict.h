@@ -42,7 +42,6 @@ struct vnight {
 	int mix_done;            /* mix is set (fitted when first needed) */
 	int reg_done;            /* reg_* are set (computed when first needed) */
 	int quarantined;
-	int passed;              /* in a short confirmed episode that fell back: a level that came and went */
 	int vref;                /* verdict vs reference */
 	double ref, tol, ref_effect;
 	int state;

@@ -80,16 +80,6 @@ import json, sys
 ns = json.load(open(sys.argv[1]))["configurations"][0]["nights"]
 sys.exit(any(n["state"] != "CONFIRMED" for n in ns if n["night"] >= "2026-02-01"))' "$TRASH/onelow.json"
 
-# A slow mode confirmed once is a mode when it comes back: at 0.5% noise,
-# 30% of nights 3% slower, two slow nights early (2026-01-11 and -12) are
-# confirmed (nothing in ten nights told of a mode) and fall back; when two
-# come again (2026-01-16 and -17) they lie within that mode.
-mk slowmode -w 0.01 -a 0.6 -s 34 -r 0.005 -n 17 -S 400004 bimodal:0.3:1.03
-(cd "$TRASH/slowmode" && "$LLMB" judge --install . --format=json --night 2026-01-12) >"$TRASH/slowmode-12.json"
-expect_state slowmode-12 "CONFIRMED 2026-01-11 first night of the shifted tail"
-(cd "$TRASH/slowmode" && "$LLMB" judge --install . --format=json) >"$TRASH/slowmode.json"
-expect_state slowmode "OK - -"
-
 mk drift -n 40 drift:21:0.004
 judge drift 1
 t_grep "drift: confirmed, first bad night within the drift" '"first_bad_night": "2026-01-(2[1-9]|3[0-9])"' "$TRASH/drift.json"

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""detect-ceiling.py: how well can any gate built on the last nights' mean
+do on the detection bench's 2% rise? An idealised tail test, without the
+rules llmb adds for spikes, modes and drifts: each night, for L = 2..8, the
+mean of the last L nights against the 30 nights before them (their mean and
+standard deviation, a t statistic), alarmed when the largest exceeds a
+threshold. Night noise 1.06% (1% run to run, and the mean of 34 AR(1) steps
+of 1%), as in tests/verdict/histgen.c. For each threshold: false-alarm
+episodes per 1,000 stationary nights, and the share of 2% rises (after 30
+quiet nights) alarmed within 5 nights. Seeded; prints a table, asserts
+nothing.
+
+    detect-ceiling.py [SERIES]   (default 300 stationary series of 300
+                                   nights, and 2,000 rises)
+"""
+import math
+import random
+import sys
+
+SIG, BASE, LMAX = 1.06, 30, 8
+
+
+def tail_stat(x):
+    """The largest tail t statistic of each night (0 before BASE + 1)."""
+    cs, cs2 = [0.0], [0.0]
+    for v in x:
+        cs.append(cs[-1] + v)
+        cs2.append(cs2[-1] + v * v)
+    out = [0.0] * len(x)
+    for i in range(BASE + 1, len(x)):
+        best = 0.0
+        for L in range(2, LMAX + 1):
+            f = i - L + 1
+            if f < BASE:
+                break
+            mu = (cs[f] - cs[f - BASE]) / BASE
+            sd = math.sqrt(max((cs2[f] - cs2[f - BASE]) - BASE * mu * mu, 0) / (BASE - 1))
+            m = (cs[i + 1] - cs[f]) / L
+            best = max(best, (m - mu) / (sd * math.sqrt(1 / L + 1 / BASE)))
+        out[i] = best
+    return out
+
+
+def main():
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 300
+    rng = random.Random(5)
+    stat = [tail_stat([rng.gauss(0, SIG) for _ in range(300)]) for _ in range(n)]
+    rises = [tail_stat([rng.gauss(0, SIG) for _ in range(BASE)] + [rng.gauss(2, SIG) for _ in range(10)])
+             for _ in range(n * 20 // 3)]
+    print('| threshold | false alarms / 1,000 stationary nights | 2% rise alarmed within 5 nights |')
+    print('|---|---|---|')
+    for th in (3.5, 3.6, 3.7, 3.8, 3.9, 4.0):
+        ep = nights = 0
+        for o in stat:
+            prev = False
+            for v in o[BASE + 1:]:
+                on = v > th
+                ep += on and not prev
+                prev = on
+                nights += 1
+        w5 = sum(any(v > th for v in o[BASE:BASE + 5]) for o in rises)
+        print('| %.1f | %.2f | %.1f%% |' % (th, 1000 * ep / nights, 100 * w5 / len(rises)))
+
+
+main()
