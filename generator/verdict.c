@@ -786,7 +786,7 @@ renamed_first(const struct judge *j, size_t conf, size_t i)
 		if (eligible(&c[k]))
 			hi = k;
 	double mu = c[lo].base_mean, lim = 10 * c[lo].base_sd;
-	if (isnan(mu) || !(lim >= 0))
+	if (isnan(mu) || !(lim > 0))
 		return conf;
 	size_t s = lo;
 	while (s < hi) {
@@ -824,9 +824,10 @@ unsettle(struct judge *j, size_t first, size_t to)
  * latter (one low night of a small regression rarely does both); and
  * it lies within 1.5 deviations of the old level, or the night before it
  * 1 deviation below the regression's. Without the last, one night 2.4
- * deviations low ended a regression: about 1 night in 100 of one, and of
- * 5% rises at 1% noise one in 60 ended on an ordinary night within ten
- * nights and was confirmed again; a fixed one seldom needs it. */
+ * deviations low ended a regression (about 1 night in 100 of one): of 5%
+ * rises at 1% noise, one in 12 ended on an ordinary night within ten
+ * nights and was confirmed again, a second alarm. A fixed one seldom needs
+ * its second night. */
 static int
 fell_back(const struct judge *j, size_t i, size_t first)
 {
