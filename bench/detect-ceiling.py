@@ -10,8 +10,9 @@ episodes per 1,000 stationary nights, and the share of 2% rises (after 30
 quiet nights) alarmed within 5 nights. Seeded; prints a table, asserts
 nothing.
 
-    detect-ceiling.py [SERIES]   (default 300 stationary series of 300
-                                   nights, and 2,000 rises)
+    detect-ceiling.py [--smoke | SERIES]   (default 300 stationary series
+        of 300 nights, and 2,000 rises; --smoke: 10 and 66)
+bench/detect.sh prints its table after its own.
 """
 import math
 import random
@@ -42,7 +43,8 @@ def tail_stat(x):
 
 
 def main():
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 300
+    arg = sys.argv[1] if len(sys.argv) > 1 else '300'
+    n = 10 if arg == '--smoke' else int(arg)
     rng = random.Random(5)
     stat = [tail_stat([rng.gauss(0, SIG) for _ in range(300)]) for _ in range(n)]
     rises = [tail_stat([rng.gauss(0, SIG) for _ in range(BASE)] + [rng.gauss(2, SIG) for _ in range(10)])

@@ -159,6 +159,11 @@ print('(%d series of 300 nights per noise level for the false alarms, %d per eve
 PY
 fi
 
+if [ -z "${DETECT_SPEED_ONLY:-}" ]; then
+	# The curve any gate on the last nights' mean sits on (1% noise).
+	echo "An idealised tail test at 1% noise (bench/detect-ceiling.py):"
+	/usr/bin/python3 bench/detect-ceiling.py ${DETECT_SMOKE:+--smoke} || exit 2
+fi
 [ -n "${DETECT_SKIP_SPEED:-}" ] && exit 0
 # Speed: SPEEDCFG configurations x 1,000 nights (100,000 records at full size).
 mkdir -p "$W/speed/history"
