@@ -1,6 +1,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -500,11 +501,42 @@ clipped_dev(const struct vnight *v, double mu, double lim)
 	return fmin(fmax(v->mean - mu, -lim), lim);
 }
 
+/* The first night from night s on (up to night to) that lies nearer the
+ * new level than the old (mu): its deviation at least half the mean of
+ * those of up to cap eligible nights after it, to night i, leaning dir.
+ * The likelihood of one step alone takes a night before the step as its
+ * first once it is 0.41 of the way up (one night after it), which a night
+ * of ordinary noise often is. */
+static size_t
+nearer_new(const struct judge *j, size_t s, size_t to, size_t i, double mu, double lim, int dir, size_t cap)
+{
+	while (s < to) {
+		size_t next = s, n = 0;
+		double after = 0;
+		for (size_t k = s + 1; k <= i && n < cap; k++) {
+			const struct vnight *v = &j->c->nights[k];
+			if (!eligible(v))
+				continue;
+			if (next == s)
+				next = k;
+			after += clipped_dev(v, mu, lim), n++;
+		}
+		if (!n)
+			break;
+		double d = clipped_dev(&j->c->nights[s], mu, lim), a = after / (double)n;
+		if (dir == VB_SLOWER ? d >= a / 2 : d <= a / 2)
+			break;
+		s = next;
+	}
+	return s;
+}
+
 /* Where the shift in the nights from night from to night i began: the
  * split s maximising (sum of the deviations from s on)^2 / their count,
  * the likelihood of one step (deviations from the baseline of night w, the
  * first of the window that tested best, each within 5 deviations; the sum
- * must lean dir).
+ * must lean dir), moved on to the first night nearer the new level than
+ * the old (nearer_new).
  * The window that tested best is biased to its shortest length, since
  * winsorizing costs a long one more. */
 static size_t
@@ -521,29 +553,7 @@ step_at(const struct judge *j, size_t from, size_t i, const struct vnight *w, in
 		if (sum > 0 && sum * sum / (double)cnt > best)
 			best = sum * sum / (double)cnt, at = k;
 	}
-	/* The step's first night must lie nearer the new level (the mean of
-	 * the nights after it) than the old: the likelihood alone takes a
-	 * night before the step as its first once it is 0.41 of the way up
-	 * (one night after it), which a night of ordinary noise often is. */
-	for (;;) {
-		size_t next = at, n = 0;
-		double after = 0;
-		for (size_t k = at + 1; k <= i; k++) {
-			const struct vnight *v = &j->c->nights[k];
-			if (!eligible(v))
-				continue;
-			if (next == at)
-				next = k;
-			after += clipped_dev(v, mu, lim), n++;
-		}
-		if (!n)
-			break;
-		double d = clipped_dev(&j->c->nights[at], mu, lim), a = after / (double)n;
-		if (dir == VB_SLOWER ? d >= a / 2 : d <= a / 2)
-			break;
-		at = next;
-	}
-	return at;
+	return nearer_new(j, at, i, i, mu, lim, dir, SIZE_MAX);
 }
 
 /* The likelihood of one step at night s (to night i), as step_at
@@ -769,8 +779,8 @@ static const char tail_how[] = "first night of the shifted tail";
  * place (at 1% noise, about 3 in 100 rises of 5%). Here the first night
  * from the one before the first named at confirmation (conf) that lies
  * nearer the new level (the mean of up to tail_max nights after it) than
- * the old is the step's first night, at most one night either way from
- * conf: the rule of step_at, with the level known better. */
+ * the old is the step's first night (nearer_new), at most one night
+ * either way from conf: the rule of step_at, with the level known better. */
 static size_t
 renamed_first(const struct judge *j, size_t conf, size_t i)
 {
@@ -788,22 +798,7 @@ renamed_first(const struct judge *j, size_t conf, size_t i)
 	double mu = c[lo].base_mean, lim = 10 * c[lo].base_sd;
 	if (isnan(mu) || !(lim > 0))
 		return conf;
-	size_t s = lo;
-	while (s < hi) {
-		size_t next = s, n = 0;
-		double after = 0;
-		for (size_t k = s + 1; k <= i && (int)n < j->p->tail_max; k++) {
-			if (!eligible(&c[k]))
-				continue;
-			if (next == s)
-				next = k;
-			after += clipped_dev(&c[k], mu, lim), n++;
-		}
-		if (!n || clipped_dev(&c[s], mu, lim) >= after / (double)n / 2)
-			break;
-		s = next;
-	}
-	return s;
+	return nearer_new(j, lo, hi, i, mu, lim, VB_SLOWER, (size_t)j->p->tail_max);
 }
 
 /* Nights first .. to-1 are no longer part of the episode (its first bad
