@@ -111,11 +111,13 @@ def again(ns):
     return ep > 1
 def any_conf(ns): return first_conf(ns)[0] is not None
 def event_conf(ns):
-    # the event itself confirmed: a confirmation in the ten nights after it
-    # whose first bad night is the event's night or earlier (a later first
-    # bad night is a false alarm on ordinary nights, counted above)
+    # the event itself confirmed: an episode that starts in the ten nights
+    # after it (confirmed, the night before not) with the event's night or
+    # an earlier one as its first bad night (a later first bad night is a
+    # false alarm on ordinary nights, and so is an episode already going
+    # on when the event came: both are counted above)
     for i, n in enumerate(ns):
-        if 30 <= i <= 39 and confirmed(n):
+        if 30 <= i <= 39 and confirmed(n) and not confirmed(ns[i - 1]):
             fb = n.get('first_bad_index')
             if fb is not None and fb <= 30:
                 return True
