@@ -2,8 +2,10 @@
  * history file (its name gives the fingerprint the records must carry),
  * read as llmb judge reads it; then its first line goes through the check
  * every appender runs. None may crash, leak, hang or read out of bounds;
- * a file read without errors must hold together, and read the same with
- * the fast reader of llmb's own records as with the full reader alone. */
+ * a file read without errors must hold together, read the same with the
+ * fast reader of llmb's own records as with the full reader alone, and be
+ * judged night by night (the verdict engine on whatever a valid history
+ * may hold: a gate must not go silent on odd numbers). */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
 #include <math.h>
@@ -15,6 +17,8 @@
 
 #include "diag.h"
 #include "history.h"
+#include "policy.h"
+#include "verdict.h"
 #include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -81,6 +85,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; !errs && i < h.nanns; i++)
 		if (!h.anns[i].reason || history_day(h.anns[i].night) != h.anns[i].day)
 			abort();
+	if (!errs && h.nruns) {
+		struct policy p;
+		struct vconfig c;
+		policy_defaults(&p);
+		verdict_judge(&h, -1, &p, &c);
+		/* the judged night has a state, and a first bad night lies in the history */
+		if (c.judged < 0 || c.first_bad >= (long)c.n || (c.state == ST_CONFIRMED && c.first_bad < 0))
+			abort();
+		verdict_free(&c);
+	}
 	history_free(&h);
 	/* The appenders' check on the first line, as a line to append. */
 	const char *nl = memchr(data, '\n', size);
