@@ -26,6 +26,8 @@ judge() {
 	t_cmp "$n: json" "$G/$n.json" "$TRASH/$n.json"
 	[ "$n" = "$d" ] || cp "$TRASH/$n.json" "$TRASH/$d.json"
 }
+# json DIR OUT [JUDGE-ARGS...]: DIR's verdicts as JSON in $TRASH/OUT.json (no golden).
+json() { local d=$1 o=$2; shift 2; (cd "$TRASH/$d" && "$LLMB" judge --install . --format=json "$@") >"$TRASH/$o.json"; }
 state() { /usr/bin/python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["configurations"][0]; print(c["state"], c.get("first_bad_night","-"), c.get("first_bad_how","-"))' "$TRASH/$1.json"; }
 expect_state() { local n=$1; shift; t_ok "$n: $*" test "$(state "$n")" = "$*"; }
 
@@ -61,19 +63,19 @@ expect_state confirmed "CONFIRMED 2026-01-12 first night of the shifted tail"
 NOISE1="-w 0.01 -a 0.6 -s 34 -r 0.01 -n 40"
 mk renamed $NOISE1 -S 100059 shift:31:1.05
 for night in 01 03; do
-	(cd "$TRASH/renamed" && "$LLMB" judge --install . --format=json --night 2026-02-$night) >"$TRASH/renamed-$night.json"
+	json renamed "renamed-$night" --night "2026-02-$night"
 done
 expect_state renamed-01 "CONFIRMED 2026-02-01 first night of the shifted tail"
 expect_state renamed-03 "CONFIRMED 2026-01-31 first night of the shifted tail"
-(cd "$TRASH/renamed" && "$LLMB" judge --install . --format=json) >"$TRASH/renamed.json"
+json renamed renamed
 expect_state renamed "CONFIRMED 2026-01-31 first night of the shifted tail"
 
 # One night 2.4 deviations low inside that rise (2026-02-03, 2.3% up) does
 # not end it: it stays one confirmed regression, not two alarms.
 mk onelow $NOISE1 -S 100007 shift:31:1.05
-(cd "$TRASH/onelow" && "$LLMB" judge --install . --format=json --night 2026-02-03) >"$TRASH/onelow-03.json"
+json onelow onelow-03 --night 2026-02-03
 expect_state onelow-03 "CONFIRMED 2026-01-31 first night of the shifted tail"
-(cd "$TRASH/onelow" && "$LLMB" judge --install . --format=json) >"$TRASH/onelow.json"
+json onelow onelow
 expect_state onelow "CONFIRMED 2026-01-31 first night of the shifted tail"
 t_ok "onelow: CONFIRMED on every night from 2026-02-01" /usr/bin/python3 -c '
 import json, sys
@@ -95,7 +97,7 @@ expect_state spike "SUSPECT - -"
 # change-point test with the spike inside their window.
 mk spike-noisy -n 14 spike:7:1.02 spike:8:1.3 spike:9:1.025 spike:10:1.015
 for night in 09 10 11 14; do
-	(cd "$TRASH/spike-noisy" && "$LLMB" judge --install . --format=json --night 2026-01-$night) >"$TRASH/spike-noisy-$night.json"
+	json spike-noisy "spike-noisy-$night" --night "2026-01-$night"
 	t_ok "spike-noisy: night $night not confirmed" test "$(state spike-noisy-$night | cut -d' ' -f1)" != CONFIRMED
 done
 judge spike-noisy 0
@@ -144,7 +146,7 @@ t_ok "stall night at 2% noise and a slightly slow night: not confirmed" test "$(
 # (the previous detector needed six nights).
 mk small1 -w 0.01 -a 0.6 -s 34 -r 0.01 -n 40 -S 1364 shift:31:1.02
 t_ok "2% rise at 1% noise: confirmed by three nights together, first bad night 31" test "$(episodes small1)" = 32
-(cd "$TRASH/small1" && "$LLMB" judge --install . --format=json --night 2026-02-02) >"$TRASH/small1.json"
+json small1 small1 --night 2026-02-02
 expect_state small1 "CONFIRMED 2026-01-31 first night of the shifted tail"
 # A drift of 0.3% a night at 1% noise: the ramp test (a steady rise, the
 # latest night weighted most) confirms it on its seventh night, the flat
