@@ -10,6 +10,9 @@
 #   DETECT_NOISE="..."  run-to-run noise levels (default "0.005 0.01 0.02")
 #   DETECT_BEFORE=BIN   also judge every series with BIN (an older llmb), side by side
 #   DETECT_POLICY="--knob=v ..."   judge flags
+#   DETECT_OTAVA=0      leave out the column of Apache Otava's default analysis
+#                       (bench/edivisive.py, window 50, p 0.001)
+#   DETECT_OTAVA_P="P ..."  its p thresholds, a column each (default 0.001)
 #   DETECT_SPEED_ONLY=1, DETECT_SKIP_SPEED=1, DETECT_KEEP=1 (keep the series)
 set -u
 [ "${1:-}" = --smoke ] && DETECT_SMOKE=1
@@ -55,110 +58,16 @@ if [ -z "${DETECT_SPEED_ONLY:-}" ]; then
 		find "$W/series" -name '*.jsonl' | sed 's/\.jsonl$//' |
 			xargs -P 2 -I{} sh -c '"$1" judge --format=json $2 "$3.jsonl" >"$3.${4}.json" 2>/dev/null' _ "${b#*=}" "$POLICY" {} "${b%%=*}"
 	done
-	/usr/bin/python3 - "$W/series" "$NOISES" "$BINS" <<'PY'
-import json, os, sys
-root, noises, bins = sys.argv[1], sys.argv[2].split(), [b.split('=')[0] for b in sys.argv[3].split()]
-def nights(r, kind, b):
-    d = os.path.join(root, r, kind)
-    for f in sorted(os.listdir(d)):
-        if f.endswith('.%s.json' % b):
-            yield json.load(open(os.path.join(d, f)))['configurations'][0]['nights']
-def confirmed(n): return n['state'] == 'CONFIRMED'
-def first_conf(ns, after=30):
-    for i, n in enumerate(ns):
-        if i >= after and confirmed(n):
-            return i, n.get('first_bad_index')
-    return None, None
-def false_alarms(r, kind, b):
-    # confirmed episodes (a CONFIRMED night after one that was not) per 1,000 nights judged after night 10
-    ep = judged = 0
-    for ns in nights(r, kind, b):
-        prev = False
-        for i, n in enumerate(ns):
-            if i < 10: continue
-            judged += 1
-            ep += confirmed(n) and not prev
-            prev = confirmed(n)
-    return 1000 * ep / max(judged, 1)
-def false_gains(r, kind, b):
-    # confirmed improvements (a night with a first bad night that is not
-    # CONFIRMED: a new segment starts there) per 1,000 nights after night 10
-    ep = judged = 0
-    for ns in nights(r, kind, b):
-        for i, n in enumerate(ns):
-            if i < 10: continue
-            judged += 1
-            ep += n.get('first_bad_index') is not None and not confirmed(n)
-    return 1000 * ep / max(judged, 1)
-def share(r, kind, b, test):
-    v = [test(ns) for ns in nights(r, kind, b)]
-    return 100 * sum(v) / max(len(v), 1)
-def within(k): return lambda ns: (lambda i: i is not None and i <= 30 + k - 1)(first_conf(ns)[0])
-def exact(ns):
-    i, fb = first_conf(ns)
-    return i is not None and i <= 39 and fb == 30
-def exact_later(ns):
-    # as the tenth night after the rise names it (a confirmed regression
-    # keeps being judged: its first bad night is named again)
-    return ns[39]['state'] == 'CONFIRMED' and ns[39].get('first_bad_index') == 30
-def again(ns):
-    # alarmed twice: a confirmed episode that ended and a new one, in the
-    # ten nights from the rise
-    ep, prev = 0, False
-    for n in ns[30:40]:
-        ep += confirmed(n) and not prev
-        prev = confirmed(n)
-    return ep > 1
-def any_conf(ns): return first_conf(ns)[0] is not None
-def event_conf(ns):
-    # the event itself confirmed: an episode that starts in the ten nights
-    # after it (confirmed, the night before not) with the event's night or
-    # an earlier one as its first bad night (a later first bad night is a
-    # false alarm on ordinary nights, and so is an episode already going
-    # on when the event came: both are counted above)
-    for i, n in enumerate(ns):
-        if 30 <= i <= 39 and confirmed(n) and not confirmed(ns[i - 1]):
-            fb = n.get('first_bad_index')
-            if fb is not None and fb <= 30:
-                return True
-    return False
-def fixed(ns):
-    # confirmed before the fix (night 36) and no longer CONFIRMED on the
-    # fix's first or second night, nor after it
-    i, _ = first_conf(ns)
-    if i is None or i >= 35: return None
-    j = next((k for k in range(35, len(ns)) if not confirmed(ns[k])), None)
-    return j is not None and j <= 36 and not any(confirmed(n) for n in ns[j:])
-def share_fixed(r, kind, b):
-    v = [x for x in (fixed(ns) for ns in nights(r, kind, b)) if x is not None]
-    return 100 * sum(v) / max(len(v), 1)
-rows = [
-    ('false alarms / 1,000 stationary nights', '<= 1', lambda r, b: false_alarms(r, 'stationary', b), '%.2f'),
-    ('false alarms / 1,000 bimodal nights (30% at +3%)', '<= 1', lambda r, b: false_alarms(r, 'bimodal', b), '%.2f'),
-    ('improvements confirmed / 1,000 stationary nights', '', lambda r, b: false_gains(r, 'stationary', b), '%.2f'),
-    ('5% rise confirmed within 2 nights', '>= 97%', lambda r, b: share(r, 'shift5', b, within(2)), '%.1f%%'),
-    ('5% rise: first bad night exact', '>= 97%', lambda r, b: share(r, 'shift5', b, exact), '%.1f%%'),
-    ('  as the tenth night names it', '', lambda r, b: share(r, 'shift5', b, exact_later), '%.1f%%'),
-    ('  alarmed again after it ended', '', lambda r, b: share(r, 'shift5', b, again), '%.1f%%'),
-    ('2% rise confirmed within 5 nights', '>= 65%', lambda r, b: share(r, 'shift2', b, within(5)), '%.1f%%'),
-    ('2% rise confirmed within 10 nights', '', lambda r, b: share(r, 'shift2', b, within(10)), '%.1f%%'),
-    ('drift 0.3%/night confirmed within 10 nights', '>= 91%', lambda r, b: share(r, 'drift', b, within(10)), '%.1f%%'),
-    ('one-night 20% spike confirmed', '<= 1%', lambda r, b: share(r, 'spike', b, event_conf), '%.1f%%'),
-    ('  a confirmation in the next 10 nights', '', lambda r, b: share(r, 'spike', b, any_conf), '%.1f%%'),
-    ('stall night (3 steps 5x) confirmed', '<= 1%', lambda r, b: share(r, 'stall', b, event_conf), '%.1f%%'),
-    ('  a confirmation in the next 10 nights', '', lambda r, b: share(r, 'stall', b, any_conf), '%.1f%%'),
-    ('5% faster confirmed as a regression', '<= 1%', lambda r, b: share(r, 'faster', b, event_conf), '%.1f%%'),
-    ('  a confirmation in the next 10 nights', '', lambda r, b: share(r, 'faster', b, any_conf), '%.1f%%'),
-    ('fixed 5% regression recognised within 2 nights', '100%', lambda r, b: share_fixed(r, 'fixed', b), '%.1f%%'),
-]
-head = ['case', 'goal'] + ['%s%% %s' % (float(r) * 100, b) for r in noises for b in bins]
-print('| ' + ' | '.join(head) + ' |')
-print('|' + '---|' * len(head))
-for name, goal, f, fmt in rows:
-    print('| ' + ' | '.join([name, goal] + [fmt % f(r, b) for r in noises for b in bins]) + ' |')
-counts = {k: len(os.listdir(os.path.join(root, noises[0], k))) // (1 + len(bins)) for k in ('stationary', 'shift5')}
-print('(%d series of 300 nights per noise level for the false alarms, %d per event)' % (counts['stationary'], counts['shift5']))
-PY
+	COLS=$BINS
+	# the same series through Otava's analysis, night by night: a column
+	# "otava" at its default p 0.001, "otava@P" at another
+	[ "${DETECT_OTAVA:-1}" = 0 ] || for p in ${DETECT_OTAVA_P:-0.001}; do
+		tag=otava; [ "$p" = 0.001 ] || tag=otava@$p
+		find "$W/series" -name '*.jsonl' -print0 |
+			xargs -0 -P 2 -n 20 /usr/bin/python3 bench/edivisive.py --p "$p" --tag "$tag" || exit 2
+		COLS="$COLS $tag=bench/edivisive.py"
+	done
+	/usr/bin/python3 bench/detect-table.py "$W/series" "$NOISES" "$COLS" || exit 2
 fi
 
 if [ -z "${DETECT_SPEED_ONLY:-}" ]; then

@@ -3,11 +3,12 @@
 # they are missing and we are root (otherwise says what is missing).
 #   build  compiling build/llmb
 #   demo   build + what the CPU demo (tinygpt) runs with
-#   test   everything make check uses (the default)
+#   test   everything make check uses (the default; python3-numpy: the
+#          detection bench's reference analysis, bench/edivisive.py)
 set -eu
 build="gcc make pkg-config libyaml-dev libjansson-dev m4"
 demo="$build python3-venv python3-torch"
-test="$demo git shellcheck squashfs-tools chromium clang libclang-rt-14-dev zstd
+test="$demo python3-numpy git shellcheck squashfs-tools chromium clang libclang-rt-14-dev zstd
 slurmctld slurmd slurm-client munge slurmdbd mariadb-server libpmix2 libpmix-dev"
 case ${1:-test} in
 build) pkgs=$build ;;

@@ -54,7 +54,12 @@ smoke plan "^llama3\.1 +[0-9]+ trainings \(b200 b300 gb200 gb300 h100\): +$N s w
 smoke parse "^Success,2\.545," "^\(a\) [0-9]+ bytes: llmb ${N}s, grep -c ${N}s" \
 	"^\(b\) 20 logs: llmb ${N}s, per-file grep\|awk ${N}s, speed-up [0-9]+x"
 
-smoke detect "^\| false alarms / 1,000 stationary nights \| <= 1 \| $N \| $N \| $N \|$" \
+# bench/edivisive.py, Otava's analysis beside llmb's: its energy statistic
+# and t-test against their definitions
+t_ok "bench/edivisive.py --self-test" /usr/bin/python3 bench/edivisive.py --self-test
+# (each noise level: llmb, then Otava's analysis, bench/edivisive.py)
+smoke detect "^\| case \| goal \| 0\.5% after \| 0\.5% otava \| 1\.0% after \| 1\.0% otava \|" \
+	"^\| false alarms / 1,000 stationary nights \| <= 1 \| $N \| $N \| $N \| $N \| $N \| $N \|$" \
 	"^\| 5% rise confirmed within 2 nights \| >= 97% \| $N% \|" "^after: judging [0-9]+ records" \
 	"^\| 3\.7 \| $N \| $N% \|$"
 
