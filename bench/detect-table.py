@@ -42,9 +42,19 @@ def false_gains(r, kind, b):
 def share(r, kind, b, test):
     v = [test(ns) for ns in nights(r, kind, b)]
     return 100 * sum(v) / max(len(v), 1)
-def within(k): return lambda ns: (lambda i: i is not None and i <= 30 + k - 1)(first_conf(ns)[0])
+def event_named(ns):
+    # the first night from the event's (night 30) that is CONFIRMED with a
+    # first bad night at most two nights before it: a confirmation of the
+    # event, not one already going on with an earlier first bad night (a
+    # false alarm on ordinary nights, counted in the first rows)
+    for i in range(30, len(ns)):
+        fb = ns[i].get('first_bad_index')
+        if confirmed(ns[i]) and fb is not None and fb >= 28:
+            return i, fb
+    return None, None
+def within(k): return lambda ns: (lambda i: i is not None and i <= 30 + k - 1)(event_named(ns)[0])
 def exact(ns):
-    i, fb = first_conf(ns)
+    i, fb = event_named(ns)
     return i is not None and i <= 39 and fb == 30
 def exact_later(ns):
     # as the tenth night after the rise names it (a confirmed regression

@@ -818,11 +818,13 @@ unsettle(struct judge *j, size_t first, size_t to)
  * regression's (the median of its nights), and 2 deviations below the
  * latter (one low night of a small regression rarely does both); and
  * it lies within 1.5 deviations of the old level, or the night before it
- * 1 deviation below the regression's. Without the last, one night 2.4
- * deviations low ended a regression (about 1 night in 100 of one): of 5%
- * rises at 1% noise, one in 12 ended on an ordinary night within ten
- * nights and was confirmed again, a second alarm. A fixed one seldom needs
- * its second night. */
+ * also below the middle and 1 deviation below the regression's level.
+ * Without the last, one night 2.4 deviations low ended a regression (about
+ * 1 night in 100 of one): of 5% rises at 1% noise, one in 12 ended on an
+ * ordinary night within ten nights and was confirmed again, a second
+ * alarm; with a night before it only 1 deviation low, still one in 60. A
+ * fixed one seldom needs its second night, and its first lies below the
+ * middle. */
 static int
 fell_back(const struct judge *j, size_t i, size_t first)
 {
@@ -836,7 +838,7 @@ fell_back(const struct judge *j, size_t i, size_t first)
 		return 0;
 	if (up ? v->mean <= mu + 1.5 * sd : v->mean >= mu - 1.5 * sd)
 		return 1;
-	return pv && pv > f && (up ? pv->mean < level - sd : pv->mean > level + sd);
+	return pv && pv > f && (up ? pv->mean < fmin((mu + level) / 2, level - sd) : pv->mean > fmax((mu + level) / 2, level + sd));
 }
 
 static void

@@ -82,6 +82,16 @@ import json, sys
 ns = json.load(open(sys.argv[1]))["configurations"][0]["nights"]
 sys.exit(any(n["state"] != "CONFIRMED" for n in ns if n["night"] >= "2026-02-01"))' "$TRASH/onelow.json"
 
+# Two low nights in a row inside a 5% rise (2026-02-05 and -06, +3.4% and
+# +2.7%, the level some +5.4%): the first is above the middle, so the
+# second does not end the regression (it did, and 2026-02-07 alarmed again).
+mk twolow $NOISE1 -S 100261 shift:31:1.05
+json twolow twolow
+t_ok "twolow: CONFIRMED on every night from 2026-02-01" /usr/bin/python3 -c '
+import json, sys
+ns = json.load(open(sys.argv[1]))["configurations"][0]["nights"]
+sys.exit(any(n["state"] != "CONFIRMED" for n in ns if n["night"] >= "2026-02-01"))' "$TRASH/twolow.json"
+
 mk drift -n 40 drift:21:0.004
 judge drift 1
 t_grep "drift: confirmed, first bad night within the drift" '"first_bad_night": "2026-01-(2[1-9]|3[0-9])"' "$TRASH/drift.json"
