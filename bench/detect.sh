@@ -10,6 +10,8 @@
 #   DETECT_NOISE="..."  run-to-run noise levels (default "0.005 0.01 0.02")
 #   DETECT_BEFORE=BIN   also judge every series with BIN (an older llmb), side by side
 #   DETECT_POLICY="--knob=v ..."   judge flags
+#   DETECT_ALSO="--knob=v ..."     a column "also": this llmb with these flags too
+#                       (another point on its curve of false alarms and sensitivity)
 #   DETECT_OTAVA=0      leave out the column of Apache Otava's default analysis
 #                       (bench/edivisive.py, window 50, p 0.001)
 #   DETECT_OTAVA_P="P ..."  its p thresholds, a column each (default 0.001)
@@ -26,6 +28,7 @@ NOISES=${DETECT_NOISE:-0.005 0.01 0.02}
 POLICY=${DETECT_POLICY:-}
 BINS="after=$LLMB"
 [ -n "${DETECT_BEFORE:-}" ] && BINS="before=$DETECT_BEFORE $BINS"
+[ -n "${DETECT_ALSO:-}" ] && BINS="$BINS also=$LLMB"
 # counts: long stationary series, then events at night 31 after 30 quiet nights
 if [ -n "${DETECT_SMOKE:-}" ]; then LONG=2 EV=10 SPEEDCFG=10; else LONG=$((40 * K)) EV=$((150 * K)) SPEEDCFG=100; fi
 NOISE_STEP="-w 0.01 -a 0.6 -s 34"
@@ -55,8 +58,10 @@ if [ -z "${DETECT_SPEED_ONLY:-}" ]; then
 		series "$r" fixed "$EV" 45 shift:31:1.05 shift:36:0.952381
 	done
 	for b in $BINS; do
+		pol=$POLICY
+		[ "${b%%=*}" = also ] && pol="$POLICY $DETECT_ALSO"
 		find "$W/series" -name '*.jsonl' | sed 's/\.jsonl$//' |
-			xargs -P 2 -I{} sh -c '"$1" judge --format=json $2 "$3.jsonl" >"$3.${4}.json" 2>/dev/null' _ "${b#*=}" "$POLICY" {} "${b%%=*}"
+			xargs -P 2 -I{} sh -c '"$1" judge --format=json $2 "$3.jsonl" >"$3.${4}.json" 2>/dev/null' _ "${b#*=}" "$pol" {} "${b%%=*}"
 	done
 	COLS=$BINS
 	# the same series through Otava's analysis, night by night: a column
@@ -82,6 +87,7 @@ for c in $(seq 1 "$SPEEDCFG"); do "$W/histgen" $NOISE_STEP -r 0.01 -n 1000 -S "$
 # CPU time (user + system) of the best of three: on a busy machine the
 # figure to compare; every binary timed in the same run.
 for b in $BINS; do
+	[ "${b%%=*}" = also ] && continue # the same binary as after
 	for k in 1 2 3; do
 		/usr/bin/time -f "%e %U %S" -o "$W/time.$k" "${b#*=}" judge --install "$W/speed" >/dev/null
 	done
