@@ -66,6 +66,10 @@ if [ -z "${DETECT_SPEED_ONLY:-}" ]; then
 	COLS=$BINS
 	# the same series through Otava's analysis, night by night: a column
 	# "otava" at its default p 0.001, "otava@P" at another
+	if [ "${DETECT_OTAVA:-1}" != 0 ] && ! /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+		echo "(no Otava column: /usr/bin/python3 has no numpy, python3-numpy)"
+		DETECT_OTAVA=0
+	fi
 	[ "${DETECT_OTAVA:-1}" = 0 ] || for p in ${DETECT_OTAVA_P:-0.001}; do
 		tag=otava; [ "$p" = 0.001 ] || tag=otava@$p
 		find "$W/series" -name '*.jsonl' -print0 |
