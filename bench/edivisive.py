@@ -28,7 +28,8 @@ CONFIRMED, the night it first appears.
         detect.sh reads.
     edivisive.py --self-test
         the energy statistic against its definition summed out by brute
-        force, the t-test against published values, one step found
+        force, the t-test's p against the t density integrated numerically,
+        one step found
 """
 import json
 import math
