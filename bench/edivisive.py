@@ -144,10 +144,16 @@ def divide(x, pmax):
         cps = sorted(cps + [idx])
 
 
+def cp_stats(x, cps, k):
+    """(p, mean before, mean after) of change point k against its neighbours."""
+    a = cps[k - 1] if k else 0
+    b = cps[k + 1] if k + 1 < len(cps) else len(x)
+    return ttest(x[a:cps[k]], x[cps[k]:b])
+
+
 def stats(x, cps):
-    """(p, mean before, mean after) of each change point against its neighbours."""
-    edges = [0] + cps + [len(x)]
-    return [ttest(x[edges[k]:edges[k + 1]], x[edges[k + 1]:edges[k + 2]]) for k in range(len(cps))]
+    """cp_stats of every change point."""
+    return [cp_stats(x, cps, k) for k in range(len(cps))]
 
 
 def analyse(x, pmax=0.001, window=50):
@@ -174,10 +180,9 @@ def analyse(x, pmax=0.001, window=50):
         # As Otava 0.8 does it: the change points now at k and k + 1 get
         # their statistics again; the one at k - 1, whose right side grew,
         # keeps its old ones (its p and its mean after).
-        edges = [0] + cps + [len(x)]
         for r in (k, k + 1):
             if r < len(cps):
-                st[r] = ttest(x[edges[r]:edges[r + 1]], x[edges[r + 1]:edges[r + 2]])
+                st[r] = cp_stats(x, cps, r)
     return [(c,) + s for c, s in zip(cps, st)]
 
 

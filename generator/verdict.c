@@ -833,12 +833,12 @@ fell_back(const struct judge *j, size_t i, size_t first)
 	if (isnan(level) || isnan(mu) || !(sd >= 0))
 		return 0;
 	int up = level > mu;
-	double bar = up ? fmin((mu + level) / 2, level - 2 * sd) : fmax((mu + level) / 2, level + 2 * sd);
+	double mid = (mu + level) / 2, bar = up ? fmin(mid, level - 2 * sd) : fmax(mid, level + 2 * sd);
 	if (!(up ? v->mean < bar : v->mean > bar))
 		return 0;
 	if (up ? v->mean <= mu + 1.5 * sd : v->mean >= mu - 1.5 * sd)
 		return 1;
-	return pv && pv > f && (up ? pv->mean < fmin((mu + level) / 2, level - sd) : pv->mean > fmax((mu + level) / 2, level + sd));
+	return pv && pv > f && (up ? pv->mean < fmin(mid, level - sd) : pv->mean > fmax(mid, level + sd));
 }
 
 static void

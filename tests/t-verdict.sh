@@ -30,6 +30,13 @@ judge() {
 json() { local d=$1 o=$2; shift 2; (cd "$TRASH/$d" && "$LLMB" judge --install . --format=json "$@") >"$TRASH/$o.json"; }
 state() { /usr/bin/python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["configurations"][0]; print(c["state"], c.get("first_bad_night","-"), c.get("first_bad_how","-"))' "$TRASH/$1.json"; }
 expect_state() { local n=$1; shift; t_ok "$n: $*" test "$(state "$n")" = "$*"; }
+# confirmed_from NAME NIGHT: every night of NAME's JSON from NIGHT on is CONFIRMED
+confirmed_from() {
+	t_ok "$1: CONFIRMED on every night from $2" /usr/bin/python3 -c '
+import json, sys
+ns = json.load(open(sys.argv[1]))["configurations"][0]["nights"]
+sys.exit(any(n["state"] != "CONFIRMED" for n in ns if n["night"] >= sys.argv[2]))' "$TRASH/$1.json" "$2"
+}
 
 mk pass -n 8
 judge pass 0
@@ -77,20 +84,14 @@ json onelow onelow-03 --night 2026-02-03
 expect_state onelow-03 "CONFIRMED 2026-01-31 first night of the shifted tail"
 json onelow onelow
 expect_state onelow "CONFIRMED 2026-01-31 first night of the shifted tail"
-t_ok "onelow: CONFIRMED on every night from 2026-02-01" /usr/bin/python3 -c '
-import json, sys
-ns = json.load(open(sys.argv[1]))["configurations"][0]["nights"]
-sys.exit(any(n["state"] != "CONFIRMED" for n in ns if n["night"] >= "2026-02-01"))' "$TRASH/onelow.json"
+confirmed_from onelow 2026-02-01
 
 # Two low nights in a row inside a 5% rise (2026-02-05 and -06, +3.4% and
 # +2.7%, the level some +5.4%): the first is above the middle, so the
 # second does not end the regression (it did, and 2026-02-07 alarmed again).
 mk twolow $NOISE1 -S 100261 shift:31:1.05
 json twolow twolow
-t_ok "twolow: CONFIRMED on every night from 2026-02-01" /usr/bin/python3 -c '
-import json, sys
-ns = json.load(open(sys.argv[1]))["configurations"][0]["nights"]
-sys.exit(any(n["state"] != "CONFIRMED" for n in ns if n["night"] >= "2026-02-01"))' "$TRASH/twolow.json"
+confirmed_from twolow 2026-02-01
 
 mk drift -n 40 drift:21:0.004
 judge drift 1
