@@ -98,11 +98,22 @@ struct base {
 /* A recurring regime: the baseline split in two by 1-D 2-means (the
  * split of the sorted nights with the largest between-group sum of
  * squares) is two modes when each group has at least two nights and they
- * lie apart by min_effect and by 3 pooled within-group deviations (node
- * placement, a slower switch, one rack's clocks); the group with at most
- * 45% of the nights is the mode (for one normal the best split gives
- * halves 2.7 deviations apart). Sets the night's reg_* fields: reg_hi is
- * a slow mode, reg_lo a fast one, NAN when there is none. */
+ * lie apart by min_effect and by split_sep(n) pooled within-group
+ * deviations (node placement, a slower switch, one rack's clocks); the
+ * group with at most 45% of the nights is the mode (for one normal the
+ * best split gives halves 2.7 deviations apart). Sets the night's reg_*
+ * fields: reg_hi is a slow mode, reg_lo a fast one, NAN when there is
+ * none. */
+/* The separation two modes of n nights need: the 95th percentile of that
+ * split for one normal's nights (bench/regime-split.py), at least 3. At 3
+ * alone, 28% of 30-night baselines of one normal had a mode, and a small
+ * rise within it was no change; 6% of 90-night ones. */
+static double
+split_sep(size_t n)
+{
+	return fmax(3, 2.36 + 6.2 / sqrt((double)n));
+}
+
 static void
 find_regime(struct vnight *v, const struct base *b, const struct policy *p, int fit)
 {
@@ -133,7 +144,7 @@ find_regime(struct vnight *v, const struct base *b, const struct policy *p, int 
 	double sp = fmax(sqrt(fmax(wss, 0) / (double)(n - 2)), p->noise_floor * ml);
 	if (fit)
 		mixture_fit(&v->mix, x, n, ml, mh, sp, p->noise_floor * ml);
-	if (mh - ml < fmax(p->min_effect * ml, 3 * sp))
+	if (mh - ml < fmax(p->min_effect * ml, split_sep(n) * sp))
 		return;
 	/* Two modes when one group holds at most 45% of the nights (one
 	 * normal splits in halves): a level within either is no change. */
@@ -801,6 +812,40 @@ renamed_first(const struct judge *j, size_t conf, size_t i)
 	return nearer_new(j, lo, hi, i, mu, lim, VB_SLOWER, (size_t)j->p->tail_max);
 }
 
+static const char moved_how[] = "one step or ramp from it fits the episode best";
+
+/* An ongoing regression's first bad night moves on to a later night s
+ * when one step or one ramp (the deviations from first's baseline against
+ * 1, 2, 3, ...) from s fits the nights to night i better than either from
+ * first, by more than 9 squared deviations: the likelihood ratio of one
+ * more parameter at 3 deviations. A chance run of high nights before a
+ * rise, taken for the start of a drift or found by the change-point test,
+ * is no longer named once the rise's own nights outweigh it; a drift fits
+ * a ramp from where it began best and keeps its first night. One pass
+ * back from night i: a night put in front raises every later weight by 1. */
+static size_t
+moved_on(const struct judge *j, size_t first, size_t i)
+{
+	const struct vnight *w = &j->c->nights[first];
+	double mu = w->base_mean, lim = 10 * w->base_sd, sd2 = w->base_sd * w->base_sd;
+	if (isnan(mu) || !(sd2 > 0))
+		return first;
+	double sum = 0, sxw = 0, sw2 = 0, best = -1, fit = 0;
+	size_t cnt = 0, at = first;
+	for (size_t s = i + 1; s-- > first;) {
+		const struct vnight *v = &j->c->nights[s];
+		if (!eligible(v))
+			continue;
+		double d = clipped_dev(v, mu, lim);
+		cnt++;
+		sxw += sum + d, sum += d, sw2 += (double)cnt * (double)cnt;
+		fit = fmax(sum > 0 ? sum * sum / (double)cnt : 0, sxw > 0 ? sxw * sxw / sw2 : 0);
+		if (cnt >= 3 && s > first && fit > best)
+			best = fit, at = s;
+	}
+	return best > fit + 9 * sd2 ? at : first;
+}
+
 /* Nights first .. to-1 are no longer part of the episode (its first bad
  * night moved on): they are judged by their own verdicts again. */
 static void
@@ -887,6 +932,11 @@ judge_night(struct judge *j, size_t i, int last)
 			if (f > first)
 				unsettle(j, first, f);
 			first = f;
+		}
+		size_t f = moved_on(j, first, i);
+		if (f > first) {
+			unsettle(j, first, f);
+			first = f, how = moved_how;
 		}
 	} else if (!dir && (dir = tail_confirms(j, i, ongoing, &first, &tmax)) != VB_NONE) {
 		how = tail_how;

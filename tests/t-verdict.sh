@@ -93,6 +93,28 @@ mk twolow $NOISE1 -S 100261 shift:31:1.05
 json twolow twolow
 confirmed_from twolow 2026-02-01
 
+# A 5% rise after a chance run of high nights (2026-01-25 and -26 1.5% up):
+# confirmed on its third night, 2026-02-02, the change-point test names
+# 2026-01-22; one night later one step from 2026-01-31 fits the episode
+# better than one step or ramp from 2026-01-22, and names it.
+mk prerun $NOISE1 -S 50001 shift:31:1.05
+json prerun prerun-02 --night 2026-02-02
+expect_state prerun-02 "CONFIRMED 2026-01-22 change point"
+json prerun prerun-03 --night 2026-02-03
+expect_state prerun-03 "CONFIRMED 2026-01-31 one step or ramp from it fits the episode best"
+json prerun prerun
+expect_state prerun "CONFIRMED 2026-01-31 one step or ramp from it fits the episode best"
+confirmed_from prerun 2026-02-02
+
+# A 2% rise at 1% noise after 30 nights of one normal whose best split
+# lies 3.1 deviations apart: no slow mode at 30 nights (one normal's split
+# lies that far apart in about 1 baseline in 5), so the rise is no run of
+# slow-mode nights and is confirmed, from its first night. With modes at 3
+# deviations at any length it was never confirmed.
+mk nomode -w 0.01 -a 0.6 -s 34 -r 0.01 -n 45 -S 40397 shift:31:1.02
+json nomode nomode
+expect_state nomode "CONFIRMED 2026-01-31 change point"
+
 mk drift -n 40 drift:21:0.004
 judge drift 1
 t_grep "drift: confirmed, first bad night within the drift" '"first_bad_night": "2026-01-(2[1-9]|3[0-9])"' "$TRASH/drift.json"
