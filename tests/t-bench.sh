@@ -59,6 +59,11 @@ smoke parse "^Success,2\.545," "^\(a\) [0-9]+ bytes: llmb ${N}s, grep -c ${N}s" 
 # (each noise level: llmb, then Otava's analysis; without numpy, llmb alone)
 if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
 	t_ok "bench/edivisive.py --self-test" /usr/bin/python3 bench/edivisive.py --self-test
+	# where the verdict's separation of two modes comes from: 8 lengths
+	/usr/bin/python3 bench/regime-split.py 100 >"$TRASH/regime-split.out" 2>&1
+	t_ok "bench/regime-split.py: a row per length, the rule at 30 nights 3.49" \
+		test "$(grep -cE '^\| [0-9]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+% / [0-9.]+% \| [0-9.]+% / [0-9.]+% \|$' "$TRASH/regime-split.out")" = 8 -a \
+		"$(grep -c '^| 30 | .* | 3\.49 |' "$TRASH/regime-split.out")" = 1
 	DHEAD="^\| case \| goal \| 0\.5% after \| 0\.5% otava \| 1\.0% after \| 1\.0% otava \|"
 	DFA="^\| false alarms / 1,000 stationary nights \| <= 1 \| $N \| $N \| $N \| $N \| $N \| $N \|$"
 else
