@@ -36,6 +36,14 @@ jint(long v)
 	return v >= 0 ? json_integer(v) : json_null();
 }
 
+/* A peak memory in bytes, or null when the log's figure is none a JSON
+ * integer holds (a corrupt line: 7e29 bytes is no measurement). */
+static json_t *
+peak_json(double v)
+{
+	return v >= 0 && v < 9e18 ? json_integer((json_int_t)v) : json_null();
+}
+
 static json_t *
 stats_json(const struct lp_stats *st, int sample_std)
 {
@@ -91,7 +99,7 @@ lp_result_json(const struct lp_result *r, int sample_std)
 			      "step_time", stats_json(&r->time, sample_std),
 			      "tflops_per_gpu", stats_json(&r->tflops, sample_std),
 			      "last_step", sample_json(lp_last(r)), "samples", samples, "checkpoints", ckpts,
-			      "peak_memory_bytes", isnan(r->peak_mem) ? json_null() : json_integer((json_int_t)r->peak_mem),
+			      "peak_memory_bytes", peak_json(r->peak_mem),
 			      "step_lines", (json_int_t)r->step_lines, "duplicate_lines", (json_int_t)r->duplicates,
 			      "skipped_long_lines", (json_int_t)r->long_lines,
 			      "malformed_lines", (json_int_t)r->malformed,
