@@ -3,7 +3,8 @@
 # its corpus (build/fuzz/corpus-TARGET, grown across runs, seeded from the
 # project's recipes or test logs) and prints one line of figures per target:
 # executions, corpus size, crashes. A crash leaves its input in
-# build/fuzz/crash-* and makes the exit status 1.
+# build/fuzz/crash-* and makes the exit status 1; each crash is replayed with
+# the target's stderr kept (LLMB_FUZZ_STDERR=1), where the sanitizer's report shows.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 secs=$1
@@ -31,6 +32,13 @@ for t in "$@"; do
 	echo "fuzz-$t: ${secs} s, ${execs:-?} executions, corpus $(find "$corpus" -type f | wc -l) inputs, $crashes crash file(s), exit $st"
 	if [ "$st" != 0 ]; then
 		grep -E 'ERROR|SUMMARY|==[0-9]+==' "$log" | head -n 20
+		# A crash inside the parser is reported while the target
+		# silences stderr: replay each with it kept.
+		for c in "$B/fuzz/crash-$t-"*; do
+			[ -f "$c" ] || continue
+			echo "replay of $c:"
+			LLMB_FUZZ_STDERR=1 "$bin" "$c" 2>&1 | grep -E 'runtime error|ERROR|SUMMARY|^ +#[0-9]+ ' | head -n 20
+		done
 		rc=1
 	fi
 done
