@@ -95,6 +95,16 @@ struct base {
 	size_t n;
 };
 
+/* The separation two modes of n nights need: the 95th percentile of that
+ * split for one normal's nights (bench/regime-split.py), at least 3. At 3
+ * alone, 27% of 30-night baselines of one normal had a mode, and a small
+ * rise within it was no change; 6% of 90-night ones. */
+static double
+split_sep(size_t n)
+{
+	return fmax(3, 2.36 + 6.2 / sqrt((double)n));
+}
+
 /* A recurring regime: the baseline split in two by 1-D 2-means (the
  * split of the sorted nights with the largest between-group sum of
  * squares) is two modes when each group has at least two nights and they
@@ -104,16 +114,6 @@ struct base {
  * best split gives halves 2.7 deviations apart). Sets the night's reg_*
  * fields: reg_hi is a slow mode, reg_lo a fast one, NAN when there is
  * none. */
-/* The separation two modes of n nights need: the 95th percentile of that
- * split for one normal's nights (bench/regime-split.py), at least 3. At 3
- * alone, 28% of 30-night baselines of one normal had a mode, and a small
- * rise within it was no change; 6% of 90-night ones. */
-static double
-split_sep(size_t n)
-{
-	return fmax(3, 2.36 + 6.2 / sqrt((double)n));
-}
-
 static void
 find_regime(struct vnight *v, const struct base *b, const struct policy *p, int fit)
 {
