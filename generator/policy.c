@@ -33,10 +33,10 @@ static const struct knob {
 	{"cp_alpha", K_REAL, offsetof(struct policy, cp_alpha), 0.01, 1e-9, 0.5},
 	{"cp_min_after", K_INT, offsetof(struct policy, cp_min_after), 3, 2, 1000},
 	{"cp_window", K_INT, offsetof(struct policy, cp_window), 60, 4, 100000},
-	{"tail_alpha", K_REAL, offsetof(struct policy, tail_alpha), 0.0003, 0, 0.5},
+	{"tail_alpha", K_REAL, offsetof(struct policy, tail_alpha), 0.0002, 0, 0.5},
 	{"tail_alpha_pair", K_REAL, offsetof(struct policy, tail_alpha_pair), 0.0002, 0, 0.5}, /* most chance runs are pairs */
 	{"noise_ref", K_REAL, offsetof(struct policy, noise_ref), 0.0125, 0.0001, 1}, /* noisier: min_effect gates nothing */
-	{"ramp_alpha", K_REAL, offsetof(struct policy, ramp_alpha), 0.0006, 0, 0.5}, /* a drift against a steady rise */
+	{"ramp_alpha", K_REAL, offsetof(struct policy, ramp_alpha), 0.0009, 0, 0.5}, /* a drift against a steady rise */
 	{"ramp_min", K_INT, offsetof(struct policy, ramp_min), 4, 2, 1000}, /* fewer nights: the tail's means suffice */
 	{"tail_max", K_INT, offsetof(struct policy, tail_max), 8, 2, 1000},
 	{"ramp_max", K_INT, offsetof(struct policy, ramp_max), 8, 2, 1000}, /* longer: more tests, little more signal */

@@ -320,6 +320,27 @@ base_mixture_sf(struct judge *j, size_t k, double level, double L, int dir)
 	return isnan(w->mix.lo) ? 0 : mixture_sf(&w->mix, level, L, dir == VB_SLOWER ? 1 : -1);
 }
 
+/* The deviation the tail and ramp tests divide by: the baseline's, or
+ * that of the regime window's nights when larger. Most chance runs stand
+ * on a 30-night deviation that is low by chance (0.77% where the truth is
+ * 1.05%); the longer window seldom is, and with the t-test's degrees of
+ * freedom kept at the baseline's, a long history's false alarms halve
+ * while a young one (30 nights: both windows the same) is judged as
+ * before. A level that really moved is in neither window. */
+static double
+test_sd(struct judge *j, size_t k)
+{
+	struct vnight *w = &j->c->nights[k];
+	if (!(w->long_sd > 0)) {
+		struct base b;
+		collect_base(j, k, &b, j->p->regime_window);
+		w->long_sd = w->base_sd;
+		if (b.n > w->base_n)
+			w->long_sd = fmax(w->base_sd, stats_std(b.m, b.n));
+	}
+	return w->long_sd;
+}
+
 /* M of the last K eligible nights of the segment (night i included) went
  * the same way as night i, and M of them, night i one of them, agree on
  * the size of the change within confirm_ratio: a sustained shift keeps its
@@ -672,7 +693,7 @@ tail_confirms(struct judge *j, size_t i, int ongoing, size_t *first, double *tma
 		 * slow mode the baseline has seen is none. */
 		if (dir == VB_SLOWER ? m - v->mean > 2.5 * w->base_sd : v->mean - m > 2.5 * w->base_sd)
 			continue;
-		double t = (m - mu) / (w->base_sd * sqrt(1.0 / (double)used + 1.0 / (double)w->base_n));
+		double t = (m - mu) / (test_sd(j, k) * sqrt(1.0 / (double)used + 1.0 / (double)w->base_n));
 		*tmax = fmax(*tmax, fabs(t));
 		/* two nights, or two left beside a spike: the pair's level */
 		double alpha = (used == 2 ? p->tail_alpha_pair : p->tail_alpha) * noise_scale(p, w);
@@ -708,7 +729,7 @@ tail_confirms(struct judge *j, size_t i, int ongoing, size_t *first, double *tma
 		double level = mu + sxw / sw2 * (double)L, e = (level - mu) / mu;
 		if ((e > 0) != (dir == VB_SLOWER) || fabs(e) < p->min_effect)
 			continue;
-		double t = sxw / (w->base_sd * sqrt(sw2 + sw * sw / (double)w->base_n));
+		double t = sxw / (test_sd(j, kw) * sqrt(sw2 + sw * sw / (double)w->base_n));
 		*tmax = fmax(*tmax, fabs(t));
 		double alpha = p->ramp_alpha * noise_scale(p, w);
 		if (!(fabs(t) > best) || !(stats_t_sf(fabs(t), (double)w->base_n - 1) < alpha))
@@ -946,11 +967,13 @@ judge_night(struct judge *j, size_t i, int last)
 		first = streak_first(j, i, dir);
 		ncp = changepoints(j, i, i + 1, cps, ps, 16);
 		first = name_first_bad(j, first, i, dir, cps, ncp, &how);
-	} else if ((v->vb != VB_SAME || fabs(v->effect) >= p->min_effect) && tmax >= 2.5 && leaning(j, i)) {
+	} else if ((v->vb != VB_SAME || fabs(v->effect) >= p->min_effect) && tmax >= 3 && leaning(j, i)) {
 		/* The change-point test runs where something may have moved: a
 		 * night at its baseline's level, or recent nights that together
-		 * are not 2.5 deviations off (the tail test's statistic), cannot
-		 * confirm anything, and skipping them keeps long histories fast.
+		 * are not 3 deviations off (the tail test's statistic), cannot
+		 * confirm anything (at 2.5, runs of slow-mode nights did: a
+		 * third of the false alarms on bimodal nights were change
+		 * points), and skipping them keeps long histories fast.
 		 * It looks at the nights before night i, which only has to go on
 		 * the same way. */
 		ncp = changepoints(j, i, i, cps, ps, 16);

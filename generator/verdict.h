@@ -41,6 +41,7 @@ struct vnight {
 	struct mixture mix;      /* the baseline as two normals (mix.lo NAN: none) */
 	int mix_done;            /* mix is set (fitted when first needed) */
 	int reg_done;            /* reg_* are set (computed when first needed) */
+	double long_sd;          /* the tail tests' deviation (test_sd), 0 until first needed */
 	int quarantined;
 	int vref;                /* verdict vs reference */
 	double ref, tol, ref_effect;

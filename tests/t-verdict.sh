@@ -93,18 +93,21 @@ mk twolow $NOISE1 -S 100261 shift:31:1.05
 json twolow twolow
 confirmed_from twolow 2026-02-01
 
-# A 5% rise after a chance run of high nights (2026-01-25 and -26 1.5% up):
-# confirmed on its third night, 2026-02-02, the change-point test names
-# 2026-01-22; one night later one step from 2026-01-31 fits the episode
-# better than one step or ramp from 2026-01-22, and names it.
-mk prerun $NOISE1 -S 50001 shift:31:1.05
-json prerun prerun-02 --night 2026-02-02
-expect_state prerun-02 "CONFIRMED 2026-01-22 change point"
-json prerun prerun-03 --night 2026-02-03
-expect_state prerun-03 "CONFIRMED 2026-01-31 one step or ramp from it fits the episode best"
+# A 5% rise after a chance high night (2026-01-28, 3% up): confirmed on
+# its second night, 2026-02-01, as a tail from 2026-01-28; while it goes
+# on, 2026-02-06 still names 2026-01-28, and on 2026-02-07 one step from
+# 2026-01-31 fits the episode better than one step or ramp from
+# 2026-01-28, and names it.
+mk prerun $NOISE1 -S 50258 shift:31:1.05
+json prerun prerun-01 --night 2026-02-01
+expect_state prerun-01 "CONFIRMED 2026-01-28 first night of the shifted tail"
+json prerun prerun-06 --night 2026-02-06
+expect_state prerun-06 "CONFIRMED 2026-01-28 first night of the shifted tail"
+json prerun prerun-07 --night 2026-02-07
+expect_state prerun-07 "CONFIRMED 2026-01-31 one step or ramp from it fits the episode best"
 json prerun prerun
 expect_state prerun "CONFIRMED 2026-01-31 one step or ramp from it fits the episode best"
-confirmed_from prerun 2026-02-02
+confirmed_from prerun 2026-02-01
 
 # A 2% rise at 1% noise after 30 nights of one normal whose best split
 # lies 3.1 deviations apart: no slow mode at 30 nights (one normal's split
