@@ -118,6 +118,14 @@ mk nomode -w 0.01 -a 0.6 -s 34 -r 0.01 -n 45 -S 40397 shift:31:1.02
 json nomode nomode
 expect_state nomode "CONFIRMED 2026-01-31 change point"
 
+# One normal at 1% noise for 116 nights; the last two stand 1.5% and 3.5%
+# up, against 30 nights whose deviation is low by chance (0.80%; 0.94%
+# over 90 nights). Against the 30-night deviation the pair confirmed (a
+# false alarm); against the larger it is a suspect night.
+mk lowdev -w 0.01 -a 0.6 -s 34 -r 0.01 -n 116 -S 200124
+json lowdev lowdev
+expect_state lowdev "SUSPECT - -"
+
 mk drift -n 40 drift:21:0.004
 judge drift 1
 t_grep "drift: confirmed, first bad night within the drift" '"first_bad_night": "2026-01-(2[1-9]|3[0-9])"' "$TRASH/drift.json"
