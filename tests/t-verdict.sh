@@ -126,6 +126,17 @@ mk lowdev -w 0.01 -a 0.6 -s 34 -r 0.01 -n 116 -S 200124
 json lowdev lowdev
 expect_state lowdev "SUSPECT - -"
 
+# A 2% rise at 1% noise whose first three nights stood near 4% up,
+# confirmed on its second night; its fourth night, 1.4% up, lies below the
+# middle and 2 deviations below the episode's level. One such night is no
+# fix (the last nights are far from 12 times likelier at the old level):
+# the regression stays CONFIRMED with its first night, instead of ending
+# and being confirmed again five nights later.
+mk flap -w 0.01 -a 0.6 -s 34 -r 0.01 -n 45 -S 400141 shift:31:1.02
+json flap flap
+expect_state flap "CONFIRMED 2026-01-31 first night of the shifted tail"
+confirmed_from flap 2026-02-01
+
 mk drift -n 40 drift:21:0.004
 judge drift 1
 t_grep "drift: confirmed, first bad night within the drift" '"first_bad_night": "2026-01-(2[1-9]|3[0-9])"' "$TRASH/drift.json"
