@@ -81,7 +81,7 @@ fi
 
 if [ -z "${DETECT_SPEED_ONLY:-}" ]; then
 	# The curve any gate on the last nights' mean sits on (1% noise).
-	echo "An idealised tail test at 1% noise (bench/detect-ceiling.py):"
+	echo "An idealised tail test, and tail and ramp tests together, at 1% noise (bench/detect-ceiling.py):"
 	/usr/bin/python3 bench/detect-ceiling.py ${DETECT_SMOKE:+--smoke} || exit 2
 fi
 [ -n "${DETECT_SKIP_SPEED:-}" ] && exit 0
