@@ -25,43 +25,38 @@ import sys
 SIG, BASE, LMAX = 1.06, 30, 8
 
 
-def tail_stat(x):
-    """The largest tail t statistic of each night (0 before BASE + 1)."""
+def windows(x, lmin):
+    """For each night i: (i, L, f, mu, sd) for the windows of the last L =
+    lmin..LMAX nights (f the first), against the BASE nights before f."""
     cs, cs2 = [0.0], [0.0]
     for v in x:
         cs.append(cs[-1] + v)
         cs2.append(cs2[-1] + v * v)
-    out = [0.0] * len(x)
-    for i in range(BASE + 1, len(x)):
-        best = 0.0
-        for L in range(2, LMAX + 1):
+    for i in range(BASE + lmin - 1, len(x)):
+        for L in range(lmin, min(LMAX, i - BASE + 1) + 1):
             f = i - L + 1
-            if f < BASE:
-                break
             mu = (cs[f] - cs[f - BASE]) / BASE
             sd = math.sqrt(max((cs2[f] - cs2[f - BASE]) - BASE * mu * mu, 0) / (BASE - 1))
-            m = (cs[i + 1] - cs[f]) / L
-            best = max(best, (m - mu) / (sd * math.sqrt(1 / L + 1 / BASE)))
-        out[i] = best
+            yield i, L, f, mu, sd, cs
+
+
+def tail_stat(x):
+    """The largest tail t statistic of each night (0 before BASE + 1)."""
+    out = [0.0] * len(x)
+    for i, L, f, mu, sd, cs in windows(x, 2):
+        m = (cs[i + 1] - cs[f]) / L
+        out[i] = max(out[i], (m - mu) / (sd * math.sqrt(1 / L + 1 / BASE)))
     return out
 
 
 def ramp_stat(x):
-    """The largest ramp t statistic of each night (0 before BASE + 4)."""
+    """The largest ramp t statistic of each night (0 before BASE + 3):
+    weights 1..L, each night winsorized to 3 deviations."""
     out = [0.0] * len(x)
-    for i in range(BASE + 3, len(x)):
-        best = 0.0
-        for L in range(4, LMAX + 1):
-            f = i - L + 1
-            if f < BASE:
-                break
-            b = x[f - BASE:f]
-            mu = sum(b) / BASE
-            sd = math.sqrt(sum((v - mu) ** 2 for v in b) / (BASE - 1))
-            sxw = sum((a + 1) * min(max(x[f + a] - mu, -3 * sd), 3 * sd) for a in range(L))
-            sw, sw2 = L * (L + 1) / 2, L * (L + 1) * (2 * L + 1) / 6
-            best = max(best, sxw / (sd * math.sqrt(sw2 + sw * sw / BASE)))
-        out[i] = best
+    for i, L, f, mu, sd, _ in windows(x, 4):
+        sxw = sum((a + 1) * min(max(x[f + a] - mu, -3 * sd), 3 * sd) for a in range(L))
+        sw, sw2 = L * (L + 1) / 2, L * (L + 1) * (2 * L + 1) / 6
+        out[i] = max(out[i], sxw / (sd * math.sqrt(sw2 + sw * sw / BASE)))
     return out
 
 
