@@ -917,7 +917,11 @@ back_evidence(const struct judge *j, size_t first, size_t i, double mu, double l
  * a 2% rise at 1% noise, and without it one in seven such rises ended
  * within ten nights and was confirmed again (one in ten with it). A 5%
  * fix at 1% noise is recognised within two nights about as often (99.0%
- * of 600 against 99.3%); at 2% noise one in 25 more needs a third. */
+ * of 600 against 99.3%); at 2% noise one in 25 more needs a third. Only
+ * while the episode's level lies min_effect and 1.5 deviations from the
+ * old one: closer, two nights at the old level could not tell them apart,
+ * and an episode whose median came back (a bimodal history's slow mode
+ * taken for a regression) stayed CONFIRMED for good. */
 static int
 fell_back(const struct judge *j, size_t i, size_t first)
 {
@@ -932,7 +936,7 @@ fell_back(const struct judge *j, size_t i, size_t first)
 	if (!(up ? v->mean <= mu + 1.5 * sd : v->mean >= mu - 1.5 * sd) &&
 	    !(pv && pv > f && (up ? pv->mean < fmin(mid, level - sd) : pv->mean > fmax(mid, level + sd))))
 		return 0;
-	return !(sd > 0) || back_evidence(j, first, i, mu, level, sd) >= 2.5;
+	return !(sd > 0) || fabs(level - mu) < fmax(j->p->min_effect * mu, 1.5 * sd) || back_evidence(j, first, i, mu, level, sd) >= 2.5;
 }
 
 static void

@@ -137,6 +137,16 @@ json flap flap
 expect_state flap "CONFIRMED 2026-01-31 first night of the shifted tail"
 confirmed_from flap 2026-02-01
 
+# Bimodal nights at 0.5% noise (30% of them 3% slower): a run of slow
+# nights is confirmed on 2026-04-18 and its episode's median comes back
+# to the old level as fast nights follow. It ends there, by the fall-back
+# rule alone: no night at the old level can be likelier there than at a
+# level that is the same, and the likelihood test kept it CONFIRMED to
+# the last night.
+mk stuck -w 0.01 -a 0.6 -s 34 -r 0.005 -n 200 -S 300217 bimodal:0.3:1.03
+json stuck stuck
+expect_state stuck "INCONCLUSIVE - -"
+
 mk drift -n 40 drift:21:0.004
 judge drift 1
 t_grep "drift: confirmed, first bad night within the drift" '"first_bad_night": "2026-01-(2[1-9]|3[0-9])"' "$TRASH/drift.json"
