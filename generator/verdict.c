@@ -261,15 +261,16 @@ eligible(const struct vnight *v)
 }
 
 /* A quarantined night that no rule confirmed while it could (confirm_k
- * nights) returns into the baseline, unless it was off by large_effect or
- * more: a recurring slow mode (node placement, a slower switch) is part of
- * the noise, and a baseline purged of it would flag its next night; a
- * spike stays out. later: the eligible nights between it and the judged
- * night. */
+ * nights), or one of a confirmed episode that fell back within confirm_k
+ * nights (brief), returns into the baseline, unless it was off by
+ * large_effect or more: a recurring slow mode (node placement, a slower
+ * switch) is part of the noise, and a baseline purged of it would flag
+ * its next night; a spike stays out. later: the eligible nights between
+ * it and the judged night. */
 static int
 released(const struct judge *j, const struct vnight *v, int later)
 {
-	return !v->confirmed && later >= j->p->confirm_k - 1 && fabs(v->effect) < j->p->large_effect;
+	return (!v->confirmed || v->brief) && later >= j->p->confirm_k - 1 && fabs(v->effect) < j->p->large_effect;
 }
 
 static void
@@ -520,7 +521,7 @@ settle(struct judge *j, size_t first, size_t i, int dir)
 	for (size_t k = first; k <= i; k++) {
 		struct vnight *v = &j->c->nights[k];
 		if (eligible(v))
-			v->quarantined = dir == VB_SLOWER, v->confirmed = 1;
+			v->quarantined = dir == VB_SLOWER, v->confirmed = 1, v->brief = 0;
 	}
 	if (dir == VB_FASTER)
 		j->auto_day = j->c->nights[first].day;
@@ -939,6 +940,23 @@ fell_back(const struct judge *j, size_t i, size_t first)
 	return !(sd > 0) || fabs(level - mu) < fmax(j->p->min_effect * mu, 1.5 * sd) || back_evidence(j, first, i, mu, level, sd) >= 2.5;
 }
 
+/* A confirmed episode from night first that fell back on night i after
+ * at most confirm_k nights: its nights are brief, and return into the
+ * baseline (released). Kept out, a slow mode whose first nights were
+ * confirmed was never learned and was confirmed again on its next run (at
+ * 0.5% noise one bimodal history of 300 alarmed 8 times); a regression
+ * that lasted longer than that stays out. */
+static void
+brief_episode(struct judge *j, size_t first, size_t i)
+{
+	size_t n = 0;
+	for (size_t k = first; k < i; k++)
+		n += eligible(&j->c->nights[k]);
+	if (n <= (size_t)j->p->confirm_k)
+		for (size_t k = first; k < i; k++)
+			j->c->nights[k].brief = 1;
+}
+
 static void
 judge_night(struct judge *j, size_t i, int last)
 {
@@ -976,6 +994,7 @@ judge_night(struct judge *j, size_t i, int last)
 	const char *how = "first night of the confirmed streak";
 	if (fixed) {
 		/* the regression was fixed: nothing confirms on this night */
+		brief_episode(j, (size_t)pv->first_bad, i);
 	} else if (ongoing) {
 		/* A confirmed regression stays CONFIRMED, with its first bad
 		 * night, until a night falls back. */

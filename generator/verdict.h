@@ -43,6 +43,7 @@ struct vnight {
 	int reg_done;            /* reg_* are set (computed when first needed) */
 	double long_sd;          /* the tail tests' deviation (test_sd), 0 until first needed */
 	int quarantined;
+	int brief;               /* of a confirmed episode that fell back within confirm_k nights */
 	int vref;                /* verdict vs reference */
 	double ref, tol, ref_effect;
 	int state;

@@ -37,6 +37,15 @@ import json, sys
 ns = json.load(open(sys.argv[1]))["configurations"][0]["nights"]
 sys.exit(any(n["state"] != "CONFIRMED" for n in ns if n["night"] >= sys.argv[2]))' "$TRASH/$1.json" "$2"
 }
+# alarms NAME NIGHT...: the nights on which NAME's confirmed episodes began
+alarms() {
+	local n=$1; shift
+	t_ok "$n: alarms on $*" test "$(/usr/bin/python3 -c '
+import json, sys
+ns = json.load(open(sys.argv[1]))["configurations"][0]["nights"]
+c = [x["state"] == "CONFIRMED" for x in ns]
+print(" ".join(ns[i]["night"] for i in range(len(ns)) if c[i] and (i == 0 or not c[i - 1])))' "$TRASH/$n.json")" = "$*"
+}
 
 mk pass -n 8
 judge pass 0
@@ -146,6 +155,15 @@ confirmed_from flap 2026-02-01
 mk stuck -w 0.01 -a 0.6 -s 34 -r 0.005 -n 200 -S 300217 bimodal:0.3:1.03
 json stuck stuck
 expect_state stuck "INCONCLUSIVE - -"
+
+# Bimodal nights at 0.5% noise (30% of them 3% slower) whose first run of
+# slow nights is confirmed on 2026-01-11 and falls back two nights
+# later. Those nights return into the baseline, so the slow mode is
+# learned and its later runs are no regression: one alarm in 100 nights.
+# With a confirmed episode's nights kept out for good there were seven.
+mk recur -w 0.01 -a 0.6 -s 34 -r 0.005 -n 100 -S 300217 bimodal:0.3:1.03
+json recur recur
+alarms recur 2026-01-11
 
 mk drift -n 40 drift:21:0.004
 judge drift 1
