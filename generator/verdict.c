@@ -949,10 +949,7 @@ fell_back(const struct judge *j, size_t i, size_t first)
 static void
 brief_episode(struct judge *j, size_t first, size_t i)
 {
-	size_t n = 0;
-	for (size_t k = first; k < i; k++)
-		n += eligible(&j->c->nights[k]);
-	if (n <= (size_t)j->p->confirm_k)
+	if (eligible_between(j, first, i) <= (size_t)j->p->confirm_k)
 		for (size_t k = first; k < i; k++)
 			j->c->nights[k].brief = 1;
 }
