@@ -20,6 +20,7 @@
 #include "policy.h"
 #include "verdict.h"
 #include "util.h"
+#include "quiet.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -60,12 +61,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FILE *f = fopen(path, "wb");
 	if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0)
 		abort();
-	int saved = dup(2), null = open("/dev/null", O_WRONLY);
-	/* The parser's messages stay out of the fuzz log; tests/fuzz/run.sh
-	 * replays a crash with LLMB_FUZZ_STDERR=1, where the sanitizer's
-	 * report, written while they are silenced, shows. */
-	if (!getenv("LLMB_FUZZ_STDERR"))
-		dup2(null, 2);
+	int saved = quiet_begin();
 	struct history h, full;
 	int errs = history_load(path, &h);
 	/* What a clean read claims must hold together. */
@@ -109,8 +105,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(line);
 	}
 	diag_reset();
-	dup2(saved, 2);
-	close(saved);
-	close(null);
+	quiet_end(saved);
 	return 0;
 }

@@ -13,6 +13,7 @@
 
 #include "logparse.h"
 #include "util.h"
+#include "quiet.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -32,12 +33,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		{LP_MAXTEXT, 1, 2, LP_INDEX_ONE, 0, 1},
 		{LP_MBRIDGE, 2, 2, LP_INDEX_DEFAULT, 3, 0},
 	};
-	int saved = dup(2), null = open("/dev/null", O_WRONLY);
-	/* The parser's messages stay out of the fuzz log; tests/fuzz/run.sh
-	 * replays a crash with LLMB_FUZZ_STDERR=1, where the sanitizer's
-	 * report, written while they are silenced, shows. */
-	if (!getenv("LLMB_FUZZ_STDERR"))
-		dup2(null, 2);
+	int saved = quiet_begin();
 	for (size_t i = 0; i < sizeof opts / sizeof *opts; i++) {
 		struct lp_result r;
 		lp_parse_file(path, &opts[i], &r);
@@ -55,8 +51,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		json_decref(j);
 		lp_result_free(&r);
 	}
-	dup2(saved, 2);
-	close(saved);
-	close(null);
+	quiet_end(saved);
 	return 0;
 }
