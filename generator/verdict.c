@@ -937,7 +937,10 @@ fell_back(const struct judge *j, size_t i, size_t first)
 	if (!(up ? v->mean <= mu + 1.5 * sd : v->mean >= mu - 1.5 * sd) &&
 	    !(pv && pv > f && (up ? pv->mean < fmin(mid, level - sd) : pv->mean > fmax(mid, level + sd))))
 		return 0;
-	return !(sd > 0) || fabs(level - mu) < fmax(j->p->min_effect * mu, 1.5 * sd) || back_evidence(j, first, i, mu, level, sd) >= 2.5;
+	/* the likelihood test only where the two levels can be told apart */
+	if (!(sd > 0) || fabs(level - mu) < fmax(j->p->min_effect * mu, 1.5 * sd))
+		return 1;
+	return back_evidence(j, first, i, mu, level, sd) >= 2.5;
 }
 
 /* A confirmed episode from night first that fell back on night i after
