@@ -73,7 +73,7 @@ else
 fi
 smoke detect "$DHEAD" "$DFA" \
 	"^\| 5% rise confirmed within 2 nights \| >= 97% \| $N% \|" "^after: judging [0-9]+ records" \
-	"^\| 3\.7 \| $N \| $N% \|$"
+	"^\| 3\.7 \| $N \| $N% \|$" "^\| 3\.7 \| $N \| $N% \| $N% \|$"
 
 if slurm_need_packages; then
 	smoke slurm-poll "^shared +4 waiters, poll 1s, $N s: [0-9]+ query\(\) calls, [0-9]+ squeue = $N squeue/min" \
