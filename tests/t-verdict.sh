@@ -73,18 +73,31 @@ judge confirmed 1
 expect_state confirmed "CONFIRMED 2026-01-12 first night of the shifted tail"
 
 # A 5% rise at 1% noise (the detection bench's series): confirmed on its
-# second night, 2026-02-01, with a first night one too late (the first,
-# 3.3% up, lay nearer the old level than the one night after it); named
-# again as the nights come in, the first bad night is 2026-01-31.
+# second night, 2026-02-01, with its first night, 3.3% up and 2.8
+# deviations off, named at once (one half of the 6.7% night after it was
+# the rule before: it named 2026-02-01 and only the next night 2026-01-31).
 NOISE1="-w 0.01 -a 0.6 -s 34 -r 0.01 -n 40"
 mk renamed $NOISE1 -S 100059 shift:31:1.05
 for night in 01 03; do
 	json renamed "renamed-$night" --night "2026-02-$night"
 done
-expect_state renamed-01 "CONFIRMED 2026-02-01 first night of the shifted tail"
+expect_state renamed-01 "CONFIRMED 2026-01-31 first night of the shifted tail"
 expect_state renamed-03 "CONFIRMED 2026-01-31 first night of the shifted tail"
 json renamed renamed
 expect_state renamed "CONFIRMED 2026-01-31 first night of the shifted tail"
+
+# One where the next night decides: the rise's first night, 3.1% up after
+# a night 3% down, is likelier noise than the first of a step to the 7.8%
+# night after it, and 2026-02-01 names itself; the next night (5.9%) shows
+# the level, and the first bad night is named again, 2026-01-31.
+mk renamed2 $NOISE1 -S 2010075 shift:31:1.05
+for night in 01 02; do
+	json renamed2 "renamed2-$night" --night "2026-02-$night"
+done
+expect_state renamed2-01 "CONFIRMED 2026-02-01 first night of the shifted tail"
+expect_state renamed2-02 "CONFIRMED 2026-01-31 first night of the shifted tail"
+json renamed2 renamed2
+expect_state renamed2 "CONFIRMED 2026-01-31 first night of the shifted tail"
 
 # One night 2.4 deviations low inside that rise (2026-02-03, 2.3% up) does
 # not end it: it stays one confirmed regression, not two alarms.
