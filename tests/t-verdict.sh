@@ -30,6 +30,8 @@ judge() {
 json() { local d=$1 o=$2; shift 2; (cd "$TRASH/$d" && "$LLMB" judge --install . --format=json "$@") >"$TRASH/$o.json"; }
 state() { /usr/bin/python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["configurations"][0]; print(c["state"], c.get("first_bad_night","-"), c.get("first_bad_how","-"))' "$TRASH/$1.json"; }
 expect_state() { local n=$1; shift; t_ok "$n: $*" test "$(state "$n")" = "$*"; }
+# state_on NAME NIGHT STATE...: NAME judged as of NIGHT (its JSON NAME-DD, DD the day) has STATE
+state_on() { local n=$1 night=$2; shift 2; json "$n" "$n-${night##*-}" --night "$night"; expect_state "$n-${night##*-}" "$@"; }
 # confirmed_from NAME NIGHT: every night of NAME's JSON from NIGHT on is CONFIRMED
 confirmed_from() {
 	t_ok "$1: CONFIRMED on every night from $2" /usr/bin/python3 -c '
@@ -78,11 +80,8 @@ expect_state confirmed "CONFIRMED 2026-01-12 first night of the shifted tail"
 # the rule before: it named 2026-02-01 and only the next night 2026-01-31).
 NOISE1="-w 0.01 -a 0.6 -s 34 -r 0.01 -n 40"
 mk renamed $NOISE1 -S 100059 shift:31:1.05
-for night in 01 03; do
-	json renamed "renamed-$night" --night "2026-02-$night"
-done
-expect_state renamed-01 "CONFIRMED 2026-01-31 first night of the shifted tail"
-expect_state renamed-03 "CONFIRMED 2026-01-31 first night of the shifted tail"
+state_on renamed 2026-02-01 "CONFIRMED 2026-01-31 first night of the shifted tail"
+state_on renamed 2026-02-03 "CONFIRMED 2026-01-31 first night of the shifted tail"
 json renamed renamed
 expect_state renamed "CONFIRMED 2026-01-31 first night of the shifted tail"
 
@@ -91,19 +90,15 @@ expect_state renamed "CONFIRMED 2026-01-31 first night of the shifted tail"
 # night after it, and 2026-02-01 names itself; the next night (5.9%) shows
 # the level, and the first bad night is named again, 2026-01-31.
 mk renamed2 $NOISE1 -S 2010075 shift:31:1.05
-for night in 01 02; do
-	json renamed2 "renamed2-$night" --night "2026-02-$night"
-done
-expect_state renamed2-01 "CONFIRMED 2026-02-01 first night of the shifted tail"
-expect_state renamed2-02 "CONFIRMED 2026-01-31 first night of the shifted tail"
+state_on renamed2 2026-02-01 "CONFIRMED 2026-02-01 first night of the shifted tail"
+state_on renamed2 2026-02-02 "CONFIRMED 2026-01-31 first night of the shifted tail"
 json renamed2 renamed2
 expect_state renamed2 "CONFIRMED 2026-01-31 first night of the shifted tail"
 
 # One night 2.4 deviations low inside that rise (2026-02-03, 2.3% up) does
 # not end it: it stays one confirmed regression, not two alarms.
 mk onelow $NOISE1 -S 100007 shift:31:1.05
-json onelow onelow-03 --night 2026-02-03
-expect_state onelow-03 "CONFIRMED 2026-01-31 first night of the shifted tail"
+state_on onelow 2026-02-03 "CONFIRMED 2026-01-31 first night of the shifted tail"
 json onelow onelow
 expect_state onelow "CONFIRMED 2026-01-31 first night of the shifted tail"
 confirmed_from onelow 2026-02-01
@@ -121,12 +116,9 @@ confirmed_from twolow 2026-02-01
 # 2026-01-31 fits the episode better than one step or ramp from
 # 2026-01-28, and names it.
 mk prerun $NOISE1 -S 50258 shift:31:1.05
-json prerun prerun-01 --night 2026-02-01
-expect_state prerun-01 "CONFIRMED 2026-01-28 first night of the shifted tail"
-json prerun prerun-06 --night 2026-02-06
-expect_state prerun-06 "CONFIRMED 2026-01-28 first night of the shifted tail"
-json prerun prerun-07 --night 2026-02-07
-expect_state prerun-07 "CONFIRMED 2026-01-31 one step or ramp from it fits the episode best"
+state_on prerun 2026-02-01 "CONFIRMED 2026-01-28 first night of the shifted tail"
+state_on prerun 2026-02-06 "CONFIRMED 2026-01-28 first night of the shifted tail"
+state_on prerun 2026-02-07 "CONFIRMED 2026-01-31 one step or ramp from it fits the episode best"
 json prerun prerun
 expect_state prerun "CONFIRMED 2026-01-31 one step or ramp from it fits the episode best"
 confirmed_from prerun 2026-02-01
