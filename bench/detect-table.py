@@ -117,3 +117,8 @@ for name, goal, f, fmt in rows:
     print('| ' + ' | '.join([name, goal] + [fmt % f(r, b) for r in noises for b in bins]) + ' |')
 counts = {k: len(os.listdir(os.path.join(root, noises[0], k))) // (1 + len(bins)) for k in ('stationary', 'shift5')}
 print('(%d series of 300 nights per noise level for the false alarms, %d per event)' % (counts['stationary'], counts['shift5']))
+# what a share of this many series can tell apart: the half-width of its
+# 95% interval (normal approximation) near the goals' levels
+n = max(counts['shift5'], 1)
+print('(95%% intervals of a share of %d series: %s)' % (n, ', '.join(
+    'near %d%% +-%.1f points' % (100 * q, 196 * (q * (1 - q) / n) ** 0.5) for q in (0.97, 0.91, 0.65))))

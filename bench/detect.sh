@@ -3,7 +3,8 @@
 # (tests/verdict/histgen.c: 34 steps a night, step noise 1% AR(1) with phi
 # 0.6, run-to-run noise 0.5%, 1% and 2%), and its speed on a 100,000-record
 # history. Every night is judged as if it were the latest (the per-night
-# states of one --format=json run). Prints one table; asserts nothing.
+# states of one --format=json run). Prints one table, with the 95%
+# intervals its shares are known to; asserts nothing.
 #
 #   DETECT_N=K          scales the number of series (default 1)
 #   --smoke, DETECT_SMOKE=1   a few series of each kind and a 10,000-record timing: seconds

@@ -73,6 +73,7 @@ else
 fi
 smoke detect "$DHEAD" "$DFA" \
 	"^\| 5% rise confirmed within 2 nights \| >= 97% \| $N% \|" "^after: judging [0-9]+ records" \
+	"^\(95% intervals of a share of [0-9]+ series: near 97% \+-$N points, near 91% \+-$N points, near 65% \+-$N points\)$" \
 	"^\| 3\.7 \| $N \| $N% \|$" "^\| 3\.7 \| $N \| $N% \| $N% \|$"
 
 if slurm_need_packages; then
