@@ -544,11 +544,11 @@ clipped_dev(const struct vnight *v, double mu, double lim)
  * dir's side (a night on the other side is never the first). Against a
  * rule of halves (d >= a/2), a night well beyond its baseline before a
  * larger one is the first (it was taken for noise: of 5% rises at 1%
- * noise one in 70 was named a night late) and a night of ordinary noise
+ * noise one in 33 was named a night late, one in 70 now) and a night of ordinary noise
  * before a step is not, since the count's term weighs a level one night
- * defines. */
+ * defines. Its callers' baselines have a deviation (sd > 0). */
 static size_t
-nearer_new(const struct judge *j, size_t s, size_t to, size_t i, double mu, double sd, int dir, size_t cap)
+likelier_first(const struct judge *j, size_t s, size_t to, size_t i, double mu, double sd, int dir, size_t cap)
 {
 	double lim = 10 * sd, sign = dir == VB_SLOWER ? 1 : -1;
 	while (s < to) {
@@ -565,7 +565,7 @@ nearer_new(const struct judge *j, size_t s, size_t to, size_t i, double mu, doub
 		if (!n)
 			break;
 		double d = sign * clipped_dev(&j->c->nights[s], mu, lim), a = sign * after / (double)n, f = (double)n / (double)(n + 1);
-		if (sd > 0 ? (d * fabs(d) - f * (a - d) * (a - d)) / (2 * sd * sd) + log(f) / 2 > 0 : d >= a / 2)
+		if ((d * fabs(d) - f * (a - d) * (a - d)) / (2 * sd * sd) + log(f) / 2 > 0)
 			break;
 		s = next;
 	}
@@ -576,8 +576,8 @@ nearer_new(const struct judge *j, size_t s, size_t to, size_t i, double mu, doub
  * split s maximising (sum of the deviations from s on)^2 / their count,
  * the likelihood of one step (deviations from the baseline of night w, the
  * first of the window that tested best, each within 5 deviations; the sum
- * must lean dir), moved on to the first night nearer the new level than
- * the old (nearer_new).
+ * must lean dir), moved on to the first night where a step is likelier
+ * than at the next (likelier_first).
  * The window that tested best is biased to its shortest length, since
  * winsorizing costs a long one more. */
 static size_t
@@ -594,7 +594,7 @@ step_at(const struct judge *j, size_t from, size_t i, const struct vnight *w, in
 		if (sum > 0 && sum * sum / (double)cnt > best)
 			best = sum * sum / (double)cnt, at = k;
 	}
-	return nearer_new(j, at, i, i, mu, w->base_sd, dir, SIZE_MAX);
+	return likelier_first(j, at, i, i, mu, w->base_sd, dir, SIZE_MAX);
 }
 
 /* The likelihood of one step at night s (to night i), as step_at
@@ -816,11 +816,11 @@ static const char tail_how[] = "first night of the shifted tail";
 /* The first bad night of an ongoing regression confirmed by its last
  * nights, named again as its nights come in. At confirmation the new
  * level is known from one or two nights, and a night before the step that
- * lay over halfway up, or the step's first night under halfway, took the
+ * lay high by chance, or the step's first night that lay low, took the
  * place (at 1% noise, about 3 in 100 rises of 5%). Here the first night
- * from the one before the first named at confirmation (conf) that lies
- * nearer the new level (the mean of up to tail_max nights after it) than
- * the old is the step's first night (nearer_new), at most one night
+ * from the one before the first named at confirmation (conf) where a step
+ * is likelier than at the next (the level from up to tail_max nights
+ * after it) is the step's first night (likelier_first), at most one night
  * either way from conf: the rule of step_at, with the level known better. */
 static size_t
 renamed_first(const struct judge *j, size_t conf, size_t i)
@@ -839,7 +839,7 @@ renamed_first(const struct judge *j, size_t conf, size_t i)
 	double mu = c[lo].base_mean, sd = c[lo].base_sd;
 	if (isnan(mu) || !(sd > 0))
 		return conf;
-	return nearer_new(j, lo, hi, i, mu, sd, VB_SLOWER, (size_t)j->p->tail_max);
+	return likelier_first(j, lo, hi, i, mu, sd, VB_SLOWER, (size_t)j->p->tail_max);
 }
 
 static const char moved_how[] = "one step or ramp from it fits the episode best";
