@@ -84,6 +84,9 @@ if [ -z "${DETECT_SPEED_ONLY:-}" ]; then
 	# The curve any gate on the last nights' mean sits on (1% noise).
 	echo "An idealised tail test, and tail and ramp tests together, at 1% noise (bench/detect-ceiling.py):"
 	/usr/bin/python3 bench/detect-ceiling.py ${DETECT_SMOKE:+--smoke} || exit 2
+	# What no gate can beat: an oracle's bound on every sensitivity row.
+	echo "The most any gate can do on the sensitivity rows (bench/detect-bound.py):"
+	/usr/bin/python3 bench/detect-bound.py ${DETECT_SMOKE:+--smoke} || exit 2
 fi
 [ -n "${DETECT_SKIP_SPEED:-}" ] && exit 0
 # Speed: SPEEDCFG configurations x 1,000 nights (100,000 records at full size).

@@ -1,0 +1,104 @@
+#!/usr/bin/python3
+"""detect-bound.py: the most any gate can do on the detection bench's
+sensitivity rows, at each noise level, given the goal of at most one false
+alarm per 1,000 nights. An oracle knows the old level, the noise and the
+event's shape; only its night is unknown. What the oracle cannot reach, no
+gate reaches, so a goal above it cannot be met.
+
+The bench's nights (tests/verdict/histgen.c): a night's level is
+base x (1 + r g), g standard normal, and its 34 steps add AR(1) noise of 1%
+(phi 0.6, started at 0). The steps tell the level to within the inverse of
+their Fisher information, (1 + (s-1)(1-phi)^2) / (w^2 (1-phi^2)); with the
+night's own noise r the level of a night is known to
+    sigma = sqrt(r^2 + w^2 (1-phi^2) / (1 + (s-1)(1-phi)^2))
+(relative, to first order in the noise). Nights are independent.
+
+Alarms within k nights of a rise: a gate whose chance of starting a false
+alarm on a quiet night is at most alpha = 1/1,000 starts one on any of k
+given nights with a chance of at most k alpha. So alarming on one of the
+rise's first k nights is a test of size k alpha, and by the Neyman-Pearson
+lemma none has more power than the likelihood ratio test of the known rise
+against no rise, whose power is Phi(|delta| - z(1 - k alpha)) with |delta|
+the rise's length in sigma over those nights (sqrt of the sum of squared
+steps, per night ln(factor) / sigma).
+
+The first bad night: the likeliest night of a step of known size (maximum
+likelihood, the step's night equally likely anywhere), by Monte Carlo,
+once from the nights up to the rise's second night (what a gate that
+confirms within 2 nights knows when it names the night) and once from ten
+nights after it. A gate that does not know the size names it no better.
+
+Prints one table; asserts nothing. Seeded: the same numbers every run.
+
+    detect-bound.py [--smoke]   (--smoke: 20,000 draws instead of 200,000)
+"""
+import math
+import random
+import sys
+from statistics import NormalDist
+
+STEPS, PHI, STEP_NOISE, ALPHA = 34, 0.6, 0.01, 0.001
+NOISES = (0.005, 0.01, 0.02)
+PHI_N = NormalDist()
+
+
+def night_sigma(r):
+    info = (1 + (STEPS - 1) * (1 - PHI) ** 2) / (STEP_NOISE ** 2 * (1 - PHI * PHI))
+    return math.sqrt(r * r + 1 / info)
+
+
+def power(deltas, k):
+    """The Neyman-Pearson bound: a rise of these per-night steps (in sigma)
+    alarmed within k nights at size k alpha."""
+    return PHI_N.cdf(math.sqrt(sum(d * d for d in deltas)) - PHI_N.inv_cdf(1 - k * ALPHA))
+
+
+def exact(delta, after, draws, rng):
+    """The share of steps of delta sigma whose likeliest night is theirs,
+    from 20 nights before the step and `after` nights from it on."""
+    hit = 0
+    before = 20
+    for _ in range(draws):
+        # log likelihood of the step at night s, up to a constant: the sum
+        # from s on of delta (z - delta / 2); the step is at index `before`
+        z = [rng.gauss(0, 1) for _ in range(before)] + [rng.gauss(delta, 1) for _ in range(after)]
+        best, at, acc = 0.0, len(z), 0.0
+        for s in range(len(z) - 1, -1, -1):
+            acc += delta * (z[s] - delta / 2)
+            if acc > best:
+                best, at = acc, s
+        hit += at == before
+    return hit / draws
+
+
+def main():
+    draws = 20000 if '--smoke' in sys.argv[1:] else 200000
+    rng = random.Random(7)
+    sig = [night_sigma(r) for r in NOISES]
+    step5 = [math.log(1.05) / s for s in sig]
+    rows = [
+        ('a night\'s level known to (sigma)', '', ['%.2f%%' % (100 * s) for s in sig]),
+        ('5% rise confirmed within 2 nights', '>= 97%', [power([d] * 2, 2) for d in step5]),
+        ('5% rise: first bad night exact, named on its 2nd night', '>= 97%',
+         [exact(d, 2, draws, rng) for d in step5]),
+        ('  named with 10 nights after it', '', [exact(d, 10, draws, rng) for d in step5]),
+        ('2% rise confirmed within 5 nights', '>= 65%', [power([math.log(1.02) / s] * 5, 5) for s in sig]),
+        ('drift 0.3%/night confirmed within 10 nights', '>= 91%',
+         [power([math.log(1 + 0.003 * k) / s for k in range(1, 11)], 10) for s in sig]),
+    ]
+    print('| the most any gate can do, at <= 1 false alarm / 1,000 nights | goal | %s |' %
+          ' | '.join('%.1f%% noise' % (100 * r) for r in NOISES))
+    print('|---|---|' + '---|' * len(NOISES))
+    beyond = []
+    for name, goal, vals in rows:
+        cells = [v if isinstance(v, str) else '%.1f%%' % (100 * v) for v in vals]
+        print('| %s | %s | %s |' % (name, goal, ' | '.join(cells)))
+        if goal:
+            want = float(goal.split()[1].rstrip('%')) / 100
+            beyond += ['%s at %.1f%% noise (%.1f%%)' % (name.strip(), 100 * r, 100 * v)
+                       for r, v in zip(NOISES, vals) if v < want]
+    print('(%d draws per Monte Carlo cell)' % draws)
+    print('goals no gate can meet: %s' % ('; '.join(beyond) if beyond else 'none'))
+
+
+main()
