@@ -88,9 +88,26 @@ def fixed(ns):
     if i is None or i >= 35: return None
     j = next((k for k in range(35, len(ns)) if not confirmed(ns[k])), None)
     return j is not None and j <= 36 and not any(confirmed(n) for n in ns[j:])
-def share_fixed(r, kind, b):
-    v = [x for x in (fixed(ns) for ns in nights(r, kind, b)) if x is not None]
+def share_of(r, kind, b, f):
+    # the share of f's True among the series it judges (not None)
+    v = [x for x in (f(ns) for ns in nights(r, kind, b)) if x is not None]
     return 100 * sum(v) / max(len(v), 1)
+def false_ends(r, kind, b):
+    # a rise that lasts, declared over (a CONFIRMED night, then one that
+    # is not) per 1,000 of its nights from its first confirmation on
+    ends = judged = 0
+    for ns in nights(r, kind, b):
+        first = next((i for i in range(30, len(ns)) if confirmed(ns[i])), None)
+        if first is None: continue
+        for i in range(first + 1, len(ns)):
+            judged += 1
+            ends += confirmed(ns[i - 1]) and not confirmed(ns[i])
+    return 1000 * ends / max(judged, 1)
+def silent(ns):
+    # confirmed once, and not CONFIRMED on its last night: the gate went
+    # silent on a regression that goes on
+    if not any(confirmed(n) for n in ns[30:]): return None
+    return not confirmed(ns[-1])
 rows = [
     ('false alarms / 1,000 stationary nights', '<= 1', lambda r, b: false_alarms(r, 'stationary', b), '%.2f'),
     ('false alarms / 1,000 bimodal nights (30% at +3%)', '<= 1', lambda r, b: false_alarms(r, 'bimodal', b), '%.2f'),
@@ -108,7 +125,10 @@ rows = [
     ('  a confirmation in the next 10 nights', '', lambda r, b: share(r, 'stall', b, any_conf), '%.1f%%'),
     ('5% faster confirmed as a regression', '<= 1%', lambda r, b: share(r, 'faster', b, event_conf), '%.1f%%'),
     ('  a confirmation in the next 10 nights', '', lambda r, b: share(r, 'faster', b, any_conf), '%.1f%%'),
-    ('fixed 5% regression recognised within 2 nights', '100%', lambda r, b: share_fixed(r, 'fixed', b), '%.1f%%'),
+    ('fixed 5% regression recognised within 2 nights', '100%', lambda r, b: share_of(r, 'fixed', b, fixed), '%.1f%%'),
+    ('5% rise for 120 nights: declared over / 1,000 of its nights', '', lambda r, b: false_ends(r, 'lasting5', b), '%.2f'),
+    ('2% rise for 120 nights: declared over / 1,000 of its nights', '', lambda r, b: false_ends(r, 'lasting2', b), '%.2f'),
+    ('  not CONFIRMED on its last night', '', lambda r, b: share_of(r, 'lasting2', b, silent), '%.1f%%'),
 ]
 head = ['case', 'goal'] + ['%s%% %s' % (float(r) * 100, b) for r in noises for b in bins]
 print('| ' + ' | '.join(head) + ' |')
@@ -116,7 +136,7 @@ print('|' + '---|' * len(head))
 for name, goal, f, fmt in rows:
     print('| ' + ' | '.join([name, goal] + [fmt % f(r, b) for r in noises for b in bins]) + ' |')
 counts = {k: len(os.listdir(os.path.join(root, noises[0], k))) // (1 + len(bins)) for k in ('stationary', 'shift5')}
-print('(%d series of 300 nights per noise level for the false alarms, %d per event)' % (counts['stationary'], counts['shift5']))
+print('(%d series of 300 nights per noise level for the false alarms, %d of 150 for each lasting rise, %d per event)' % (counts['stationary'], counts['stationary'], counts['shift5']))
 # what a share of this many series can tell apart: the half-width of its
 # 95% interval (normal approximation) near the goals' levels
 n = max(counts['shift5'], 1)

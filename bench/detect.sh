@@ -30,7 +30,8 @@ POLICY=${DETECT_POLICY:-}
 BINS="after=$LLMB"
 [ -n "${DETECT_BEFORE:-}" ] && BINS="before=$DETECT_BEFORE $BINS"
 [ -n "${DETECT_ALSO:-}" ] && BINS="$BINS also=$LLMB"
-# counts: long stationary series, then events at night 31 after 30 quiet nights
+# counts: long stationary series (and lasting rises), then events at night
+# 31 after 30 quiet nights
 if [ -n "${DETECT_SMOKE:-}" ]; then LONG=2 EV=10 SPEEDCFG=10; else LONG=$((40 * K)) EV=$((150 * K)) SPEEDCFG=100; fi
 NOISE_STEP="-w 0.01 -a 0.6 -s 34"
 
@@ -57,6 +58,9 @@ if [ -z "${DETECT_SPEED_ONLY:-}" ]; then
 		series "$r" stall "$EV" 40 stall:31:5:3
 		series "$r" faster "$EV" 40 shift:31:0.95
 		series "$r" fixed "$EV" 45 shift:31:1.05 shift:36:0.952381
+		# regressions that last: 120 nights after the rise
+		series "$r" lasting5 "$LONG" 150 shift:31:1.05
+		series "$r" lasting2 "$LONG" 150 shift:31:1.02
 	done
 	for b in $BINS; do
 		pol=$POLICY

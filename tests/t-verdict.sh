@@ -110,6 +110,22 @@ mk twolow $NOISE1 -S 100261 shift:31:1.05
 json twolow twolow
 confirmed_from twolow 2026-02-01
 
+# A 2% rise at 1% noise that lasts (150 nights): an established
+# regression ends only on strong odds. At the odds of a young one (e^2.5)
+# lasting1 was declared over on 2026-02-14 and alarmed again on
+# 2026-02-21 (and again later), and lasting4, confirmed from 2026-02-05,
+# was declared over on 2026-02-25 and never confirmed again: the gate went
+# silent on a regression that went on for 95 nights more.
+mk lasting1 $NOISE1 -n 150 -S 7000001 shift:31:1.02
+json lasting1 lasting1
+alarms lasting1 2026-02-02
+confirmed_from lasting1 2026-02-02
+mk lasting4 $NOISE1 -n 150 -S 7000004 shift:31:1.02
+json lasting4 lasting4
+alarms lasting4 2026-02-05
+confirmed_from lasting4 2026-02-05
+expect_state lasting4 "CONFIRMED 2026-01-31 first night of the shifted tail"
+
 # A 5% rise after a chance high night (2026-01-28, 3% up): confirmed on
 # its second night, 2026-02-01, as a tail from 2026-01-28; while it goes
 # on, 2026-02-06 still names 2026-01-28, and on 2026-02-07 one step from
