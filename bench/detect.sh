@@ -58,7 +58,10 @@ if [ -z "${DETECT_SPEED_ONLY:-}" ]; then
 		series "$r" stall "$EV" 40 stall:31:5:3
 		series "$r" faster "$EV" 40 shift:31:0.95
 		series "$r" fixed "$EV" 45 shift:31:1.05 shift:36:0.952381
-		# regressions that last: 120 nights after the rise
+	done
+	# regressions that last, 120 nights after the rise (after the others:
+	# their seeds, and so their series, stay those of earlier tables)
+	for r in $NOISES; do
 		series "$r" lasting5 "$LONG" 150 shift:31:1.05
 		series "$r" lasting2 "$LONG" 150 shift:31:1.02
 	done
