@@ -27,10 +27,14 @@ that goes on over at most once per 1,000 of its nights recognises a fix
 within 2 nights no more often than a 5% rise within 2 nights.
 
 The first bad night: the likeliest night of a step of known size (maximum
-likelihood, the step's night equally likely anywhere), by Monte Carlo,
-once from the nights up to the rise's second night (what a gate that
-confirms within 2 nights knows when it names the night) and once from ten
-nights after it. A gate that does not know the size names it no better.
+likelihood, the step's night equally likely anywhere in the window), by
+Monte Carlo, once from the nights up to the rise's second night (what a
+gate that confirms within 2 nights knows when it names the night: 22
+candidate nights) and once from ten nights after it (30 candidates, so it
+can read lower). A rule that names the same way wherever the step falls,
+and does not know its size, names it no better; the night before a step
+of d deviations lies past its middle, d/2 up, by chance, and then no such
+rule can tell it from the step's.
 
 Prints one table; asserts nothing. Seeded: the same numbers every run.
 
@@ -66,7 +70,8 @@ def exact(delta, after, draws, rng):
         # log likelihood of the step at night s, up to a constant: the sum
         # from s on of delta (z - delta / 2); the step is at index `before`
         z = [rng.gauss(0, 1) for _ in range(before)] + [rng.gauss(delta, 1) for _ in range(after)]
-        best, at, acc = 0.0, len(z), 0.0
+        # a step lies in the window: the best night, even at odds below 1
+        best, at, acc = -math.inf, len(z), 0.0
         for s in range(len(z) - 1, -1, -1):
             acc += delta * (z[s] - delta / 2)
             if acc > best:
