@@ -948,13 +948,14 @@ fell_back(const struct judge *j, size_t i, size_t first)
 	/* the likelihood test only where the two levels can be told apart */
 	if (!(sd > 0) || fabs(level - mu) < fmax(j->p->min_effect * mu, 1.5 * sd))
 		return 1;
-	/* An established regression (more than tail_max nights) ends only
-	 * on odds of e^7, about the 1,000 to 1 of the false-alarm goal: a
-	 * young one may be a false alarm, an established one ends only by a
-	 * fix. At e^2.5 throughout, regressions that lasted 120 nights were
-	 * declared over 24 times per 1,000 of their nights (2% at 1% noise,
-	 * 5% at 2%), and one in 12 of the 2% ones went unconfirmed for good
-	 * (the gate went silent on it); at e^7, 5 and 4 times, one in 60. */
+	/* An established regression (more than tail_max nights from its
+	 * first bad night: the age of the shift) ends only on odds of e^7,
+	 * about the 1,000 to 1 of the false-alarm goal: a young one may be a
+	 * false alarm, an established one ends only by a fix. At e^2.5
+	 * throughout, regressions that lasted 120 nights were declared over
+	 * 24 and 23 times per 1,000 of their nights (2% at 1% noise, 5% at
+	 * 2%), and one in 12 of the 2% ones went unconfirmed for good (the
+	 * gate went silent on it); at e^7, 4.6 and 4.2 times, one in 60. */
 	int established = (int)eligible_between(j, first, i) > j->p->tail_max;
 	return back_evidence(j, first, i, mu, level, sd) >= (established ? 7 : 2.5);
 }

@@ -115,7 +115,7 @@ confirmed_from twolow 2026-02-01
 # lasting1 was declared over on 2026-02-14 and alarmed again on
 # 2026-02-21 (and again later), and lasting4, confirmed from 2026-02-05,
 # was declared over on 2026-02-25 and never confirmed again: the gate went
-# silent on a regression that went on for 95 nights more.
+# silent on a regression that went on for 94 nights more.
 mk lasting1 $NOISE1 -n 150 -S 7000001 shift:31:1.02
 json lasting1 lasting1
 alarms lasting1 2026-02-02
