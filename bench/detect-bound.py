@@ -87,15 +87,16 @@ def main():
     rng = random.Random(7)
     sig = [night_sigma(r) for r in NOISES]
     step5 = [math.log(1.05) / s for s in sig]
+    # a 5% rise within 2 nights, and by the same test a fix the other way
+    within2 = [power([d] * 2, 2) for d in step5]
     # (name, goal, values, a bound on every gate: its goal counts below)
     rows = [
         ('a night\'s level known to (sigma)', '', ['%.2f%%' % (100 * s) for s in sig], False),
-        ('5% rise confirmed within 2 nights', '>= 97%', [power([d] * 2, 2) for d in step5], True),
+        ('5% rise confirmed within 2 nights', '>= 97%', within2, True),
         ('2% rise confirmed within 5 nights', '>= 65%', [power([math.log(1.02) / s] * 5, 5) for s in sig], True),
         ('drift 0.3%/night confirmed within 10 nights', '>= 91%',
          [power([math.log(1 + 0.003 * k) / s for k in range(1, 11)], 10) for s in sig], True),
-        ('fixed 5% regression within 2 nights, at <= 1 false end / 1,000 nights of one', '100%',
-         [power([d] * 2, 2) for d in step5], False),
+        ('fixed 5% regression within 2 nights, at <= 1 false end / 1,000 nights of one', '100%', within2, False),
         ('reference: 5% rise\'s first bad night, likeliest on its 2nd night', '>= 97%',
          [exact(d, 2, draws, rng) for d in step5], False),
         ('  with 10 nights after it', '', [exact(d, 10, draws, rng) for d in step5], False),
