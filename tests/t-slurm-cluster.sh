@@ -92,7 +92,13 @@ t_cmp "srun ran once per node with 8 GPUs each" "$TRASH/mn.want" "$TRASH/mn.sort
 if [ "$acct" = 1 ]; then
 	f=$(sbatch --parsable -o /dev/null --wrap 'exit 3')
 	wait_state "$f" FAILED >/dev/null
-	sacct -n -X -P -j "$j,$f" -o JobID,State,ExitCode >"$TRASH/sacct" 2>&1
+	# slurmctld sends a job's end to slurmdbd on its own time: until it
+	# lands, sacct still says PENDING. Wait for it (60 s at most).
+	for ((i = 0; i < 300; i++)); do
+		sacct -n -X -P -j "$j,$f" -o JobID,State,ExitCode >"$TRASH/sacct" 2>&1
+		grep -q "^$f|FAILED|" "$TRASH/sacct" && break
+		sleep 0.2
+	done
 	t_grep "sacct through slurmdbd knows the GPU job" "^$j\|COMPLETED\|0:0" "$TRASH/sacct"
 	t_grep "and the failed one" "^$f\|FAILED\|3:0" "$TRASH/sacct"
 fi
