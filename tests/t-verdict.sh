@@ -126,6 +126,17 @@ alarms lasting4 2026-02-05
 confirmed_from lasting4 2026-02-05
 expect_state lasting4 "CONFIRMED 2026-01-31 first night of the shifted tail"
 
+# A chance run on stationary nights at 1% noise (2026-08-22 to -28 some
+# 1.4% up), confirmed on 2026-08-27. Its nights came back: on 2026-09-09
+# their median lies within half the minimum effect of the old level, and
+# that night, below it, ends the episode. Before, it waited for a night 2
+# deviations below the episode's level, until 2026-09-22 (26 nights).
+mk chancerun $NOISE1 -n 300 -S 8000132
+json chancerun chancerun
+alarms chancerun 2026-08-27
+state_on chancerun 2026-09-08 "CONFIRMED 2026-08-22 change point"
+state_on chancerun 2026-09-09 "OK - -"
+
 # A 5% rise after a chance high night (2026-01-28, 3% up): confirmed on
 # its second night, 2026-02-01, as a tail from 2026-01-28; while it goes
 # on, 2026-02-06 still names 2026-01-28, and on 2026-02-07 one step from
