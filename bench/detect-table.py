@@ -18,17 +18,29 @@ def first_conf(ns, after=30):
         if i >= after and confirmed(n):
             return i, n.get('first_bad_index')
     return None, None
-def false_alarms(r, kind, b):
-    # confirmed episodes (a CONFIRMED night after one that was not) per 1,000 nights judged after night 10
-    ep = judged = 0
+def alarm_runs(r, kind, b):
+    # the confirmed episodes' lengths in nights (after night 10), and the
+    # nights judged
+    runs, judged = [], 0
     for ns in nights(r, kind, b):
-        prev = False
+        run = 0
         for i, n in enumerate(ns):
             if i < 10: continue
             judged += 1
-            ep += confirmed(n) and not prev
-            prev = confirmed(n)
-    return 1000 * ep / max(judged, 1)
+            if confirmed(n): run += 1
+            elif run: runs.append(run); run = 0
+        if run: runs.append(run)
+    return runs, judged
+def false_alarms(r, kind, b):
+    # confirmed episodes (a CONFIRMED night after one that was not) per 1,000 nights judged after night 10
+    runs, judged = alarm_runs(r, kind, b)
+    return 1000 * len(runs) / max(judged, 1)
+def alarm_nights(r, kind, b):
+    # CONFIRMED nights per 1,000 quiet nights: the false alarms' length
+    runs, judged = alarm_runs(r, kind, b)
+    return 1000 * sum(runs) / max(judged, 1)
+def longest_alarm(r, kind, b):
+    return max(alarm_runs(r, kind, b)[0], default=0)
 def false_gains(r, kind, b):
     # confirmed improvements (a night with a first bad night that is not
     # CONFIRMED: a new segment starts there) per 1,000 nights after night 10
@@ -110,7 +122,11 @@ def silent(ns):
     return not confirmed(ns[-1])
 rows = [
     ('false alarms / 1,000 stationary nights', '<= 1', lambda r, b: false_alarms(r, 'stationary', b), '%.2f'),
+    ('  their CONFIRMED nights / 1,000 nights', '', lambda r, b: alarm_nights(r, 'stationary', b), '%.1f'),
+    ('  the longest, in nights', '', lambda r, b: longest_alarm(r, 'stationary', b), '%d'),
     ('false alarms / 1,000 bimodal nights (30% at +3%)', '<= 1', lambda r, b: false_alarms(r, 'bimodal', b), '%.2f'),
+    ('  their CONFIRMED nights / 1,000 nights', '', lambda r, b: alarm_nights(r, 'bimodal', b), '%.1f'),
+    ('  the longest, in nights', '', lambda r, b: longest_alarm(r, 'bimodal', b), '%d'),
     ('improvements confirmed / 1,000 stationary nights', '', lambda r, b: false_gains(r, 'stationary', b), '%.2f'),
     ('5% rise confirmed within 2 nights', '>= 97%', lambda r, b: share(r, 'shift5', b, within(2)), '%.1f%%'),
     ('5% rise: first bad night exact', '>= 97%', lambda r, b: share(r, 'shift5', b, exact), '%.1f%%'),
