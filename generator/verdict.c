@@ -910,6 +910,18 @@ back_evidence(const struct judge *j, size_t first, size_t i, double mu, double l
 	return s;
 }
 
+/* More than tail_max eligible nights from night first to night i: the
+ * age of the shift (counted no further than that: asked every night of
+ * an episode that may last hundreds). */
+static int
+established(const struct judge *j, size_t first, size_t i)
+{
+	int n = 0;
+	for (size_t k = first; k < i && n <= j->p->tail_max; k++)
+		n += eligible(&j->c->nights[k]);
+	return n > j->p->tail_max;
+}
+
 /* Night i ends the confirmed regression that began at night first: it
  * lies below the middle between the old level (first's baseline) and the
  * regression's (the median of its nights), and 2 deviations below the
@@ -938,13 +950,13 @@ fell_back(const struct judge *j, size_t i, size_t first)
 	double level = median_between(j, first, i), mu = f->base_mean, sd = f->base_sd;
 	if (isnan(level) || isnan(mu) || !(sd >= 0))
 		return 0;
-	int up = level > mu, established = (int)eligible_between(j, first, i) > j->p->tail_max;
+	int up = level > mu;
 	/* An established episode whose level (the median of its nights) came
 	 * back within half the minimum effect of the old one is no regression
 	 * that matters: it ends on a night below that level. A chance run
 	 * confirmed as a regression otherwise waited for a night 2 deviations
 	 * below it: at 1% noise one lasted 96 nights. */
-	if (established && fabs(level - mu) < j->p->min_effect / 2 * mu && (up ? v->mean < level : v->mean > level))
+	if (fabs(level - mu) < j->p->min_effect / 2 * mu && (up ? v->mean < level : v->mean > level) && established(j, first, i))
 		return 1;
 	double mid = (mu + level) / 2, bar = up ? fmin(mid, level - 2 * sd) : fmax(mid, level + 2 * sd);
 	if (!(up ? v->mean < bar : v->mean > bar))
@@ -963,7 +975,7 @@ fell_back(const struct judge *j, size_t i, size_t first)
 	 * 24 and 23 times per 1,000 of their nights (2% at 1% noise, 5% at
 	 * 2%), and one in 12 of the 2% ones went unconfirmed for good (the
 	 * gate went silent on it); at e^7, 4.6 and 4.2 times, one in 60. */
-	return back_evidence(j, first, i, mu, level, sd) >= (established ? 7 : 2.5);
+	return back_evidence(j, first, i, mu, level, sd) >= (established(j, first, i) ? 7 : 2.5);
 }
 
 /* A confirmed episode from night first that fell back on night i after
