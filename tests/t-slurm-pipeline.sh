@@ -87,6 +87,9 @@ SQ_SLEEP=120 m canc train SCALES=1 >"$TRASH/canc.out" 2>&1 &
 mk=$!
 t_wait_grep "train sq .*RUNNING" "$TRASH/canc.out" 60
 job=$(rec canc $TR.1 job)
+# RUNNING comes before the training step has launched: a cancel then can
+# miss the step's tasks. Cancel once the training itself has started.
+t_wait_grep "^train $TR.1 $job\$" "$TRASH/i.canc/count.train" 60
 scancel "$job"
 wait "$mk"
 t_ok "a training cancelled by hand fails make" test $? != 0

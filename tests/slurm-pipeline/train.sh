@@ -7,9 +7,11 @@
 steps=$1 install=$2
 [ "${RANK:-${SLURM_PROCID:-0}}" != 0 ] && exit 0
 echo "train $LLMB_STAGE $LLMB_JOB_ID" >>"$install/count.train"
-sleep "${SQ_SLEEP:-0}"
+# a sleep cut short by a signal is a training that was stopped, not one
+# that finished early
+sleep "${SQ_SLEEP:-0}" || exit
 # SQ_SLEEP_SPREAD=S: up to S s more, a different time for each job
-[ -z "${SQ_SLEEP_SPREAD:-}" ] || sleep $((RANDOM % SQ_SLEEP_SPREAD))
+[ -z "${SQ_SLEEP_SPREAD:-}" ] || sleep $((RANDOM % SQ_SLEEP_SPREAD)) || exit
 n=$steps
 case ${SQ_MODE:-ok} in fail|hang) n=2 ;; esac
 for ((i = 0; i < n; i++)); do
