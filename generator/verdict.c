@@ -956,7 +956,8 @@ fell_back(const struct judge *j, size_t i, size_t first)
 	 * that matters: it ends on a night below that level. A chance run
 	 * confirmed as a regression otherwise waited for a night 2 deviations
 	 * below it: at 1% noise one lasted 96 nights. */
-	if (fabs(level - mu) < j->p->min_effect / 2 * mu && (up ? v->mean < level : v->mean > level) && established(j, first, i))
+	if (fabs(level - mu) < j->p->min_effect / 2 * mu && (up ? v->mean < level : v->mean > level) &&
+	    established(j, first, i))
 		return 1;
 	double mid = (mu + level) / 2, bar = up ? fmin(mid, level - 2 * sd) : fmax(mid, level + 2 * sd);
 	if (!(up ? v->mean < bar : v->mean > bar))
