@@ -5,7 +5,7 @@ verdicts (NAME.COLUMN.json, one per detector). Every night is judged as if
 it were the latest. DETECT_KEEP=1 keeps a run's series, and this script
 tabulates them again.
 """
-import json, os, sys
+import functools, json, os, sys
 root, noises, bins = sys.argv[1], sys.argv[2].split(), [b.split('=')[0] for b in sys.argv[3].split()]
 def nights(r, kind, b):
     d = os.path.join(root, r, kind)
@@ -18,9 +18,10 @@ def first_conf(ns, after=30):
         if i >= after and confirmed(n):
             return i, n.get('first_bad_index')
     return None, None
+@functools.lru_cache(maxsize=None)
 def alarm_runs(r, kind, b):
     # the confirmed episodes' lengths in nights (after night 10), and the
-    # nights judged
+    # nights judged (read once for the three rows that use them)
     runs, judged = [], 0
     for ns in nights(r, kind, b):
         run = 0
