@@ -116,6 +116,11 @@ def false_ends(r, kind, b):
             judged += 1
             ends += confirmed(ns[i - 1]) and not confirmed(ns[i])
     return 1000 * ends / max(judged, 1)
+def alarmed_after(night, span):
+    # an episode that starts in the span nights from night (0-based)
+    def f(ns):
+        return any(confirmed(ns[i]) and not confirmed(ns[i - 1]) for i in range(night, min(night + span, len(ns))))
+    return f
 def silent(ns):
     # confirmed once, and not CONFIRMED on its last night: the gate went
     # silent on a regression that goes on
@@ -146,6 +151,9 @@ rows = [
     ('5% rise for 120 nights: declared over / 1,000 of its nights', '', lambda r, b: false_ends(r, 'lasting5', b), '%.2f'),
     ('2% rise for 120 nights: declared over / 1,000 of its nights', '', lambda r, b: false_ends(r, 'lasting2', b), '%.2f'),
     ('  not CONFIRMED on its last night', '', lambda r, b: share_of(r, 'lasting2', b, silent), '%.1f%%'),
+    ('noise doubles at night 151: false alarms / 1,000 nights', '', lambda r, b: false_alarms(r, 'noisier', b), '%.2f'),
+    ('  series alarmed in the 30 nights from it', '', lambda r, b: share(r, 'noisier', b, alarmed_after(150, 30)), '%.1f%%'),
+    ('  stationary series alarmed in the same 30 nights', '', lambda r, b: share(r, 'stationary', b, alarmed_after(150, 30)), '%.1f%%'),
 ]
 head = ['case', 'goal'] + ['%s%% %s' % (float(r) * 100, b) for r in noises for b in bins]
 print('| ' + ' | '.join(head) + ' |')

@@ -65,6 +65,11 @@ if [ -z "${DETECT_SPEED_ONLY:-}" ]; then
 		series "$r" lasting5 "$LONG" 150 shift:31:1.05
 		series "$r" lasting2 "$LONG" 150 shift:31:1.02
 	done
+	# run-to-run noise that doubles at night 151 (a shared partition, a
+	# noisier fabric) and no change of level; last, for the same reason
+	for r in $NOISES; do
+		series "$r" noisier "$LONG" 300 noisier:151:2
+	done
 	for b in $BINS; do
 		pol=$POLICY
 		[ "${b%%=*}" = also ] && pol="$POLICY $DETECT_ALSO"

@@ -15,6 +15,8 @@
  *                generator of its own, so the noise is that of the same
  *                series without it
  *   stall:N:F:K  night N has K steps (spread over the window) F times slower
+ *   noisier:N:F  from night N on, run-to-run noise F times larger (a shared
+ *                partition, a noisier fabric); the level stays
  *   invalid:N:REASON   night N is recorded invalid
  *   failed:N     night N failed (no samples)
  *   nan:N        night N has a NaN step, written null (the record says valid: the reader's check catches it)
@@ -159,7 +161,7 @@ main(int argc, char **argv)
 	double drift = 0;
 	const char *image = "nvcr.io/nvidia/pytorch:25.01";
 	for (int n = 1; n <= nights; n++) {
-		double factor = 1, spike = 1, stall = 1;
+		double factor = 1, spike = 1, stall = 1, noisy = 1;
 		int nstall = 0, invalid = 0, failed = 0, nan = 0, shortw = 0, runs = 1, skip = 0;
 		const char *why = "";
 		const struct ev *ref = NULL;
@@ -178,6 +180,7 @@ main(int argc, char **argv)
 			if (!strcmp(e->kind, "repeat") && n == e->night) runs = 2;
 			if (!strcmp(e->kind, "skip") && n == e->night) skip = 1;
 			if (!strcmp(e->kind, "ref")) ref = e;
+			if (!strcmp(e->kind, "noisier") && n >= e->night) noisy *= e->f;
 			if (!strcmp(e->kind, "image") && n >= e->night) image = e->text;
 		}
 		double level = 1;
@@ -188,7 +191,7 @@ main(int argc, char **argv)
 		night_name(d0, n - 1, night);
 		for (int r = 0; r < runs; r++) {
 			/* always draw, so an event on one night leaves the others' numbers alone */
-			double run = base * factor * spike * level * (1 + rn * gauss()), x[4096], e = 0;
+			double run = base * factor * spike * level * (1 + rn * noisy * gauss()), x[4096], e = 0;
 			for (int s = 0; s < steps; s++) {
 				e = ar * e + sqrt(1 - ar * ar) * gauss();
 				x[s] = run * (1 + wn * e);
