@@ -15,6 +15,8 @@ struct policy {
 	int min_nights_large, min_nights;
 	int window;             /* baseline: at most this many recent nights */
 	int regime_window;      /* the modes of a baseline: learned over this many recent nights */
+	int noise_nights;       /* noise that grew: the last this many nights against the older ones */
+	double noise_alpha;     /* ... by an F-test at this level */
 	double alpha;           /* per-night test, one-sided */
 	double noise_floor;     /* run-to-run noise never taken below this (fraction) */
 	int cp_perms;

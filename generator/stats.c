@@ -213,6 +213,14 @@ stats_t_sf(double t, double df)
 	return t > 0 ? tail : 1 - tail;
 }
 
+double
+stats_f_sf(double f, double d1, double d2)
+{
+	if (isnan(f))
+		return NAN;
+	return f <= 0 ? 1 : betai(d2 / 2, d1 / 2, d2 / (d2 + d1 * f));
+}
+
 static double
 t_isf(double p, double df)
 {

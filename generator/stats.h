@@ -34,6 +34,8 @@ double stats_robust_mean(const double *x, size_t n, double *kept, size_t *nk);
 double stats_batch_se(const double *x, size_t n);
 /* P(T > t) for Student's t with df degrees of freedom (df > 0). */
 double stats_t_sf(double t, double df);
+/* P(F > f) for Snedecor's F with d1 and d2 degrees of freedom. */
+double stats_f_sf(double f, double d1, double d2);
 /* The t with P(T > t) = p, 0 < p < 0.5. */
 double stats_t_isf(double p, double df);
 

@@ -338,8 +338,38 @@ test_sd(struct judge *j, size_t k)
 		w->long_sd = w->base_sd;
 		if (b.n > w->base_n)
 			w->long_sd = fmax(w->base_sd, stats_std(b.m, b.n));
+		size_t r = (size_t)j->p->noise_nights;
+		if (r >= 2 && b.n >= 2 * r) {
+			double sr = stats_std(b.m, r);
+			w->rec_ss = sr * sr * (double)(r - 1), w->rec_n = r;
+			w->old_var = stats_std(b.m + r, b.n - r), w->old_var *= w->old_var, w->old_n = b.n - r;
+		}
 	}
 	return w->long_sd;
+}
+
+/* The deviation of the test of nights x[0..n) against night k's baseline:
+ * test_sd, or, when the noise grew, that of the nights now. Nights that
+ * scatter both ways at twice the old deviation are no shift, and until
+ * the baseline has taken them in, they look like one. "Now" is the
+ * window's own nights about their mean together with the last
+ * noise_nights baseline nights before it about theirs, so a step at the
+ * window's first night adds nothing; it counts when it exceeds the older
+ * nights' variance by an F-test at noise_alpha. */
+static double
+now_sd(struct judge *j, size_t k, const double *x, size_t n)
+{
+	double sd = test_sd(j, k);
+	const struct vnight *w = &j->c->nights[k];
+	if (!w->rec_n || n < 2 || !(w->old_var > 0))
+		return sd;
+	double m = stats_mean(x, n), ss = w->rec_ss;
+	for (size_t a = 0; a < n; a++)
+		ss += (x[a] - m) * (x[a] - m);
+	double df = (double)(w->rec_n - 1 + n - 1), var = ss / df;
+	if (var > sd * sd && stats_f_sf(var / w->old_var, df, (double)w->old_n - 1) < j->p->noise_alpha)
+		return sqrt(var);
+	return sd;
 }
 
 /* M of the last K eligible nights of the segment (night i included) went
@@ -702,7 +732,7 @@ tail_confirms(struct judge *j, size_t i, int ongoing, size_t *first, double *tma
 		 * slow mode the baseline has seen is none. */
 		if (dir == VB_SLOWER ? m - v->mean > 2.5 * w->base_sd : v->mean - m > 2.5 * w->base_sd)
 			continue;
-		double t = (m - mu) / (test_sd(j, k) * sqrt(1.0 / (double)used + 1.0 / (double)w->base_n));
+		double t = (m - mu) / (now_sd(j, k, x, n) * sqrt(1.0 / (double)used + 1.0 / (double)w->base_n));
 		*tmax = fmax(*tmax, fabs(t));
 		/* two nights, or two left beside a spike: the pair's level */
 		double alpha = (used == 2 ? p->tail_alpha_pair : p->tail_alpha) * noise_scale(p, w);
@@ -738,7 +768,7 @@ tail_confirms(struct judge *j, size_t i, int ongoing, size_t *first, double *tma
 		double level = mu + sxw / sw2 * (double)L, e = (level - mu) / mu;
 		if ((e > 0) != (dir == VB_SLOWER) || fabs(e) < p->min_effect)
 			continue;
-		double t = sxw / (test_sd(j, kw) * sqrt(sw2 + sw * sw / (double)w->base_n));
+		double t = sxw / (now_sd(j, kw, x, L) * sqrt(sw2 + sw * sw / (double)w->base_n));
 		*tmax = fmax(*tmax, fabs(t));
 		double alpha = p->ramp_alpha * noise_scale(p, w);
 		if (!(fabs(t) > best) || !(stats_t_sf(fabs(t), (double)w->base_n - 1) < alpha))

@@ -42,6 +42,8 @@ struct vnight {
 	int mix_done;            /* mix is set (fitted when first needed) */
 	int reg_done;            /* reg_* are set (computed when first needed) */
 	double long_sd;          /* the tail tests' deviation (test_sd), 0 until first needed */
+	double rec_ss, old_var;  /* with it: the last noise_nights baseline nights' squared deviations, the older ones' variance */
+	size_t rec_n, old_n;     /* (rec_n 0: too few nights to tell) */
 	int quarantined;
 	int brief;               /* of a confirmed episode that fell back within confirm_k nights */
 	int vref;                /* verdict vs reference */

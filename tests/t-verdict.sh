@@ -137,6 +137,19 @@ alarms chancerun 2026-08-27
 state_on chancerun 2026-09-08 "CONFIRMED 2026-08-22 change point"
 state_on chancerun 2026-09-09 "OK - -"
 
+# Run-to-run noise that doubles on 2026-01-31, the level unchanged. Until
+# the baseline has taken in the noisier nights, runs of high ones look like
+# a shift against the old deviation; the tail tests divide by the
+# deviation of the nights now (the window's about their mean, the ten
+# baseline nights before it about theirs) once an F-test finds it above
+# the older nights'. Without that (noise_nights 0, as before), two false
+# alarms.
+mk noisier $NOISE1 -n 60 -S 90034 noisier:31:2
+json noisier noisier
+alarms noisier
+json noisier noisier-before --noise-nights=0
+alarms noisier-before 2026-02-09 2026-02-14
+
 # A 5% rise after a chance high night (2026-01-28, 3% up): confirmed on
 # its second night, 2026-02-01, as a tail from 2026-01-28; while it goes
 # on, 2026-02-06 still names 2026-01-28, and on 2026-02-07 one step from
