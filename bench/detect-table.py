@@ -160,7 +160,8 @@ print('| ' + ' | '.join(head) + ' |')
 print('|' + '---|' * len(head))
 for name, goal, f, fmt in rows:
     print('| ' + ' | '.join([name, goal] + [fmt % f(r, b) for r in noises for b in bins]) + ' |')
-counts = {k: len(os.listdir(os.path.join(root, noises[0], k))) // (1 + len(bins)) for k in ('stationary', 'lasting2', 'shift5')}
+counts = {k: sum(f.endswith('.%s.json' % bins[0]) for f in os.listdir(os.path.join(root, noises[0], k)))
+          for k in ('stationary', 'lasting2', 'shift5')}
 print('(%d series of 300 nights per noise level for the false alarms, %d of 150 for each lasting rise, %d per event)' % (counts['stationary'], counts['lasting2'], counts['shift5']))
 # what a share of this many series can tell apart: the half-width of its
 # 95% interval (normal approximation) near the goals' levels
