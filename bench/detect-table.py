@@ -55,17 +55,18 @@ def false_gains(r, kind, b):
 def share(r, kind, b, test):
     v = [test(ns) for ns in nights(r, kind, b)]
     return 100 * sum(v) / max(len(v), 1)
-def event_named(ns):
-    # the first night from the event's (night 30) that is CONFIRMED with a
-    # first bad night at most two nights before it: a confirmation of the
-    # event, not one already going on with an earlier first bad night (a
-    # false alarm on ordinary nights, counted in the first rows)
-    for i in range(30, len(ns)):
+def event_named(ns, at=30):
+    # the first night from the event's (night at, 0-based) that is
+    # CONFIRMED with a first bad night at most two nights before it: a
+    # confirmation of the event, not one already going on with an earlier
+    # first bad night (a false alarm on ordinary nights, counted in the
+    # first rows)
+    for i in range(at, len(ns)):
         fb = ns[i].get('first_bad_index')
-        if confirmed(ns[i]) and fb is not None and fb >= 28:
+        if confirmed(ns[i]) and fb is not None and fb >= at - 2:
             return i, fb
     return None, None
-def within(k): return lambda ns: (lambda i: i is not None and i <= 30 + k - 1)(event_named(ns)[0])
+def within(k, at=30): return lambda ns: (lambda i: i is not None and i <= at + k - 1)(event_named(ns, at)[0])
 def exact(ns):
     i, fb = event_named(ns)
     return i is not None and i <= 39 and fb == 30
@@ -151,6 +152,8 @@ rows = [
     ('5% rise for 120 nights: declared over / 1,000 of its nights', '', lambda r, b: false_ends(r, 'lasting5', b), '%.2f'),
     ('2% rise for 120 nights: declared over / 1,000 of its nights', '', lambda r, b: false_ends(r, 'lasting2', b), '%.2f'),
     ('  not CONFIRMED on its last night', '', lambda r, b: share_of(r, 'lasting2', b, silent), '%.1f%%'),
+    ('5% rise after 15 quiet nights confirmed within 2 nights', '', lambda r, b: share(r, 'young5', b, within(2, 15)), '%.1f%%'),
+    ('2% rise after 15 quiet nights confirmed within 5 nights', '', lambda r, b: share(r, 'young2', b, within(5, 15)), '%.1f%%'),
     ('noise doubles at night 151: false alarms / 1,000 nights', '', lambda r, b: false_alarms(r, 'noisier', b), '%.2f'),
     ('  series alarmed in the 30 nights from it', '', lambda r, b: share(r, 'noisier', b, alarmed_after(150, 30)), '%.1f%%'),
     ('  stationary series alarmed in the same 30 nights', '', lambda r, b: share(r, 'stationary', b, alarmed_after(150, 30)), '%.1f%%'),

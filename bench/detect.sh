@@ -70,6 +70,12 @@ if [ -z "${DETECT_SPEED_ONLY:-}" ]; then
 	for r in $NOISES; do
 		series "$r" noisier "$LONG" 300 noisier:151:2
 	done
+	# rises in a young history, after 15 quiet nights: a gate that is
+	# stricter while it knows few nights pays here
+	for r in $NOISES; do
+		series "$r" young5 "$EV" 25 shift:16:1.05
+		series "$r" young2 "$EV" 25 shift:16:1.02
+	done
 	for b in $BINS; do
 		pol=$POLICY
 		[ "${b%%=*}" = also ] && pol="$POLICY $DETECT_ALSO"

@@ -80,7 +80,8 @@ smoke detect "$DHEAD" "$DFA" \
 	"^\| fixed 5% regression within 2 nights, at <= 1 false end / 1,000 nights of one \| 100% \| 100\.0% \| 100\.0% \| 70\.1% \|$" \
 	"^\| 2% rise for 120 nights: declared over / 1,000 of its nights \|  \| $N \|" \
 	"^\| noise doubles at night 151: false alarms / 1,000 nights \|  \| $N \|" \
-	"^\|   series alarmed in the 30 nights from it \|  \| $N% \|"
+	"^\|   series alarmed in the 30 nights from it \|  \| $N% \|" \
+	"^\| 5% rise after 15 quiet nights confirmed within 2 nights \|  \| $N% \|"
 
 if slurm_need_packages; then
 	smoke slurm-poll "^shared +4 waiters, poll 1s, $N s: [0-9]+ query\(\) calls, [0-9]+ squeue = $N squeue/min" \
