@@ -41,7 +41,7 @@ static const struct knob {
 	{"tail_max", K_INT, offsetof(struct policy, tail_max), 8, 2, 1000},
 	{"ramp_max", K_INT, offsetof(struct policy, ramp_max), 8, 2, 1000}, /* longer: more tests, little more signal */
 	{"regime_window", K_INT, offsetof(struct policy, regime_window), 90, 5, 1024},
-	{"noise_nights", K_INT, offsetof(struct policy, noise_nights), 10, 0, 1000}, /* 0: noise that grew is not looked for */
+	{"noise_nights", K_INT, offsetof(struct policy, noise_nights), 10, 0, 1000}, /* below 2: noise that grew is not looked for */
 	{"noise_alpha", K_REAL, offsetof(struct policy, noise_alpha), 0.05, 0, 0.5},
 	{"seed", K_INT, offsetof(struct policy, seed), 1, 0, 1e15},
 };
