@@ -472,11 +472,15 @@ median_between(const struct judge *j, size_t from, size_t to)
 	return r;
 }
 
+/* The eligible nights from night from up to night to (not counted),
+ * counted no further than cap: the callers ask whether there are more
+ * than a few, some of them every night of an episode that may last
+ * hundreds. */
 static size_t
-eligible_between(const struct judge *j, size_t from, size_t to)
+eligible_between(const struct judge *j, size_t from, size_t to, size_t cap)
 {
 	size_t n = 0;
-	for (size_t k = from; k < to; k++)
+	for (size_t k = from; k < to && n < cap; k++)
 		n += eligible(&j->c->nights[k]);
 	return n;
 }
@@ -817,7 +821,7 @@ name_first_bad(const struct judge *j, size_t first, size_t i, int dir, const siz
 			*how = "change point";
 		if (cps[a] > first)
 			continue;
-		if (cps[a] < first && eligible_between(j, cps[a], first) >= 2) {
+		if (cps[a] < first && eligible_between(j, cps[a], first, 2) >= 2) {
 			double e = (median_between(j, cps[a], first) - base) / base;
 			if ((dir == VB_SLOWER ? e : -e) >= j->p->min_effect / 2 &&
 			    step_score(j, cps[a], i, &j->c->nights[first], dir) >= step_score(j, first, i, &j->c->nights[first], dir))
@@ -943,15 +947,12 @@ back_evidence(const struct judge *j, size_t first, size_t i, double mu, double l
 }
 
 /* More than tail_max eligible nights from night first to night i: the
- * age of the shift (counted no further than that: asked every night of
- * an episode that may last hundreds). */
+ * age of the shift. */
 static int
 established(const struct judge *j, size_t first, size_t i)
 {
-	int n = 0;
-	for (size_t k = first; k < i && n <= j->p->tail_max; k++)
-		n += eligible(&j->c->nights[k]);
-	return n > j->p->tail_max;
+	size_t t = (size_t)j->p->tail_max;
+	return eligible_between(j, first, i, t + 1) > t;
 }
 
 /* Night i ends the confirmed regression that began at night first: it
@@ -1020,7 +1021,7 @@ fell_back(const struct judge *j, size_t i, size_t first)
 static void
 brief_episode(struct judge *j, size_t first, size_t i)
 {
-	if (eligible_between(j, first, i) <= (size_t)j->p->confirm_k)
+	if (eligible_between(j, first, i, (size_t)j->p->confirm_k + 1) <= (size_t)j->p->confirm_k)
 		for (size_t k = first; k < i; k++)
 			j->c->nights[k].brief = 1;
 }
