@@ -170,17 +170,22 @@ enum {
 	F_MFU, F_NIGHT, F_NODES, F_PROXY, F_RECORDED_AT, F_REFERENCE, F_RUN_DIR, F_SAMPLES, F_STATUS, F_SUMMARY,
 	F_TFLOPS, F_TOKENS, F_TYPE, F_V, F_VALID, F_N
 };
+#define FIELD(name, kinds, required) {name, sizeof name - 1, kinds, required}
 static const struct {
-	const char *name, *kinds;
+	const char *name;
+	size_t len;
+	const char *kinds;
 	int required;
 } fields[F_N] = {
-	{"config_hash", "sz", 0}, {"executor", "s", 1}, {"fingerprint", "s", 1}, {"flagged", "a", 0},
-	{"image", "oz", 0}, {"invalid", "a", 1}, {"job", "s", 1}, {"key", "o", 1}, {"knobs", "oz", 0},
-	{"llmb_version", "sz", 0}, {"mfu", "nz", 0}, {"night", "s", 1}, {"nodes", "sz", 0}, {"proxy", "tf", 0},
-	{"recorded_at", "s", 0}, {"reference", "oz", 0}, {"run_dir", "sz", 0}, {"samples", "a", 1},
-	{"status", "s", 1}, {"summary", "o", 1}, {"tflops_per_gpu", "nz", 0}, {"tokens_per_s", "nz", 0},
-	{"type", "s", 1}, {"v", "n", 1}, {"valid", "tf", 1},
+	FIELD("config_hash", "sz", 0), FIELD("executor", "s", 1), FIELD("fingerprint", "s", 1),
+	FIELD("flagged", "a", 0), FIELD("image", "oz", 0), FIELD("invalid", "a", 1), FIELD("job", "s", 1),
+	FIELD("key", "o", 1), FIELD("knobs", "oz", 0), FIELD("llmb_version", "sz", 0), FIELD("mfu", "nz", 0),
+	FIELD("night", "s", 1), FIELD("nodes", "sz", 0), FIELD("proxy", "tf", 0), FIELD("recorded_at", "s", 0),
+	FIELD("reference", "oz", 0), FIELD("run_dir", "sz", 0), FIELD("samples", "a", 1), FIELD("status", "s", 1),
+	FIELD("summary", "o", 1), FIELD("tflops_per_gpu", "nz", 0), FIELD("tokens_per_s", "nz", 0),
+	FIELD("type", "s", 1), FIELD("v", "n", 1), FIELD("valid", "tf", 1),
 };
+#undef FIELD
 
 static const char *const want_image[] = {"digest", "ref", NULL};
 static const char *const want_key[] = {"workload", NULL};
@@ -214,9 +219,9 @@ histscan_run(const char *text, const char *end, const char *fingerprint, struct 
 	for (;;) {
 		if (p >= end || *p != '"' || !(p = str(p, end, &key)) || p >= end || *p++ != ':')
 			return 0;
-		while (i < F_N && before(&(struct val){fields[i].name, strlen(fields[i].name), 's'}, &key))
+		while (i < F_N && before(&(struct val){fields[i].name, fields[i].len, 's'}, &key))
 			i++;
-		if (i == F_N || !is(&key, fields[i].name))
+		if (i == F_N || key.n != fields[i].len || memcmp(key.p, fields[i].name, key.n))
 			return 0; /* a field this reader does not know, or keys out of order */
 		p = i == F_SAMPLES ? samples(p, end, s) : value(p, end, 2, &f[i], wanted(i), sub[i]);
 		if (!p || p >= end)

@@ -174,8 +174,14 @@ jscan_number(const char *t, size_t len, size_t *pos, double *num, int *isint)
 		frac = 1;
 		if (++p >= len || t[p] < '0' || t[p] > '9')
 			return -1;
-		for (; p < len && t[p] >= '0' && t[p] <= '9'; p++)
-			digits += m || t[p] != '0', m = m * 10 + (uint64_t)(t[p] - '0'), exp--;
+		/* zeros before the first significant digit count no digit */
+		size_t f0 = p, s0;
+		if (!m)
+			while (p < len && t[p] == '0')
+				p++;
+		for (s0 = p; p < len && t[p] >= '0' && t[p] <= '9'; p++)
+			m = m * 10 + (uint64_t)(t[p] - '0');
+		digits += (int)(p - s0), exp -= (int)(p - f0);
 	}
 	if (p < len && (t[p] == 'e' || t[p] == 'E')) {
 		int es = 1, ev = 0;
