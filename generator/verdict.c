@@ -613,8 +613,8 @@ likelier_first(const struct judge *j, size_t s, size_t to, size_t i, double mu, 
  * one normal of deviation sd about the new level, and that level unknown
  * (a flat prior, integrated out: the -ln(cnt)/2 term). The maximum
  * likelihood alone favours a long run of a little high nights before a
- * step over the step's own night: at 1% noise, 3 in 100 rises of 5% were
- * named early by 1 to 9 nights at confirmation. Where sd is not known,
+ * step over the step's own night: at 1% noise, 4 of 300 rises of 5% were
+ * named 3 to 9 nights early at confirmation. Where sd is not known,
  * the likelihood alone (sum^2/cnt). */
 static double
 step_odds(double sum, size_t cnt, double sd)
