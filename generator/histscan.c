@@ -42,11 +42,17 @@ str(const char *p, const char *e, struct val *v)
 	return p + 1;
 }
 
+/* v's text is the len bytes at name. */
+static int
+is_n(const struct val *v, const char *name, size_t len)
+{
+	return v->n == len && !memcmp(v->p, name, len);
+}
+
 static int
 is(const struct val *v, const char *name)
 {
-	size_t l = strlen(name);
-	return v->n == l && !memcmp(v->p, name, l);
+	return is_n(v, name, strlen(name));
 }
 
 /* a < b in strcmp order (both plain ASCII) */
@@ -221,7 +227,7 @@ histscan_run(const char *text, const char *end, const char *fingerprint, struct 
 			return 0;
 		while (i < F_N && before(&(struct val){fields[i].name, fields[i].len, 's'}, &key))
 			i++;
-		if (i == F_N || key.n != fields[i].len || memcmp(key.p, fields[i].name, key.n))
+		if (i == F_N || !is_n(&key, fields[i].name, fields[i].len))
 			return 0; /* a field this reader does not know, or keys out of order */
 		p = i == F_SAMPLES ? samples(p, end, s) : value(p, end, 2, &f[i], wanted(i), sub[i]);
 		if (!p || p >= end)
