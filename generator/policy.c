@@ -33,6 +33,7 @@ static const struct knob {
 	{"cp_alpha", K_REAL, offsetof(struct policy, cp_alpha), 0.01, 1e-9, 0.5},
 	{"cp_min_after", K_INT, offsetof(struct policy, cp_min_after), 3, 2, 1000},
 	{"cp_window", K_INT, offsetof(struct policy, cp_window), 60, 4, 100000},
+	{"cp_level_alpha", K_REAL, offsetof(struct policy, cp_level_alpha), 0.002, 0, 0.5}, /* the level after it, t-tested */
 	{"tail_alpha", K_REAL, offsetof(struct policy, tail_alpha), 0.0002, 0, 0.5},
 	{"tail_alpha_pair", K_REAL, offsetof(struct policy, tail_alpha_pair), 0.0002, 0, 0.5}, /* most chance runs are pairs */
 	{"noise_ref", K_REAL, offsetof(struct policy, noise_ref), 0.0125, 0.0001, 1}, /* noisier: min_effect gates nothing */

@@ -23,6 +23,7 @@ struct policy {
 	double cp_alpha;
 	int cp_min_after;       /* nights at and after a change point before it may confirm */
 	int cp_window;          /* the change-point test looks at this many recent nights */
+	double cp_level_alpha;  /* a change point's later nights against the baseline before it */
 	double tail_alpha;      /* the last few nights together against the baseline before them */
 	double tail_alpha_pair; /* the same for the last two nights alone */
 	int tail_max;

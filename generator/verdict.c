@@ -485,9 +485,31 @@ eligible_between(const struct judge *j, size_t from, size_t to, size_t cap)
 	return n;
 }
 
+/* Do the nights m[0..n) after the change point at night c lie off c's
+ * baseline by a t-test at cp_level_alpha (each within 3 deviations, the
+ * tail test's way)? The permutation test finds where a series splits
+ * best, at cp_alpha; that the nights after the split lie off the old
+ * level is a second question. Without it, runs of slow-mode nights on
+ * bimodal histories were confirmed: at 1% noise 1.03 false alarms per
+ * 1,000 nights, 0.91 with it, the longest 88 nights, 34 with it. Of 900
+ * rises of 2% and 900 drifts, one rise was confirmed a night later. */
+static int
+level_significant(struct judge *j, size_t c, const double *m, size_t n)
+{
+	const struct vnight *w = &j->c->nights[c];
+	if (n < 2 || !(w->base_sd > 0) || (int)w->base_n < j->p->min_nights)
+		return 1;
+	double lim = 3 * w->base_sd, sum = 0;
+	for (size_t a = 0; a < n; a++)
+		sum += fmin(fmax(m[a], w->base_mean - lim), w->base_mean + lim);
+	double t = (sum / (double)n - w->base_mean) / (test_sd(j, c) * sqrt(1.0 / (double)n + 1.0 / (double)w->base_n));
+	return stats_t_sf(fabs(t), (double)w->base_n - 1) < j->p->cp_level_alpha;
+}
+
 /* A change point confirms a shift at night i when it is the latest one,
  * enough nights lie at and after it, the level after it differs from the
- * level before it by min_effect, and night i itself is still shifted. */
+ * level before it by min_effect and off the baseline by a t-test, and
+ * night i itself is still shifted. */
 static int
 cp_confirms(struct judge *j, size_t i, const size_t *cps, size_t ncp, size_t *at)
 {
@@ -517,8 +539,9 @@ cp_confirms(struct judge *j, size_t i, const size_t *cps, size_t ncp, size_t *at
 		if (k != out && eligible(&j->c->nights[k]))
 			m[n++] = j->c->nights[k].mean;
 	double after = n ? stats_median(m, n) : NAN;
+	int sure = level_significant(j, c, m, n);
 	free(m);
-	if ((int)n < j->p->cp_min_after)
+	if ((int)n < j->p->cp_min_after || !sure)
 		return VB_NONE;
 	double before = median_between(j, prev, c);
 	double e = (after - before) / before, ei = (j->c->nights[i].mean - before) / before;
