@@ -485,6 +485,17 @@ eligible_between(const struct judge *j, size_t from, size_t to, size_t cap)
 	return n;
 }
 
+/* Is a night from night from up to night to (not counted) one of a
+ * confirmed episode? Before the night judged, one that ended. */
+static int
+confirmed_between(const struct judge *j, size_t from, size_t to)
+{
+	for (size_t k = from; k < to; k++)
+		if (j->c->nights[k].confirmed)
+			return 1;
+	return 0;
+}
+
 /* Do the nights m[0..n) after the change point at night c lie off c's
  * baseline by a t-test at cp_level_alpha (each within 3 deviations, the
  * tail test's way)? The permutation test finds where a series splits
@@ -520,9 +531,8 @@ cp_confirms(struct judge *j, size_t i, const size_t *cps, size_t ncp, size_t *at
 		return VB_NONE;
 	/* The nights of an earlier confirmed episode (which ended) are no new
 	 * regression: its change point would confirm it once more. */
-	for (size_t k = c; k < i; k++)
-		if (j->c->nights[k].confirmed)
-			return VB_NONE;
+	if (confirmed_between(j, c, i))
+		return VB_NONE;
 	/* The nights between the change point and night i, by their median,
 	 * less the most extreme of them when it lies outside its clip bounds:
 	 * a spike is neither one of the cp_min_after nights nor part of the
@@ -851,7 +861,10 @@ leaning(const struct judge *j, size_t i)
 /* A change point names the first bad night instead of the streak's first
  * night when it lies before the streak and at least two nights between
  * them already leaned the streak's way by half the minimum effect (a slow
- * drift): one stray night does not move it. */
+ * drift): one stray night does not move it. Nor does a change point with
+ * an earlier confirmed episode after it: that one ended, and its start is
+ * not this one's (a false alarm after a fix was named from the fixed
+ * regression's first night, its nights taken for the lean). */
 static size_t
 name_first_bad(const struct judge *j, size_t first, size_t i, int dir, const size_t *cps, size_t ncp, const char **how)
 {
@@ -861,7 +874,7 @@ name_first_bad(const struct judge *j, size_t first, size_t i, int dir, const siz
 			*how = "change point";
 		if (cps[a] > first)
 			continue;
-		if (cps[a] < first && eligible_between(j, cps[a], first, 2) >= 2) {
+		if (cps[a] < first && eligible_between(j, cps[a], first, 2) >= 2 && !confirmed_between(j, cps[a], first)) {
 			double e = (median_between(j, cps[a], first) - base) / base;
 			if ((dir == VB_SLOWER ? e : -e) >= j->p->min_effect / 2 &&
 			    step_score(j, cps[a], i, &j->c->nights[first], dir) >= step_score(j, first, i, &j->c->nights[first], dir))

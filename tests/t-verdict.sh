@@ -293,6 +293,19 @@ t_ok "drift at 1% noise: without the ramp, night 41" test "$(episodes drift1 --r
 # 2-means split finds no mode there.
 mk bimodal2 -w 0.01 -a 0.6 -s 34 -r 0.01 -n 300 -S 1172 bimodal:0.3:1.03
 t_ok "bimodal at 1% noise: a run of slow-mode nights is not confirmed" test "$(episodes bimodal2)" = none
+# Bimodal nights at 1% noise (bench seed): the change-point test splits
+# off the first seven nights (all of the fast mode), but the nights after
+# the split lie off the baseline before it by less than the t-test asks.
+# Confirmed on night 26 as a shift, the false alarm lasted 88 nights.
+mk bimodal3 -w 0.01 -a 0.6 -s 34 -r 0.01 -n 300 -S 2399 bimodal:0.3:1.03
+t_ok "bimodal at 1% noise: a change point whose later nights are not off the baseline by a t-test confirms nothing" test "$(episodes bimodal3)" = none
+t_ok "bimodal at 1% noise: without that t-test, nights 26 and 121" test "$(episodes bimodal3 --cp-level-alpha=0.5)" = "25 120"
+# A 5% regression at 1% noise (bench seed), fixed on night 36; a chance
+# run from night 39 is confirmed on night 42. Its first bad night is its
+# own, not the change point of the regression that ended (night 31).
+mk refixed -w 0.01 -a 0.6 -s 34 -r 0.01 -n 42 -S 4518 shift:31:1.05 shift:36:0.952381
+json refixed refixed
+expect_state refixed "CONFIRMED 2026-02-08 first night of the shifted tail"
 
 # A regression that is fixed: CONFIRMED while it lasts, OK from the first
 # night back at the old level, and never confirmed again.
