@@ -1,0 +1,45 @@
+/* vbase: the state of the verdict engine's night-by-night judge (struct
+ * judge: one configuration's nights, the policy, scratch space) and what
+ * each of its rules asks of it: which nights count (eligible, the segment
+ * since an accepted baseline or a confirmed improvement), a night's
+ * baseline (collect_base), the modes that baseline has seen (regime_of,
+ * beyond_regime, base_mixture_sf), the deviation the tests divide by
+ * (test_sd, now_sd), and counts and medians over a span of nights. Private
+ * to the engine: verdict.c and its rules (vconfirm, vepisode). */
+#ifndef LLMB_VBASE_H
+#define LLMB_VBASE_H
+
+#include <stddef.h>
+
+#include "vnight.h"
+
+/* A night's baseline: the nights collect_base gathered. */
+struct base {
+	double *m;              /* night means */
+	double se2;             /* mean squared within-run error */
+	size_t n;
+};
+
+/* The judge of one configuration, night by night. */
+struct judge {
+	struct vconfig *c;
+	const struct policy *p;
+	int auto_day;           /* a confirmed improvement starts a segment here */
+	double *buf;            /* scratch: night means */
+	size_t *idx;            /* scratch: night indices */
+};
+
+int beyond_regime(const struct vnight *w, double level, double nl, int dir, double extra2, double alpha);
+int seg_day(const struct judge *j, size_t i);
+int eligible(const struct vnight *v);
+void collect_base(struct judge *j, size_t i, struct base *b, int window);
+const struct vnight *regime_of(struct judge *j, size_t k);
+double base_mixture_sf(struct judge *j, size_t k, double level, double L, int dir);
+double test_sd(struct judge *j, size_t k);
+double now_sd(struct judge *j, size_t k, const double *x, size_t n);
+double median_between(const struct judge *j, size_t from, size_t to);
+size_t eligible_between(const struct judge *j, size_t from, size_t to, size_t cap);
+size_t last_confirmed(const struct judge *j, size_t from, size_t to);
+const struct vnight *prev_night(const struct judge *j, size_t i);
+
+#endif
