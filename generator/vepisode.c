@@ -6,6 +6,8 @@
 
 #include "vepisode.h"
 
+/* The last good night: the latest eligible night before night first that
+ * no shift holds out of the baselines, or -1. */
 long
 last_good_before(const struct judge *j, size_t first)
 {
