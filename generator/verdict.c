@@ -88,6 +88,11 @@ group_nights(const struct history *h, size_t *np)
 	return v;
 }
 
+/* ---- one night against its baseline and its reference ------------------- */
+
+/* Night v against its baseline b: the effect, a t-test at alpha with the
+ * baseline's nights (with fewer than min_nights, only a large effect far
+ * outside them is called), the band and the clip bounds. */
 static void
 verdict_vs_base(struct vnight *v, const struct base *b, const struct policy *p)
 {
@@ -136,6 +141,8 @@ verdict_vs_ref(struct vnight *v)
 	v->vref = fabs(v->ref_effect) <= v->tol ? VB_SAME : v->ref_effect > 0 ? VB_SLOWER : VB_FASTER;
 }
 
+/* ---- the night loop ----------------------------------------------------- */
+
 static int
 is_acked(const struct history *h, int day)
 {
@@ -145,6 +152,9 @@ is_acked(const struct history *h, int day)
 	return 0;
 }
 
+/* Judge night i as if it were the latest (last: it is): its own verdict,
+ * then whether a rule confirms a shift, an ongoing one goes on or ended,
+ * and its first bad night. */
 static void
 judge_night(struct judge *j, size_t i, int last)
 {
