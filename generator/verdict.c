@@ -152,9 +152,10 @@ is_acked(const struct history *h, int day)
 	return 0;
 }
 
-/* Judge night i as if it were the latest (last: it is): its own verdict,
- * then whether a rule confirms a shift, an ongoing one goes on or ended,
- * and its first bad night. */
+/* Judge night i as if it were the latest (last: it is the night judged,
+ * whose change points are marked): its own verdict, then whether a rule
+ * confirms a shift or an ongoing one goes on or ended, and its first bad
+ * night. */
 static void
 judge_night(struct judge *j, size_t i, int last)
 {
