@@ -16,7 +16,9 @@
 #   DETECT_OTAVA=0      leave out the column of Apache Otava's default analysis
 #                       (bench/edivisive.py, window 50, p 0.001)
 #   DETECT_OTAVA_P="P ..."  its p thresholds, a column each (default 0.001)
-#   DETECT_SPEED_ONLY=1, DETECT_SKIP_SPEED=1, DETECT_KEEP=1 (keep the series)
+#   DETECT_SPEED_ONLY=1, DETECT_SKIP_SPEED=1, DETECT_KEEP=1 (keep the series:
+#                       bench/detect-rejudge.sh judges them again with another
+#                       llmb in seconds, bench/detect-table.py sets it beside)
 set -u
 [ "${1:-}" = --smoke ] && DETECT_SMOKE=1
 cd "$(dirname "$0")/.." || exit 2

@@ -14,7 +14,7 @@ unset SBATCH_ACCOUNT SBATCH_PARTITION ADDITIONAL_SLURM_PARAMS TIME_LIMIT ASYNC E
 
 if command -v shellcheck >/dev/null; then
 	# bench/detect.sh is left to its own rewrite
-	t_ok "bench scripts: shellcheck" shellcheck -x bench/gen.sh bench/plan.sh bench/parse.sh bench/run.sh bench/slurm-poll.sh \
+	t_ok "bench scripts: shellcheck" shellcheck -x bench/gen.sh bench/plan.sh bench/parse.sh bench/run.sh bench/slurm-poll.sh bench/detect-rejudge.sh \
 		bench/slurm-pipeline.sh bench/slurm-scale.sh bench/tinygpt-gpu.sh tests/slurm-pipeline/many-sizes.sh tests/t-bench.sh
 fi
 
@@ -71,6 +71,7 @@ else
 	DHEAD="^\| case \| goal \| 0\.5% after \| 1\.0% after \| 2\.0% after \|$"
 	DFA="^\| false alarms / 1,000 stationary nights \| <= 1 \| $N \| $N \| $N \|$"
 fi
+export DETECT_KEEP=1
 smoke detect "$DHEAD" "$DFA" \
 	"^\| 5% rise confirmed within 2 nights \| >= 97% \| $N% \|" "^after: judging [0-9]+ records" \
 	"^\(95% intervals of a share of [0-9]+ series: near 97% \+-$N points, near 91% \+-$N points, near 65% \+-$N points\)$" \
@@ -82,6 +83,22 @@ smoke detect "$DHEAD" "$DFA" \
 	"^\| noise doubles at night 151: false alarms / 1,000 nights \|  \| $N \|" \
 	"^\|   series alarmed in the 30 nights from it \|  \| $N% \|" \
 	"^\| 5% rise after 15 quiet nights confirmed within 2 nights \|  \| $N% \|"
+unset DETECT_KEEP
+# The kept series judged again (bench/detect-rejudge.sh): with the same
+# llmb, every cell of the table is the run's own.
+kept=$(sed -n 's/^series and verdicts in //p' "$TRASH/detect.out")
+if [ -n "$kept" ] && [ -d "$kept/series" ]; then
+	t_rc "bench/detect-rejudge.sh: the kept series judged again: exit 0" 0 bash bench/detect-rejudge.sh "$kept" again "$LLMB"
+	/usr/bin/python3 bench/detect-table.py "$kept/series" "0.005 0.01 0.02" "after=x again=x" >"$TRASH/rejudge.tab" 2>&1
+	# shellcheck disable=SC2016
+	t_ok "bench/detect-rejudge.sh: the same llmb, the same table" awk -F'|' '
+		NR > 2 && NF > 8 { n++; if ($4 != $5 || $6 != $7 || $8 != $9) bad++ }
+		END { exit !(n > 20 && !bad) }' "$TRASH/rejudge.tab"
+	t_rc "bench/detect-rejudge.sh: a NAME it refuses: exit 2" 2 bash bench/detect-rejudge.sh "$kept" Bad "$LLMB"
+	rm -rf "$kept"
+else
+	t_fail "bench/detect.sh with DETECT_KEEP=1 says where it kept the series"
+fi
 
 if slurm_need_packages; then
 	smoke slurm-poll "^shared +4 waiters, poll 1s, $N s: [0-9]+ query\(\) calls, [0-9]+ squeue = $N squeue/min" \
