@@ -147,9 +147,9 @@ cp_confirms(struct judge *j, size_t i, const size_t *cps, size_t ncp, size_t *at
 		if (k != out && eligible(&j->c->nights[k]))
 			m[n++] = j->c->nights[k].mean;
 	double after = n ? stats_median(m, n) : NAN;
-	int sure = level_significant(j, c, m, n);
+	int sure = (int)n >= j->p->cp_min_after && level_significant(j, c, m, n);
 	free(m);
-	if ((int)n < j->p->cp_min_after || !sure)
+	if (!sure)
 		return VB_NONE;
 	double before = median_between(j, prev, c);
 	double e = (after - before) / before, ei = (j->c->nights[i].mean - before) / before;

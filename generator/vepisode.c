@@ -158,11 +158,11 @@ name_first_bad(const struct judge *j, size_t first, size_t i, int dir, const siz
 		if (cps[a] > first)
 			continue;
 		if (cps[a] < first && eligible_between(j, cps[a], first, 2) >= 2) {
-			double e = (median_between(j, cps[a], first) - base) / base;
+			double sign = dir == VB_SLOWER ? 1 : -1, lean = sign * (median_between(j, cps[a], first) - base) / base;
 			size_t after = last_confirmed(j, cps[a], first);
 			if (after < first && eligible_between(j, after, first, 2) >= 2)
-				e = fmin(e, (median_between(j, after, first) - base) / base);
-			if ((dir == VB_SLOWER ? e : -e) >= j->p->min_effect / 2 &&
+				lean = fmin(lean, sign * (median_between(j, after, first) - base) / base);
+			if (lean >= j->p->min_effect / 2 &&
 			    step_score(j, cps[a], i, &j->c->nights[first], dir) >= step_score(j, first, i, &j->c->nights[first], dir))
 				first = cps[a], *how = "change point";
 		}
