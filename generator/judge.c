@@ -169,6 +169,8 @@ night_json(const struct vnight *v)
 		json_object_set_new(o, "confirmed", json_true());
 	if (v->first_bad >= 0)
 		json_object_set_new(o, "first_bad_index", json_integer(v->first_bad));
+	if (v->state == ST_CONFIRMED)
+		json_object_set_new(o, "first_bad_range_index", json_pack("[I,I]", (json_int_t)v->range_lo, (json_int_t)v->range_hi));
 	return o;
 }
 
@@ -233,6 +235,10 @@ config_json(const struct vconfig *c, int with_nights, const char *install)
 		const struct vnight *fb = &c->nights[c->first_bad];
 		json_object_set_new(o, "first_bad_night", json_string(fb->night));
 		json_object_set_new(o, "first_bad_how", json_string(c->first_bad_how));
+		if (v->state == ST_CONFIRMED && v->range_lo >= 0 && v->range_hi >= v->range_lo)
+			json_object_set_new(o, "first_bad_range",
+					    json_pack("{s:s, s:s, s:f, s:o}", "from", c->nights[v->range_lo].night, "to",
+						      c->nights[v->range_hi].night, "level", VRANGE_LEVEL, "share", jnum(v->range_share)));
 		if (c->last_good >= 0) {
 			const struct vnight *lg = &c->nights[c->last_good];
 			json_object_set_new(o, "last_good_night", json_string(lg->night));
@@ -321,6 +327,19 @@ text_config(struct sb *o, const json_t *c)
 		if (!strcmp(st, "CONFIRMED")) {
 			sb_addf(o, "  first bad night %s (%s), last good night %s\n", jget(c, "first_bad_night"),
 				jget(c, "first_bad_how"), jget(c, "last_good_night"));
+			const json_t *r = json_object_get(c, "first_bad_range");
+			if (r) {
+				/* what a bisection covers: the nights that may hold the step */
+				double share = 100 * json_number_value(json_object_get(r, "share"));
+				char sh[16];
+				snprintf(sh, sizeof sh, share >= 99.5 ? ">99%%" : "%.0f%%", share);
+				if (!strcmp(jget(r, "from"), jget(r, "to")))
+					sb_addf(o, "  the step's first night: %s alone (%s sure)\n", jget(r, "from"), sh);
+				else
+					sb_addf(o, "  the step's first night: %s .. %s, %.0f%% sure (%s alone %s)\n", jget(r, "from"),
+						jget(r, "to"), 100 * json_number_value(json_object_get(r, "level")),
+						jget(c, "first_bad_night"), sh);
+			}
 			text_changed(o, json_object_get(c, "changed"));
 			whatchanged_text(o, json_object_get(c, "provenance_changed"));
 		}

@@ -227,7 +227,12 @@ summary_table(struct sb *o, const json_t *cs)
 		sb_add_html(o, gs(c, "fingerprint"));
 		sb_addf(o, "</a></td><td class=\"l %s\">%s</td>", st, st);
 		cell_num(o, gn(json_object_get(c, "verdict_baseline"), "effect_pct"), "%+.1f");
-		sb_addf(o, "<td class=\"l\">%s</td><td class=\"l\">%s</td><td class=\"l\">", gs(c, "first_bad_night"), gs(c, "last_good_night"));
+		const json_t *r = json_object_get(c, "first_bad_range");
+		sb_addf(o, "<td class=\"l\">%s", gs(c, "first_bad_night"));
+		/* a bisection covers the nights that may hold it */
+		if (r && strcmp(gs(r, "from"), gs(r, "to")))
+			sb_addf(o, "<br>(%s .. %s)", gs(r, "from"), gs(r, "to"));
+		sb_addf(o, "</td><td class=\"l\">%s</td><td class=\"l\">", gs(c, "last_good_night"));
 		json_object_foreach(json_object_get(c, "changed"), k, v) {
 			const char *a = json_string_value(json_array_get(v, 0)), *b = json_string_value(json_array_get(v, 1));
 			sb_add_html(o, k), sb_add(o, ": "), sb_add_html(o, a ? a : "(none)"), sb_add(o, " &rarr; "), sb_add_html(o, b ? b : "(none)"), sb_add(o, "<br>");

@@ -1,6 +1,7 @@
 /* vepisode: a confirmed episode from its first bad night on: where the
  * step began (step_at, name_first_bad), named again as its nights come in
- * (renamed_first, moved_on, unsettle), its nights kept out of baselines
+ * (renamed_first, moved_on, unsettle), the nights that may hold it
+ * (first_bad_range), its nights kept out of baselines
  * (settle), and when it is over (fell_back, brief_episode). */
 #ifndef LLMB_VEPISODE_H
 #define LLMB_VEPISODE_H
@@ -13,6 +14,7 @@ long last_good_before(const struct judge *j, size_t first);
 void settle(struct judge *j, size_t first, size_t i, int dir);
 size_t step_at(const struct judge *j, size_t from, size_t i, const struct vnight *w, int dir);
 size_t name_first_bad(const struct judge *j, size_t first, size_t i, int dir, const size_t *cps, size_t ncp, const char **how);
+void first_bad_range(const struct judge *j, size_t first, size_t i, int dir, struct vnight *out);
 extern const char tail_how[];
 size_t renamed_first(const struct judge *j, size_t conf, size_t i);
 extern const char moved_how[];

@@ -240,6 +240,8 @@ judge_night(struct judge *j, size_t i, int last)
 		return;
 	settle(j, first, i, dir);
 	v->first_bad = (long)first, v->how = how;
+	if (dir == VB_SLOWER)
+		first_bad_range(j, first, i, dir, v);
 	v->conf_first = ongoing ? pv->conf_first : (long)first;
 	if (dir == VB_SLOWER) {
 		v->state = ST_CONFIRMED;

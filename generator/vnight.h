@@ -13,6 +13,9 @@
 #include "mixture.h"
 #include "policy.h"
 
+/* How sure the range of nights that may hold a first bad night is. */
+#define VRANGE_LEVEL 0.95
+
 enum vb { VB_NONE, VB_SAME, VB_SLOWER, VB_FASTER, VB_UNKNOWN };
 enum vstate { ST_OK, ST_SUSPECT, ST_CONFIRMED, ST_INVALID, ST_FAILED, ST_INCONCLUSIVE, ST_NEW };
 extern const char *const vb_names[];
@@ -50,6 +53,8 @@ struct vnight {
 	long first_bad;          /* when this night confirmed a shift: its first night */
 	long conf_first;         /* and the first night named when its episode was confirmed */
 	const char *how;         /* and how that night was named */
+	long range_lo, range_hi; /* and the nights that may hold it (first_bad_range) */
+	double range_share;      /* and its own share of that posterior */
 };
 
 struct vconfig {
