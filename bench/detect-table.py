@@ -70,6 +70,20 @@ def within(k, at=30): return lambda ns: (lambda i: i is not None and i <= at + k
 def exact(ns):
     i, fb = event_named(ns)
     return i is not None and i <= 39 and fb == 30
+def named_ranges(r, kind, b):
+    # at confirmation (by the tenth night), the nights named to bisect
+    # (first_bad_range_index) of each rise named; none from an llmb or a
+    # tool that names none
+    w = [ns[i]['first_bad_range_index'] for ns in nights(r, kind, b)
+         for i in [event_named(ns)[0]] if i is not None and i <= 39 and 'first_bad_range_index' in ns[i]]
+    if not w: raise FileNotFoundError
+    return w
+def in_range(r, kind, b):
+    w = named_ranges(r, kind, b)
+    return 100 * sum(lo <= 30 <= hi for lo, hi in w) / len(w)
+def range_width(r, kind, b):
+    w = named_ranges(r, kind, b)
+    return sum(hi - lo + 1 for lo, hi in w) / len(w)
 def exact_later(ns):
     # as the tenth night after the rise names it (a confirmed regression
     # keeps being judged: its first bad night is named again)
@@ -138,9 +152,13 @@ rows = [
     ('5% rise confirmed within 2 nights', '>= 97%', lambda r, b: share(r, 'shift5', b, within(2)), '%.1f%%'),
     ('5% rise: first bad night exact', '>= 97%', lambda r, b: share(r, 'shift5', b, exact), '%.1f%%'),
     ('  as the tenth night names it', '', lambda r, b: share(r, 'shift5', b, exact_later), '%.1f%%'),
+    ('  of those named, within the nights named to bisect (95%)', '', lambda r, b: in_range(r, 'shift5', b), '%.1f%%'),
+    ('  those nights, on average', '', lambda r, b: range_width(r, 'shift5', b), '%.2f'),
     ('  alarmed again after it ended', '', lambda r, b: share(r, 'shift5', b, again), '%.1f%%'),
     ('2% rise confirmed within 5 nights', '>= 65%', lambda r, b: share(r, 'shift2', b, within(5)), '%.1f%%'),
     ('2% rise confirmed within 10 nights', '', lambda r, b: share(r, 'shift2', b, within(10)), '%.1f%%'),
+    ('  of those, within the nights named to bisect', '', lambda r, b: in_range(r, 'shift2', b), '%.1f%%'),
+    ('  those nights, on average', '', lambda r, b: range_width(r, 'shift2', b), '%.2f'),
     ('drift 0.3%/night confirmed within 10 nights', '>= 91%', lambda r, b: share(r, 'drift', b, within(10)), '%.1f%%'),
     ('one-night 20% spike confirmed', '<= 1%', lambda r, b: share(r, 'spike', b, event_conf), '%.1f%%'),
     ('  a confirmation in the next 10 nights', '', lambda r, b: share(r, 'spike', b, any_conf), '%.1f%%'),
