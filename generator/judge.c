@@ -235,10 +235,25 @@ config_json(const struct vconfig *c, int with_nights, const char *install)
 		const struct vnight *fb = &c->nights[c->first_bad];
 		json_object_set_new(o, "first_bad_night", json_string(fb->night));
 		json_object_set_new(o, "first_bad_how", json_string(c->first_bad_how));
-		if (v->state == ST_CONFIRMED && v->range_lo >= 0 && v->range_hi >= v->range_lo)
-			json_object_set_new(o, "first_bad_range",
-					    json_pack("{s:s, s:s, s:f, s:o}", "from", c->nights[v->range_lo].night, "to",
-						      c->nights[v->range_hi].night, "level", VRANGE_LEVEL, "share", jnum(v->range_share)));
+		if (v->state == ST_CONFIRMED && v->range_lo >= 0 && v->range_hi >= v->range_lo) {
+			json_t *r = json_pack("{s:s, s:s, s:f, s:o}", "from", c->nights[v->range_lo].night, "to",
+					      c->nights[v->range_hi].night, "level", VRANGE_LEVEL, "share", jnum(v->range_share));
+			/* What changed from each night of the range to the next, from
+			 * the night before it: where the step may lie, so may the
+			 * change that made it. */
+			if (v->range_hi > v->range_lo) {
+				json_t *a = json_array();
+				for (long k = v->range_lo > 0 ? v->range_lo : 1; k <= v->range_hi; k++) {
+					json_t *ch = changed_json(c->nights[k - 1].rep, c->nights[k].rep);
+					if (json_object_size(ch))
+						json_array_append_new(a, json_pack("{s:s, s:o}", "night", c->nights[k].night, "changed", ch));
+					else
+						json_decref(ch);
+				}
+				json_object_set_new(r, "changed", a);
+			}
+			json_object_set_new(o, "first_bad_range", r);
+		}
 		if (c->last_good >= 0) {
 			const struct vnight *lg = &c->nights[c->last_good];
 			json_object_set_new(o, "last_good_night", json_string(lg->night));
@@ -327,6 +342,8 @@ text_config(struct sb *o, const json_t *c)
 		if (!strcmp(st, "CONFIRMED")) {
 			sb_addf(o, "  first bad night %s (%s), last good night %s\n", jget(c, "first_bad_night"),
 				jget(c, "first_bad_how"), jget(c, "last_good_night"));
+			text_changed(o, json_object_get(c, "changed"));
+			whatchanged_text(o, json_object_get(c, "provenance_changed"));
 			const json_t *r = json_object_get(c, "first_bad_range");
 			if (r) {
 				/* what a bisection covers: the nights that may hold the step */
@@ -339,9 +356,21 @@ text_config(struct sb *o, const json_t *c)
 					sb_addf(o, "  the step's first night: %s .. %s, %.0f%% sure (%s alone %s)\n", jget(r, "from"),
 						jget(r, "to"), 100 * json_number_value(json_object_get(r, "level")),
 						jget(c, "first_bad_night"), sh);
+				const json_t *rc = json_object_get(r, "changed");
+				size_t k;
+				json_t *x;
+				if (rc && !json_array_size(rc))
+					sb_add(o, "  changed in those nights: nothing recorded\n");
+				json_array_foreach(rc, k, x) {
+					const char *f;
+					json_t *d;
+					json_object_foreach(json_object_get(x, "changed"), f, d) {
+						const char *was = json_string_value(json_array_get(d, 0)), *now = json_string_value(json_array_get(d, 1));
+						sb_addf(o, "  changed in those nights: %s: %s: %s -> %s\n", jget(x, "night"), f, was ? was : "(none)",
+							now ? now : "(none)");
+					}
+				}
 			}
-			text_changed(o, json_object_get(c, "changed"));
-			whatchanged_text(o, json_object_get(c, "provenance_changed"));
 		}
 		text_suspect_nodes(o, json_object_get(c, "suspect_nodes"));
 		return;

@@ -213,6 +213,21 @@ night_table(struct sb *o, const json_t *nights)
 	sb_add(o, "</table>\n");
 }
 
+/* The fields of a "changed" object, one line each ("night: " before each
+ * when night is given). */
+static void
+changed_cell(struct sb *o, const json_t *ch, const char *night)
+{
+	const char *k;
+	json_t *v;
+	json_object_foreach((json_t *)ch, k, v) {
+		const char *a = json_string_value(json_array_get(v, 0)), *b = json_string_value(json_array_get(v, 1));
+		if (night)
+			sb_add_html(o, night), sb_add(o, ": ");
+		sb_add_html(o, k), sb_add(o, ": "), sb_add_html(o, a ? a : "(none)"), sb_add(o, " &rarr; "), sb_add_html(o, b ? b : "(none)"), sb_add(o, "<br>");
+	}
+}
+
 static void
 summary_table(struct sb *o, const json_t *cs)
 {
@@ -221,8 +236,7 @@ summary_table(struct sb *o, const json_t *cs)
 	sb_add(o, "<table><tr><th class=\"l\">configuration</th><th class=\"l\">state</th><th>effect %</th>"
 		  "<th class=\"l\">first bad night</th><th class=\"l\">last good night</th><th class=\"l\">changed</th></tr>\n");
 	json_array_foreach(cs, i, c) {
-		const char *st = gs(c, "state"), *k;
-		json_t *v;
+		const char *st = gs(c, "state");
 		sb_addf(o, "<tr><td class=\"l\"><a href=\"#c%zu\">", i);
 		sb_add_html(o, gs(c, "fingerprint"));
 		sb_addf(o, "</a></td><td class=\"l %s\">%s</td>", st, st);
@@ -233,10 +247,12 @@ summary_table(struct sb *o, const json_t *cs)
 		if (r && strcmp(gs(r, "from"), gs(r, "to")))
 			sb_addf(o, "<br>(%s .. %s)", gs(r, "from"), gs(r, "to"));
 		sb_addf(o, "</td><td class=\"l\">%s</td><td class=\"l\">", gs(c, "last_good_night"));
-		json_object_foreach(json_object_get(c, "changed"), k, v) {
-			const char *a = json_string_value(json_array_get(v, 0)), *b = json_string_value(json_array_get(v, 1));
-			sb_add_html(o, k), sb_add(o, ": "), sb_add_html(o, a ? a : "(none)"), sb_add(o, " &rarr; "), sb_add_html(o, b ? b : "(none)"), sb_add(o, "<br>");
-		}
+		changed_cell(o, json_object_get(c, "changed"), NULL);
+		/* and from night to night over that range */
+		size_t x;
+		json_t *rc;
+		json_array_foreach(json_object_get(r, "changed"), x, rc)
+			changed_cell(o, json_object_get(rc, "changed"), gs(rc, "night"));
 		sb_add(o, "</td></tr>\n");
 	}
 	sb_add(o, "</table>\n");

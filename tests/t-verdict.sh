@@ -310,14 +310,17 @@ expect_state refixed "CONFIRMED 2026-02-08 first night of the shifted tail"
 # A 5% rise at 1% noise (bench seed) on its first night, after a night
 # that lay 3% high by chance: both are one step, named from the night
 # before the rise. The range to bisect holds the rise's own night too, and
-# a series without the rise names no range.
-mk range5 -w 0.01 -a 0.6 -s 34 -r 0.01 -n 31 -S 2662 shift:31:1.05
+# the image that changed on it; a series without the rise names no range.
+mk range5 -w 0.01 -a 0.6 -s 34 -r 0.01 -n 31 -S 2662 shift:31:1.05 image:31:nvcr.io/nvidia/pytorch:25.02
 json range5 range5
 expect_state range5 "CONFIRMED 2026-01-30 first night of the shifted tail"
 range_of() { /usr/bin/python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["configurations"][0].get("first_bad_range"); print(r and "%s %s %.2f" % (r["from"], r["to"], r["share"]))' "$TRASH/$1.json"; }
 t_ok "range5: the range to bisect holds the rise's night" test "$(range_of range5 | cut -d" " -f1-2)" = "2026-01-27 2026-01-31"
 t_ok "range5: the named night holds under 60% of the odds" /usr/bin/python3 -c 'import sys; sys.exit(not float(sys.argv[1]) < 0.6)' "$(range_of range5 | cut -d" " -f3)"
 t_ok "range5: the text says the range" grep -q "the step's first night: 2026-01-27 .. 2026-01-31, 95% sure (2026-01-30 alone" <("$LLMB" judge "$TRASH/range5/history/$FP.jsonl")
+t_ok "range5: nothing changed on the night named" grep -q "^  changed: nothing recorded" <("$LLMB" judge "$TRASH/range5/history/$FP.jsonl")
+t_ok "range5: the image changed on the rise's night, in the range" grep -qx "  changed in those nights: 2026-01-31: image.ref: nvcr.io/nvidia/pytorch:25.01 -> nvcr.io/nvidia/pytorch:25.02" <("$LLMB" judge "$TRASH/range5/history/$FP.jsonl")
+t_ok "range5: and in the HTML table's changed cell" grep -q "<td class=\"l\">2026-01-31: image.ref: nvcr.io/nvidia/pytorch:25.01 &rarr; nvcr.io/nvidia/pytorch:25.02<br></td>" <("$LLMB" judge --format=html "$TRASH/range5/history/$FP.jsonl")
 t_ok "range5: the HTML table says it under the first bad night" grep -q "<td class=\"l\">2026-01-30<br>(2026-01-27 .. 2026-01-31)</td>" <("$LLMB" judge --format=html "$TRASH/range5/history/$FP.jsonl")
 mk range5ok -w 0.01 -a 0.6 -s 34 -r 0.01 -n 30 -S 2662 shift:31:1.05
 json range5ok range5ok
