@@ -243,8 +243,13 @@ config_json(const struct vconfig *c, int with_nights, const char *install)
 			 * change that made it. */
 			if (v->range_hi > v->range_lo) {
 				json_t *a = json_array();
-				for (long k = v->range_lo > 0 ? v->range_lo : 1; k <= v->range_hi; k++) {
-					json_t *ch = changed_json(c->nights[k - 1].rep, c->nights[k].rep);
+				/* from the last valid night before it: a change may come
+				 * in on a night whose run failed */
+				long k0 = v->range_lo - 1;
+				while (k0 > 0 && !(c->nights[k0].valid && !c->nights[k0].acked))
+					k0--;
+				for (long k = k0 >= 0 ? k0 + 1 : 1, prev = k - 1; k <= v->range_hi; prev = k++) {
+					json_t *ch = changed_json(c->nights[prev].rep, c->nights[k].rep);
 					if (json_object_size(ch))
 						json_array_append_new(a, json_pack("{s:s, s:o}", "night", c->nights[k].night, "changed", ch));
 					else
@@ -347,10 +352,13 @@ text_config(struct sb *o, const json_t *c)
 			const json_t *r = json_object_get(c, "first_bad_range");
 			if (r) {
 				/* what a bisection covers: the nights that may hold the step */
-				double share = 100 * json_number_value(json_object_get(r, "share"));
+				const json_t *js = json_object_get(r, "share");
+				double share = 100 * json_number_value(js);
 				char sh[16];
-				snprintf(sh, sizeof sh, share >= 99.5 ? ">99%%" : "%.0f%%", share);
-				if (!strcmp(jget(r, "from"), jget(r, "to")))
+				snprintf(sh, sizeof sh, !json_is_number(js) ? "?" : share >= 99.5 ? ">99%%" : share < 0.5 ? "<1%%" : "%.0f%%", share);
+				if (!strcmp(jget(r, "from"), jget(r, "to")) && !json_is_number(js))
+					sb_addf(o, "  the step's first night: %s alone (the noise unknown)\n", jget(r, "from"));
+				else if (!strcmp(jget(r, "from"), jget(r, "to")))
 					sb_addf(o, "  the step's first night: %s alone (%s sure)\n", jget(r, "from"), sh);
 				else
 					sb_addf(o, "  the step's first night: %s .. %s, %.0f%% sure (%s alone %s)\n", jget(r, "from"),

@@ -182,25 +182,29 @@ name_first_bad(const struct judge *j, size_t first, size_t i, int dir, const siz
  * deviations):
  *   log odds  -(N/2) ln(SSb + sum d^2 - S^2/n) - ln(n)/2
  * for the n nights from s whose d sum to S on dir's side (none on the
- * other side), SSb the baseline's squared deviations and N the degrees of
- * freedom of all. The nights looked at run from tail_max eligible nights
- * before night first (in its segment, after an earlier episode) to as
- * many after it or night i (a long episode's nights cost no more each);
- * the range is the smallest set of them that holds VRANGE_LEVEL of the
- * posterior, with night first, from its earliest night to its latest.
+ * other side), SSb = (base_n - 1) base_sd^2 and N the degrees of freedom
+ * of all (the nights before first, most of them in its baseline too, count
+ * twice: a little surer than exact). The nights looked at run from
+ * tail_max eligible nights before night first (in its segment, after an
+ * earlier episode) to as many after it; the sums run on to 3 tail_max
+ * nights after first or to night i, so a long episode costs no more a
+ * night. The range is the smallest set of them that holds VRANGE_LEVEL of
+ * the posterior, with night first, from its earliest night to its latest;
+ * with first's own share of it.
  * Named from a rise's first night or two, a night before it that lay high
  * by chance, or its own that lay low, takes the name: at 1% noise 3 or 4
  * in 100 rises of 5%, near what a rule that knew the rise's size would
  * do. The range holds the rise's night in 99 of 100 and is 1.2 nights
  * wide. With the deviation taken as known (the normal's odds), as many
  * were held in a range a little narrower: the unknown deviation is the
- * honest one. Without a deviation, night first alone. */
+ * honest one. Without a deviation, night first alone, its share unknown
+ * (NAN). */
 void
 first_bad_range(const struct judge *j, size_t first, size_t i, int dir, struct vnight *out)
 {
 	const struct vnight *w = &j->c->nights[first];
 	double mu = w->base_mean, sd = w->base_sd, lim = 10 * sd, sign = dir == VB_SLOWER ? 1 : -1;
-	out->range_lo = out->range_hi = (long)first, out->range_share = 1;
+	out->range_lo = out->range_hi = (long)first, out->range_share = NAN;
 	if (isnan(mu) || !(sd > 0) || w->base_n < 2)
 		return;
 	int from = seg_day(j, first);
@@ -212,21 +216,25 @@ first_bad_range(const struct judge *j, size_t first, size_t i, int dir, struct v
 		if (eligible(v))
 			lo = k, back++;
 	}
-	/* and as many after it, or to night i: the sums run to night i */
-	size_t hi = first;
-	for (size_t k = first + 1, ahead = 0; k <= i && ahead < (size_t)j->p->tail_max; k++)
-		if (eligible(&j->c->nights[k]))
-			hi = k, ahead++;
+	/* and as many after it; the sums run on to 3 tail_max nights after it */
+	size_t hi = first, end = first, t = (size_t)j->p->tail_max;
+	for (size_t k = first + 1, ahead = 0; k <= i && ahead < 3 * t; k++) {
+		if (!eligible(&j->c->nights[k]))
+			continue;
+		if (++ahead <= t)
+			hi = k;
+		end = k;
+	}
 	size_t m = hi - lo + 1, cnt = 0;
 	double *lp = xmalloc(m * sizeof *lp), ss = sd * sd * (double)(w->base_n - 1), sum = 0, top = -HUGE_VAL, tot = 0;
-	for (size_t k = lo; k <= i; k++)
+	for (size_t k = lo; k <= end; k++)
 		if (eligible(&j->c->nights[k])) {
 			double d = clipped_dev(&j->c->nights[k], mu, lim);
 			ss += d * d, cnt++;
 		}
 	double df = (double)(w->base_n - 1 + cnt - 1);
 	cnt = 0;
-	for (size_t k = i + 1; k-- > lo;) {
+	for (size_t k = end + 1; k-- > lo;) {
 		const struct vnight *v = &j->c->nights[k];
 		if (k <= hi)
 			lp[k - lo] = -HUGE_VAL;

@@ -322,6 +322,11 @@ t_ok "range5: nothing changed on the night named" grep -q "^  changed: nothing r
 t_ok "range5: the image changed on the rise's night, in the range" grep -qx "  changed in those nights: 2026-01-31: image.ref: nvcr.io/nvidia/pytorch:25.01 -> nvcr.io/nvidia/pytorch:25.02" <("$LLMB" judge "$TRASH/range5/history/$FP.jsonl")
 t_ok "range5: and in the HTML table's changed cell" grep -q "<td class=\"l\">2026-01-31: image.ref: nvcr.io/nvidia/pytorch:25.01 &rarr; nvcr.io/nvidia/pytorch:25.02<br></td>" <("$LLMB" judge --format=html "$TRASH/range5/history/$FP.jsonl")
 t_ok "range5: the HTML table says it under the first bad night" grep -q "<td class=\"l\">2026-01-30<br>(2026-01-27 .. 2026-01-31)</td>" <("$LLMB" judge --format=html "$TRASH/range5/history/$FP.jsonl")
+# An image that changed on a night whose run was invalid, two nights
+# before a 4% rise: what changed over the range starts from the last
+# valid night before it.
+mk rangeinv -n 40 -S 62 -w 0.01 -r 0.01 shift:31:1.04 image:29:new/img:1 invalid:29:x invalid:30:y
+t_ok "rangeinv: the image's change, on its invalid night, is in the range's list" grep -qx "  changed in those nights: 2026-01-29: image.ref: nvcr.io/nvidia/pytorch:25.01 -> new/img:1" <("$LLMB" judge "$TRASH/rangeinv/history/$FP.jsonl")
 mk range5ok -w 0.01 -a 0.6 -s 34 -r 0.01 -n 30 -S 2662 shift:31:1.05
 json range5ok range5ok
 t_ok "range5ok: before the rise, no range" test "$(range_of range5ok)" = None
