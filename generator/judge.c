@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cliopt.h"
 #include "cmds.h"
@@ -686,6 +687,15 @@ cmd_judge(int argc, char **argv)
 		judge_say("no history in %s/history", o.install);
 		return 2;
 	}
+	/* Options end at the first history file: an option after one would
+	 * be read as a file that is not there. Say so (a file whose name
+	 * starts with '-' is judged after "--"). */
+	for (int k = i; !o.install && !cliopt_dashes() && k < argc; k++)
+		if (argv[k][0] == '-' && argv[k][1] && access(argv[k], F_OK)) {
+			judge_say("option '%s' after the history files: options come first", argv[k]);
+			free(files);
+			return 2;
+		}
 	if (!o.install)
 		for (; i < argc; i++)
 			files = xrealloc(files, (n + 1) * sizeof *files), files[n++] = xstrdup(argv[i]);

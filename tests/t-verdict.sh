@@ -432,6 +432,14 @@ t_grep "html: first bad night marked" 'class="cp first-bad".*>first bad night 01
 t_nogrep "html: no network, no script" '<script|src=|href="https?:|url\(' "$TRASH/confirmed/trend.html"
 
 # ---- bad input: file:line:col diagnostics, exit 2, nothing judged --------
+# An option after the history file is no file: said as an option, exit 2;
+# after "--" a name that starts with '-' is a file.
+t_rc "judge FILE --night N: exit 2" 2 "$LLMB" judge "$TRASH/range5/history/$FP.jsonl" --night 2026-01-31
+cp "$TRASH/.out" "$TRASH/optafter.err"
+t_ok "judge FILE --night N: the option named, options first" grep -qx "llmb judge: option '--night' after the history files: options come first" "$TRASH/optafter.err"
+mkdir -p "$TRASH/dash/-d" && cp "$TRASH/range5/history/$FP.jsonl" "$TRASH/dash/-d/"
+t_rc "judge -- -DIR/FILE: a path that starts with '-' is judged" 1 env -C "$TRASH/dash" "$LLMB" judge -- "-d/$FP.jsonl"
+t_rc "judge -DIR/FILE: an existing path is a file, not an option" 1 env -C "$TRASH/dash" "$LLMB" judge "$TRASH/range5/history/$FP.jsonl" "-d/$FP.jsonl"
 B=$TRASH/bad
 mkdir -p "$B"
 "$TRASH/histgen" -f "$FP" -n 3 >"$B/good"
