@@ -157,7 +157,7 @@ night_json(const struct vnight *v)
 	}
 	json_object_set_new(o, "verdict", json_string(vb_names[v->vb]));
 	json_object_set_new(o, "effect_pct", jpct(v->effect));
-	json_object_set_new(o, "p", jnum(v->p));
+	json_object_set_new(o, "p", jnum(verdict_p(v)));
 	json_object_set_new(o, "baseline_n", json_integer((json_int_t)v->base_n));
 	json_object_set_new(o, "baseline", jnum(v->base_mean));
 	json_object_set_new(o, "band", v->base_n ? json_pack("[o,o]", jnum(v->band_lo), jnum(v->band_hi)) : json_null());
@@ -226,7 +226,7 @@ config_json(const struct vconfig *c, int with_nights, const char *install)
 	json_object_set_new(o, "baseline", json_pack("{s:i, s:o, s:o, s:o}", "n", (int)v->base_n, "mean",
 						     jnum(v->base_mean), "low", jnum(v->band_lo), "high", jnum(v->band_hi)));
 	json_object_set_new(o, "verdict_baseline", json_pack("{s:s, s:o, s:o}", "verdict", v->valid ? vb_names[v->vb] : "NONE",
-							     "effect_pct", jpct(v->effect), "p", jnum(v->p)));
+							     "effect_pct", jpct(v->effect), "p", jnum(verdict_p(v))));
 	json_object_set_new(o, "reference", isnan(v->ref) ? json_null() : json_pack("{s:f, s:f}", "step_time", v->ref, "tolerance", v->tol));
 	json_object_set_new(o, "verdict_reference", json_pack("{s:s, s:o}", "verdict", vb_names[v->vref],
 							      "effect_pct", jpct(v->ref_effect)));

@@ -21,7 +21,9 @@ struct nodes {
 	char **names;
 	size_t nnames;
 	struct event *ev;
-	size_t nev;
+	size_t nev, cap;
+	char *last;             /* the last list added: most nights run where the one before ran */
+	size_t *last_idx, last_n;
 };
 
 /* ---- hostlists ------------------------------------------------------------ */
@@ -143,6 +145,7 @@ nodes_free(struct nodes *s)
 		free(s->ev[i].idx);
 	free(s->names);
 	free(s->ev);
+	free(s->last), free(s->last_idx);
 	free(s);
 }
 
@@ -164,28 +167,45 @@ has(const struct event *e, size_t idx)
 	return 0;
 }
 
+/* Night events, one per run night of every configuration: the list of
+ * the night before is expanded and looked up again only when it differs
+ * (a hostlist's expansion and the name lookups were 4% of judging). */
 void
 nodes_add(struct nodes *s, int day, const char *list, int slow)
 {
-	size_t n;
-	char **v = list ? nodes_expand(list, &n) : NULL;
-	if (!v)
+	if (!list)
 		return;
-	struct event e = {day, slow, xcalloc(n, sizeof(size_t)), 0};
-	for (size_t i = 0; i < n; i++) {
-		long k = find(s, v[i]);
-		if (k < 0) {
-			s->names = xrealloc(s->names, (s->nnames + 1) * sizeof *s->names);
-			s->names[s->nnames] = v[i];
-			k = (long)s->nnames++;
-		} else {
-			free(v[i]);
+	struct event e = {day, slow, NULL, 0};
+	if (s->last && !strcmp(list, s->last)) {
+		e.idx = xmalloc((s->last_n ? s->last_n : 1) * sizeof(size_t));
+		memcpy(e.idx, s->last_idx, s->last_n * sizeof(size_t));
+		e.n = s->last_n;
+	} else {
+		size_t n;
+		char **v = nodes_expand(list, &n);
+		if (!v)
+			return;
+		e.idx = xcalloc(n ? n : 1, sizeof(size_t));
+		for (size_t i = 0; i < n; i++) {
+			long k = find(s, v[i]);
+			if (k < 0) {
+				s->names = xrealloc(s->names, (s->nnames + 1) * sizeof *s->names);
+				s->names[s->nnames] = v[i];
+				k = (long)s->nnames++;
+			} else {
+				free(v[i]);
+			}
+			if (!has(&e, (size_t)k))
+				e.idx[e.n++] = (size_t)k;
 		}
-		if (!has(&e, (size_t)k))
-			e.idx[e.n++] = (size_t)k;
+		free(v);
+		free(s->last), free(s->last_idx);
+		s->last = xstrdup(list), s->last_n = e.n;
+		s->last_idx = xmalloc((e.n ? e.n : 1) * sizeof(size_t));
+		memcpy(s->last_idx, e.idx, e.n * sizeof(size_t));
 	}
-	free(v);
-	s->ev = xrealloc(s->ev, (s->nev + 1) * sizeof *s->ev);
+	if (s->nev == s->cap)
+		s->ev = xrealloc(s->ev, (s->cap = s->cap ? 2 * s->cap : 64) * sizeof *s->ev);
 	s->ev[s->nev++] = e;
 }
 

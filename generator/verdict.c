@@ -57,7 +57,7 @@ night_from_runs(struct vnight *v, const struct hrun *const *r, size_t n)
 	v->valid = v->nvalid > 0;
 	v->mean = v->valid ? sum / (double)v->nvalid : NAN;
 	v->se = v->valid ? sqrt(se2 / (double)v->nvalid) / sqrt((double)v->nvalid) : NAN;
-	v->effect = v->p = v->base_mean = v->base_sd = v->band_lo = v->band_hi = v->ref_effect = v->cp_p = NAN;
+	v->effect = v->base_mean = v->base_sd = v->band_lo = v->band_hi = v->ref_effect = v->cp_p = NAN;
 	v->clip_lo = -INFINITY, v->clip_hi = INFINITY;
 	v->reg_lo = v->reg_hi = v->reg_sd = v->mix.lo = NAN;
 	if (!v->ref)
@@ -111,11 +111,14 @@ verdict_vs_base(struct vnight *v, const struct base *b, const struct policy *p)
 	int dir = e > 0 ? VB_SLOWER : VB_FASTER;
 	if ((int)b->n >= p->min_nights) {
 		crit = stats_t_isf(p->alpha, (double)b->n - 1);
-		v->p = stats_t_sf(fabs(v->mean - mu) / tot, (double)b->n - 1);
+		v->tstat = fabs(v->mean - mu) / tot, v->tdf = (double)b->n - 1;
+		/* p < alpha is |t| beyond crit: p itself only where the two are
+		 * close (crit is found to 1e-12 of itself) */
+		int sig = v->tstat > crit * 1.000001 ? 1 : v->tstat < crit * 0.999999 ? 0 : verdict_p(v) < p->alpha;
 		/* UNKNOWN: an effect that matters, not significant, and a baseline
 		 * too noisy to resolve even twice the minimum effect. */
 		double resolution = crit * tot / mu;
-		v->vb = v->p < p->alpha && fabs(e) >= p->min_effect                 ? dir
+		v->vb = sig && fabs(e) >= p->min_effect                             ? dir
 			: fabs(e) < p->min_effect || resolution <= 2 * p->min_effect ? VB_SAME
 										     : VB_UNKNOWN;
 	} else {
@@ -278,6 +281,12 @@ verdict_judge(const struct history *h, int day, const struct policy *p, struct v
 		c->effect = c->nights[upto - 1].effect;
 	}
 	free(j.buf), free(j.idx);
+}
+
+double
+verdict_p(const struct vnight *v)
+{
+	return v->tdf > 0 ? stats_t_sf(v->tstat, v->tdf) : NAN;
 }
 
 void

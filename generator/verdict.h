@@ -22,5 +22,8 @@
  * sees them on the judged night. */
 void verdict_judge(const struct history *h, int day, const struct policy *p, struct vconfig *c);
 void verdict_free(struct vconfig *c);
+/* Night v's one-sided p against its baseline, NAN when not tested:
+ * worked out when asked (the verdict needs it only near its level). */
+double verdict_p(const struct vnight *v);
 
 #endif

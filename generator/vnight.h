@@ -29,7 +29,8 @@ struct vnight {
 	int valid, failed, acked;
 	double mean, se;         /* mean step time of the valid runs; its within-run standard error */
 	int vb;                  /* verdict vs baseline */
-	double effect, p;        /* relative effect; one-sided p (NAN when not tested) */
+	double effect;           /* relative effect */
+	double tstat, tdf;       /* the t-test against the baseline: |t| and its degrees of freedom (0: not tested); verdict_p */
 	size_t base_n;
 	double base_mean, base_sd, band_lo, band_hi;
 	double clip_lo, clip_hi;  /* what the change-point test sees of this night: mean within 3 sigma of its baseline */
