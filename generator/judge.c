@@ -302,21 +302,29 @@ jget(const json_t *o, const char *k)
 	return s ? s : "-";
 }
 
+/* A "changed" object's fields, a line each: "  changed: [NIGHT: ]FIELD: A -> B". */
 static void
-text_changed(struct sb *o, const json_t *ch)
+text_fields(struct sb *o, const char *lead, const json_t *ch, const char *night)
 {
 	const char *k;
 	json_t *v;
+	json_object_foreach((json_t *)ch, k, v) {
+		const char *a = json_string_value(json_array_get(v, 0)), *b = json_string_value(json_array_get(v, 1));
+		sb_addf(o, "  %s: %s%s%s: %s -> %s\n", lead, night ? night : "", night ? ": " : "", k, a ? a : "(none)",
+			b ? b : "(none)");
+	}
+}
+
+static void
+text_changed(struct sb *o, const json_t *ch)
+{
 	if (!ch)
 		return;
 	if (!json_object_size(ch)) {
 		sb_add(o, "  changed: nothing recorded (image, config hash, llmb version, nodes, knobs are the same)\n");
 		return;
 	}
-	json_object_foreach((json_t *)ch, k, v) {
-		const char *a = json_string_value(json_array_get(v, 0)), *b = json_string_value(json_array_get(v, 1));
-		sb_addf(o, "  changed: %s: %s -> %s\n", k, a ? a : "(none)", b ? b : "(none)");
-	}
+	text_fields(o, "changed", ch, NULL);
 }
 
 static void
@@ -370,15 +378,8 @@ text_config(struct sb *o, const json_t *c)
 				json_t *x;
 				if (rc && !json_array_size(rc))
 					sb_add(o, "  changed in those nights: nothing recorded\n");
-				json_array_foreach(rc, k, x) {
-					const char *f;
-					json_t *d;
-					json_object_foreach(json_object_get(x, "changed"), f, d) {
-						const char *was = json_string_value(json_array_get(d, 0)), *now = json_string_value(json_array_get(d, 1));
-						sb_addf(o, "  changed in those nights: %s: %s: %s -> %s\n", jget(x, "night"), f, was ? was : "(none)",
-							now ? now : "(none)");
-					}
-				}
+				json_array_foreach(rc, k, x)
+					text_fields(o, "changed in those nights", json_object_get(x, "changed"), jget(x, "night"));
 			}
 		}
 		text_suspect_nodes(o, json_object_get(c, "suspect_nodes"));

@@ -22,8 +22,7 @@ struct nodes {
 	size_t nnames;
 	struct event *ev;
 	size_t nev, cap;
-	char *last;             /* the last list added: most nights run where the one before ran */
-	size_t *last_idx, last_n;
+	char *last;             /* the list of the last event: most nights run where the one before ran */
 };
 
 /* ---- hostlists ------------------------------------------------------------ */
@@ -145,7 +144,7 @@ nodes_free(struct nodes *s)
 		free(s->ev[i].idx);
 	free(s->names);
 	free(s->ev);
-	free(s->last), free(s->last_idx);
+	free(s->last);
 	free(s);
 }
 
@@ -177,9 +176,10 @@ nodes_add(struct nodes *s, int day, const char *list, int slow)
 		return;
 	struct event e = {day, slow, NULL, 0};
 	if (s->last && !strcmp(list, s->last)) {
-		e.idx = xmalloc((s->last_n ? s->last_n : 1) * sizeof(size_t));
-		memcpy(e.idx, s->last_idx, s->last_n * sizeof(size_t));
-		e.n = s->last_n;
+		const struct event *p = &s->ev[s->nev - 1];
+		e.idx = xmalloc((p->n ? p->n : 1) * sizeof(size_t));
+		memcpy(e.idx, p->idx, p->n * sizeof(size_t));
+		e.n = p->n;
 	} else {
 		size_t n;
 		char **v = nodes_expand(list, &n);
@@ -199,10 +199,8 @@ nodes_add(struct nodes *s, int day, const char *list, int slow)
 				e.idx[e.n++] = (size_t)k;
 		}
 		free(v);
-		free(s->last), free(s->last_idx);
-		s->last = xstrdup(list), s->last_n = e.n;
-		s->last_idx = xmalloc((e.n ? e.n : 1) * sizeof(size_t));
-		memcpy(s->last_idx, e.idx, e.n * sizeof(size_t));
+		free(s->last);
+		s->last = xstrdup(list);
 	}
 	if (s->nev == s->cap)
 		s->ev = xrealloc(s->ev, (s->cap = s->cap ? 2 * s->cap : 64) * sizeof *s->ev);
