@@ -331,6 +331,18 @@ mk range5ok -w 0.01 -a 0.6 -s 34 -r 0.01 -n 30 -S 2662 shift:31:1.05
 json range5ok range5ok
 t_ok "range5ok: before the rise, no range" test "$(range_of range5ok)" = None
 
+# A chance run of high nights at 1% noise (2026-01-21 .. 01-24, up to
+# 3.9%) confirmed as a small regression, then nights at the old level, none
+# of them low enough alone to end it (a bench seed): it ends on the third,
+# and a 5% rise a few nights later is a new regression named from its own
+# night, not from the chance run's first night.
+mk lowback -w 0.01 -a 0.6 -s 34 -r 0.01 -n 33 -S 2567 shift:31:1.05
+state_on lowback 2026-01-23 CONFIRMED 2026-01-21 change point
+state_on lowback 2026-01-26 CONFIRMED 2026-01-21 change point
+state_on lowback 2026-01-27 OK - -
+state_on lowback 2026-01-30 OK - -
+state_on lowback 2026-02-01 CONFIRMED 2026-01-31 first night of the shifted tail
+
 # A regression that is fixed: CONFIRMED while it lasts, OK from the first
 # night back at the old level, and never confirmed again.
 mk fixed -n 20 shift:11:1.08 shift:16:0.925926
