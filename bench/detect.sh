@@ -7,6 +7,10 @@
 # intervals its shares are known to; asserts nothing.
 #
 #   DETECT_N=K          scales the number of series (default 1)
+#   DETECT_SEED=S       the first series' seed less 1 (default 0): draws made
+#                       with seeds a million apart share no series (without
+#                       it, DETECT_N=2 and DETECT_N=4 judge some of the same
+#                       noise, under other events)
 #   --smoke, DETECT_SMOKE=1   a few series of each kind and a 10,000-record timing: seconds
 #   DETECT_NOISE="..."  run-to-run noise levels (default "0.005 0.01 0.02")
 #   DETECT_BEFORE=BIN   also judge every series with BIN (an older llmb), side by side
@@ -39,7 +43,8 @@ NOISE_STEP="-w 0.01 -a 0.6 -s 34"
 
 # series NOISE KIND COUNT NIGHTS EVENT...: one history per seed. Every
 # kind has its own seeds: no two series share their noise.
-SEED=0
+SEED=${DETECT_SEED:-0}
+case $SEED in '' | *[!0-9]*) echo "detect.sh: DETECT_SEED=$SEED: not a number" >&2; exit 2 ;; esac
 series() {
 	local r=$1 kind=$2 count=$3 nights=$4 s d; shift 4
 	d=$W/series/$r/$kind
