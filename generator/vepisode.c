@@ -384,8 +384,10 @@ back_run(const struct judge *j, size_t first, size_t i, double mu, double mid, d
 			break;
 		n++;
 	}
+	if (n < 2)
+		return 0;
 	double level = median_between(j, first, k), s = 0;
-	if (n < 2 || isnan(level) || !(up ? level > mid : level < mid))
+	if (isnan(level) || !(up ? level > mid : level < mid))
 		return 0;
 	double r = level - mu;
 	for (; k <= i; k++)
