@@ -3,15 +3,18 @@
 the series it wrote (SERIES/NOISE/KIND/NAME.jsonl) and their per-night
 verdicts (NAME.COLUMN.json, one per detector). Every night is judged as if
 it were the latest. DETECT_KEEP=1 keeps a run's series, and this script
-tabulates them again.
+tabulates them again. SERIES may be several directories joined by ':'
+(draws made with other DETECT_SEED): their series are pooled, each row
+over all of them.
 """
 import functools, json, os, sys
-root, noises, bins = sys.argv[1], sys.argv[2].split(), [b.split('=')[0] for b in sys.argv[3].split()]
+roots, noises, bins = sys.argv[1].split(':'), sys.argv[2].split(), [b.split('=')[0] for b in sys.argv[3].split()]
 def nights(r, kind, b):
-    d = os.path.join(root, r, kind)
-    for f in sorted(os.listdir(d)):
-        if f.endswith('.%s.json' % b):
-            yield json.load(open(os.path.join(d, f)))['configurations'][0]['nights']
+    for root in roots:
+        d = os.path.join(root, r, kind)
+        for f in sorted(os.listdir(d)):
+            if f.endswith('.%s.json' % b):
+                yield json.load(open(os.path.join(d, f)))['configurations'][0]['nights']
 def confirmed(n): return n['state'] == 'CONFIRMED'
 def first_conf(ns, after=30):
     for i, n in enumerate(ns):
@@ -187,7 +190,7 @@ def cell(f, fmt, r, b):
         return '-'
 for name, goal, f, fmt in rows:
     print('| ' + ' | '.join([name, goal] + [cell(f, fmt, r, b) for r in noises for b in bins]) + ' |')
-counts = {k: sum(f.endswith('.%s.json' % bins[0]) for f in os.listdir(os.path.join(root, noises[0], k)))
+counts = {k: sum(f.endswith('.%s.json' % bins[0]) for root in roots for f in os.listdir(os.path.join(root, noises[0], k)))
           for k in ('stationary', 'lasting2', 'shift5')}
 print('(%d series of 300 nights per noise level for the false alarms, %d of 150 for each lasting rise, %d per event)' % (counts['stationary'], counts['lasting2'], counts['shift5']))
 # what a share of this many series can tell apart: the half-width of its
