@@ -247,7 +247,7 @@ config_json(const struct vconfig *c, int with_nights, const char *install)
 				/* from the last valid night before it: a change may come
 				 * in on a night whose run failed */
 				long k0 = v->range_lo - 1;
-				while (k0 > 0 && !(c->nights[k0].valid && !c->nights[k0].acked))
+				while (k0 > 0 && !eligible(&c->nights[k0]))
 					k0--;
 				for (long k = k0 >= 0 ? k0 + 1 : 1, prev = k - 1; k <= v->range_hi; prev = k++) {
 					json_t *ch = changed_json(c->nights[prev].rep, c->nights[k].rep);

@@ -102,12 +102,6 @@ seg_day(const struct judge *j, size_t i)
 	return a > j->auto_day ? a : j->auto_day;
 }
 
-int
-eligible(const struct vnight *v)
-{
-	return v->valid && !v->acked;
-}
-
 /* A quarantined night that no rule confirmed while it could (confirm_k
  * nights), or one of a confirmed episode that fell back within confirm_k
  * nights (brief), returns into the baseline, unless it was off by

@@ -1,8 +1,8 @@
 /* vbase: the state of the verdict engine's night-by-night judge (struct
  * judge: one configuration's nights, the policy, scratch space) and what
- * each of its rules asks of it: which nights count (eligible, the segment
- * since an accepted baseline or a confirmed improvement), a night's
- * baseline (collect_base), the modes that baseline has seen (regime_of,
+ * each of its rules asks of it: the segment since an accepted baseline or
+ * a confirmed improvement (which nights count: eligible, vnight.h), a
+ * night's baseline (collect_base), the modes that baseline has seen (regime_of,
  * beyond_regime, base_mixture_sf), the deviation the tests divide by
  * (test_sd, now_sd), and counts and medians over a span of nights. Private
  * to the engine: verdict.c and its rules (vconfirm, vepisode). */
@@ -31,7 +31,6 @@ struct judge {
 
 int beyond_regime(const struct vnight *w, double level, double nl, int dir, double extra2, double alpha);
 int seg_day(const struct judge *j, size_t i);
-int eligible(const struct vnight *v);
 void collect_base(struct judge *j, size_t i, struct base *b, int window);
 const struct vnight *regime_of(struct judge *j, size_t k);
 double base_mixture_sf(struct judge *j, size_t k, double level, double L, int dir);

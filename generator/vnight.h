@@ -58,6 +58,14 @@ struct vnight {
 	double range_share;      /* and its own share of that posterior */
 };
 
+/* A night that counts, for the verdicts and for the reports: valid, and
+ * not acknowledged. */
+static inline int
+eligible(const struct vnight *v)
+{
+	return v->valid && !v->acked;
+}
+
 struct vconfig {
 	const struct history *h;
 	struct vnight *nights;
