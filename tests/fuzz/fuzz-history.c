@@ -24,7 +24,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static char dir[64], path[128];
+static char dir[4096], path[4200];
 
 static int
 same_str(const char *a, const char *b)
@@ -54,7 +54,9 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (!*dir) {
-		snprintf(dir, sizeof dir, "/tmp/llmb-fuzz-history.%ld", (long)getpid());
+		if ((size_t)snprintf(dir, sizeof dir, "%s/llmb-fuzz-history.%ld", scratch_dir(), (long)getpid()) >=
+		    sizeof dir)
+			abort();
 		snprintf(path, sizeof path, "%s/tinygpt_cpu_tiny_fp32_1_0123456789ab.jsonl", dir);
 		mkdir_p(path, 1);
 	}

@@ -17,13 +17,14 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static char path[64];
+static char path[4096];
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (!*path)
-		snprintf(path, sizeof path, "/tmp/llmb-fuzz-log.%ld.out", (long)getpid());
+	if (!*path &&
+	    (size_t)snprintf(path, sizeof path, "%s/llmb-fuzz-log.%ld.out", scratch_dir(), (long)getpid()) >= sizeof path)
+		abort();
 	FILE *f = fopen(path, "wb");
 	if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0)
 		abort();

@@ -18,7 +18,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static char top[64];
+static char top[4096];
 
 static void
 put(const char *rel, const void *data, size_t len)
@@ -42,7 +42,8 @@ setup(void)
 				       "  - {name: train, kind: train, after: [image, venv, data]}\n"
 				       "  - {name: parse, kind: parse, after: [train]}\n"
 				       "  - {name: report, kind: report, after: [parse]}\n";
-	snprintf(top, sizeof top, "/tmp/llmb-fuzz-recipe.%ld", (long)getpid());
+	if ((size_t)snprintf(top, sizeof top, "%s/llmb-fuzz-recipe.%ld", scratch_dir(), (long)getpid()) >= sizeof top)
+		abort();
 	put("workloads/gpus.yaml", gpus, sizeof gpus - 1);
 	put("pipelines/benchmark.yaml", pipeline, sizeof pipeline - 1);
 }

@@ -2,8 +2,10 @@
  * (its diagnostics are the expected outcome, kept off the fuzzer's
  * output) and given back after. LLMB_FUZZ_STDERR=1 keeps it:
  * tests/fuzz/run.sh replays a crash that way, where the sanitizer's
- * report, written while stderr is silenced, shows. Header-only: each
- * target is one file. */
+ * report, written while stderr is silenced, shows. Also where a target's
+ * scratch files go: $TMPDIR, which tests/fuzz/run.sh points at a folder it
+ * removes afterwards, so fuzzing leaves nothing behind in /tmp.
+ * Header-only: each target is one file. */
 #ifndef LLMB_FUZZ_QUIET_H
 #define LLMB_FUZZ_QUIET_H
 
@@ -29,6 +31,14 @@ quiet_end(int saved)
 {
 	dup2(saved, 2);
 	close(saved);
+}
+
+/* The folder for scratch files: $TMPDIR, else /tmp. */
+static const char *
+scratch_dir(void)
+{
+	const char *d = getenv("TMPDIR");
+	return d && *d ? d : "/tmp";
 }
 
 #endif

@@ -5,12 +5,17 @@
 # executions, corpus size, crashes. A crash leaves its input in
 # build/fuzz/crash-* and makes the exit status 1; each crash is replayed with
 # the target's stderr kept (LLMB_FUZZ_STDERR=1), where the sanitizer's report shows.
+# The targets' scratch files go to a folder of their own ($TMPDIR for them),
+# removed on exit.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 secs=$1
 shift
 B=${B:-build}
 rc=0
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/llmb-fuzz.XXXXXX") || exit 2
+trap 'rm -rf "$scratch"' EXIT
+export TMPDIR=$scratch
 for t in "$@"; do
 	bin=$B/fuzz/fuzz-$t
 	corpus=$B/fuzz/corpus-$t
