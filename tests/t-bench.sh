@@ -79,6 +79,7 @@ smoke detect "$DHEAD" "$DFA" \
 	"^\| 5% rise confirmed within 2 nights \| >= 97% \| 100\.0% \| 100\.0% \| 70\.1% \|$" \
 	"^goals no gate can meet: 5% rise confirmed within 2 nights at 2\.0% noise \(70\.1%\); 2% rise confirmed within 5 nights at 2\.0% noise \(34\.8%\); drift 0\.3%/night confirmed within 10 nights at 2\.0% noise \(70\.8%\)$" \
 	"^\| fixed 5% regression within 2 nights, at <= 1 false end / 1,000 nights of one \| 100% \| 100\.0% \| 100\.0% \| 70\.1% \|$" \
+	"^\|   a later alarm with a first bad night of its own apart \|  \| $N% \|" \
 	"^\| 2% rise for 120 nights: declared over / 1,000 of its nights \|  \| $N \|" \
 	"^\| noise doubles at night 151: false alarms / 1,000 nights \|  \| $N \|" \
 	"^\|   series alarmed in the 30 nights from it \|  \| $N% \|" \
