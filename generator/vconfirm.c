@@ -308,6 +308,62 @@ tail_confirms(struct judge *j, size_t i, int ongoing, size_t *first, double *tma
 	return dir;
 }
 
+const char resumed_how[] = "a regression declared over whose nights since stand at its level";
+
+/* A regression declared over whose nights since then, together, still
+ * stand above the level before it: the mean of every eligible night from
+ * the one that ended it to night i (two at least, within 3 deviations),
+ * against the baseline of the episode's first bad night, as the tail test
+ * weighs a window (its levels, min_effect, the modes and mixture of that
+ * baseline). The tail test sees the same nights against a baseline that
+ * takes them in as they come, and one night low by chance ended a
+ * regression that went on: at 1% noise 5 in 100 rises of 2% that lasted
+ * were no longer CONFIRMED on their last night, the gate silent on them
+ * for as long as 115 nights. Watched for window nights after the end;
+ * names the episode's first bad night again. */
+int
+resumed_confirms(struct judge *j, size_t i, size_t *first)
+{
+	const struct policy *p = j->p;
+	const struct vnight *v = &j->c->nights[i];
+	int from = seg_day(j, i);
+	double x[1000];
+	size_t n = 0, last = i;
+	if (!(v->effect > 0))
+		return VB_NONE;
+	for (size_t k = i + 1; k-- > 0;) {
+		const struct vnight *w = &j->c->nights[k];
+		if (w->day < from || (int)n > p->window || n >= 1000)
+			return VB_NONE;
+		if (!eligible(w))
+			continue;
+		if (w->state == ST_CONFIRMED) {
+			last = k;
+			break;
+		}
+		x[n++] = w->mean;
+	}
+	if (last == i || n < 2 || j->c->nights[last].first_bad < 0)
+		return VB_NONE;
+	size_t f = (size_t)j->c->nights[last].first_bad;
+	const struct vnight *w = &j->c->nights[f];
+	if ((int)w->base_n < p->min_nights || !(w->base_sd > 0))
+		return VB_NONE;
+	double mu = w->base_mean, lim = 3 * w->base_sd, sum = 0;
+	for (size_t a = 0; a < n; a++)
+		sum += fmin(fmax(x[a], mu - lim), mu + lim);
+	double m = sum / (double)n;
+	if ((m - mu) / mu < p->min_effect || m - v->mean > 2.5 * w->base_sd)
+		return VB_NONE;
+	double t = (m - mu) / (now_sd(j, f, x, n) * sqrt(1.0 / (double)n + 1.0 / (double)w->base_n));
+	double alpha = (n == 2 ? p->tail_alpha_pair : p->tail_alpha) * noise_scale(p, w);
+	if (!(stats_t_sf(t, (double)w->base_n - 1) < alpha) || !beyond_regime(regime_of(j, f), m, (double)n, VB_SLOWER, 0, alpha) ||
+	    !(base_mixture_sf(j, f, m, (double)n, VB_SLOWER) < alpha))
+		return VB_NONE;
+	*first = f;
+	return VB_SLOWER;
+}
+
 /* Can the change-point test confirm anything at night i? Only if the
  * cp_min_after nights before it lean night i's way by half the minimum
  * effect (their median, against night i's baseline): cp_confirms needs

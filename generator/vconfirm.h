@@ -2,7 +2,8 @@
  * last K nights (m_of_k, streak_first: young baselines), the last few
  * nights together or against a ramp (tail_confirms), and a change point
  * over the segment (changepoints, cp_confirms; leaning says whether that
- * costly test could confirm anything). Each returns the shift's direction
+ * costly test could confirm anything), and a regression declared over
+ * that goes on (resumed_confirms). Each returns the shift's direction
  * and where it began; vepisode names its first bad night. */
 #ifndef LLMB_VCONFIRM_H
 #define LLMB_VCONFIRM_H
@@ -17,5 +18,7 @@ size_t changepoints(struct judge *j, size_t i, size_t to, size_t *cps, double *p
 int cp_confirms(struct judge *j, size_t i, const size_t *cps, size_t ncp, size_t *at);
 int tail_confirms(struct judge *j, size_t i, int ongoing, size_t *first, double *tmax);
 int leaning(const struct judge *j, size_t i);
+extern const char resumed_how[];
+int resumed_confirms(struct judge *j, size_t i, size_t *first);
 
 #endif

@@ -131,6 +131,22 @@ confirmed_from lasting4 2026-02-05
 # over a run of a little high nights before it.
 expect_state lasting4 "CONFIRMED 2026-02-03 first night of the shifted tail"
 
+# A 2% rise at 1% noise declared over by a young episode's odds: confirmed
+# on 2026-02-02 and -03, over on 2026-02-04 (+0.7%). Its nights go on about
+# 2% up, and the baseline took them in as they came: no tail stood out
+# against it, and from 2026-02-04 the gate said OK for 46 nights, a
+# regression going on. The nights since the end, together, against the
+# baseline before the episode confirm it again on 2026-02-15, named from
+# its first bad night.
+mk resumed $NOISE1 -n 80 -S 7160 shift:31:1.02
+state_on resumed 2026-02-03 "CONFIRMED 2026-02-01 first night of the shifted tail"
+state_on resumed 2026-02-04 "OK - -"
+state_on resumed 2026-02-14 "OK - -"
+state_on resumed 2026-02-15 "CONFIRMED 2026-02-01 a regression declared over whose nights since stand at its level"
+json resumed resumed
+alarms resumed 2026-02-02 2026-02-15
+confirmed_from resumed 2026-02-15
+
 # A chance run on stationary nights at 1% noise (2026-08-22 to -28 some
 # 1.4% up), confirmed on 2026-08-27. Its nights came back: on 2026-09-09
 # their median lies within half the minimum effect of the old level, and
