@@ -25,6 +25,7 @@ struct judge {
 	struct vconfig *c;
 	const struct policy *p;
 	int auto_day;           /* a confirmed improvement starts a segment here */
+	long watch;             /* the last CONFIRMED night, while its episode is watched (resumed_confirms); -1: none */
 	double *buf;            /* scratch: night means */
 	size_t *idx;            /* scratch: night indices */
 };

@@ -250,6 +250,7 @@ judge_night(struct judge *j, size_t i, int last)
 	v->conf_first = ongoing ? pv->conf_first : (long)first;
 	if (dir == VB_SLOWER) {
 		v->state = ST_CONFIRMED;
+		j->watch = (long)i;
 		if (last) {
 			c->first_bad = (long)first, c->first_bad_how = how;
 			c->last_good = last_good_before(j, first);
@@ -274,7 +275,7 @@ verdict_judge(const struct history *h, int day, const struct policy *p, struct v
 		if (!upto || c->nights[upto - 1].day != day)
 			upto = 0;
 	}
-	struct judge j = {c, p, INT_MIN, xmalloc((c->n + 1) * sizeof(double)), xmalloc((c->n + 1) * sizeof(size_t))};
+	struct judge j = {c, p, INT_MIN, -1, xmalloc((c->n + 1) * sizeof(double)), xmalloc((c->n + 1) * sizeof(size_t))};
 	for (size_t i = 0; i < upto; i++)
 		judge_night(&j, i, i + 1 == upto);
 	if (upto) {
