@@ -163,6 +163,16 @@ base_mixture_sf(struct judge *j, size_t k, double level, double L, int dir)
 	return isnan(w->mix.lo) ? 0 : mixture_sf(&w->mix, level, L, dir == VB_SLOWER ? 1 : -1);
 }
 
+/* A level of nl nights beyond what night k's baseline has seen: past its
+ * slow or fast mode (beyond_regime) and unlikely under its two-normal
+ * mixture as the mean of nmix nights, both at alpha. Every rule that
+ * confirms a shift over several nights asks both. */
+int
+beyond_modes(struct judge *j, size_t k, double level, double nl, double nmix, int dir, double alpha)
+{
+	return beyond_regime(regime_of(j, k), level, nl, dir, 0, alpha) && base_mixture_sf(j, k, level, nmix, dir) < alpha;
+}
+
 /* The deviation the tail and ramp tests divide by: the baseline's, or
  * that of the regime window's nights when larger. Most chance runs stand
  * on a 30-night deviation that is low by chance (0.77% where the truth is

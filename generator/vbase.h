@@ -3,7 +3,7 @@
  * each of its rules asks of it: the segment since an accepted baseline or
  * a confirmed improvement (which nights count: eligible, vnight.h), a
  * night's baseline (collect_base), the modes that baseline has seen (regime_of,
- * beyond_regime, base_mixture_sf), the deviation the tests divide by
+ * beyond_regime, base_mixture_sf, beyond_modes), the deviation the tests divide by
  * (test_sd, now_sd), and counts and medians over a span of nights. Private
  * to the engine: verdict.c and its rules (vconfirm, vepisode). */
 #ifndef LLMB_VBASE_H
@@ -35,6 +35,7 @@ int seg_day(const struct judge *j, size_t i);
 void collect_base(struct judge *j, size_t i, struct base *b, int window);
 const struct vnight *regime_of(struct judge *j, size_t k);
 double base_mixture_sf(struct judge *j, size_t k, double level, double L, int dir);
+int beyond_modes(struct judge *j, size_t k, double level, double nl, double nmix, int dir, double alpha);
 double test_sd(struct judge *j, size_t k);
 double now_sd(struct judge *j, size_t k, const double *x, size_t n);
 double median_between(const struct judge *j, size_t from, size_t to);

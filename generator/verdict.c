@@ -233,7 +233,7 @@ judge_night(struct judge *j, size_t i, int last)
 		if ((dir = cp_confirms(j, i, cps, ncp, &at)) != VB_NONE)
 			first = at, how = "change point";
 	}
-	if (!dir && !ongoing && v->vb != VB_FASTER && (dir = resumed_confirms(j, i, &first)) != VB_NONE)
+	if (!dir && !ongoing && (dir = resumed_confirms(j, i, &first)) != VB_NONE)
 		how = resumed_how;
 	if (last && !ncp)
 		ncp = changepoints(j, i, i + 1, cps, ps, 16);
