@@ -112,22 +112,27 @@ def event_conf(ns):
             if fb is not None and fb <= 30:
                 return True
     return False
-def fixed(ns):
-    # confirmed before the fix (night 36) and no longer CONFIRMED on the
-    # fix's first or second night, nor after it
+def fix_end(ns):
+    # confirmed before the fix (night 36): the first night from the fix's
+    # first on that is not CONFIRMED (len(ns) if none is); None where it
+    # was not confirmed before the fix
     i, _ = first_conf(ns)
     if i is None or i >= 35: return None
-    j = next((k for k in range(35, len(ns)) if not confirmed(ns[k])), None)
-    return j is not None and j <= 36 and not any(confirmed(n) for n in ns[j:])
+    return next((k for k in range(35, len(ns)) if not confirmed(ns[k])), len(ns))
+def fixed(ns):
+    # confirmed before the fix and no longer CONFIRMED on the fix's first
+    # or second night, nor after it
+    j = fix_end(ns)
+    if j is None: return None
+    return j <= 36 and not any(confirmed(n) for n in ns[j:])
 def fixed_named(ns):
     # as fixed, but a later alarm that names a first bad night of its own
     # after the fix is no failure of the fix's recognition: it is a false
     # alarm on ordinary nights (counted in the first rows), and at one per
     # 1,000 nights some must fall in the nights after a fix
-    i, _ = first_conf(ns)
-    if i is None or i >= 35: return None
-    j = next((k for k in range(35, len(ns)) if not confirmed(ns[k])), None)
-    return j is not None and j <= 36 and not any(
+    j = fix_end(ns)
+    if j is None: return None
+    return j <= 36 and not any(
         confirmed(n) and (n.get('first_bad_index') is None or n['first_bad_index'] <= j) for n in ns[j:])
 def share_of(r, kind, b, f):
     # the share of f's True among the series it judges (not None)
