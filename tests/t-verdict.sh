@@ -358,6 +358,16 @@ state_on lowback 2026-01-26 CONFIRMED 2026-01-21 change point
 state_on lowback 2026-01-27 OK - -
 state_on lowback 2026-01-30 OK - -
 state_on lowback 2026-02-01 CONFIRMED 2026-01-31 first night of the shifted tail
+# A 5% rise (2026-01-31) during a chance run confirmed from 2026-01-22 (up
+# to +2%), fixed on 2026-02-05 (a bench seed): the episode's level is the
+# rise's, not the median of all its nights (+2%, under which the old
+# level lay within 2 deviations: it stayed CONFIRMED for good), and the
+# fix is recognised on its second night.
+mk secondstep -w 0.01 -a 0.6 -s 34 -r 0.01 -n 45 -S 4168 shift:31:1.05 shift:36:0.952381
+state_on secondstep 2026-02-05 CONFIRMED 2026-01-22 change point
+state_on secondstep 2026-02-06 OK - -
+json secondstep secondstep
+alarms secondstep 2026-01-30
 
 # A regression that is fixed: CONFIRMED while it lasts, OK from the first
 # night back at the old level, and never confirmed again.
