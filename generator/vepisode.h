@@ -21,6 +21,6 @@ extern const char moved_how[];
 size_t moved_on(const struct judge *j, size_t first, size_t i);
 void unsettle(struct judge *j, size_t first, size_t to);
 int fell_back(const struct judge *j, size_t i, size_t first);
-void brief_episode(struct judge *j, size_t first, size_t i);
+void brief_episode(struct judge *j, size_t first, size_t i, int whole);
 
 #endif

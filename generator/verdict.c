@@ -195,8 +195,9 @@ judge_night(struct judge *j, size_t i, int last)
 		dir = v->vb;
 	const char *how = "first night of the confirmed streak";
 	if (fixed) {
-		/* the regression was fixed: nothing confirms on this night */
-		brief_episode(j, (size_t)pv->first_bad, i);
+		/* the regression was fixed (or was none): nothing confirms
+		 * on this night */
+		brief_episode(j, (size_t)pv->first_bad, i, fixed == 2);
 	} else if (ongoing) {
 		/* A confirmed regression stays CONFIRMED, with its first bad
 		 * night, until a night falls back. */
