@@ -316,6 +316,13 @@ t_ok "bimodal at 1% noise: a run of slow-mode nights is not confirmed" test "$(e
 mk bimodal3 -w 0.01 -a 0.6 -s 34 -r 0.01 -n 300 -S 2399 bimodal:0.3:1.03
 t_ok "bimodal at 1% noise: a change point whose later nights are not off the baseline by a t-test confirms nothing" test "$(episodes bimodal3)" = none
 t_ok "bimodal at 1% noise: without that t-test, nights 26 and 121" test "$(episodes bimodal3 --cp-level-alpha=0.5)" = "25 120"
+# Bimodal nights at 1% noise (a bench seed) whose first four nights were
+# fast ones: a change point at night 5, on a baseline of those four (fewer
+# than min_nights), confirmed the bimodal nights after as a +2% regression
+# and stayed CONFIRMED for the 286 nights after. Such a baseline calls only
+# large shifts: nothing is confirmed.
+mk younghist -w 0.01 -a 0.6 -s 34 -r 0.01 -n 300 -S 4004707 bimodal:0.3:1.03
+t_ok "younghist: a change point on a baseline of four nights confirms nothing" test "$(episodes younghist)" = none
 # Bimodal nights at 1% noise (a bench seed): two runs of slow-mode nights in
 # the first weeks were confirmed and kept out of every baseline, and a
 # third run, confirmed from 2026-01-27 against a baseline of the fast mode
