@@ -383,7 +383,8 @@ back_evidence(const struct judge *j, size_t first, size_t i, double mu, double l
  * level within 2 deviations of it, and its fix was never recognised (one
  * of 600 at 1% noise). At 3 standard errors lasting rises at 2% noise
  * were declared over more often (2%: 16.8 to 17.4 times per 1,000 of their
- * nights); at 4 no row but that one moved. */
+ * nights); at 4 no row but that one moved on three draws, and on a
+ * fourth lasting 5% rises at 2% noise ended 3.29 times for 3.24. */
 static double
 episode_level(const struct judge *j, size_t first, size_t to, double mu, double sd)
 {
