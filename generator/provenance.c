@@ -252,23 +252,38 @@ configuration(const struct prov_src *s)
 static const char *const sacct_fields[] = {"partition", "qos", "reservation", "nodes", "submit", "start",
 					   "end", "exit_code"};
 
+/* Field k (0-based) of a sacct -P line: is it empty or "Unknown"? */
+static int
+sacct_unset(const char *line, int k)
+{
+	const char *p = line;
+	for (; k > 0 && p; k--)
+		p = strchr(p, '|'), p = p ? p + 1 : NULL;
+	if (!p)
+		return 1;
+	size_t l = strcspn(p, "|");
+	return !l || (l == 7 && !strncmp(p, "Unknown", 7));
+}
+
 /* One sacct call: partition, QOS, reservation, nodes, times, exit code. */
 static void
 slurm_facts(const struct prov_src *s, json_t *o)
 {
 	char *line = NULL;
 	/* Accounting learns of the job's end after the job's own exit record:
-	 * while its line has no partition yet, it is not the finished job's
-	 * (seen under load: partial fields), so ask again, for 5 s at most. */
-	for (int tries = 0; tries < 6 && strspn(s->job, "0123456789_+.") == strlen(s->job); tries++) {
+	 * while its line has no partition yet (seen under load: partial
+	 * fields), or no end (End "Unknown": a job accounting still holds
+	 * running, for 3 to 4 s after the exit record on the test cluster),
+	 * it is not the finished job's, so ask again, for 10 s at most. */
+	for (int tries = 0; tries < 11 && strspn(s->job, "0123456789_+.") == strlen(s->job); tries++) {
 		char *argv[] = {"sacct", "-n", "-X", "-P", "-j", (char *)s->job, "-o",
 				"Partition,QOS,Reservation,NodeList,Submit,Start,End,ExitCode", NULL};
 		if (tries)
 			nanosleep(&(struct timespec){1, 0}, NULL);
 		free(line);
 		line = capture_first_line(argv);
-		if (!line || (line[0] && line[0] != '|'))
-			break; /* no answer at all, or one with its partition */
+		if (!line || (!sacct_unset(line, 0) && !sacct_unset(line, 6)))
+			break; /* no answer at all, or the finished job's */
 	}
 	char *p = line;
 	for (size_t i = 0; i < sizeof sacct_fields / sizeof *sacct_fields; i++) {
