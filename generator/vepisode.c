@@ -479,7 +479,7 @@ no_shift(const struct judge *j, size_t first, size_t i, int up)
 		rs = rss = 0, rn = 0;
 	}
 	sp += rs, spp += rss, np += rn;
-	if ((int)np < j->p->min_nights || np < 2)
+	if ((int)np < j->p->min_nights) /* at least 2: policy.c bounds it */
 		return 0;
 	double me = se / (double)ne, mp = sp / (double)np;
 	double ve = fmax(0, (see - (double)ne * me * me) / (double)(ne - 1));
