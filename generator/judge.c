@@ -499,6 +499,9 @@ parse_args(int argc, char **argv, struct opts *o)
 	}
 	if (!cliopt_dashes() && optind < argc && !strcmp(argv[optind], "-"))
 		return -1;
+	/* the flags and files together, held to the file's own rules */
+	if (policy_check(&o->pol, progname))
+		return -2;
 	return optind;
 }
 

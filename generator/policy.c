@@ -111,7 +111,7 @@ policy_rule(const char *name, char *buf, size_t len)
 	return NULL;
 }
 
-static int
+int
 policy_check(const struct policy *p, const char *file)
 {
 	if (p->confirm_m > p->confirm_k) {
@@ -134,9 +134,9 @@ int
 policy_load(const char *path, struct policy *p)
 {
 	struct ydoc *d = yaml_load_file(path);
-	int bad = 0;
 	if (!d)
 		return 1;
+	int bad = d->errors; /* a duplicate key or an alias: said, and the file refused */
 	const struct ynode *n = d->root->kind == Y_MAP ? ymap_get(d->root, "nightly") : NULL;
 	const struct ynode *pol = n && n->kind == Y_MAP ? ymap_get(n, "policy") : NULL;
 	int strict = pol != NULL; /* under policy: every key is a knob */

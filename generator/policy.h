@@ -37,6 +37,10 @@ void policy_defaults(struct policy *p);
 /* Read the "nightly:" block (or "nightly: policy:") of a YAML file;
  * diagnostics and non-zero on error. */
 int policy_load(const char *path, struct policy *p);
+/* The checks between knobs (confirm_m over confirm_k, ...), the same
+ * for a policy file and for flags: diagnostics as where's, non-zero on
+ * error. policy_load() runs them on what the file gives. */
+int policy_check(const struct policy *p, const char *where);
 /* Set one knob by name from text; -1 unknown name, -2 bad value. */
 int policy_set(struct policy *p, const char *name, const char *val);
 /* What knob name takes ("a number from 0 to 1"), in buf; NULL when no knob. */

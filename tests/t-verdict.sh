@@ -302,7 +302,7 @@ expect_state small1 "CONFIRMED 2026-01-31 first night of the shifted tail"
 # means of the last nights three nights later.
 mk drift1 -w 0.01 -a 0.6 -s 34 -r 0.01 -n 45 -S 1515 drift:31:0.003
 t_ok "drift at 1% noise: the ramp confirms on night 38" test "$(episodes drift1)" = 37
-t_ok "drift at 1% noise: without the ramp, night 41" test "$(episodes drift1 --ramp-min=1000)" = 40
+t_ok "drift at 1% noise: without the ramp, night 41" test "$(episodes drift1 --ramp-min=1000 --ramp-max=1000)" = 40
 # Bimodal nights at 1% noise: a run of slow-mode nights (night 140 on)
 # that the previous detector confirmed on night 145 is likely under the
 # baseline as two normals (fitted by EM over 90 nights), though the
@@ -550,6 +550,21 @@ t_grep "policy: 5%: the range" "error: bad value '5%' for policy knob 'min_effec
 t_rc "no history" 2 "$LLMB" judge --install "$TRASH/nosuch"
 t_rc "bad night" 2 "$LLMB" judge --night 2026-1-1 --install "$TRASH/pass"
 t_rc "bad knob" 2 "$LLMB" judge --min-effect=x --install "$TRASH/pass"
+# A duplicate key is the file's error, refused as every other (it was
+# said and the policy judged with).
+printf 'nightly:\n  policy:\n    min_effect: 0.5\n    min_effect: 0.02\n' >"$TRASH/pol.yaml"
+t_rc "policy: a duplicate key is refused (exit 2)" 2 "$LLMB" judge --policy "$TRASH/pol.yaml" --install "$TRASH/pass"
+t_grep "policy: the duplicate key's place" "pol.yaml:4:5: error: duplicate key 'min_effect' \(first at 3:5\)" "$TRASH/.out"
+# The checks between knobs hold for flags as for the file: confirm_m over
+# confirm_k is refused either way.
+printf 'nightly:\n  policy:\n    confirm_m: 4\n' >"$TRASH/pol.yaml"
+t_rc "policy: confirm_m 4 over confirm_k 3 in the file (exit 2)" 2 "$LLMB" judge --policy "$TRASH/pol.yaml" --install "$TRASH/pass"
+t_grep "policy: the file's m over k" "pol.yaml: error: confirm_m \(4\) is greater than confirm_k \(3\)" "$TRASH/.out"
+t_rc "--confirm-m=4 over confirm_k 3: refused (exit 2)" 2 "$LLMB" judge --confirm-m=4 --install "$TRASH/pass"
+t_grep "--confirm-m=4: the same check" "llmb judge: error: confirm_m \(4\) is greater than confirm_k \(3\)" "$TRASH/.out"
+t_rc "--ramp-min 9 over ramp_max 8: refused (exit 2)" 2 "$LLMB" judge --ramp-min 9 --install "$TRASH/pass"
+t_rc "--confirm-m=4 --confirm-k=5: accepted" 0 "$LLMB" judge --confirm-m=4 --confirm-k=5 --install "$TRASH/pass"
+t_rc "--confirm-k=5 and a file's confirm_m 4: accepted" 0 "$LLMB" judge --confirm-k=5 --policy "$TRASH/pol.yaml" --install "$TRASH/pass"
 printf 'nightly:\n  policy:\n    min_efect: 0.02\n' >"$TRASH/pol.yaml"
 t_rc "policy: unknown knob" 2 "$LLMB" judge --policy "$TRASH/pol.yaml" --install "$TRASH/pass"
 t_grep "policy: suggestion" 'pol.yaml:3:5: error: unknown policy knob .min_efect. \(did you mean .min_effect.\?\)' "$TRASH/.out"
