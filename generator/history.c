@@ -335,20 +335,32 @@ load_samples(const struct line *l, struct hrun *r)
 	return 0;
 }
 
-static void
+/* The published step time and the tolerance: numbers as the writer
+ * writes them ("0.05" or "5%" is refused, never read as the default). */
+static int
 load_reference(const struct line *l, struct hrun *r)
 {
 	const struct jnode *ref = l->f[R_REFERENCE];
 	r->ref = r->tol = NAN;
 	if (!ref || ref->type != JT_OBJ)
-		return;
+		return 0;
 	const struct jnode *st = get(l, ref, "step_time"), *tol = get(l, ref, "tolerance");
+	if (st && st->type != JT_NUM && st->type != JT_NULL) {
+		diag_error(l->file, l->no, keycol(l, st), "reference.step_time must be a number (seconds) or null");
+		return 1;
+	}
+	if (tol && (tol->type != JT_NUM || tol->num < 0)) {
+		diag_error(l->file, l->no, keycol(l, tol),
+			   "reference.tolerance must be a number, 0 or more (a fraction, or percent above 1)");
+		return 1;
+	}
 	if (st && st->type == JT_NUM && st->num > 0)
 		r->ref = st->num;
 	r->tol = tol && tol->type == JT_NUM ? tol->num : 0.05;
 	/* The report's --tolerance is in percent: read values above 1 so. */
 	if (r->tol > 1)
 		r->tol /= 100;
+	return 0;
 }
 
 static int
@@ -399,9 +411,8 @@ load_run(struct line *l, const struct jnode *o, struct hrun *r)
 	r->valid = l->f[R_VALID]->type == JT_TRUE && r->ok;
 	if (!r->ok)
 		add_why(l, r, "failed");
-	if (load_samples(l, r))
+	if (load_samples(l, r) || load_reference(l, r))
 		return 1;
-	load_reference(l, r);
 	const struct jnode *img = l->f[R_IMAGE];
 	r->image_ref = ostr(l, img, "ref");
 	r->image_digest = ostr(l, img, "digest");
@@ -688,6 +699,20 @@ history_load(const char *path, struct history *h)
 	memset(h, 0, sizeof *h);
 	h->file = xstrdup(path);
 	h->fingerprint = fingerprint_of(path);
+	/* The name is the fingerprint every record must carry: a name no
+	 * writer can give (a space, a quote) is said as that, once, rather
+	 * than as each record's workload not matching it. */
+	if (!history_fingerprint_ok(h->fingerprint)) {
+		const char *f = h->fingerprint;
+		size_t at = strspn(f, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.");
+		diag_error(path, 0, 0,
+			   "the file's name is no configuration fingerprint (%s at character %zu of its name): a history is "
+			   "<fingerprint>.jsonl, the fingerprint of letters, digits, '_', '-' and '.' that its records carry",
+			   !*f ? "nothing" : f[0] == '.' ? "a leading '.'" : !f[at] ? "over 200 characters"
+			   : f[at] == ' ' ? "a space" : f[at] == '\'' ? "a quote" : "a character not allowed",
+			   !*f ? (size_t)0 : f[0] == '.' ? (size_t)1 : at + 1);
+		return diag_errors - before;
+	}
 	size_t len;
 	char *buf = read_whole(path, &len);
 	if (!buf) {

@@ -265,6 +265,10 @@ histscan_run(const char *text, const char *end, const char *fingerprint, struct 
 	s->ref = s->tol = NAN;
 	if (f[F_REFERENCE].t == 'o') {
 		const struct val *st = &sub[F_REFERENCE][0], *tol = &sub[F_REFERENCE][1];
+		/* a step time that is no number or null, a tolerance that is no
+		 * number of 0 or more: the full reader's error */
+		if ((st->t && st->t != 'z' && num(st, &x, &isint)) || (tol->t && (num(tol, &x, &isint) || x < 0)))
+			return 0;
 		if (!num(st, &x, &isint) && x > 0)
 			s->ref = x;
 		s->tol = !num(tol, &x, &isint) ? x : 0.05;

@@ -530,6 +530,19 @@ bad invalid-no-reason "sed '2s/\"valid\":true/\"valid\":false/'"
 bad summary-n "sed '2s/\"n\":20/\"n\":\"20\"/'"
 bad summary-n-less "sed '3s/\"n\":20/\"n\":3/'"
 bad workload "sed '2s/\"workload\":\"tinygpt\"/\"workload\":\"llama3\"/'"
+# A reference's tolerance or step time is a number, as the writer writes
+# it: a string was read as the default 5% (the fast reader and the full
+# one alike).
+bad tolerance-string "sed '2s/\"reference\":null/\"reference\":{\"step_time\":0.45,\"tolerance\":\"5%\"}/'"
+bad step-time-string "sed '3s/\"reference\":null/\"reference\":{\"step_time\":\"0.45\",\"tolerance\":0.05}/'"
+# A history named with a space and a quote, its records carrying that
+# name as their fingerprint: one error that says the name is no
+# fingerprint (each record's workload was said not to match it).
+mkdir -p "$B/quote-name"
+sed "s/$FP/h i's/" "$B/good" >"$B/quote-name/h i's.jsonl"
+t_rc "a history named h i's.jsonl: exit 2" 2 env -C "$B/quote-name" "$LLMB" judge "h i's.jsonl"
+t_grep "h i's.jsonl: its name is no fingerprint, the space named" "^h i's\.jsonl: error: the file's name is no configuration fingerprint \(a space at character 2 of its name\)" "$TRASH/.out"
+t_ok "h i's.jsonl: one error, not one per record" test "$(grep -c error "$TRASH/.out")" = 1
 # The first sample of night 1 written as 498872 and 150 zeros, times 1e-156:
 # the same number, 160 characters long; the verdicts are the same.
 long=498872$(printf '0%.0s' $(seq 1 150))e-156
