@@ -108,7 +108,7 @@ cmd_annotate(int argc, char **argv)
 				rc = 0;
 			else if (arc == -2)
 				fprintf(stderr, "%s: error: not appending an annotation the history reader would refuse\n", progname);
-			else
+			else if (arc == -1)
 				fprintf(stderr, "%s: cannot append to %s: %s\n", progname, path, strerror(errno));
 			free(line);
 			free(lock);

@@ -45,6 +45,15 @@ diag_error(const char *file, int line, int col, const char *fmt, ...)
 }
 
 void
+diag_warning(const char *file, int line, int col, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("warning", file, line, col, fmt, ap);
+	va_end(ap);
+}
+
+void
 diag_note(const char *file, int line, int col, const char *fmt, ...)
 {
 	va_list ap;

@@ -11,6 +11,9 @@ extern struct sb *diag_hold;
 
 void diag_error(const char *file, int line, int col, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* Said, not counted: what was done about a problem that stops nothing. */
+void diag_warning(const char *file, int line, int col, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 void diag_note(const char *file, int line, int col, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 /* Forgets the count (for a process that checks many inputs, like a

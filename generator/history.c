@@ -555,7 +555,11 @@ not_json(const struct line *l)
 		json_decref(o);
 		diag_error(l->file, l->no, 1, "not JSON this reader accepts (numbers must be finite, arrays and objects nest at most %d deep)",
 			   JSCAN_MAX_DEPTH);
-	} else
+	} else if (err.position >= 0 && (size_t)err.position >= l->len)
+		/* a record cut short, ended by a later append (append_whole) */
+		diag_error(l->file, l->no, (int)l->len + 1, "not JSON, the line ends early (%s): a torn record, an append "
+			   "that was cut short; remove the line", err.text);
+	else
 		diag_error(l->file, l->no, err.column > 0 ? err.column : 1, "not JSON: %s", err.text);
 }
 
@@ -786,21 +790,48 @@ double history_lock_wait = -1;
 /* The holder writes "pid <pid> <program>" into the lock file; a waiter
  * prints it, says it waits, and gives up after history_lock_wait seconds
  * (errno ETIMEDOUT; negative: no limit). */
+/* Why the lock could not be taken, which file, and what to do: a lock
+ * that is a directory, a link or a FIFO is none llmb made, and nothing
+ * is appended until it is removed. errno is kept. */
+static int
+lock_failed(const char *lockpath, int fd, const char *what)
+{
+	int e = errno;
+	if (fd >= 0)
+		close(fd);
+	if (e == ETIMEDOUT)
+		fprintf(stderr, "%s: error: the history lock %s is still held after %g s (--wait): nothing appended; "
+			"run again when its holder is done\n", progname, lockpath, history_lock_wait);
+	else if (what)
+		fprintf(stderr, "%s: error: the history lock %s is %s, not the regular file llmb makes: nothing appended; "
+			"remove it (%s %s) and run again\n", progname, lockpath, what, strcmp(what, "a directory") ? "rm" : "rmdir",
+			lockpath);
+	else
+		fprintf(stderr, "%s: error: cannot take the history lock %s: %s: nothing appended\n", progname, lockpath,
+			strerror(e));
+	errno = e;
+	return -1;
+}
+
 int
 history_lock(const char *lockpath)
 {
 	if (mkdir_p(lockpath, 1) < 0)
-		return -1;
-	int fd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+		return lock_failed(lockpath, -1, NULL);
+	/* O_NONBLOCK: a FIFO in its place is opened without waiting, then refused */
+	int fd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+	struct stat st;
+	if (fd < 0 && (errno == EISDIR || errno == ELOOP))
+		return lock_failed(lockpath, fd, errno == EISDIR ? "a directory" : "a symbolic link");
 	if (fd < 0)
-		return -1;
+		return lock_failed(lockpath, fd, NULL);
+	if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode))
+		return lock_failed(lockpath, fd, "a FIFO, socket or device");
 	double start = now_seconds();
 	int told = 0;
 	while (lock_fd(fd, LK_TRY) < 0) {
-		if (errno != EWOULDBLOCK) {
-			close(fd);
-			return -1;
-		}
+		if (errno != EWOULDBLOCK)
+			return lock_failed(lockpath, fd, NULL);
 		if (!told++) {
 			char who[128] = "";
 			ssize_t r = pread(fd, who, sizeof who - 1, 0);
@@ -810,9 +841,8 @@ history_lock(const char *lockpath)
 				who, history_lock_wait >= 0 ? " (--wait limits how long)" : "");
 		}
 		if (history_lock_wait >= 0 && now_seconds() - start >= history_lock_wait) {
-			close(fd);
 			errno = ETIMEDOUT;
-			return -1;
+			return lock_failed(lockpath, fd, NULL);
 		}
 		struct timespec ts = {0, 50 * 1000 * 1000};
 		nanosleep(&ts, NULL);
@@ -853,18 +883,54 @@ history_line_check(const char *path, const char *line)
 	return bad ? -1 : 0;
 }
 
+/* The line and column where fd's torn last line ends (the file does not
+ * end in a newline): said once, as the reader would place it. */
+static void
+say_torn(const char *path, int fd, off_t size)
+{
+	char buf[65536];
+	size_t line = 1, col = 1;
+	for (off_t at = 0; at < size;) {
+		ssize_t r = pread(fd, buf, sizeof buf, at);
+		if (r <= 0)
+			break;
+		for (ssize_t i = 0; i < r; i++)
+			col = buf[i] == '\n' ? (line++, 1) : col + 1;
+		at += r;
+	}
+	diag_warning(path, (int)line, (int)col,
+		     "torn last line (no newline at the end): ended with a newline before appending, never glued to; "
+		     "the history reader refuses that line until it is removed");
+}
+
 /* One write of the whole of data: O_APPEND makes it land at the end even
  * beside other writers, and the reader counts a line without its newline
- * as torn, never as a record. */
+ * as torn, never as a record. A torn last line (an append cut short: the
+ * caller holds the lock, so no writer is under way) is ended with a
+ * newline in the same write, so the new records stay whole lines and the
+ * reader says where the torn one is. */
 static int
 append_whole(const char *path, const char *data, size_t len)
 {
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
+	struct stat st;
+	char last = '\n';
+	if (fstat(fd, &st) == 0 && st.st_size > 0 && pread(fd, &last, 1, st.st_size - 1) != 1)
+		last = '\n';
+	char *whole = NULL;
+	if (last != '\n') {
+		say_torn(path, fd, st.st_size);
+		whole = xmalloc(len + 1);
+		whole[0] = '\n';
+		memcpy(whole + 1, data, len);
+		data = whole, len++;
+	}
 	ssize_t w = write(fd, data, len);
 	int rc = w == (ssize_t)len && fsync(fd) == 0 ? 0 : -1;
 	int e = errno;
+	free(whole);
 	close(fd);
 	errno = e;
 	return rc;
@@ -905,7 +971,7 @@ history_append_line(const char *lockpath, const char *path, const char *line)
 {
 	int fd = history_lock(lockpath);
 	if (fd < 0)
-		return -1;
+		return -3;
 	int rc = history_append_locked(path, line);
 	int e = errno;
 	close(fd);

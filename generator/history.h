@@ -68,7 +68,8 @@ void history_night(int day, char out[11]);
 int history_fingerprint_ok(const char *s);
 
 /* Appending whole lines: history_lock() takes the history lock (flock,
- * created with its directory; the fd holds it until closed);
+ * created with its directory; the fd holds it until closed; -1 when it
+ * cannot, said with the lock's path and what to do);
  * history_append_locked() appends one line with a single O_APPEND write and
  * fsync (the caller holds the lock); history_append_line() does both. */
 int history_lock(const char *lockpath);
@@ -81,7 +82,8 @@ int lock_wait_option(const char *v);
  * file path (its fingerprint from the name)? 0, or -1 with the reader's
  * diagnostics printed. Every appender calls it. */
 int history_line_check(const char *path, const char *line);
-/* Both return 0, -1 (errno set) or -2: the line fails history_line_check. */
+/* Both return 0, -1 (errno set) or -2: the line fails history_line_check;
+ * history_append_line() -3 when the lock was not taken (already said). */
 int history_append_locked(const char *path, const char *line);
 int history_append_line(const char *lockpath, const char *path, const char *line);
 /* Many whole lines (len bytes) in one write, each checked first (a batch

@@ -296,8 +296,7 @@ import_flush(struct imp *im)
 		return;
 	char *lockpath = layout_history_lock(im->install);
 	int fd = history_lock(lockpath);
-	if (fd < 0) {
-		fprintf(stderr, "llmb record: error: cannot lock %s: %s\n", lockpath, strerror(errno));
+	if (fd < 0) { /* said, with what to do */
 		im->c.failed += (int)json_array_size(im->batch);
 		free(lockpath);
 		return;

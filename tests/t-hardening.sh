@@ -193,6 +193,25 @@ t_rc "annotate --wait=-1: refused with the range" 2 "$LLMB" annotate --install "
 t_grep "--wait: the range" 'wait=-1: seconds, a number from 0 to 86400' "$TRASH/.out"
 kill "$lockpid" 2>/dev/null; wait "$lockpid" 2>/dev/null
 t_rc "annotate after the lock is free" 0 timeout 20 "$LLMB" annotate --install "$R/lock" "$FPR" --ack 2026-01-01 --reason x --wait 5
+# A lock that is no lock llmb makes (a directory, a link, a FIFO): which
+# file, and what to do; nothing appended (it said "Is a directory" of the
+# history itself).
+cp "$R/lock/history/$FPR.jsonl" "$R/lock-before.jsonl"
+rm "$R/lock/history/.lock"
+mkdir "$R/lock/history/.lock"
+t_rc "annotate: a directory for the lock is refused (exit 2)" 2 timeout 20 "$LLMB" annotate --install "$R/lock" "$FPR" --ack 2026-01-01 --reason x
+t_grep "a directory for the lock: which file, and what to do" \
+	"the history lock $R/lock/history/\.lock is a directory, not the regular file llmb makes: nothing appended; remove it \(rmdir $R/lock/history/\.lock\)" "$TRASH/.out"
+rmdir "$R/lock/history/.lock"
+ln -s elsewhere "$R/lock/history/.lock"
+t_rc "annotate: a symbolic link for the lock is refused (exit 2)" 2 timeout 20 "$LLMB" annotate --install "$R/lock" "$FPR" --ack 2026-01-01 --reason x
+t_grep "a link for the lock: said as one" 'history/\.lock is a symbolic link, not the regular file llmb makes' "$TRASH/.out"
+rm "$R/lock/history/.lock"
+mkfifo "$R/lock/history/.lock"
+t_rc "annotate: a FIFO for the lock is refused without blocking (exit 2)" 2 timeout 20 "$LLMB" annotate --install "$R/lock" "$FPR" --ack 2026-01-01 --reason x
+t_grep "a FIFO for the lock: said as one" 'history/\.lock is a FIFO, socket or device, not the regular file llmb makes' "$TRASH/.out"
+rm "$R/lock/history/.lock"
+t_cmp "a lock that is no lock: nothing appended" "$R/lock-before.jsonl" "$R/lock/history/$FPR.jsonl"
 
 # ---- diff inputs ----------------------------------------------------------------
 D=$TRASH/diffin

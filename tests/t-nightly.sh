@@ -92,6 +92,24 @@ nightly_import_bad() {
 	t_ok "import: two runs of one log name, told apart by content" test "$(cat "$J"/history/*.jsonl | wc -l)" = 2
 	t_grep "import: the second run keyed by its content" '"job":"7001-[0-9a-f]{8}"' "$J"/history/*.jsonl
 	rm -f "$K/loop"
+	# An append after a torn last line (an append cut short: here the last
+	# 100 bytes gone) ends that line first, never glues onto it: the new
+	# record is a line of its own, and the reader names the torn one.
+	local hf
+	hf=$(ls "$J"/history/*.jsonl)
+	truncate -s -100 "$hf"
+	fake_log 20 '' | sed 's/0\.5/0.7/' >"$K/log-torn_7101.out"
+	t_rc "import after a torn last line: appended (exit 0)" 0 "${imp[@]}" "$U"
+	t_grep "import after a torn line: said with its place" "$(basename "$hf"):2:[0-9]+: warning: torn last line \(no newline at the end\): ended with a newline before appending" "$TRASH/.out"
+	t_ok "import after a torn line: the new record is a whole line of its own" python3 -c '
+import json, sys
+lines = open(sys.argv[1]).read().split("\n")
+after = [json.loads(l) for l in lines[2:-1]]
+assert lines[-1] == "" and "7101" in [r["job"] for r in after]' "$hf"
+	t_rc "judge: the torn line is an error (exit 2)" 2 "$LLMB" judge --install "$J"
+	t_grep "judge: the torn line named with its place" "$(basename "$hf"):2:[0-9]+: error: not JSON, the line ends early .*: a torn record" "$TRASH/.out"
+	t_ok "judge: the torn line alone is refused" test "$(grep -c error "$TRASH/.out")" = 1
+	rm -f "$K/log-torn_7101.out"
 	# 10,000 logs: one history read, one append
 	# (written by bash alone: a pipe into cat was 20,000 processes, half
 	# of this file's CPU time)
