@@ -85,15 +85,17 @@ struct imp {
 	char *version;
 	struct { dev_t dev; ino_t ino; } *seen; /* directories walked: a symlink loop is walked once */
 	size_t nseen;
+	int undated;                /* logs whose time gives no night: bad input, nothing is imported */
 };
 
 /* 2000-01-01 UTC: a log written before it has a clock that was never set. */
 #define IMPORT_EPOCH 946684800L
 
 /* A log's night from its modification time, or NULL (an error printed)
- * when it cannot be read or its time is before 2000 or in the future. */
+ * when it cannot be read or its time is before 2000 or in the future
+ * (counted in *undated). */
 static char *
-log_night(const char *log, char sha[65])
+log_night(const char *log, char sha[65], int *undated)
 {
 	struct stat st;
 	size_t len = 0;
@@ -111,10 +113,14 @@ log_night(const char *log, char sha[65])
 	free(text);
 	time_t now = time(NULL);
 	if (st.st_mtime < IMPORT_EPOCH || st.st_mtime > now + 86400) {
+		/* said as the file's time, never as a night: no night is recorded */
 		char *when = utc_time_as(st.st_mtime, "%Y-%m-%d");
-		fprintf(stderr, "llmb record: error: %s: written %s (%s): no night to give it; not imported\n", log, when,
-			st.st_mtime < IMPORT_EPOCH ? "before 2000" : "in the future");
+		fprintf(stderr,
+			"llmb record: error: %s: its modification time, %s, is %s: it gives the log no night "
+			"(set one with touch -d YYYY-MM-DD, or move the log out)\n",
+			log, when, st.st_mtime < IMPORT_EPOCH ? "before 2000 (a clock that was never set)" : "in the future");
 		free(when);
+		++*undated;
 		return NULL;
 	}
 	return utc_time_as(st.st_mtime, "%Y-%m-%d");
@@ -149,7 +155,7 @@ import_run(struct imp *im, const char *dir, const char *w, const char *gpu, cons
 			continue;
 		}
 		char sha[65];
-		char *night = log_night(log, sha), *job = td ? NULL : job_of_log(e->d_name);
+		char *night = log_night(log, sha, &im->undated), *job = td ? NULL : job_of_log(e->d_name);
 		if (!night) {
 			im->c.failed++;
 			free(job);
@@ -389,7 +395,7 @@ import_dirs(const char *top, const char *install, const char *workload, char **d
 		plan_free(&p);
 		return 2;
 	}
-	struct imp im = {&p, install, workload, {0, 0, 0}, json_array(), llmb_version(top), NULL, 0};
+	struct imp im = {&p, install, workload, {0, 0, 0}, json_array(), llmb_version(top), NULL, 0, 0};
 	for (int i = 0; i < n; i++) {
 		char *d = xstrdup(dirs[i]);
 		size_t l = strlen(d);
@@ -400,13 +406,19 @@ import_dirs(const char *top, const char *install, const char *workload, char **d
 		free(w);
 		free(d);
 	}
-	import_flush(&im);
-	printf("llmb record: imported %d run(s), %d already in the history\n", im.c.appended, im.c.present);
+	/* A log without a night is bad input: nothing is appended (exit 2). */
+	if (im.undated)
+		fprintf(stderr, "llmb record: error: %d log(s) without a night: nothing imported, no history written\n",
+			im.undated);
+	else {
+		import_flush(&im);
+		printf("llmb record: imported %d run(s), %d already in the history\n", im.c.appended, im.c.present);
+	}
 	json_decref(im.batch);
 	free(im.version);
 	free(im.seen);
 	plan_free(&p);
-	return im.c.failed ? 1 : 0;
+	return im.undated ? 2 : im.c.failed ? 1 : 0;
 }
 
 /* ---- the night's stages -------------------------------------------------------- */

@@ -68,14 +68,25 @@ nightly_import_bad() {
 	local U=$TRASH/up J=$TRASH/imp-inst K=$TRASH/up/cpu_tiny_fp32_1
 	local -a imp=("$LLMB" record --import --top "$T" --install "$J" --workload tinygpt)
 	mkdir -p "$K"
+	# A log dated before 2000 (1960: before the epoch) or in the future has
+	# no night: bad input (exit 2), nothing imported, not even the good log
+	# beside them, and no message says a night was written.
 	fake_log 20 '' >"$K/log-old_6001.out" && touch -d 1990-01-01 "$K/log-old_6001.out"
 	fake_log 20 '' >"$K/log-future_6002.out" && touch -d '+3 days' "$K/log-future_6002.out"
+	fake_log 20 '' >"$K/log-sixties_6004.out" && touch -d 1960-06-01 "$K/log-sixties_6004.out"
+	fake_log 20 '' >"$K/log-good_6005.out"
+	t_rc "import: logs with impossible dates are bad input (exit 2)" 2 timeout 20 "${imp[@]}" "$U"
+	t_grep "import: a log dated before 2000" 'log-old_6001.out: its modification time, 1990-01-01, is before 2000 \(a clock that was never set\): it gives the log no night' "$TRASH/.out"
+	t_grep "import: a log dated 1960" 'log-sixties_6004.out: its modification time, 1960-06-01, is before 2000' "$TRASH/.out"
+	t_grep "import: a log dated in the future" 'log-future_6002.out: its modification time, .*, is in the future: it gives the log no night' "$TRASH/.out"
+	t_grep "import: says nothing was imported" '3 log\(s\) without a night: nothing imported, no history written' "$TRASH/.out"
+	t_nogrep "import: no message of a night written or imported" 'written [0-9]|imported [0-9]|recorded' "$TRASH/.out"
+	t_ok "import: none of them is a record, nor the good log" test ! -e "$J/history"
+	rm -f "$K"/log-*
 	mkfifo "$K/log-fifo_6003.out"
-	t_rc "import: impossible dates and a FIFO are errors (exit 1)" 1 timeout 20 "${imp[@]}" "$U"
-	t_grep "import: a log written before 2000" 'log-old_6001.out: written 1990-01-01 \(before 2000\): no night' "$TRASH/.out"
-	t_grep "import: a log written in the future" 'log-future_6002.out: written .* \(in the future\): no night' "$TRASH/.out"
+	t_rc "import: a FIFO is an error (exit 1)" 1 timeout 20 "${imp[@]}" "$U"
 	t_grep "import: a FIFO is no log" 'log-fifo_6003.out: cannot read the log: not a regular file' "$TRASH/.out"
-	t_ok "import: none of them is a record" test ! -e "$J/history"
+	t_ok "import: the FIFO is no record" test ! -e "$J/history"
 	rm -f "$K"/log-*
 	t_rc "import: a missing folder is an error (exit 2)" 2 "${imp[@]}" "$U" "$TRASH/nosuch"
 	t_grep "import: the missing folder named" "nosuch: No such file or directory" "$TRASH/.out"
