@@ -58,6 +58,16 @@ nightly_failures() {
 	done
 	t_ok "NIGHT: nothing ran" test ! -e "$TRASH/pwned-night"
 	t_ok "NIGHT: no night of today was started" test ! -e "$F/nightly/current"
+	# An install path make cannot hand on as one word: refused, naming
+	# LLMB_INSTALL and what it may hold (it printed llmb nightly's usage).
+	local goal
+	for goal in nightly nightly-status; do
+		t_rc "make $goal with a space in LLMB_INSTALL is refused" 2 m "$goal" NIGHT=2026-02-04 LLMB_INSTALL="$TRASH/a b"
+		t_grep "make $goal: the refusal names LLMB_INSTALL and its characters" \
+			"LLMB_INSTALL=$TRASH/a b must be a plain path of letters, digits and \._/\+-@ only" "$TRASH/.out"
+		t_nogrep "make $goal: no usage text" 'usage: llmb' "$TRASH/.out"
+	done
+	t_ok "LLMB_INSTALL with a space: nothing made" test ! -e "$TRASH/a b" -a ! -e "$TRASH/a"
 }
 
 # Import that cannot poison the history: logs with impossible dates, logs
