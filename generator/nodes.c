@@ -6,20 +6,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "htab.h"
 #include "nodes.h"
 #include "util.h"
 
 #define MAX_EXPAND 65536
 
+/* A run's nodes: indices into names, each once. Nights that ran where
+ * the night before ran share its list. */
+struct nlist {
+	size_t *idx;
+	size_t n;
+};
+
 struct event {
 	int day, slow;
-	size_t *idx;            /* node indices, unique */
-	size_t n;
+	size_t list;            /* into lists */
 };
 
 struct nodes {
 	char **names;
 	size_t nnames;
+	struct pindex byname;   /* name -> its index: a run may name 65,536 nodes */
+	size_t *mark;           /* per name: the last list that took it (a repeat is skipped) */
+	struct nlist *lists;
+	size_t nlists;
 	struct event *ev;
 	size_t nev, cap;
 	char *last;             /* the list of the last event: most nights run where the one before ran */
@@ -27,10 +38,13 @@ struct nodes {
 
 /* ---- hostlists ------------------------------------------------------------ */
 
+/* Grown by doubling (at powers of two): one realloc per name made
+ * 65,536 of them. */
 static void
 push(char ***v, size_t *n, char *s)
 {
-	*v = xrealloc(*v, (*n + 1) * sizeof **v);
+	if (!(*n & (*n - 1)))
+		*v = xrealloc(*v, (*n ? 2 * *n : 8) * sizeof **v);
 	(*v)[(*n)++] = s;
 }
 
@@ -140,71 +154,61 @@ nodes_free(struct nodes *s)
 		return;
 	for (size_t i = 0; i < s->nnames; i++)
 		free(s->names[i]);
-	for (size_t i = 0; i < s->nev; i++)
-		free(s->ev[i].idx);
+	for (size_t i = 0; i < s->nlists; i++)
+		free(s->lists[i].idx);
+	index_free(&s->byname);
 	free(s->names);
+	free(s->mark);
+	free(s->lists);
 	free(s->ev);
 	free(s->last);
 	free(s);
 }
 
-static long
-find(const struct nodes *s, const char *name)
-{
-	for (size_t i = 0; i < s->nnames; i++)
-		if (!strcmp(s->names[i], name))
-			return (long)i;
-	return -1;
-}
-
-static int
-has(const struct event *e, size_t idx)
-{
-	for (size_t i = 0; i < e->n; i++)
-		if (e->idx[i] == idx)
-			return 1;
-	return 0;
-}
-
 /* Night events, one per run night of every configuration: the list of
  * the night before is expanded and looked up again only when it differs
- * (a hostlist's expansion and the name lookups were 4% of judging). */
+ * (a hostlist's expansion and the name lookups were 4% of judging). Names
+ * are found through a hash index and repeats skipped by a mark per name:
+ * both were linear searches, and a run on 65,000 nodes took minutes. */
 void
 nodes_add(struct nodes *s, int day, const char *list, int slow)
 {
 	if (!list)
 		return;
-	struct event e = {day, slow, NULL, 0};
-	if (s->last && !strcmp(list, s->last)) {
-		const struct event *p = &s->ev[s->nev - 1];
-		e.idx = xmalloc((p->n ? p->n : 1) * sizeof(size_t));
-		memcpy(e.idx, p->idx, p->n * sizeof(size_t));
-		e.n = p->n;
-	} else {
+	if (!s->last || strcmp(list, s->last)) {
 		size_t n;
 		char **v = nodes_expand(list, &n);
 		if (!v)
 			return;
-		e.idx = xcalloc(n ? n : 1, sizeof(size_t));
+		struct nlist l = {xcalloc(n ? n : 1, sizeof(size_t)), 0};
+		size_t stamp = s->nlists + 1;
 		for (size_t i = 0; i < n; i++) {
-			long k = find(s, v[i]);
+			long k = index_get(&s->byname, v[i]);
 			if (k < 0) {
-				s->names = xrealloc(s->names, (s->nnames + 1) * sizeof *s->names);
-				s->names[s->nnames] = v[i];
+				if (!(s->nnames & (s->nnames - 1))) {
+					size_t cap = s->nnames ? 2 * s->nnames : 64;
+					s->names = xrealloc(s->names, cap * sizeof *s->names);
+					s->mark = xrealloc(s->mark, cap * sizeof *s->mark);
+				}
 				k = (long)s->nnames++;
+				s->names[k] = v[i];
+				s->mark[k] = 0;
+				index_add(&s->byname, v[i], (size_t)k);
 			} else {
 				free(v[i]);
 			}
-			if (!has(&e, (size_t)k))
-				e.idx[e.n++] = (size_t)k;
+			if (s->mark[k] != stamp)
+				s->mark[k] = stamp, l.idx[l.n++] = (size_t)k;
 		}
 		free(v);
+		s->lists = xrealloc(s->lists, (s->nlists + 1) * sizeof *s->lists);
+		s->lists[s->nlists++] = l;
 		free(s->last);
 		s->last = xstrdup(list);
 	}
 	if (s->nev == s->cap)
 		s->ev = xrealloc(s->ev, (s->cap = s->cap ? 2 * s->cap : 64) * sizeof *s->ev);
-	s->ev[s->nev++] = e;
+	s->ev[s->nev++] = (struct event){day, slow, s->nlists - 1};
 }
 
 struct count {
@@ -212,25 +216,34 @@ struct count {
 	double score;           /* meaningful only when runs and runs_else are not 0 */
 };
 
-static struct count
-count_of(const struct nodes *s, size_t idx, int day)
+/* Every node's counts at night day, in one pass over the events: a
+ * node's runs elsewhere are the runs less its own. */
+static struct count *
+counts_at(const struct nodes *s, int day)
 {
-	struct count c = {0};
+	struct count *c = xcalloc(s->nnames ? s->nnames : 1, sizeof *c);
+	size_t runs = 0, slow = 0;
 	for (size_t i = 0; i < s->nev; i++) {
 		const struct event *e = &s->ev[i];
 		if (e->day > day)
 			continue;
-		if (has(e, idx)) {
-			c.runs++;
-			c.slow += (size_t)e->slow;
-			c.earlier_slow += (size_t)(e->slow && e->day < day);
-		} else {
-			c.runs_else++;
-			c.slow_else += (size_t)e->slow;
+		runs++;
+		slow += (size_t)e->slow;
+		const struct nlist *l = &s->lists[e->list];
+		for (size_t k = 0; k < l->n; k++) {
+			struct count *n = &c[l->idx[k]];
+			n->runs++;
+			n->slow += (size_t)e->slow;
+			n->earlier_slow += (size_t)(e->slow && e->day < day);
 		}
 	}
-	if (c.runs && c.runs_else)
-		c.score = (double)c.slow / (double)c.runs - (double)c.slow_else / (double)c.runs_else;
+	for (size_t i = 0; i < s->nnames; i++) {
+		struct count *n = &c[i];
+		n->runs_else = runs - n->runs;
+		n->slow_else = slow - n->slow;
+		if (n->runs && n->runs_else)
+			n->score = (double)n->slow / (double)n->runs - (double)n->slow_else / (double)n->runs_else;
+	}
 	return c;
 }
 
@@ -262,18 +275,21 @@ nodes_suspects(const struct nodes *s, int day, const char *list)
 {
 	size_t n;
 	char **v = list ? nodes_expand(list, &n) : NULL;
+	struct count *all = v && n ? counts_at(s, day) : NULL;
 	json_t **named = NULL;
 	size_t nn = 0;
 	for (size_t i = 0; v && i < n; i++) {
-		long k = find(s, v[i]);
-		struct count c = k >= 0 ? count_of(s, (size_t)k, day) : (struct count){0};
-		if (k >= 0 && c.earlier_slow && c.runs_else && c.score > 0) {
-			named = xrealloc(named, (nn + 1) * sizeof *named);
-			named[nn++] = count_json(v[i], &c);
+		long k = index_get(&s->byname, v[i]);
+		const struct count *c = k >= 0 ? &all[k] : NULL;
+		if (c && c->earlier_slow && c->runs_else && c->score > 0) {
+			if (!(nn & (nn - 1)))
+				named = xrealloc(named, (nn ? 2 * nn : 8) * sizeof *named);
+			named[nn++] = count_json(v[i], c);
 		}
 		free(v[i]);
 	}
 	free(v);
+	free(all);
 	if (!nn)
 		return NULL;
 	qsort(named, nn, sizeof *named, by_score);
@@ -289,11 +305,11 @@ nodes_scores(const struct nodes *s, int day)
 {
 	if (s->nnames < 2)
 		return NULL;
+	struct count *all = counts_at(s, day);
 	json_t *o = json_object();
-	for (size_t i = 0; i < s->nnames; i++) {
-		struct count c = count_of(s, i, day);
-		if (c.runs)
-			json_object_set_new(o, s->names[i], count_json(NULL, &c));
-	}
+	for (size_t i = 0; i < s->nnames; i++)
+		if (all[i].runs)
+			json_object_set_new(o, s->names[i], count_json(NULL, &all[i]));
+	free(all);
 	return o;
 }

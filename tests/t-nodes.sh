@@ -63,6 +63,24 @@ t_grep "cross: n5, slow in the other configuration two nights before, is named" 
 	'^  suspect node n5: in 1 earlier slow run; slow in 2 of 2 runs with it, 0 of 10 without$' "$TRASH/.out"
 t_nogrep "cross: n4 is not (its other runs were normal)" 'suspect node n4' "$TRASH/.out"
 
+# Runs on 65,000 nodes (the most a list may name is 65,536), alternating
+# between n[1-65000] and n[2-65001] for 30 nights, slow on nights 25 and 30
+# (n[1-65000] both): every node is scored and n1 alone is named (the
+# others ran with and without the slow nights alike, or never slow). Names
+# were looked up and counted by linear searches: judging took minutes. The
+# timeout bounds a hang, it measures nothing (bench/judge-nodes.sh does).
+big=()
+for ((d = 1; d <= 30; d++)); do
+	f=1; { [ "$d" = 25 ] || [ "$d" = 30 ]; } && f=1.3
+	if ((d % 2 == 0 || d == 25)); then l='n[1-65000]'; else l='n[2-65001]'; fi
+	big+=("2026-01-$(printf %02d "$d"):$l:$f")
+done
+mk big $FP "${big[@]}"
+t_rc "65,000 nodes a run, 30 nights: judged (SUSPECT, exit 0)" 0 timeout 300 "$LLMB" judge --install "$TRASH/big" --format=json --out "$TRASH/big.json"
+t_ok "65,000 nodes: every node scored" test "$(jq_py "$TRASH/big.json" 'len(d["node_scores"])')" = 65001
+t_ok "65,000 nodes: n1 alone named, in 1 earlier slow run" test \
+	"$(jq_py "$TRASH/big.json" '[(x["node"], x["earlier_slow_runs"]) for x in d["configurations"][0]["suspect_nodes"]]')" = "[('n1', 1)]"
+
 mk bad $FP 2026-01-01:n[1-2:1 2026-01-02:n[2-1]:1.3
 t_rc "a malformed node list is no suspect and no error (inconclusive: two nights)" 4 "$LLMB" judge --install "$TRASH/bad"
 t_nogrep "a malformed node list: nothing named" 'suspect node' "$TRASH/.out"
