@@ -14,7 +14,7 @@ unset SBATCH_ACCOUNT SBATCH_PARTITION ADDITIONAL_SLURM_PARAMS TIME_LIMIT ASYNC E
 
 if command -v shellcheck >/dev/null; then
 	# bench/detect.sh is left to its own rewrite
-	t_ok "bench scripts: shellcheck" shellcheck -x bench/gen.sh bench/plan.sh bench/parse.sh bench/run.sh bench/slurm-poll.sh bench/detect-rejudge.sh \
+	t_ok "bench scripts: shellcheck" shellcheck -x bench/gen.sh bench/plan.sh bench/parse.sh bench/run.sh bench/slurm-poll.sh bench/detect-rejudge.sh bench/judge-nodes.sh \
 		bench/slurm-pipeline.sh bench/slurm-scale.sh bench/tinygpt-gpu.sh tests/slurm-pipeline/many-sizes.sh tests/t-bench.sh
 fi
 
@@ -53,6 +53,8 @@ smoke plan "^llama3\.1 +[0-9]+ trainings \(b200 b300 gb200 gb300 h100\): +$N s w
 	"^all +[0-9]+ trainings: +$N s wall"
 smoke parse "^Success,2\.545," "^\(a\) [0-9]+ bytes: llmb ${N}s, grep -c ${N}s" \
 	"^\(b\) 20 logs: llmb ${N}s, per-file grep\|awk ${N}s, speed-up [0-9]+x"
+smoke judge-nodes "^llmb judge, 10 nights of 2000 nodes: text $N s wall, $N s CPU; json $N s wall, $N s CPU$" \
+	"^nodes counted: 2002 \(node scores and suspect nodes\)$"
 
 # bench/edivisive.py, Otava's analysis beside llmb's: its energy statistic
 # and t-test against their definitions
