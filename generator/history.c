@@ -900,7 +900,7 @@ say_torn(const char *path, int fd, off_t size)
 	}
 	diag_warning(path, (int)line, (int)col,
 		     "torn last line (no newline at the end): ended with a newline before appending, never glued to; "
-		     "the history reader refuses that line until it is removed");
+		     "a record cut short stays an error of the history reader until the line is removed");
 }
 
 /* One write of the whole of data: O_APPEND makes it land at the end even
