@@ -151,6 +151,16 @@ policy_load(const char *path, struct policy *p)
 	for (size_t i = 0; i < NKNOBS; i++)
 		names[i] = knobs[i].name;
 	names[NKNOBS] = NULL;
+	/* With a policy: block, a knob beside it would be silently ignored. */
+	for (size_t i = 0; strict && i < ymap_len(n); i++) {
+		const struct ynode *k = ymap_key(n, i);
+		for (size_t kn = 0; kn < NKNOBS; kn++)
+			if (!strcmp(k->str, knobs[kn].name)) {
+				diag_error(path, k->line, k->col, "policy knob '%s' beside 'policy:': knobs go under 'policy:' "
+					   "when there is one", k->str);
+				bad++;
+			}
+	}
 	for (size_t i = 0; i < ymap_len(pol); i++) {
 		const struct ynode *k = ymap_key(pol, i), *v = ymap_val(pol, i);
 		int known = 0;

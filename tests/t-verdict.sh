@@ -568,6 +568,11 @@ t_rc "bad knob" 2 "$LLMB" judge --min-effect=x --install "$TRASH/pass"
 printf 'nightly:\n  policy:\n    min_effect: 0.5\n    min_effect: 0.02\n' >"$TRASH/pol.yaml"
 t_rc "policy: a duplicate key is refused (exit 2)" 2 "$LLMB" judge --policy "$TRASH/pol.yaml" --install "$TRASH/pass"
 t_grep "policy: the duplicate key's place" "pol.yaml:4:5: error: duplicate key 'min_effect' \(first at 3:5\)" "$TRASH/.out"
+# A knob beside a policy: block was silently ignored (the block's value, or
+# the default, was used): an error at the knob.
+printf 'nightly:\n  policy:\n    min_effect: 0.02\n  min_effect: 0.5\n' >"$TRASH/pol.yaml"
+t_rc "policy: a knob beside policy: is refused (exit 2)" 2 "$LLMB" judge --policy "$TRASH/pol.yaml" --install "$TRASH/pass"
+t_grep "policy: the knob beside policy: named at its place" "pol.yaml:4:3: error: policy knob 'min_effect' beside 'policy:'" "$TRASH/.out"
 # The checks between knobs hold for flags as for the file: confirm_m over
 # confirm_k is refused either way.
 printf 'nightly:\n  policy:\n    confirm_m: 4\n' >"$TRASH/pol.yaml"
