@@ -8,7 +8,12 @@
  * exemplar certification (exemplar/); and a system description of the
  * runs (llmb sysdesc of their provenance).
  * Nothing else: no image, venv, dataset, job script or job record (a job
- * script may hold what a secret reached), and never a symbolic link.
+ * script may hold what a secret reached), no compressed file (an archive
+ * written inside the tree), and nothing outside the tree: every folder is
+ * opened from the install tree's descriptor without following a link; a
+ * link in place of a folder of the layout is refused, one among the
+ * results left out, each named. A secret's value in a result (secrets.h)
+ * is replaced, and the MANIFEST says where.
  *
  * The archive is reproducible: members in byte order of their paths under
  * one folder named after the file, the MANIFEST first; tar headers with
