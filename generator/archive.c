@@ -85,7 +85,7 @@ struct collection {
 	json_t *provs; /* the runs' provenance objects, for the system description */
 	struct redaction *red;
 	size_t nred;
-	struct stat out; /* the --out file as it is, when it is (out_ino != 0) */
+	struct stat out; /* the --out file as it is, when it is (st_ino != 0) */
 	int bad;
 };
 
