@@ -269,6 +269,23 @@ done
 t_ok "...the key is not in it" sh -c "! gzip -dc '$TRASH/l.tar.gz' | grep -q 'PRIVATE KEY'"
 t_rc "...which verifies" 0 "$LLMB" verify-archive "$TRASH/l.tar.gz"
 
+# ---- secrets by every name llmb knows -----------------------------------------------
+# Beyond HF_TOKEN: a name a recipe of --top lists under secrets:, one a run's
+# provenance says its job was given; a value too short to look for is said.
+mktree "$L"
+mkdir -p "$TRASH/top2/workloads"
+printf 'name: x\ntraining:\n  secrets: [RECIPE_KEY]\n' >"$TRASH/top2/workloads/x.yaml"
+echo '{"configuration": {"secrets_by_name": ["PROV_KEY"]}}' >"$L/workloads/w/experiments/r1/provenance.json"
+printf 'a=recipe-secret-value-1\nb=prov-secret-value-22\nc=prov-secret-value-22\nd=tiny\n' \
+	>"$L/workloads/w/experiments/r1/log-w_r1_1.out"
+t_ok "secrets named by a recipe and by a provenance: archived" env RECIPE_KEY=recipe-secret-value-1 \
+	PROV_KEY=prov-secret-value-22 HF_TOKEN=tiny "$LLMB" archive --top "$TRASH/top2" --install "$L" --out "$TRASH/s.tar.gz" --format=gzip
+t_grep "...the recipe's" "r1/log-w_r1_1\.out: RECIPE_KEY's value replaced by <redacted:RECIPE_KEY> \(1 time\)" "$TRASH/.out"
+t_grep "...the provenance's" "r1/log-w_r1_1\.out: PROV_KEY's value replaced by <redacted:PROV_KEY> \(2 times\)" "$TRASH/.out"
+t_grep "...a value too short to look for, said" "HF_TOKEN's value is shorter than 8 bytes: not looked for" "$TRASH/.out"
+t_ok "...neither value in the archive" sh -c "! gzip -dc '$TRASH/s.tar.gz' | grep -aq 'secret-value'"
+t_rc "...which verifies" 0 "$LLMB" verify-archive "$TRASH/s.tar.gz"
+
 # ---- the archive's own name, place and time ------------------------------------
 # The members' folder is the file's name without its suffixes; a name that
 # would make it . or .. (members ./x, ../x) gives llmb-archive/ instead.
