@@ -8,7 +8,12 @@
  * exemplar certification (exemplar/); and a system description of the
  * runs (llmb sysdesc of their provenance).
  * Nothing else: no image, venv, dataset, job script or job record (a job
- * script may hold what a secret reached), and never a symbolic link.
+ * script may hold what a secret reached), no compressed file (an archive
+ * written inside the tree), and nothing outside the tree: every folder is
+ * opened from the install tree's descriptor without following a link; a
+ * link in place of a folder of the layout is refused, one among the
+ * results left out, each named. A secret's value in a result (secrets.h)
+ * is replaced, and the MANIFEST says where.
  *
  * The archive is reproducible: members in byte order of their paths under
  * one folder named after the file, the MANIFEST first; tar headers with
@@ -30,17 +35,20 @@
 
 #include <jansson.h>
 
+#include "archive.h"
 #include "capture.h"
 #include "cliopt.h"
 #include "cmds.h"
 #include "htab.h"
 #include "layout.h"
 #include "record.h"
+#include "secrets.h"
 #include "sysdesc.h"
 #include "tar.h"
 #include "util.h"
 
 #define MANIFEST_TAG "# llmb archive 1"
+#define TIME_MAX 253402300799LL /* 9999-12-31T23:59:59Z: the MANIFEST's time has four digits of year */
 #define MAX_DEPTH 8 /* folders below an experiment folder: repeats, nights */
 
 static const char usage_archive[] =
@@ -62,11 +70,22 @@ struct member {
 	size_t len;
 };
 
+/* A secret's value found in the results: replaced by <redacted:NAME>. */
+struct redaction {
+	char *path, *name;
+	size_t times;
+};
+
 struct collection {
+	const char *install; /* its real path, for messages */
+	int root;            /* the install tree, open: every path is walked from it */
 	struct member *v;
 	size_t n, cap;
 	time_t newest;
 	json_t *provs; /* the runs' provenance objects, for the system description */
+	struct redaction *red;
+	size_t nred;
+	struct stat out; /* the --out file as it is, when it is (st_ino != 0) */
 	int bad;
 };
 
@@ -87,30 +106,54 @@ skipped(const char *name)
 	return name[0] == '.' || strstr(name, ".tmp.") != NULL;
 }
 
-/* Adds the regular file abs as the member rel. */
+/* zstd's or gzip's magic: compressed data is no result of llmb's, and an
+ * archive written inside the tree must not go into the next one. */
+static int
+compressed(const char *data, size_t len)
+{
+	return (len >= 4 && !memcmp(data, "\x28\xb5\x2f\xfd", 4)) || (len >= 2 && !memcmp(data, "\x1f\x8b", 2));
+}
+
+/* Adds the regular file name of the folder dfd as the member rel; opened
+ * without following a link, without blocking. */
 static void
-add_file(struct collection *c, const char *abs, const char *rel, const struct stat *st)
+add_file(struct collection *c, int dfd, const char *name, const char *rel)
 {
 	if (has_control(rel)) { /* a MANIFEST line holds one path */
-		fprintf(stderr, "llmb archive: %s: a control character in the name; left out\n", abs);
+		fprintf(stderr, "llmb archive: %s/%s: a control character in the name; left out\n", c->install, rel);
 		return;
 	}
-	size_t len;
-	char *data = read_file(abs, &len);
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+	size_t len = 0;
+	char *data = NULL;
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		data = read_fd(fd, &len);
+	else if (fd >= 0 || errno == ELOOP) /* replaced since it was listed */
+		errno = EINVAL;
+	int e = errno;
+	if (fd >= 0)
+		close(fd);
 	if (!data) {
-		fprintf(stderr, "llmb archive: cannot read %s: %s\n", abs, strerror(errno));
+		fprintf(stderr, "llmb archive: cannot read %s/%s: %s\n", c->install, rel,
+			e == EINVAL ? "no longer a regular file" : strerror(e));
 		c->bad = 1;
 		return;
 	}
-	if (st->st_mtime > c->newest)
-		c->newest = st->st_mtime;
-	const char *slash = strrchr(rel, '/');
-	if (!strcmp(slash ? slash + 1 : rel, LAYOUT_PROVENANCE)) {
-		json_t *p = json_loadb(data, len, 0, NULL);
-		if (json_is_object(p))
-			json_array_append(c->provs, p);
-		json_decref(p);
+	if (c->out.st_ino && st.st_dev == c->out.st_dev && st.st_ino == c->out.st_ino) {
+		fprintf(stderr, "llmb archive: %s/%s: the --out file is one of the results; not replaced\n", c->install, rel);
+		c->bad = 1;
+		free(data);
+		return;
 	}
+	if (compressed(data, len)) {
+		fprintf(stderr, "llmb archive: %s/%s: compressed data (an archive?), no result; left out\n", c->install,
+			rel);
+		free(data);
+		return;
+	}
+	if (st.st_mtime > c->newest)
+		c->newest = st.st_mtime;
 	add_member(c, xstrdup(rel), data, len);
 }
 
@@ -120,16 +163,21 @@ by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The entries of a folder in byte order (NULL when it cannot be read). */
+/* The entries of the open folder dfd in byte order (NULL when it cannot be
+ * read). */
 static char **
-entries(const char *dir, size_t *n)
+entries(int dfd, size_t *n)
 {
-	DIR *d = opendir(dir);
-	if (!d)
+	int fd = dup(dfd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	*n = 0;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
 		return NULL;
+	}
 	char **v = NULL;
 	size_t cap = 0;
-	*n = 0;
 	for (struct dirent *e; (e = readdir(d));) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
@@ -151,6 +199,39 @@ free_list(char **v, size_t n)
 	free(v);
 }
 
+/* The folder rel of the tree's layout (layout.h, "workloads/W/reports")
+ * opened from the install tree one part at a time, never through a
+ * symbolic link: a link there would bring what lies outside the tree into
+ * the archive, so it is refused (c->bad), named. The descriptor, or -1:
+ * not there (nothing to take), or refused. */
+static int
+open_folder(struct collection *c, const char *rel)
+{
+	int fd = dup(c->root);
+	for (const char *p = rel; fd >= 0 && *p;) {
+		size_t k = strcspn(p, "/");
+		char *part = xstrndup(p, k);
+		int next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), e = errno;
+		struct stat st;
+		if (next < 0 && fstatat(fd, part, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+			fprintf(stderr,
+				"llmb archive: %s/%.*s: a symbolic link where the install tree has a folder; refused "
+				"(nothing outside the tree is packed: put the folder itself there)\n",
+				c->install, (int)(p - rel + k), rel);
+			c->bad = 1;
+		} else if (next < 0 && e != ENOENT && e != ENOTDIR) {
+			fprintf(stderr, "llmb archive: cannot read %s/%.*s: %s\n", c->install, (int)(p - rel + k), rel,
+				strerror(e));
+			c->bad = 1;
+		}
+		free(part);
+		close(fd);
+		fd = next;
+		p += k + (p[k] == '/');
+	}
+	return fd;
+}
+
 /* What walk() takes from a folder: FILES its regular files that keep()
  * accepts; DEEP also its folders, down to depth levels. */
 struct walk {
@@ -158,25 +239,41 @@ struct walk {
 	int depth;
 };
 
+/* The results below the open folder dfd, rel below the install tree. A
+ * symbolic link among them is left out, named. */
 static void
-walk(struct collection *c, const char *abs, const char *rel, const struct walk *w, int depth)
+walk(struct collection *c, int dfd, const char *rel, const struct walk *w, int depth)
 {
 	size_t n = 0;
-	char **v = entries(abs, &n);
+	char **v = entries(dfd, &n);
 	for (size_t i = 0; v && i < n; i++) {
 		if (skipped(v[i]))
 			continue;
-		char *a = xasprintf("%s/%s", abs, v[i]), *r = xasprintf("%s/%s", rel, v[i]);
+		char *r = xasprintf("%s/%s", rel, v[i]);
 		struct stat st;
-		int ok = lstat(a, &st) == 0; /* a link is never followed */
-		if (ok && S_ISDIR(st.st_mode) && depth < w->depth)
-			walk(c, a, r, w, depth + 1);
-		else if (ok && S_ISREG(st.st_mode) && (!w->keep || w->keep(v[i])))
-			add_file(c, a, r, &st);
-		free(a);
+		int ok = fstatat(dfd, v[i], &st, AT_SYMLINK_NOFOLLOW) == 0, fd;
+		if (ok && S_ISLNK(st.st_mode) && (depth < w->depth || !w->keep || w->keep(v[i])))
+			fprintf(stderr, "llmb archive: %s/%s: a symbolic link; left out\n", c->install, r);
+		else if (ok && S_ISDIR(st.st_mode) && depth < w->depth &&
+			 (fd = openat(dfd, v[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
+			walk(c, fd, r, w, depth + 1);
+			close(fd);
+		} else if (ok && S_ISREG(st.st_mode) && (!w->keep || w->keep(v[i])))
+			add_file(c, dfd, v[i], r);
 		free(r);
 	}
 	free_list(v, n);
+}
+
+/* walk() of the layout's folder rel, when it is there. */
+static void
+walk_folder(struct collection *c, const char *rel, const struct walk *w, int depth)
+{
+	int fd = open_folder(c, rel);
+	if (fd >= 0) {
+		walk(c, fd, rel, w, depth);
+		close(fd);
+	}
 }
 
 static int
@@ -186,53 +283,140 @@ history_file(const char *name)
 	return n > 6 && !strcmp(name + n - 6, ".jsonl");
 }
 
+/* The names of the entries of the layout's folder rel that are folders
+ * themselves (a link among them refused, named), in byte order. */
+static char **
+subfolders(struct collection *c, const char *rel, size_t *n)
+{
+	int fd = open_folder(c, rel);
+	size_t m = 0;
+	char **v = fd >= 0 ? entries(fd, &m) : NULL;
+	*n = 0;
+	for (size_t i = 0; i < m; i++) {
+		struct stat st;
+		if (skipped(v[i]) || fstatat(fd, v[i], &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !(S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode))) {
+			free(v[i]);
+			continue;
+		}
+		v[(*n)++] = v[i]; /* a link: open_folder refuses it by name */
+	}
+	if (fd >= 0)
+		close(fd);
+	return v;
+}
+
 /* Every result below the install tree, in c. */
 static void
-collect(struct collection *c, const char *install)
+collect(struct collection *c)
 {
 	static const struct walk runs = {layout_run_file, MAX_DEPTH}, flat = {NULL, 0}, nights = {NULL, 1},
 				 hist = {history_file, 0};
-	char *wdir = layout_workloads(install);
+	char *wdir = layout_workloads(NULL);
 	size_t n = 0;
-	char **wl = entries(wdir, &n);
-	for (size_t i = 0; wl && i < n; i++) {
-		if (skipped(wl[i]))
-			continue;
-		char *abs = layout_experiments(install, wl[i]), *rel = layout_experiments(NULL, wl[i]);
-		walk(c, abs, rel, &runs, 1);
-		free(abs);
+	char **wl = subfolders(c, wdir, &n);
+	for (size_t i = 0; i < n; i++) {
+		char *rel = layout_workload(NULL, wl[i]);
+		int fd = open_folder(c, rel);
 		free(rel);
-		abs = layout_reports(install, wl[i]), rel = layout_reports(NULL, wl[i]);
-		walk(c, abs, rel, &flat, 0);
-		free(abs);
+		if (fd < 0)
+			continue;
+		close(fd);
+		rel = layout_experiments(NULL, wl[i]);
+		walk_folder(c, rel, &runs, 1);
+		free(rel);
+		rel = layout_reports(NULL, wl[i]);
+		walk_folder(c, rel, &flat, 0);
 		free(rel);
 	}
 	free_list(wl, n);
 	free(wdir);
 	/* nightly/<night>/<file>: the folder's own files (current, the lock) are state */
-	char *abs = layout_nightly(install, NULL, NULL), *rel = layout_nightly(NULL, NULL, NULL);
-	size_t m = 0;
-	char **nv = entries(abs, &m);
-	for (size_t i = 0; nv && i < m; i++) {
-		char *a = layout_nightly(install, nv[i], NULL), *r = layout_nightly(NULL, nv[i], NULL);
-		struct stat st;
-		if (!skipped(nv[i]) && lstat(a, &st) == 0 && S_ISDIR(st.st_mode))
-			walk(c, a, r, &nights, 1);
-		free(a);
+	char *rel = layout_nightly(NULL, NULL, NULL);
+	char **nv = subfolders(c, rel, &n);
+	for (size_t i = 0; i < n; i++) {
+		char *r = layout_nightly(NULL, nv[i], NULL);
+		walk_folder(c, r, &nights, 1);
 		free(r);
 	}
-	free_list(nv, m);
-	free(abs);
+	free_list(nv, n);
 	free(rel);
-	abs = layout_history(install, NULL), rel = layout_history(NULL, NULL);
-	walk(c, abs, rel, &hist, 0);
-	free(abs);
+	rel = layout_history(NULL, NULL);
+	walk_folder(c, rel, &hist, 0);
 	free(rel);
 	/* exemplar/: the certification (table, JSON, status) */
-	abs = layout_exemplar(install, NULL), rel = layout_exemplar(NULL, NULL);
-	walk(c, abs, rel, &flat, 0);
-	free(abs);
+	rel = layout_exemplar(NULL, NULL);
+	walk_folder(c, rel, &flat, 0);
 	free(rel);
+}
+
+/* Replaces every secret's value in the members (secrets.h; said on stderr,
+ * listed in c->red for the MANIFEST); a member whose name holds one is
+ * left out. The secrets' names: the recipes' of top, and those the runs'
+ * provenance says their jobs were given. */
+static void
+redact(struct collection *c, const char *top)
+{
+	json_t *names = json_array(), *v;
+	for (size_t i = 0; i < c->n; i++) {
+		const char *slash = strrchr(c->v[i].path, '/');
+		if (strcmp(slash ? slash + 1 : c->v[i].path, LAYOUT_PROVENANCE))
+			continue;
+		json_t *p = json_loadb(c->v[i].data, c->v[i].len, 0, NULL);
+		size_t k;
+		json_array_foreach(json_object_get(json_object_get(p, "configuration"), "secrets_by_name"), k, v)
+			json_array_append(names, v);
+		json_decref(p);
+	}
+	struct secrets sec;
+	secrets_load(&sec, top, names, "llmb archive");
+	json_decref(names);
+	size_t *times = xcalloc(sec.n + 1, sizeof *times), keep = 0, len;
+	for (size_t i = 0; sec.n && i < c->n; i++) {
+		struct member *m = &c->v[i];
+		char *shown = secrets_redact(&sec, m->path, strlen(m->path), &len, times);
+		if (shown) {
+			fprintf(stderr, "llmb archive: %s/%s: a secret's value in the name; left out\n", c->install, shown);
+			free(shown);
+			free(m->path);
+			free(m->data);
+			continue;
+		}
+		char *r = secrets_redact(&sec, m->data, m->len, &len, times);
+		if (r) {
+			free(m->data);
+			m->data = r;
+			m->len = len;
+		}
+		for (size_t j = 0; r && j < sec.n; j++) {
+			if (!times[j])
+				continue;
+			fprintf(stderr, "llmb archive: %s/%s: %s's value replaced by %s (%zu time%s)\n", c->install,
+				m->path, sec.v[j].name, sec.v[j].repl, times[j], times[j] == 1 ? "" : "s");
+			c->red = xrealloc(c->red, (c->nred + 1) * sizeof *c->red);
+			c->red[c->nred++] = (struct redaction){xstrdup(m->path), xstrdup(sec.v[j].name), times[j]};
+		}
+		c->v[keep++] = *m;
+	}
+	if (sec.n)
+		c->n = keep;
+	free(times);
+	secrets_free(&sec);
+}
+
+/* The runs' provenance, as packed, for the system description. */
+static void
+provenances(struct collection *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		const char *slash = strrchr(c->v[i].path, '/');
+		if (strcmp(slash ? slash + 1 : c->v[i].path, LAYOUT_PROVENANCE))
+			continue;
+		json_t *p = json_loadb(c->v[i].data, c->v[i].len, 0, NULL);
+		if (json_is_object(p))
+			json_array_append(c->provs, p);
+		json_decref(p);
+	}
 }
 
 static int
@@ -248,6 +432,9 @@ manifest(const struct collection *c, const char *version, const char *install, t
 	struct sb s = {0};
 	char *when = utc_time_as(t, "%Y-%m-%dT%H:%M:%SZ");
 	sb_addf(&s, "%s\n# llmb: %s\n# install: %s\n# time: %s\n", MANIFEST_TAG, version, install, when);
+	for (size_t i = 0; i < c->nred; i++)
+		sb_addf(&s, "# redacted: %s's value, %zu time%s, in %s\n", c->red[i].name, c->red[i].times,
+			c->red[i].times == 1 ? "" : "s", c->red[i].path);
 	sb_addf(&s, "# members: %zu, then one line each: sha256  path  size\n", c->n);
 	for (size_t i = 0; i < c->n; i++) {
 		char h[65];
@@ -306,7 +493,13 @@ folder_of(const char *out)
 			break;
 		}
 	}
-	return n && strcmp(base, ".") && strcmp(base, "..") ? xstrndup(base, n) : xstrdup(LAYOUT_ARCHIVE_DEFAULT);
+	/* "..tar.zst" would give members named ./x, "...tar.zst" ../x */
+	char *f = xstrndup(base, n);
+	if (!n || !strcmp(f, ".") || !strcmp(f, "..") || has_control(f)) {
+		free(f);
+		f = xstrdup(LAYOUT_ARCHIVE_DEFAULT);
+	}
+	return f;
 }
 
 /* The archive's time: SOURCE_DATE_EPOCH, else the newest member's. */
@@ -316,10 +509,12 @@ archive_time(const struct collection *c)
 	const char *e = getenv("SOURCE_DATE_EPOCH");
 	char *end;
 	if (e && *e) {
+		errno = 0;
 		long long v = strtoll(e, &end, 10);
-		if (!*end && v >= 0)
+		if (!*end && !errno && v >= 0 && v <= TIME_MAX)
 			return (time_t)v;
-		fprintf(stderr, "llmb archive: SOURCE_DATE_EPOCH=%s is not a time in seconds; ignored\n", e);
+		fprintf(stderr, "llmb archive: SOURCE_DATE_EPOCH=%s is not a time in seconds (up to the year 9999); ignored\n",
+			e);
 	}
 	return c->newest;
 }
@@ -333,6 +528,13 @@ free_collection(struct collection *c)
 	}
 	free(c->v);
 	json_decref(c->provs);
+	for (size_t i = 0; i < c->nred; i++) {
+		free(c->red[i].path);
+		free(c->red[i].name);
+	}
+	free(c->red);
+	if (c->root >= 0)
+		close(c->root);
 }
 
 /* The tar stream: folder/MANIFEST, then every member, whose bytes are
@@ -373,14 +575,25 @@ archive(const char *install, const char *out, const char *format, const char *to
 		fprintf(stderr, "llmb archive: %s: a control character in the install tree's path\n", install);
 		return 2;
 	}
-	struct collection c = {.provs = json_array()};
-	collect(&c, real);
+	struct collection c = {.install = real, .provs = json_array(),
+			       .root = open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+	if (stat(out, &c.out) < 0)
+		c.out.st_ino = 0;
+	if (c.root < 0) {
+		fprintf(stderr, "llmb archive: cannot read %s: %s\n", real, strerror(errno));
+		c.bad = 1;
+	} else {
+		collect(&c);
+	}
+	if (!c.bad)
+		redact(&c, top);
 	if (!c.bad && !c.n)
 		fprintf(stderr, "llmb archive: no results under %s (no run, report, night or history)\n", real);
 	if (c.bad || !c.n) {
 		free_collection(&c);
 		return 2;
 	}
+	provenances(&c);
 	if (json_array_size(c.provs)) {
 		static const char *const none[4];
 		char *d = sysdesc_text(c.provs, none);
@@ -486,6 +699,24 @@ mismatch(struct check *k, const char *path, const char *what)
 	k->bad++;
 }
 
+/* Whether path is a plain relative name: no leading '/', no empty, "." or
+ * ".." part. tar would write another one elsewhere (res/../../x), or two
+ * names would be one file (res/x, res/./x). */
+static int
+plain_path(const char *path)
+{
+	for (const char *p = path;; p++) {
+		size_t n = strcspn(p, "/");
+		if (!n || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return 0;
+		p += n;
+		if (!*p)
+			return 1;
+	}
+}
+
+static const char not_plain[] = "not a plain name below the archive's folder (absolute, or an empty, . or .. part)";
+
 /* Reads the MANIFEST's lines into k. -1: not an llmb MANIFEST. */
 static int
 read_manifest(struct check *k, const char *text, size_t len)
@@ -523,6 +754,11 @@ read_manifest(struct check *k, const char *text, size_t len)
 		l->path = xstrndup(line + 66, (size_t)(sz - 1 - (line + 66)));
 		l->size = size;
 		l->seen = 0;
+		if (!plain_path(l->path)) {
+			char *where = xasprintf("line %zu: %s", lineno, not_plain);
+			mismatch(k, LAYOUT_ARCHIVE_MANIFEST, where);
+			free(where);
+		}
 		if (index_get(&k->index, l->path) >= 0) {
 			mismatch(k, l->path, "listed twice in the MANIFEST");
 			free(l->path);
@@ -597,9 +833,9 @@ decompress(const char *file, struct sb *out)
 /* Reads the tar stream: folder/MANIFEST first, then the members. 0, or 2
  * when it is no archive of llmb's (said on stderr). */
 static int
-check_stream(struct check *k, const struct sb *tar)
+check_stream(struct check *k, const char *tar, size_t len)
 {
-	struct tar_reader r = {.buf = tar->buf ? tar->buf : "", .len = tar->len};
+	struct tar_reader r = {.buf = tar, .len = len};
 	struct tar_member m;
 	int got = tar_next(&r, &m);
 	const char *slash = got == 1 ? strchr(m.path, '/') : NULL;
@@ -612,13 +848,18 @@ check_stream(struct check *k, const struct sb *tar)
 		return 2;
 	}
 	char *folder = xstrndup(m.path, (size_t)(slash - m.path + 1)); /* with its '/' */
+	if (!plain_path(m.path))
+		mismatch(k, m.path, not_plain);
 	free(m.path);
 	size_t fl = strlen(folder);
 	while ((got = tar_next(&r, &m)) == 1) {
-		if (strncmp(m.path, folder, fl) || !m.path[fl])
+		if (strncmp(m.path, folder, fl) || !m.path[fl]) {
 			mismatch(k, m.path, "outside the archive's folder");
-		else
+		} else {
+			if (!plain_path(m.path + fl))
+				mismatch(k, m.path, not_plain);
 			check_member(k, &m, m.path + fl);
+		}
 		free(m.path);
 	}
 	free(folder);
@@ -630,6 +871,24 @@ check_stream(struct check *k, const struct sb *tar)
 		if (!k->v[i].seen)
 			mismatch(k, k->v[i].path, "listed in the MANIFEST, not in the archive");
 	return 0;
+}
+
+int
+archive_verify_tar(const char *file, const char *tar, size_t len)
+{
+	struct check k = {.file = file};
+	int rc = check_stream(&k, tar, len);
+	if (rc == 0 && k.bad) {
+		printf("%s: %d mismatch%s\n", file, k.bad, k.bad == 1 ? "" : "es");
+		rc = 1;
+	} else if (rc == 0) {
+		printf("%s: ok, %zu members match the MANIFEST\n", file, k.n);
+	}
+	for (size_t i = 0; i < k.n; i++)
+		free(k.v[i].path);
+	free(k.v);
+	index_free(&k.index);
+	return rc;
 }
 
 int
@@ -649,18 +908,7 @@ cmd_verify_archive(int argc, char **argv)
 	if (!file || cliopt_dashes())
 		return fputs(usage_verify, stderr), 2;
 	struct sb tar = {0};
-	struct check k = {.file = file};
-	int rc = decompress(file, &tar) < 0 ? 2 : check_stream(&k, &tar);
-	if (rc == 0 && k.bad) {
-		printf("%s: %d mismatch%s\n", file, k.bad, k.bad == 1 ? "" : "es");
-		rc = 1;
-	} else if (rc == 0) {
-		printf("%s: ok, %zu members match the MANIFEST\n", file, k.n);
-	}
-	for (size_t i = 0; i < k.n; i++)
-		free(k.v[i].path);
-	free(k.v);
-	index_free(&k.index);
+	int rc = decompress(file, &tar) < 0 ? 2 : archive_verify_tar(file, tar.buf ? tar.buf : "", tar.len);
 	sb_free(&tar);
 	return rc;
 }

@@ -113,7 +113,9 @@ parse_usage(FILE *f)
 		"  --proxy          with --result: the run is a proxy run (\"proxy\": true), never\n"
 		"                   compared with a reference\n"
 		"\n"
-		"Exit status: 0 when a run succeeded, 1 when none did, 2 on usage errors.\n",
+		"Exit status: 0 when a log parsed as a success, 1 when none did, 2 on usage errors or\n"
+		"a --provenance that cannot be read (missing, not a regular file, not a JSON object).\n"
+		"A run --provenance finds invalid is listed and counted as Invalid, its exit status 0.\n",
 		LP_DEFAULT_STEPS);
 	return f == stderr ? 2 : 0;
 }
@@ -273,6 +275,8 @@ std_of(const struct lp_stats *st, int sample)
 static char *
 note_of(const struct lp_result *r)
 {
+	if (r->status == LP_INVALID && r->invalid_iter < 0)
+		return xstrdup(r->reason);
 	if (r->status == LP_INVALID)
 		return xasprintf("%s@iteration_%ld", r->reason, r->invalid_iter);
 	if (r->status == LP_FAILED && !r->error)
@@ -331,6 +335,8 @@ table_row(const struct lp_result *r, const struct parse_opts *p)
 	struct sb note = {0};
 	if (r->status == LP_INCOMPLETE)
 		sb_addf(&note, "last iteration %ld%s", r->last_iter, r->note ? ", time_limit" : "");
+	else if (r->status == LP_INVALID && r->invalid_iter < 0)
+		sb_add(&note, r->reason);
 	else if (r->status == LP_INVALID)
 		sb_addf(&note, "%s at iteration %ld", r->reason, r->invalid_iter);
 	else if (r->status == LP_FAILED && r->error && r->error_line > 0)
@@ -497,12 +503,27 @@ print_json(struct lp_result *rs, size_t n, const struct parse_opts *p, const str
 	json_decref(root);
 }
 
+/* The result of r into --result, with its validity when prov is given;
+ * *invalid (to free) the validity's reasons when it found the run
+ * invalid. */
 static int
-write_result(const struct lp_result *r, const struct parse_opts *p)
+write_result(const struct lp_result *r, const struct parse_opts *p, const json_t *prov, char **invalid)
 {
 	json_t *j = lp_result_json(r, p->sample_std);
-	if (p->provenance)
-		json_object_set_new(j, "validity", validity_of_files(r->path, p->provenance));
+	*invalid = NULL;
+	if (p->provenance) {
+		json_t *v = validity_check(r->path, prov), *x;
+		size_t i;
+		struct sb why = {0};
+		json_array_foreach(json_object_get(v, "invalid"), i, x)
+			sb_addf(&why, "%s%s", i ? "; " : "validity: ", json_string_value(x));
+		*invalid = sb_steal(&why);
+		if (!**invalid) {
+			free(*invalid);
+			*invalid = NULL;
+		}
+		json_object_set_new(j, "validity", v);
+	}
 	if (p->lp.proxy)
 		json_object_set_new(j, "proxy", json_true());
 	char *s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(12));
@@ -519,7 +540,7 @@ write_result(const struct lp_result *r, const struct parse_opts *p)
 /* ---- the report ------------------------------------------------------------ */
 
 static int
-report(struct paths *ps, const struct parse_opts *p, int argc, char **argv)
+report(struct paths *ps, const struct parse_opts *p, const json_t *prov, int argc, char **argv)
 {
 	struct lp_result *rs = xcalloc(ps->n + 1, sizeof *rs);
 	struct counts c = {{0}, ps->n};
@@ -530,8 +551,20 @@ report(struct paths *ps, const struct parse_opts *p, int argc, char **argv)
 		c.by[rs[i].status]++;
 	}
 	int rc = 0;
-	if (p->result && write_result(&rs[0], p) < 0)
+	char *invalid = NULL;
+	if (p->result && write_result(&rs[0], p, prov, &invalid) < 0)
 		rc = 2;
+	/* The exit status says whether the log parsed (the parse stage's
+	 * work: result.json holds the verdict); the rows and counts say
+	 * what the run is worth. */
+	int parsed = c.by[LP_SUCCESS] || c.by[LP_PROFILED];
+	if (invalid && rs[0].status == LP_SUCCESS) {
+		rs[0].status = LP_INVALID;
+		rs[0].reason = invalid;
+		rs[0].invalid_iter = -1;
+		c.by[LP_SUCCESS]--;
+		c.by[LP_INVALID]++;
+	}
 	if (p->out == PARSE_TABLE)
 		print_table(rs, ps->n, p, &c);
 	else if (p->out == PARSE_CSV)
@@ -540,10 +573,11 @@ report(struct paths *ps, const struct parse_opts *p, int argc, char **argv)
 		print_json(rs, ps->n, p, &c, argc, argv);
 	if (!ps->n)
 		fprintf(stderr, "%s: no .out files found\n", progname);
-	else if (!c.by[LP_SUCCESS] && !c.by[LP_PROFILED])
+	else if (!parsed)
 		fprintf(stderr, "%s: no run succeeded (%zu logs)\n", progname, ps->n);
-	if (!rc && !c.by[LP_SUCCESS] && !c.by[LP_PROFILED])
+	if (!rc && !parsed)
 		rc = 1;
+	free(invalid);
 	for (size_t i = 0; i < ps->n; i++)
 		lp_result_free(&rs[i]);
 	free(rs);
@@ -564,8 +598,19 @@ parse_logs(const struct parse_opts *p, int nargs, char **args)
 		rc = parse_bad_usage("--result needs exactly one log file, got %s", ps.n ? "several" : "none");
 	if (!rc && p->provenance && !p->result)
 		rc = parse_bad_usage("%s needs --result", "--provenance");
+	/* no validity without its evidence: a provenance named is read, or refused */
+	json_t *prov = NULL;
+	char *why = NULL;
+	struct stat st;
+	if (!rc && p->provenance && !(p->provenance_may_miss && lstat(p->provenance, &st) < 0 && errno == ENOENT) &&
+	    !(prov = validity_load_provenance(p->provenance, &why))) {
+		fprintf(stderr, "%s: error: --provenance=%s: %s\n", progname, p->provenance, why);
+		rc = 2;
+	}
+	free(why);
 	if (!rc)
-		rc = report(&ps, p, nargs, args);
+		rc = report(&ps, p, prov, nargs, args);
+	json_decref(prov);
 	for (size_t k = 0; k < ps.n; k++)
 		free(ps.v[k]);
 	free(ps.v);

@@ -16,10 +16,12 @@ struct parse_opts {
 	struct lp_opts lp;
 	const char *provenance; /* with result: the run's provenance.json, whose
 				 * probes (and the log) judge its validity */
+	int provenance_may_miss; /* the parse stage: a run without one is judged
+				  * on its log alone; one that is there must read */
 };
 
 /* The defaults of `llmb parse`: a table, sample std, the window 35-44. */
-#define PARSE_OPTS_INIT {PARSE_TABLE, 0, 1, NULL, {LP_AUTO, LAYOUT_WINDOW_FIRST, LAYOUT_WINDOW_LAST, LP_INDEX_DEFAULT, 0, 0, 0}, NULL}
+#define PARSE_OPTS_INIT {PARSE_TABLE, 0, 1, NULL, {LP_AUTO, LAYOUT_WINDOW_FIRST, LAYOUT_WINDOW_LAST, LP_INDEX_DEFAULT, 0, 0, 0}, NULL, 0}
 
 /* Parses the logs of args (files, and *.out under directories; none: the
  * directory "experiments") and prints the report. Returns 0 when a run

@@ -2,7 +2,8 @@
  * it. The writer makes regular files only, every header field that is not
  * the path, size and mtime fixed, so an archive depends on its members
  * alone. A path over 100 bytes is split into ustar's prefix and name when
- * it can be, else carried by a pax extended header ("path=" record). The
+ * it can be, else carried by a pax extended header ("path=" record), as
+ * is a time after 2242 ("mtime="), which the header's octal cannot hold. The
  * reader takes what other tars write too (GNU's "ustar  " magic and long
  * names 'L', pax headers, directories, which it skips), so an archive
  * unpacked and packed again with tar(1) can still be checked. */
@@ -14,7 +15,7 @@
 #include "tar.h"
 
 #define BLOCK 512
-#define SIZE_MAX_OCTAL 077777777777ULL /* 11 octal digits: 8 GiB - 1 */
+#define OCTAL_MAX 077777777777ULL /* 11 octal digits: a size of 8 GiB - 1, a time in 2242 */
 
 /* Field offsets and widths of a ustar header. */
 enum {
@@ -42,7 +43,7 @@ checksum(const unsigned char *h)
 /* One header block: name (and prefix) as given, the rest normalised. */
 static void
 header(struct sb *tar, const char *prefix, size_t plen, const char *name, char type, unsigned long long size,
-       time_t mtime)
+       unsigned long long mtime)
 {
 	unsigned char h[BLOCK] = {0};
 	size_t nlen = strlen(name);
@@ -52,7 +53,7 @@ header(struct sb *tar, const char *prefix, size_t plen, const char *name, char t
 	octal(h, F_UID, 8, 0);
 	octal(h, F_GID, 8, 0);
 	octal(h, F_SIZE, 12, size);
-	octal(h, F_MTIME, 12, mtime > 0 ? (unsigned long long)mtime : 0);
+	octal(h, F_MTIME, 12, mtime);
 	h[F_TYPE] = (unsigned char)type;
 	memcpy(h + F_MAGIC, "ustar", 6);
 	memcpy(h + F_VERSION, "00", 2);
@@ -82,43 +83,50 @@ digits(size_t n)
 	return d;
 }
 
-/* A pax record "<n> path=<path>\n", n counting its own digits. */
-static char *
-pax_path(const char *path)
+/* A pax record "<n> key=value\n", n counting its own digits. */
+static void
+pax_record(struct sb *s, const char *key, const char *value)
 {
-	size_t base = strlen(" path=\n") + strlen(path), n = base + 1;
+	size_t base = strlen(key) + strlen(value) + 3, n = base + 1; /* ' ', '=', '\n' */
 	while (base + digits(n) != n)
 		n = base + digits(n);
-	return xasprintf("%zu path=%s\n", n, path);
+	sb_addf(s, "%zu %s=%s\n", n, key, value);
 }
 
 int
 tar_add(struct sb *tar, const char *path, const void *data, size_t len, time_t mtime)
 {
-	if ((unsigned long long)len > SIZE_MAX_OCTAL)
+	if ((unsigned long long)len > OCTAL_MAX)
 		return -1;
 	size_t n = strlen(path);
-	if (n <= 100) {
-		header(tar, "", 0, path, '0', len, mtime);
-	} else {
-		/* ustar: prefix (155 at most) '/' name (100 at most) */
-		const char *cut = NULL;
-		for (const char *s = strchr(path, '/'); s; s = strchr(s + 1, '/'))
-			if ((size_t)(s - path) <= 155 && n - (size_t)(s - path) - 1 <= 100 && s[1])
-				cut = s;
-		if (cut && cut > path) {
-			header(tar, path, (size_t)(cut - path), cut + 1, '0', len, mtime);
-		} else {
-			char *rec = pax_path(path);
-			const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
-			char *pname = xasprintf("PaxHeaders/%.89s", base);
-			header(tar, "", 0, pname, 'x', strlen(rec), mtime);
-			body(tar, rec, strlen(rec));
-			header(tar, "", 0, path, '0', len, mtime); /* its first 100 bytes */
-			free(pname);
-			free(rec);
-		}
+	const char *cut = NULL; /* ustar: prefix (155 at most) '/' name (100 at most) */
+	for (const char *s = strchr(path, '/'); n > 100 && s; s = strchr(s + 1, '/'))
+		if ((size_t)(s - path) <= 155 && n - (size_t)(s - path) - 1 <= 100 && s[1])
+			cut = s;
+	struct sb pax = {0};
+	if (n > 100 && !(cut && cut > path))
+		pax_record(&pax, "path", path);
+	/* A time the 11 octal digits cannot hold (after 2242) goes in a pax
+	 * record; the header keeps the largest it can, never a cut one. */
+	unsigned long long t = mtime > 0 ? (unsigned long long)mtime : 0;
+	if (t > OCTAL_MAX) {
+		char v[32];
+		snprintf(v, sizeof v, "%llu", t);
+		pax_record(&pax, "mtime", v);
+		t = OCTAL_MAX;
 	}
+	if (pax.len) {
+		const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+		char *pname = xasprintf("PaxHeaders/%.89s", base);
+		header(tar, "", 0, pname, 'x', pax.len, t);
+		body(tar, pax.buf, pax.len);
+		free(pname);
+	}
+	if (cut && cut > path)
+		header(tar, path, (size_t)(cut - path), cut + 1, '0', len, t);
+	else
+		header(tar, "", 0, path, '0', len, t); /* over 100 bytes: the pax path, its first 100 here */
+	sb_free(&pax);
 	body(tar, data, len);
 	return 0;
 }

@@ -10,8 +10,10 @@
 
 #include "util.h"
 
-/* Appends one regular file; a path over 100 bytes gets a pax header of its
- * own ("path="). Returns 0, or -1 when the size cannot be written (8 GiB). */
+/* Appends one regular file; a path over 100 bytes that ustar's prefix
+ * cannot split, or an mtime after 2242, gets a pax header of its own
+ * ("path=", "mtime="). Returns 0, or -1 when the size cannot be written
+ * (8 GiB). */
 int tar_add(struct sb *tar, const char *path, const void *data, size_t len, time_t mtime);
 /* Appends the end of the archive (two zero blocks). */
 void tar_end(struct sb *tar);

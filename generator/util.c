@@ -193,6 +193,16 @@ read_file(const char *path, size_t *lenp)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
+	char *s = read_fd(fd, lenp);
+	int e = errno;
+	close(fd);
+	errno = e;
+	return s;
+}
+
+char *
+read_fd(int fd, size_t *lenp)
+{
 	struct sb s = {0};
 	char buf[65536];
 	for (;;) {
@@ -201,7 +211,6 @@ read_file(const char *path, size_t *lenp)
 			if (errno == EINTR)
 				continue;
 			int e = errno;
-			close(fd);
 			sb_free(&s);
 			errno = e;
 			return NULL;
@@ -210,7 +219,6 @@ read_file(const char *path, size_t *lenp)
 			break;
 		sb_addn(&s, buf, (size_t)n);
 	}
-	close(fd);
 	if (lenp)
 		*lenp = s.len;
 	return sb_steal(&s);

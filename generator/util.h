@@ -41,6 +41,8 @@ void sb_free(struct sb *s);
 
 /* Read a whole file; NULL with errno set on failure. *len may be NULL. */
 char *read_file(const char *path, size_t *len);
+/* The same from an open descriptor, to its end (left open). */
+char *read_fd(int fd, size_t *len);
 /* read_file() of a regular file only: a FIFO, device or directory is
  * refused without blocking. NULL with *why saying why. */
 char *read_regular_file(const char *path, size_t *len, const char **why);

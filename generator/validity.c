@@ -323,6 +323,30 @@ validity_check(const char *log, const json_t *prov)
 }
 
 json_t *
+validity_load_provenance(const char *path, char **why)
+{
+	const char *err;
+	size_t len;
+	char *text = read_regular_file(path, &len, &err); /* a FIFO is refused, not waited on */
+	json_error_t je;
+	json_t *p = text ? json_loadb(text, len, 0, &je) : NULL;
+	*why = NULL;
+	if (!text)
+		*why = xstrdup(err);
+	else if (!p)
+		*why = has_control(je.text) ? xasprintf("not JSON (line %d, column %d)", je.line, je.column)
+					    : xasprintf("not JSON (line %d: %s)", je.line, je.text);
+	else if (!json_is_object(p))
+		*why = xstrdup("not a provenance: a JSON object was expected");
+	free(text);
+	if (*why) {
+		json_decref(p);
+		return NULL;
+	}
+	return p;
+}
+
+json_t *
 validity_of_files(const char *log, const char *prov_path)
 {
 	json_t *prov = prov_path ? json_load_file(prov_path, 0, NULL) : NULL;

@@ -27,7 +27,11 @@
  * whose provenance is prov (NULL: none). */
 json_t *validity_check(const char *log, const json_t *prov);
 /* The same with the provenance read from a file; an absent or unreadable
- * file is no provenance. */
+ * file is no provenance (a history record of a run without one). */
 json_t *validity_of_files(const char *log, const char *prov_path);
+/* The provenance object of the file path, or NULL with *why (to free)
+ * saying why not: not there, not a regular file (a FIFO is not waited
+ * on), not JSON, not an object. */
+json_t *validity_load_provenance(const char *path, char **why);
 
 #endif

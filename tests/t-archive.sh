@@ -49,6 +49,11 @@ echo '{"night": "2026-01-05"}' >"$I/history/quick-cpu-tiny-fp32-1.jsonl"
 : >"$I/history/.lock"
 echo '{}' >"$I/history/"$'new\nline.jsonl'
 echo half >"$I/workloads/quick/reports/cpu_tiny_fp32.json.tmp.123"
+# A job printed the token into its log (a repeat's): packed with the value
+# replaced. A report named with a space: sha256sum -c of the README's line.
+log2=$(ls "$run1"/repeat-2/log-*.out)
+echo "HF_TOKEN=$SECRET (printed by the job)" >>"$log2"
+echo "a report" >"$I/workloads/quick/reports/cpu tiny notes.md"
 # long paths: ustar's prefix (over 100 bytes), a pax header (a 120-byte name)
 long=$run1/repeat-$(printf 'l%.0s' $(seq 90))
 longer=$run1/repeat-$(printf 'x%.0s' $(seq 120))
@@ -59,11 +64,11 @@ cp "$run1/result.json" "$longer/"
 # ---- the gzip archive, always ----
 mkdir -p "$TRASH/a" "$TRASH/b"
 t_ok "make archive ARCHIVE_FORMAT=gzip" m archive ARCHIVE="$TRASH/a/res.tar.gz" ARCHIVE_FORMAT=gzip
-t_grep "it says what it wrote" 'res\.tar\.gz: 30 members and the MANIFEST, [0-9]+ bytes \(gzip\)' "$TRASH/.out"
+t_grep "it says what it wrote" 'res\.tar\.gz: 31 members and the MANIFEST, [0-9]+ bytes \(gzip\)' "$TRASH/.out"
 t_grep "a name a MANIFEST line cannot hold is left out, saying so" 'new$' "$TRASH/.out"
 t_grep "...saying why" '^line\.jsonl: a control character in the name; left out$' "$TRASH/.out"
 t_rc "verify-archive: ok" 0 "$LLMB" verify-archive "$TRASH/a/res.tar.gz"
-t_grep "verify-archive counts the members" 'res\.tar\.gz: ok, 30 members match the MANIFEST$' "$TRASH/.out"
+t_grep "verify-archive counts the members" 'res\.tar\.gz: ok, 31 members match the MANIFEST$' "$TRASH/.out"
 members "$TRASH/a/res.tar.gz" >"$TRASH/members"
 t_ok "the MANIFEST first, in the folder named after the file" test "$(head -n 1 "$TRASH/members")" = res/MANIFEST
 t_ok "the other members in byte order" sh -c "tail -n +2 '$TRASH/members' | LC_ALL=C sort -c"
@@ -81,6 +86,11 @@ t_nogrep "no job script or record, state, image, data, venv, lock, temporary fil
 	'/state/|/images/|/data/|/venvs/|\.sh$|/record$|/job|env\.txt|\.lock$|/current$|\.tmp\.|\.link$|\.pdf$' "$TRASH/members"
 stream "$TRASH/a/res.tar.gz" >"$TRASH/a.tar"
 t_nogrep "no secret in the archive's bytes" "$SECRET" "$TRASH/a.tar"
+t_grep "...the value the job printed is replaced by its name" "^HF_TOKEN=<redacted:HF_TOKEN> \\(printed by the job\\)\$" "$TRASH/a.tar"
+m archive ARCHIVE="$TRASH/a/res.tar.gz" ARCHIVE_FORMAT=gzip >"$TRASH/redact.out" 2>&1
+t_grep "...said on stderr, naming the member" \
+	"${log2#"$I"/}: HF_TOKEN's value replaced by <redacted:HF_TOKEN> \\(1 time\\)\$" "$TRASH/redact.out"
+t_nogrep "...and never printed" "$SECRET" "$TRASH/redact.out"
 python3 -c '
 import sys, tarfile
 t = tarfile.open(sys.argv[1])
@@ -88,7 +98,7 @@ ms = t.getmembers()
 print(len({(m.mode, m.uid, m.gid, m.uname, m.gname, m.mtime, m.type) for m in ms}), len(ms))
 print(ms[0].mtime, ms[0].mode, ms[0].uid)' "$TRASH/a.tar" >"$TRASH/headers"
 t_ok "tar headers normalised: one mode, owner and time for every member" \
-	test "$(head -n 1 "$TRASH/headers")" = "1 31"
+	test "$(head -n 1 "$TRASH/headers")" = "1 32"
 newest=$(cd "$I" && find workloads/quick/experiments workloads/quick/reports nightly/2026-01-05 history -type f \
 	-printf '%T@\n' | cut -d. -f1 | sort -n | tail -n 1)
 t_ok "...the newest result's time, mode 0644, owner 0" test "$(tail -n 1 "$TRASH/headers")" = "$newest 420 0"
@@ -98,20 +108,28 @@ t_grep "MANIFEST: its format line" '^# llmb archive 1$' "$TRASH/MANIFEST"
 t_grep "MANIFEST: llmb's version" "^# llmb: $(git -C "$T" describe --always --dirty)\$" "$TRASH/MANIFEST"
 t_grep "MANIFEST: the install tree" "^# install: $I\$" "$TRASH/MANIFEST"
 t_grep "MANIFEST: the time" "^# time: $(date -u -d "@$newest" +%Y-%m-%dT%H:%M:%SZ)\$" "$TRASH/MANIFEST"
+t_grep "MANIFEST: what was redacted, where" "^# redacted: HF_TOKEN's value, 1 time, in ${log2#"$I"/}\$" "$TRASH/MANIFEST"
+t_grep "MANIFEST: the sum of the redacted bytes" \
+	"^$(sed "s/$SECRET/<redacted:HF_TOKEN>/" "$log2" | sha256sum | cut -c1-64)  ${log2#"$I"/}  " "$TRASH/MANIFEST"
 t_grep "MANIFEST: sha256  path  size" \
 	"^$(sha256sum <"$run1/result.json" | cut -c1-64)  workloads/quick/experiments/cpu_tiny_fp32_1/result.json  $(wc -c <"$run1/result.json")\$" \
 	"$TRASH/MANIFEST"
 mkdir -p "$TRASH/x"
 t_ok "GNU tar unpacks it" tar -xzf "$TRASH/a/res.tar.gz" -C "$TRASH/x"
-t_ok "sha256sum agrees with the MANIFEST, member by member" \
-	sh -c "cd '$TRASH/x/res' && grep -v '^#' MANIFEST | awk '{print \$1 \"  \" \$2}' | sha256sum --quiet -c"
+# The README's line, as it is written there, in the unpacked folder: a
+# name with a space is one name.
+readme_check=$(sed -n 's/^    cd llmb-archive && //p' "$TOP/README.md")
+t_ok "the README's sha256sum -c line is there" test -n "$readme_check"
+t_ok "...it agrees with the MANIFEST, member by member (a name with a space among them)" \
+	sh -c "cd '$TRASH/x/res' && test -f 'workloads/quick/reports/cpu tiny notes.md' && { $readme_check; } >'$TRASH/sums.out'"
+t_ok "...it checked every member" test "$(grep -c ': OK$' "$TRASH/sums.out")" = 31
 t_ok "the system description is llmb sysdesc of the runs" \
 	sh -c "'$LLMB' sysdesc \$(find '$I/workloads' -name provenance.json | sort) | cmp - '$TRASH/x/res/sysdesc.json'"
 
 t_ok "archived again" "$LLMB" archive --top "$T" --install "$I" --out "$TRASH/b/res.tar.gz" --format=gzip
 t_ok "the same install tree, the same bytes" cmp "$TRASH/a/res.tar.gz" "$TRASH/b/res.tar.gz"
 SOURCE_DATE_EPOCH=86400 "$LLMB" archive --top "$T" --install "$I" --out "$TRASH/b/res.tar.gz" --format=gzip >"$TRASH/.quiet" 2>&1
-t_ok "SOURCE_DATE_EPOCH sets the time" sh -c "gzip -dc '$TRASH/b/res.tar.gz' | TZ=UTC tar -tvf - | grep -c ' 1970-01-02 00:00 ' | grep -qx 31"
+t_ok "SOURCE_DATE_EPOCH sets the time" sh -c "gzip -dc '$TRASH/b/res.tar.gz' | TZ=UTC tar -tvf - | grep -c ' 1970-01-02 00:00 ' | grep -qx 32"
 
 # ---- zstd when installed; gzip when not ----
 if command -v zstd >/dev/null; then
@@ -128,7 +146,7 @@ fi
 mkdir -p "$TRASH/nozstd"
 for p in gzip git; do ln -s "$(command -v "$p")" "$TRASH/nozstd/$p"; done
 t_rc "without zstd: gzip" 0 env -C "$TRASH/b" PATH="$TRASH/nozstd" "$LLMB" archive --top "$T" --install "$I"
-t_grep "...llmb-archive.tar.gz" '^llmb-archive\.tar\.gz: 30 members and the MANIFEST, [0-9]+ bytes \(gzip\)$' "$TRASH/.out"
+t_grep "...llmb-archive.tar.gz" '^llmb-archive\.tar\.gz: 31 members and the MANIFEST, [0-9]+ bytes \(gzip\)$' "$TRASH/.out"
 t_rc "...which verifies without zstd" 0 env PATH="$TRASH/nozstd" "$LLMB" verify-archive "$TRASH/b/llmb-archive.tar.gz"
 t_rc "--format=zstd without zstd: exit 2" 2 env PATH="$TRASH/nozstd" "$LLMB" archive --install "$I" --format=zstd --out "$TRASH/b/z.tar.zst"
 t_grep "...it says so" 'zstd is not installed' "$TRASH/.out"
@@ -147,7 +165,7 @@ with tarfile.open(fileobj=out, mode="w", format=tarfile.GNU_FORMAT) as dst:
     for m, d in members:
         m.size = len(d)
         dst.addfile(m, io.BytesIO(d))
-sys.stdout.buffer.write(out.getvalue())' "$3" | gzip -n >"$2"
+sys.stdout.buffer.write(out.getvalue())' "$3" "${4:-}" | gzip -n >"$2"
 }
 repack "$TRASH/a/res.tar.gz" "$TRASH/same.tar.gz" 'pass'
 t_rc "unpacked and packed again by another tar: still ok" 0 "$LLMB" verify-archive "$TRASH/same.tar.gz"
@@ -203,4 +221,120 @@ t_rc "no install tree: exit 2" 2 "$LLMB" archive --install "$TRASH/nothere" --ou
 t_rc "--format=xz: exit 2" 2 "$LLMB" archive --install "$I" --format=xz --out "$TRASH/e.tar.xz"
 t_rc "an operand: usage, exit 2" 2 "$LLMB" archive "$I"
 t_rc "verify-archive without a file: usage, exit 2" 2 "$LLMB" verify-archive
+# ---- nothing from outside the install tree -----------------------------------
+# A small tree of every kind of result, and outside it a private key. A
+# folder of the tree's own (workloads/, a workload's, its experiments/ and
+# reports/, nightly/ and a night's, history/, exemplar/) that is a link is
+# refused, named: what it points to is never packed.
+KEY='-----BEGIN OPENSSH PRIVATE KEY----- planted outside the tree'
+mktree() {
+	rm -rf "$1" && mkdir -p "$1"/workloads/w/experiments/r1 "$1"/workloads/w/reports "$1"/nightly/2026-01-05 \
+		"$1"/history "$1"/exemplar
+	echo '{}' >"$1"/workloads/w/experiments/r1/result.json
+	echo log >"$1"/workloads/w/experiments/r1/log-w_r1_1.out
+	echo report >"$1"/workloads/w/reports/r.md
+	echo ok >"$1"/nightly/2026-01-05/status
+	echo '{}' >"$1"/history/h.jsonl
+	echo '{}' >"$1"/exemplar/exemplar.json
+}
+for f in workloads workloads/w workloads/w/experiments workloads/w/reports nightly nightly/2026-01-05 history exemplar; do
+	L=$TRASH/lt
+	mktree "$L"
+	rm -rf "$TRASH/outside" && mkdir -p "$TRASH/outside"
+	mv "$L/$f" "$TRASH/outside/dir"
+	# the key, where each walk would take it
+	for d in "$TRASH/outside/dir" "$TRASH/outside/dir/w/experiments/r1" "$TRASH/outside/dir/experiments/r1" \
+		"$TRASH/outside/dir/r1" "$TRASH/outside/dir/2026-01-05" "$TRASH/outside/dir/w/reports"; do
+		[ -d "$d" ] || continue
+		for n in id_rsa log-id_rsa.out id_rsa.jsonl; do echo "$KEY" >"$d/$n"; done
+	done
+	ln -s "$TRASH/outside/dir" "$L/$f"
+	rm -f "$TRASH/l.tar.gz"
+	t_rc "$f a symbolic link: refused, exit 2" 2 "$LLMB" archive --install "$L" --out "$TRASH/l.tar.gz" --format=gzip
+	t_grep "...naming the link" "^llmb archive: $L/$f: a symbolic link where the install tree has a folder; refused" "$TRASH/.out"
+	t_ok "...no archive written" test ! -e "$TRASH/l.tar.gz"
+done
+# A link among the results (a run folder, a file) is left out, named.
+mktree "$L"
+rm -rf "$TRASH/outside" && mkdir -p "$TRASH/outside/run"
+echo "$KEY" >"$TRASH/outside/id_rsa"
+echo "$KEY" >"$TRASH/outside/run/result.json"
+ln -s "$TRASH/outside/run" "$L/workloads/w/experiments/latest"
+ln -s "$TRASH/outside/id_rsa" "$L/workloads/w/reports/id_rsa"
+ln -s "$TRASH/outside/id_rsa" "$L/history/id_rsa.jsonl"
+t_rc "links among the results: archived" 0 "$LLMB" archive --install "$L" --out "$TRASH/l.tar.gz" --format=gzip
+for f in workloads/w/experiments/latest workloads/w/reports/id_rsa history/id_rsa.jsonl; do
+	t_grep "...$f left out, named" "^llmb archive: $L/$f: a symbolic link; left out\$" "$TRASH/.out"
+done
+t_ok "...the key is not in it" sh -c "! gzip -dc '$TRASH/l.tar.gz' | grep -q 'PRIVATE KEY'"
+t_rc "...which verifies" 0 "$LLMB" verify-archive "$TRASH/l.tar.gz"
+
+# ---- secrets by every name llmb knows -----------------------------------------------
+# Beyond HF_TOKEN: a name a recipe of --top lists under secrets:, one a run's
+# provenance says its job was given; a value too short to look for is said.
+mktree "$L"
+mkdir -p "$TRASH/top2/workloads"
+printf 'name: x\ntraining:\n  secrets: [RECIPE_KEY]\n' >"$TRASH/top2/workloads/x.yaml"
+echo '{"configuration": {"secrets_by_name": ["PROV_KEY"]}}' >"$L/workloads/w/experiments/r1/provenance.json"
+printf 'a=recipe-secret-value-1\nb=prov-secret-value-22\nc=prov-secret-value-22\nd=tiny\n' \
+	>"$L/workloads/w/experiments/r1/log-w_r1_1.out"
+t_ok "secrets named by a recipe and by a provenance: archived" env RECIPE_KEY=recipe-secret-value-1 \
+	PROV_KEY=prov-secret-value-22 HF_TOKEN=tiny "$LLMB" archive --top "$TRASH/top2" --install "$L" --out "$TRASH/s.tar.gz" --format=gzip
+t_grep "...the recipe's" "r1/log-w_r1_1\.out: RECIPE_KEY's value replaced by <redacted:RECIPE_KEY> \(1 time\)" "$TRASH/.out"
+t_grep "...the provenance's" "r1/log-w_r1_1\.out: PROV_KEY's value replaced by <redacted:PROV_KEY> \(2 times\)" "$TRASH/.out"
+t_grep "...a value too short to look for, said" "HF_TOKEN's value is shorter than 8 bytes: not looked for" "$TRASH/.out"
+t_ok "...neither value in the archive" sh -c "! gzip -dc '$TRASH/s.tar.gz' | grep -aq 'secret-value'"
+t_rc "...which verifies" 0 "$LLMB" verify-archive "$TRASH/s.tar.gz"
+
+# ---- the archive's own name, place and time ------------------------------------
+# The members' folder is the file's name without its suffixes; a name that
+# would make it . or .. (members ./x, ../x) gives llmb-archive/ instead.
+for o in '...tar.gz' '..tar.gz'; do
+	mkdir -p "$TRASH/o"
+	t_ok "--out $o: written" "$LLMB" archive --install "$L" --out "$TRASH/o/$o" --format=gzip
+	members "$TRASH/o/$o" >"$TRASH/o.members"
+	t_nogrep "...no member outside llmb-archive/" '^([^l]|l[^l])|^llmb-archive/[.]' "$TRASH/o.members"
+	t_ok "...the MANIFEST first, in llmb-archive/" test "$(head -n 1 "$TRASH/o.members")" = llmb-archive/MANIFEST
+done
+# An archive written inside the tree is not packed into the next one.
+t_ok "an archive written into a folder of results" "$LLMB" archive --install "$L" --out "$L/workloads/w/reports/old.tar.gz" --format=gzip
+t_ok "the next archive" "$LLMB" archive --install "$L" --out "$TRASH/l2.tar.gz" --format=gzip
+t_grep "...leaves the first out, saying so" "reports/old\.tar\.gz: compressed data \(an archive\?\), no result; left out" "$TRASH/.out"
+t_nogrep "...it is not a member" 'old\.tar\.gz' "$(members "$TRASH/l2.tar.gz" >"$TRASH/l2.members"; echo "$TRASH/l2.members")"
+cp "$L/workloads/w/experiments/r1/result.json" "$TRASH/result.kept"
+t_rc "--out one of the results: refused, exit 2" 2 "$LLMB" archive --install "$L" --out "$L/workloads/w/experiments/r1/result.json" --format=gzip
+t_grep "...saying so" 'r1/result\.json: the --out file is one of the results; not replaced' "$TRASH/.out"
+t_ok "...the result as it was" cmp "$TRASH/result.kept" "$L/workloads/w/experiments/r1/result.json"
+# A time after 2242 does not fit the header's 11 octal digits: a pax
+# "mtime" record carries it, read back exactly; the header holds no cut one.
+far=68719476736 # 8^12: 2147 years after 1970
+SOURCE_DATE_EPOCH=$far "$LLMB" archive --install "$L" --out "$TRASH/far.tar.gz" --format=gzip >"$TRASH/.quiet" 2>&1
+t_ok "SOURCE_DATE_EPOCH=$far: every member keeps that time" \
+	test "$(python3 -c 'import sys, tarfile; print(sorted({int(m.mtime) for m in tarfile.open(sys.argv[1])}))' "$TRASH/far.tar.gz")" = "[$far]"
+t_rc "...and verifies" 0 "$LLMB" verify-archive "$TRASH/far.tar.gz"
+t_rc "SOURCE_DATE_EPOCH beyond the year 9999: ignored, saying so" 0 env SOURCE_DATE_EPOCH=99999999999999999999 \
+	"$LLMB" archive --install "$L" --out "$TRASH/far.tar.gz" --format=gzip
+t_grep "...saying so" 'SOURCE_DATE_EPOCH=99999999999999999999 is not a time in seconds' "$TRASH/.out"
+
+# ---- verify-archive: a name that leaves the folder is not ok ----------------------
+# Listed in the MANIFEST with its right sum and size, still not ok: tar
+# would write it elsewhere.
+for bad in 'res/../../evil.sh' 'res/x/../../../evil.sh' 'res//evil.sh' 'res/./evil.sh' 'res/evil/..'; do
+	repack "$TRASH/a/res.tar.gz" "$TRASH/evil.tar.gz" '
+import hashlib
+d = b"#!/bin/sh\necho evil\n"
+members[0][1] += ("%s  %s  %d\n" % (hashlib.sha256(d).hexdigest(), sys.argv[2][4:], len(d))).encode()
+x = tarfile.TarInfo(sys.argv[2]); members.append([x, d])' "$bad"
+	t_rc "verify-archive: a member named $bad is not ok, exit 1" 1 "$LLMB" verify-archive "$TRASH/evil.tar.gz"
+	t_grep "...naming it" "^$TRASH/evil\.tar\.gz: $(printf '%s' "$bad" | sed 's/[.]/\\./g'): not a plain name below the archive's folder" "$TRASH/.out"
+done
+repack "$TRASH/a/res.tar.gz" "$TRASH/evil.tar.gz" '
+for m in members:
+    m[0].name = "../" + m[0].name[4:]'
+t_rc "verify-archive: the archive's folder is .., exit 1" 1 "$LLMB" verify-archive "$TRASH/evil.tar.gz"
+t_grep "...naming it" "^$TRASH/evil\.tar\.gz: \.\./MANIFEST: not a plain name" "$TRASH/.out"
+repack "$TRASH/a/res.tar.gz" "$TRASH/evil.tar.gz" '
+x = tarfile.TarInfo("/etc/evil.sh"); members.append([x, b"x"])'
+t_rc "verify-archive: an absolute name, exit 1" 1 "$LLMB" verify-archive "$TRASH/evil.tar.gz"
+t_grep "...naming it" "^$TRASH/evil\.tar\.gz: /etc/evil\.sh: outside the archive's folder" "$TRASH/.out"
 t_done

@@ -133,9 +133,57 @@ t_ok "llmb parse: sockets on the provenance's IB node, line 1" test "$(jget "$TR
 t_ok "llmb parse without --provenance: no validity (result.json as before)" sh -c \
 	"'$LLMB' parse ${P[*]} --result='$TRASH/r2.json' '$TRASH/nccl.out' >/dev/null && ! grep -q '\"validity\"' '$TRASH/r2.json'"
 t_rc "llmb parse --provenance without --result: usage error" 2 "$LLMB" parse --provenance="$TRASH/prov.json" "$TRASH/nccl.out"
-t_ok "llmb parse --provenance of a missing file: not judged on probes" "$LLMB" parse "${P[@]}" --result="$TRASH/r3.json" \
-	--provenance="$TRASH/none.json" "$TRASH/nccl.out"
-t_ok "missing provenance: valid, only the log checked" test "$(jget "$TRASH/r3.json" 'd["validity"]["valid"], d["validity"]["checked"]')" = "True ['nccl_log']"
+# The table, CSV and JSON say what result.json says: the run is invalid.
+t_rc "llmb parse --provenance of an invalid run: exit 0 (the log parsed; result.json has the verdict)" 0 \
+	"$LLMB" parse "${P[@]}" --result="$TRASH/r.json" --provenance="$TRASH/prov.json" "$TRASH/nccl.out"
+t_grep "...its row says Invalid, with the validity's reason" \
+	"^nccl\.out +Invalid +- +- +- +-  validity: NCCL used sockets \(NET/Socket\) on nodes with InfiniBand: $NODE \(log line 1\)\$" "$TRASH/.out"
+t_grep "...the summary counts it invalid" '^  Invalid experiments: 1$' "$TRASH/.out"
+t_grep "...not a success" '^  Success experiments: 0$' "$TRASH/.out"
+"$LLMB" parse "${P[@]}" --format=csv --result="$TRASH/r.json" --provenance="$TRASH/prov.json" "$TRASH/nccl.out" >"$TRASH/v.csv" 2>&1
+t_grep "...CSV: the row and the summary" '^nccl\.out,Invalid,' "$TRASH/v.csv"
+t_grep "...CSV summary" '^# Summary: 0 success, 0 incomplete, 0 failed, 1 invalid, 0 profiled, 1 total$' "$TRASH/v.csv"
+"$LLMB" parse "${P[@]}" --format=json --result="$TRASH/r.json" --provenance="$TRASH/prov.json" "$TRASH/nccl.out" >"$TRASH/v.json" 2>&1
+t_ok "...JSON: the row and the summary" test "$(jget "$TRASH/v.json" \
+	'd["results"][0]["status"], d["summary"]["invalid_experiments"], d["summary"]["success_experiments"]')" = "Invalid 1 0"
+t_ok "...result.json keeps the parse's status and says invalid" test "$(jget "$TRASH/r.json" 'd["status"], d["validity"]["valid"]')" = "success False"
+grep -v 'Using network Socket' "$TRASH/nccl.out" >"$TRASH/ib.out"
+t_rc "a valid run: exit 0" 0 "$LLMB" parse "${P[@]}" --result="$TRASH/r.json" --provenance="$TRASH/prov.json" "$TRASH/ib.out"
+t_grep "...its row says Success" '^ib\.out +Success ' "$TRASH/.out"
+t_grep "...counted a success" '^  Success experiments: 1$' "$TRASH/.out"
+
+# No validity without its evidence: a --provenance that cannot be read is
+# an error (2) naming it and why, and no result is written.
+echo 'not json' >"$TRASH/notjson.json"
+echo '[{"nodes": {}}]' >"$TRASH/array.json"
+mkfifo "$TRASH/prov.fifo"
+mkdir -p "$TRASH/prov.dir"
+for c in "none.json:No such file or directory" "notjson.json:not JSON \(line 1" "array.json:not a provenance: a JSON object was expected" \
+	"prov.fifo:not a regular file" "prov.dir:a directory"; do
+	f=${c%%:*}
+	rm -f "$TRASH/r3.json"
+	t_rc "llmb parse --provenance=$f: exit 2" 2 timeout 20 "$LLMB" parse "${P[@]}" --result="$TRASH/r3.json" \
+		--provenance="$TRASH/$f" "$TRASH/nccl.out"
+	t_grep "...naming it and why" "^llmb parse: error: --provenance=$TRASH/$f: ${c#*:}" "$TRASH/.out"
+	t_ok "...no result written" test ! -e "$TRASH/r3.json"
+done
+
+# ---- the parse stage: a provenance.json that is there must be read --------------
+# reparse: the run's parse stage again, as make runs it (the training stays done)
+reparse() {
+	rm -f "$J"/state/done/parse.quick.* "$RES"
+	"$LLMB" run --top "$Q" --gen "$TRASH/gen" --install "$J" 4/5 parse.quick.cpu.tiny.fp32.1 >"$TRASH/run.out" 2>&1
+}
+cp "$R/provenance.json" "$TRASH/prov-kept.json"
+echo '{"nodes": ' >"$R/provenance.json"
+t_rc "a torn provenance.json: the parse stage fails" 1 reparse
+t_grep "...naming the file and why" "error: --provenance=$R/provenance\.json: not JSON" "$TRASH/run.out"
+t_nogrep "...not blaming the run" "the run did not succeed" "$TRASH/run.out"
+t_ok "...and writes no result.json" test ! -e "$RES"
+rm "$R/provenance.json"
+t_ok "no provenance.json: the parse stage judges the log alone" reparse
+t_ok "...result.json says only the log was checked" test "$(jget "$RES" 'd["validity"]["checked"]')" = "['nccl_log']"
+cp "$TRASH/prov-kept.json" "$R/provenance.json"
 
 # ---- EFA: the probe reads the device's driver; sockets there are invalid too ----
 EFA=$TRASH/sys-efa

@@ -27,6 +27,16 @@ for t in "$@"; do
 		[ -d build/trash/t-verdict ] && find build/trash/t-verdict -name '*.jsonl' -size -64k -exec cp {} "$seeds"/ \; 2>/dev/null ;;
 	log) cp tests/parse/logs/*.out "$seeds"/ 2>/dev/null
 		[ -d build/trash/t-hardening/logs ] && cp build/trash/t-hardening/logs/*.out "$seeds"/ ;;
+	archive) # a small archive of llmb's (the MANIFEST, a long name), and t-archive's
+		if [ -x "$B/llmb" ]; then
+			mkdir -p "$scratch/seed/history" "$scratch/seed/workloads/w/reports/$(printf 'r%.0s' $(seq 120))"
+			echo '{}' >"$scratch/seed/history/a b.jsonl"
+			echo x >"$scratch/seed/workloads/w/reports/$(printf 'r%.0s' $(seq 120))/x.md"
+			SOURCE_DATE_EPOCH=68719476736 "$B/llmb" archive --install "$scratch/seed" --out "$scratch/seed.tar.gz" \
+				--format=gzip >/dev/null 2>&1 && gzip -dc "$scratch/seed.tar.gz" >"$seeds/small.tar"
+			rm -rf "$scratch/seed" "$scratch/seed.tar.gz"
+		fi
+		[ -f build/trash/t-archive/a.tar ] && cp build/trash/t-archive/a.tar "$seeds"/ ;;
 	esac
 	log=$B/fuzz/$t.log
 	"$bin" -max_total_time="$secs" -timeout=60 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \

@@ -1,0 +1,38 @@
+/* secrets: their values kept out of what llmb hands on. A secret is passed
+ * to the jobs by name (a recipe's "secrets:"), never written by llmb; yet
+ * a job may print it into its log. What leaves the install tree (the
+ * archive) is searched for the values this environment holds and each is
+ * replaced by <redacted:NAME>. */
+#ifndef LLMB_SECRETS_H
+#define LLMB_SECRETS_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+/* Values shorter than this are not looked for: they would replace
+ * ordinary text. */
+#define SECRETS_MIN 8
+
+struct secret {
+	char *name;
+	const char *value; /* the environment's */
+	char *repl;        /* <redacted:NAME> */
+};
+
+struct secrets {
+	struct secret *v; /* the longest value first: one inside another goes after it */
+	size_t n;
+};
+
+/* The secrets set in the environment, of the names HF_TOKEN, every
+ * "secrets:" of the recipes top/workloads/ *.yaml and the strings of more
+ * (a JSON array, or NULL). A value too short to look for is said on
+ * stderr as prog's. */
+void secrets_load(struct secrets *s, const char *top, const json_t *more, const char *prog);
+/* data (len bytes) with every value replaced, or NULL when it holds none;
+ * *outlen its length, times[i] (s->n of them) how often secret i was. */
+char *secrets_redact(const struct secrets *s, const char *data, size_t len, size_t *outlen, size_t *times);
+void secrets_free(struct secrets *s);
+
+#endif
