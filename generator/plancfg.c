@@ -181,6 +181,12 @@ render_train(const struct pc_train *t, struct sb *out)
 		cfg_add(out, "srun_mpi", t->srun_mpi);
 	if (t->container_writable)
 		cfg_add(out, "container_writable", "true");
+	if (t->container_env)
+		cfg_add(out, "container_env", t->container_env);
+	if (t->sbatch_mem)
+		cfg_add(out, "sbatch_mem", t->sbatch_mem);
+	if (t->segment)
+		put_long(out, "sbatch_segment", t->segment);
 	if (t->node_setup)
 		cfg_add(out, "node_setup", "true");
 	put_secrets(out, &t->cmd);
@@ -279,6 +285,7 @@ plancfg_free(struct plancfg *c)
 		free(c->u.train.image);
 		free(c->u.train.knobs);
 		free(c->u.train.params);
+		free(c->u.train.container_env);
 		free_cmd(&c->u.train.cmd);
 		break;
 	case PC_PARSE:
