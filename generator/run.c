@@ -509,10 +509,29 @@ decide(struct ctx *c, struct jobrec *r, struct jobinfo *ji)
 	if (s == J_FAILED && preflight_failed(c->state, r->job, ji->reason, sizeof ji->reason, &pf_nodes))
 		s = J_PREFLIGHT;
 	int training = stage_kind_is(c->kind, SK_TRAINING);
-	if (training && !ok && (s == J_TIMEOUT || s == J_CANCELLED || s == J_COMPLETED) &&
+	/* Upstream's known issue 2: a run that reached its last step (so its
+	 * measurement window, which gen keeps within the steps, is complete)
+	 * and then failed in cleanup is a success, with a note saying how it
+	 * ended. A run that stopped before its last step stays failed. */
+	char failnote[160];
+	if (training && !ok &&
+	    (s == J_TIMEOUT || s == J_CANCELLED || s == J_COMPLETED || s == J_FAILED || s == J_OOM || s == J_NODE_FAIL) &&
 	    lp_reached_final(log, cget(c, "steps", steps, sizeof steps) ? atol(steps) : LAYOUT_STEPS_DEFAULT)) {
 		ok = 1;
-		note = s == J_TIMEOUT ? "completed, then killed at the time limit" : "completed, then cancelled";
+		int code = st > 0 ? st : ji->exit_code;
+		if (s == J_TIMEOUT || s == J_CANCELLED || s == J_COMPLETED) {
+			note = s == J_TIMEOUT ? "completed, then killed at the time limit" : "completed, then cancelled";
+		} else {
+			int n = snprintf(failnote, sizeof failnote, "completed every step, then ended %s", jstate_name(s));
+			if (code >= 0 && n > 0 && (size_t)n < sizeof failnote)
+				n += snprintf(failnote + n, sizeof failnote - (size_t)n, " (exit code %d", code);
+			else if (n > 0 && (size_t)n < sizeof failnote)
+				n += snprintf(failnote + n, sizeof failnote - (size_t)n, " (exit code unknown");
+			if (n > 0 && (size_t)n < sizeof failnote)
+				snprintf(failnote + n, sizeof failnote - (size_t)n, ji->signal > 0 ? ", signal %d)" : ")",
+					 ji->signal);
+			note = failnote;
+		}
 	}
 	struct sb why = {0};
 	if (ok && !outputs_ok(c, &why))
