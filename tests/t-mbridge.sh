@@ -198,6 +198,30 @@ t_nogrep "...no proxy" "train deepseek-v3 gb200 671b bf16 x64:" "$TRASH/px.out"
 t_rc "PROXY=maybe: refused" 2 mbplan PROXY=maybe
 t_grep "...saying what it takes" 'PROXY=maybe: expected true, false or only' "$TRASH/px.out"
 
+# ---- every row against the workload base config its run loads -------------------------
+# tests/mbridge-base-configs.tsv: Megatron-Bridge's pre-training base
+# configs at the pinned commits (kept as data, scripts/mbridge-base-configs.py).
+# mbridge-base-check.py derives each training's TP, PP, CP, VP, EP, ETP,
+# MBS, GBS, DP, GA, FSDP and CUDA graphs as scripts/performance does (the
+# config the recipe name, GPU, dtype and variant select, the row's own
+# arguments over it) and names every field a plan line disagrees on.
+BC=$TESTS_DIR/mbridge-base-configs.tsv
+mb_plans=$(find "$TRASH" -maxdepth 1 -name '*.plan' | sort)
+# shellcheck disable=SC2086 # one word per plan file
+t_ok "every Megatron-Bridge row is the base config its run loads (llama3.1's plans: tests/plans, checked by t-plans)" \
+	"$PY" "$TESTS_DIR/mbridge-base-check.py" "$BC" "$TOP" $mb_plans "$TESTS_DIR"/plans/llama3.1.*.plan
+"$PY" "$TESTS_DIR/mbridge-base-check.py" "$BC" "$TOP" $mb_plans "$TESTS_DIR"/plans/llama3.1.*.plan >"$TRASH/bc.out" 2>&1
+t_grep "...all of them: 7 workloads, every GPU type" '^30[0-9] rows, 0 differ$' "$TRASH/bc.out"
+# The check fails on a row that disagrees: the H100 70b FP8 row as it was
+# (MBS 2, GA 4: a stale README row) and the GB200 70b NVFP4 one (TP 1).
+sed 's/ mbs=1 gbs=256 dp=2 ga=128 / mbs=2 gbs=256 dp=2 ga=4 /' "$TESTS_DIR/plans/llama3.1.h100.70b.fp8.plan" >"$TRASH/stale1.plan.txt"
+sed 's/ tp=2 pp=4 cp=1 ep=1 etp=1 vp=5 mbs=1 gbs=256 dp=8 ga=32 / tp=1 pp=4 cp=1 ep=1 etp=1 vp=5 mbs=1 gbs=256 dp=16 ga=16 /' \
+	"$TESTS_DIR/plans/llama3.1.gb200.70b.nvfp4.plan" >"$TRASH/stale2.plan.txt"
+t_rc "a stale row fails the check" 1 "$PY" "$TESTS_DIR/mbridge-base-check.py" "$BC" "$TOP" "$TRASH/stale1.plan.txt" "$TRASH/stale2.plan.txt"
+"$PY" "$TESTS_DIR/mbridge-base-check.py" "$BC" "$TOP" "$TRASH/stale1.plan.txt" "$TRASH/stale2.plan.txt" >"$TRASH/bc2.out" 2>&1
+t_grep "...naming the row, its config and the field" '^llama3.1 h100 70b fp8 x64 \(LLAMA3_70B_PRETRAIN_CONFIG_H100_FP8_CS_V2, scripts/performance/configs/llama/llama3_workload_base_configs.py at 06f25c2\): mbs 2, the run.s 1; ga 4, the run.s 128$' "$TRASH/bc2.out"
+t_grep "...each one" '^llama3.1 gb200 70b nvfp4 x64 \(LLAMA3_70B_PRETRAIN_CONFIG_GB200_NVFP4_V2, .*\): tp 1, the run.s 2; dp 16, the run.s 8; ga 16, the run.s 32$' "$TRASH/bc2.out"
+
 # ---- the launch as Megatron-Bridge's executor builds it -------------------------------
 # utils/executors.py slurm_executor at the pinned commits (06f25c2, and
 # f07871e for gpt-oss): mem="0" on every job; --segment when the node has
