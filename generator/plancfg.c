@@ -168,6 +168,8 @@ render_train(const struct pc_train *t, struct sb *out)
 		fmt_num(buf, sizeof buf, t->params[i].value);
 		put_pair(out, "param", t->params[i].name, "=", buf);
 	}
+	if (t->recompute)
+		cfg_add(out, "recompute", t->recompute);
 	put_num(out, "steps", t->steps);
 	if (t->have_flops) {
 		char buf[64];
@@ -286,6 +288,7 @@ plancfg_free(struct plancfg *c)
 		free(c->u.train.knobs);
 		free(c->u.train.params);
 		free(c->u.train.container_env);
+		free(c->u.train.recompute);
 		free_cmd(&c->u.train.cmd);
 		break;
 	case PC_PARSE:

@@ -104,6 +104,7 @@ struct pc_train {
 	char *container_env;        /* names, comma-joined; NULL: none */
 	const char *sbatch_mem;     /* NULL: the cluster's default */
 	long segment;               /* 0: no --segment */
+	char *recompute;            /* the row's recompute modules, comma-joined; NULL: none */
 };
 
 struct pc_parse {

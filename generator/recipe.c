@@ -196,6 +196,8 @@ static const struct field config_fields[] = {
 	{"time_limit", &t_time, 0, "time limit"},
 	{"env", &t_env, 0, "extra environment"},
 	{"args", &t_words, 0, "arguments appended to the training command for this row's runs"},
+	{"recompute", &t_names, 0, "the modules whose activations the run recomputes (selective recompute), as its "
+	 "framework's configuration names them"},
 	{"proxy", &t_bool, 0, "a proxy run (a shrunken model): planned only when asked (PROXY, SCALES), labelled, never "
 	 "compared with a reference"},
 	{"source", &t_str, 0, "where the row comes from"},

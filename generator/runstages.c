@@ -259,6 +259,8 @@ train_plan(const struct pc_train *t, const struct sel *s, const struct runknobs 
 		fmt_num(buf, sizeof buf, t->params[i].value);
 		sb_addf(&pl, " %s=%s", t->params[i].name, buf);
 	}
+	if (t->recompute)
+		sb_addf(&pl, " recompute=%s", t->recompute);
 	fmt_num(buf, sizeof buf, t->steps);
 	sb_addf(&pl, " steps=%s time=%s image=%s", buf, t->time_limit ? t->time_limit : "default",
 		t->image ? t->image : "none");
@@ -318,6 +320,17 @@ build_train(struct wctx *w, struct inst *in, const struct plan_run *r, const cha
 		struct pc_param *pm = &t->params[t->nparams++];
 		pm->name = ymap_key(params, i)->str;
 		var_get(vs, pm->name, &pm->value);
+	}
+	const struct ynode *const *rc, *rc1;
+	size_t nrc = ynames(ymap_get(r->row, "recompute"), &rc, &rc1);
+	if (nrc) {
+		struct sb j = {0};
+		for (size_t i = 0; i < nrc; i++) {
+			if (i)
+				sb_addc(&j, ',');
+			sb_add(&j, rc[i]->str);
+		}
+		t->recompute = sb_steal(&j);
 	}
 	t->steps = k->steps;
 	t->have_flops = have_flops;

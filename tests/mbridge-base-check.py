@@ -12,8 +12,11 @@ workload's train.cmd, else v2; v1 where there is no such config, then no
 variant), at the commit workloads/W.yaml pins; the row's own arguments
 (-tp -pp -cp -vp -ep -et -mb --cuda_graph_impl --use_megatron_fsdp) over
 it; GBS per GPU as the config has it (Megatron-Bridge scales it with
---num_gpus); DP = GPUs / (TP PP CP), GA = GBS / (MBS DP). It prints each
-field that differs from the plan's and exits 1 when any does."""
+--num_gpus); DP = GPUs / (TP PP CP), GA = GBS / (MBS DP); recompute
+(modules: the row's recompute, layers: recompute_layers) and CPU
+offloading (cpu_offload_layers), none where the config sets none. It
+prints each field that differs from the plan's and exits 1 when any
+does."""
 import re
 import sys
 
@@ -84,10 +87,17 @@ def main():
                 want["cuda_graphs"] = 1 if args["--cuda_graph_impl"] in ("transformer_engine", "local") else 0
             if "--use_megatron_fsdp" in args:
                 want["fsdp"] = 1 if args["--use_megatron_fsdp"].lower() == "true" else 0
+            # recompute: the modules (selective), the layers (full, block)
+            # and the layers offloaded to the CPU; absent from the plan: none
+            rm = args.get("--recompute_modules", cfg["recompute_modules"])
+            want["recompute"] = None if rm == "-" else rm
+            for k, col in (("recompute_layers", "recompute_num_layers"), ("cpu_offload_layers", "cpu_offloading_num_layers")):
+                want[k] = None if cfg[col] == "-" else int(cfg[col])
             want["gbs"] = int(cfg["gbs"]) * scale // int(cfg["num_gpus"])
             want["dp"] = scale // (want["tp"] * want["pp"] * want["cp"])
             want["ga"] = want["gbs"] // (want["mbs"] * want["dp"])
-            diff = [f"{k} {plan_kv.get(k)}, the run's {v}" for k, v in want.items() if plan_kv.get(k) != str(v)]
+            diff = [f"{k} {plan_kv.get(k, 'none')}, the run's {'none' if v is None else v}" for k, v in want.items()
+                    if plan_kv.get(k) != (None if v is None else str(v))]
             if diff:
                 bad += 1
                 print(f"{where} ({cfg['name']}, {cfg['file']} at {pins[w][:7]}): " + "; ".join(diff))

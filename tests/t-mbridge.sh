@@ -202,7 +202,8 @@ t_grep "...saying what it takes" 'PROXY=maybe: expected true, false or only' "$T
 # tests/mbridge-base-configs.tsv: Megatron-Bridge's pre-training base
 # configs at the pinned commits (kept as data, scripts/mbridge-base-configs.py).
 # mbridge-base-check.py derives each training's TP, PP, CP, VP, EP, ETP,
-# MBS, GBS, DP, GA, FSDP and CUDA graphs as scripts/performance does (the
+# MBS, GBS, DP, GA, FSDP, CUDA graphs, recompute and CPU offloading as
+# scripts/performance does (the
 # config the recipe name, GPU, dtype and variant select, the row's own
 # arguments over it) and names every field a plan line disagrees on.
 BC=$TESTS_DIR/mbridge-base-configs.tsv
