@@ -512,10 +512,11 @@ decide(struct ctx *c, struct jobrec *r, struct jobinfo *ji)
 	/* Upstream's known issue 2: a run that reached its last step (so its
 	 * measurement window, which gen keeps within the steps, is complete)
 	 * and then failed in cleanup is a success, with a note saying how it
-	 * ended. A run that stopped before its last step stays failed. */
+	 * ended. A run that stopped before its last step stays failed; a node
+	 * lost (NODE_FAIL) is left to the stage's retry policy. */
 	char failnote[160];
 	if (training && !ok &&
-	    (s == J_TIMEOUT || s == J_CANCELLED || s == J_COMPLETED || s == J_FAILED || s == J_OOM || s == J_NODE_FAIL) &&
+	    (s == J_TIMEOUT || s == J_CANCELLED || s == J_COMPLETED || s == J_FAILED || s == J_OOM) &&
 	    lp_reached_final(log, cget(c, "steps", steps, sizeof steps) ? atol(steps) : LAYOUT_STEPS_DEFAULT)) {
 		ok = 1;
 		int code = st > 0 ? st : ji->exit_code;

@@ -148,6 +148,8 @@ t_grep "...the run is done with a note of how it ended" 'completed every step, t
 	"$I/workloads/llama3.1/experiments/h100_8b_fp8_16/train.done"
 t_grep "...llmb run says so" 'train llama3.1 h100 8b fp8 x16: done \(job [0-9]+, completed every step, then ended FAILED' "$TRASH/c.out"
 t_ok "...and parsed: its window is complete" test -s "$I/workloads/llama3.1/experiments/h100_8b_fp8_16/result.json"
+t_grep "...and the report shows the note" '"note": ?"completed every step, then ended FAILED \(exit code [1-9]' \
+	"$I/workloads/llama3.1/reports/h100_8b_fp8.json"
 # ...but a run that stops at step 20, before its window (35-44), failed.
 MBRIDGE_STANDIN_EXIT=3 MBRIDGE_STANDIN_STOP=20 m s GPU_TYPE=gb200 DTYPE=fp8 >"$TRASH/s.out" 2>&1
 t_ok "exit 3 at step 20 of 50: make report fails" test $? != 0
