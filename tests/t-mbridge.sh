@@ -207,11 +207,10 @@ t_grep "...saying what it takes" 'PROXY=maybe: expected true, false or only' "$T
 # config the recipe name, GPU, dtype and variant select, the row's own
 # arguments over it) and names every field a plan line disagrees on.
 BC=$TESTS_DIR/mbridge-base-configs.tsv
-mb_plans=$(find "$TRASH" -maxdepth 1 -name '*.plan' | sort)
-# shellcheck disable=SC2086 # one word per plan file
+mapfile -t mb_plans < <(find "$TRASH" -maxdepth 1 -name '*.plan' | sort)
 t_ok "every Megatron-Bridge row is the base config its run loads (llama3.1's plans: tests/plans, checked by t-plans)" \
-	"$PY" "$TESTS_DIR/mbridge-base-check.py" "$BC" "$TOP" $mb_plans "$TESTS_DIR"/plans/llama3.1.*.plan
-"$PY" "$TESTS_DIR/mbridge-base-check.py" "$BC" "$TOP" $mb_plans "$TESTS_DIR"/plans/llama3.1.*.plan >"$TRASH/bc.out" 2>&1
+	"$PY" "$TESTS_DIR/mbridge-base-check.py" "$BC" "$TOP" "${mb_plans[@]}" "$TESTS_DIR"/plans/llama3.1.*.plan
+"$PY" "$TESTS_DIR/mbridge-base-check.py" "$BC" "$TOP" "${mb_plans[@]}" "$TESTS_DIR"/plans/llama3.1.*.plan >"$TRASH/bc.out" 2>&1
 t_grep "...all of them: 7 workloads, every GPU type" '^30[0-9] rows, 0 differ$' "$TRASH/bc.out"
 # The check fails on a row that disagrees: the H100 70b FP8 row as it was
 # (MBS 2, GA 4: a stale README row) and the GB200 70b NVFP4 one (TP 1).
