@@ -10,10 +10,9 @@
 /* At most this much of the note is kept: it is one field of a record. */
 #define NOTE_MAX 400
 
-char *
-jobnote_read(const char *state_dir, const char *job)
+static char *
+note_file(char *path)
 {
-	char *path = layout_job_note(state_dir, job);
 	char *s = read_file(path, NULL);
 	free(path);
 	if (!s)
@@ -31,6 +30,26 @@ jobnote_read(const char *state_dir, const char *job)
 		return NULL;
 	}
 	return s;
+}
+
+char *
+jobnote_read(const char *state_dir, const char *job)
+{
+	char *sub = note_file(layout_submit_note(state_dir, job)), *own = note_file(layout_job_note(state_dir, job));
+	char *all = jobnote_join(sub, own);
+	free(sub);
+	free(own);
+	return all;
+}
+
+int
+jobnote_submit(const char *state_dir, const char *job, const char *text)
+{
+	char *path = layout_submit_note(state_dir, job), *line = xasprintf("%s\n", text);
+	int rc = write_file_atomic(path, line, strlen(line));
+	free(path);
+	free(line);
+	return rc;
 }
 
 char *

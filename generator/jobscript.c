@@ -17,6 +17,7 @@
 #include "cmds.h"
 #include "jobscript.h"
 #include "layout.h"
+#include "slurmcmd.h"
 #include "stagecfg.h"
 #include "stagekind.h"
 #include "util.h"
@@ -346,7 +347,7 @@ image_definitions(const struct jobctx *c, struct sb *d, const char *ref)
 static void
 launch_definitions(const struct jobctx *c, struct sb *d)
 {
-	char buf[256];
+	char buf[4096];
 	struct sb s = {0};
 	if (cfg_get(c->cfg, "srun_mpi", buf, sizeof buf)) {
 		char *f = xasprintf("--mpi=%s", buf);
@@ -358,6 +359,13 @@ launch_definitions(const struct jobctx *c, struct sb *d)
 	sb_reset(&s);
 	if (cfg_get(c->cfg, "container_writable", buf, sizeof buf) && !strcmp(buf, "true"))
 		sb_add(&s, " '--container-writable'");
+	/* names only: the values are the job's exports (LLMB_ENV) */
+	if (cfg_get(c->cfg, "container_env", buf, sizeof buf)) {
+		char *f = xasprintf("--container-env=%s", buf);
+		sb_addc(&s, ' ');
+		sb_add_shquote(&s, f);
+		free(f);
+	}
 	define(d, "LLMB_CONTAINER_FLAGS", s.buf ? s.buf : "");
 	sb_reset(&s);
 	int setup = cfg_get(c->cfg, "node_setup", buf, sizeof buf) && !strcmp(buf, "true");
@@ -367,6 +375,29 @@ launch_definitions(const struct jobctx *c, struct sb *d)
 	define(d, "LLMB_NODE_SETUP_SCRIPT", s.buf);
 	free(script);
 	sb_free(&s);
+}
+
+/* The training job's #SBATCH lines (train.sbatch): --mem and upstream's
+ * --segment. ADDITIONAL_SLURM_PARAMS goes on sbatch's command line and
+ * wins over them; a memory option there (mem, mem-per-cpu, mem-per-gpu
+ * exclude each other) or a segment leaves the line out, as does a
+ * cluster whose sbatch has no --segment (run.c notes it). */
+static void
+sbatch_definitions(const struct jobctx *c, struct sb *d)
+{
+	char buf[64];
+	struct sb s = {0};
+	char *extra = cfg_knob(c->cfg, "ADDITIONAL_SLURM_PARAMS");
+	int own_mem = slurm_params_sets(extra, "mem", 3) || slurm_params_sets(extra, "mem-per-cpu", 9) ||
+		slurm_params_sets(extra, "mem-per-gpu", 9);
+	if (cfg_get(c->cfg, "sbatch_mem", buf, sizeof buf) && !own_mem)
+		sb_addf(&s, "#SBATCH --mem=%s\n", buf);
+	if (cfg_get(c->cfg, "sbatch_segment", buf, sizeof buf) && !c->no_segment &&
+	    !slurm_params_sets(extra, "segment", 3))
+		sb_addf(&s, "#SBATCH --segment=%s\n", buf);
+	define(d, "LLMB_SBATCH", s.buf ? s.buf : "");
+	sb_free(&s);
+	free(extra);
 }
 
 /* The m4 macros of one stage. */
@@ -432,6 +463,7 @@ definitions(const struct jobctx *c, struct sb *d, struct sb *err)
 	if (cfg_get(c->cfg, "ref", buf, sizeof buf))
 		image_definitions(c, d, buf);
 	launch_definitions(c, d);
+	sbatch_definitions(c, d);
 	/* the venv a setup task runs in, as upstream runs its tasks */
 	char kind[32];
 	char *venv = cfg_get(c->cfg, "kind", kind, sizeof kind) && stage_kind_is(kind, SK_TASK_VENV)

@@ -12,6 +12,7 @@ struct jobctx {
 	const char *cfg;        /* the stage configuration text */
 	const char *token;      /* submission token: names the started marker */
 	const char *state_dir;  /* install/state/jobs/<id> */
+	int no_segment;         /* this cluster's sbatch has no --segment */
 };
 
 int jobscript_render(const struct jobctx *c, struct sb *out, struct sb *err);

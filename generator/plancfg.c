@@ -168,6 +168,8 @@ render_train(const struct pc_train *t, struct sb *out)
 		fmt_num(buf, sizeof buf, t->params[i].value);
 		put_pair(out, "param", t->params[i].name, "=", buf);
 	}
+	if (t->recompute)
+		cfg_add(out, "recompute", t->recompute);
 	put_num(out, "steps", t->steps);
 	if (t->have_flops) {
 		char buf[64];
@@ -181,6 +183,12 @@ render_train(const struct pc_train *t, struct sb *out)
 		cfg_add(out, "srun_mpi", t->srun_mpi);
 	if (t->container_writable)
 		cfg_add(out, "container_writable", "true");
+	if (t->container_env)
+		cfg_add(out, "container_env", t->container_env);
+	if (t->sbatch_mem)
+		cfg_add(out, "sbatch_mem", t->sbatch_mem);
+	if (t->segment)
+		put_long(out, "sbatch_segment", t->segment);
 	if (t->node_setup)
 		cfg_add(out, "node_setup", "true");
 	put_secrets(out, &t->cmd);
@@ -279,6 +287,8 @@ plancfg_free(struct plancfg *c)
 		free(c->u.train.image);
 		free(c->u.train.knobs);
 		free(c->u.train.params);
+		free(c->u.train.container_env);
+		free(c->u.train.recompute);
 		free_cmd(&c->u.train.cmd);
 		break;
 	case PC_PARSE:

@@ -101,6 +101,10 @@ struct pc_train {
 	size_t cmd_nargs;           /* cmd's words from train.cmd; the rest: the row's */
 	const char *srun_mpi;
 	int container_writable, node_setup;
+	char *container_env;        /* names, comma-joined; NULL: none */
+	const char *sbatch_mem;     /* NULL: the cluster's default */
+	long segment;               /* 0: no --segment */
+	char *recompute;            /* the row's recompute modules, comma-joined; NULL: none */
 };
 
 struct pc_parse {

@@ -154,9 +154,24 @@ static const struct ytype t_measure = {T_OBJ, 0, measure_fields, 0};
 static const struct field srun_fields[] = {
 	{"mpi", &t_name, 0, "srun --mpi= plugin (pmix, pmi2, none...); absent: the site's MpiDefault"},
 	{"container_writable", &t_bool, 0, "pyxis --container-writable: the container's root file system is writable"},
+	{"container_env", &t_names, 0, "pyxis --container-env: the variables, of those the run sets, whose value wins "
+	 "over the image's ENV"},
 	{NULL},
 };
 static const struct ytype t_srun = {T_OBJ, 0, srun_fields, 0};
+/* The #SBATCH lines of the training job, as upstream's executor writes them. */
+static const struct field segment_fields[] = {
+	{"max", &t_int, 1, "the largest segment: --segment is the largest divisor of the node count up to it"},
+	{"gpus", &t_names, 1, "the GPU types whose jobs get --segment"},
+	{NULL},
+};
+static const struct ytype t_segment = {T_OBJ, 0, segment_fields, 0};
+static const struct field sbatch_fields[] = {
+	{"mem", &t_name, 0, "sbatch --mem= (0: all of each node's memory)"},
+	{"segment", &t_segment, 0, "sbatch --segment= on the named GPU types (nodes kept in blocks of one rack)"},
+	{NULL},
+};
+static const struct ytype t_sbatch = {T_OBJ, 0, sbatch_fields, 0};
 static const struct field train_fields[] = {
 	{"image", &t_name, 0, "image key the job runs in"},
 	{"cmd", &t_words, 1, "argv of the training program; {placeholders} from the stage configuration"},
@@ -165,6 +180,7 @@ static const struct field train_fields[] = {
 	{"time_limit", &t_time, 0, "time limit"},
 	{"mounts", &t_words, 0, "container mounts src:dst"},
 	{"srun", &t_srun, 0, "flags of the training step's srun line"},
+	{"sbatch", &t_sbatch, 0, "options of the training job's sbatch"},
 	{"node_setup", &t_bool, 0, "the command, run once with LLMB_NODE_SETUP=FILE, writes host commands "
 		"that every node runs once before training (workloads/node-setup.sh)"},
 	{"source", &t_str, 0, "where the command comes from"},
@@ -180,6 +196,8 @@ static const struct field config_fields[] = {
 	{"time_limit", &t_time, 0, "time limit"},
 	{"env", &t_env, 0, "extra environment"},
 	{"args", &t_words, 0, "arguments appended to the training command for this row's runs"},
+	{"recompute", &t_names, 0, "the modules whose activations the run recomputes (selective recompute), as its "
+	 "framework's configuration names them"},
 	{"proxy", &t_bool, 0, "a proxy run (a shrunken model): planned only when asked (PROXY, SCALES), labelled, never "
 	 "compared with a reference"},
 	{"source", &t_str, 0, "where the row comes from"},

@@ -266,10 +266,25 @@ submit(struct ctx *c, struct jobrec *r, int attempt)
 {
 	char token[40];
 	jobrec_new_token(token);
-	struct jobctx jc = {c->top, c->gen, c->install, c->cfg, token, c->state};
+	struct jobctx jc = {c->top, c->gen, c->install, c->cfg, token, c->state, 0};
 	struct sb script = {0}, err = {0};
+	/* Upstream's --segment where this cluster's sbatch knows it; an older
+	 * Slurm (no topology/block, no --segment) runs the job without it,
+	 * and the run's note says so. */
+	char seg[16];
+	char *seg_note = NULL;
+	if (cget(c, "sbatch_segment", seg, sizeof seg) && !strcmp(c->ex->name, "slurm") &&
+	    slurm_sbatch_knows("segment") == 0) {
+		jc.no_segment = 1;
+		seg_note = xasprintf("submitted without --segment=%s: this cluster's sbatch has no --segment (Slurm "
+				     "before 23.11), so the nodes are not kept in blocks of one rack", seg);
+		printf("[%s] %s: note: %s\n", c->progress, c->label, seg_note);
+	}
 	if (jobscript_render(&jc, &script, &err)) {
 		fprintf(stderr, "llmb run: error: %s: %s\n", c->id, err.buf);
+		free(seg_note);
+		sb_free(&script);
+		sb_free(&err);
 		return -1;
 	}
 	char *spath = layout_job_script(c->state, token);
@@ -347,6 +362,8 @@ submit(struct ctx *c, struct jobrec *r, int attempt)
 		snprintf(r->after, sizeof r->after, "%s", dep ? dep + 8 : "");
 		snprintf(r->state, sizeof r->state, "submitted");
 		record_write(c, r);
+		if (seg_note && jobnote_submit(c->state, id, seg_note) < 0)
+			fprintf(stderr, "llmb run: warning: %s: cannot write the submission note: %s\n", c->id, strerror(errno));
 		char *lp = jobrec_log_path(logpat, id);
 		printf("[%s] %s: submitted job %s (%s), log %s%s%s\n", c->progress, c->label, id, c->ex->name, lp,
 		       dep ? ", after " : "", dep ? dep + 8 : "");
@@ -365,6 +382,7 @@ submit(struct ctx *c, struct jobrec *r, int attempt)
 	free(jobname);
 	free(logpat);
 	free(spath);
+	free(seg_note);
 	sb_free(&script);
 	sb_free(&err);
 	fflush(stdout);
@@ -491,10 +509,30 @@ decide(struct ctx *c, struct jobrec *r, struct jobinfo *ji)
 	if (s == J_FAILED && preflight_failed(c->state, r->job, ji->reason, sizeof ji->reason, &pf_nodes))
 		s = J_PREFLIGHT;
 	int training = stage_kind_is(c->kind, SK_TRAINING);
-	if (training && !ok && (s == J_TIMEOUT || s == J_CANCELLED || s == J_COMPLETED) &&
+	/* Upstream's known issue 2: a run that reached its last step (so its
+	 * measurement window, which gen keeps within the steps, is complete)
+	 * and then failed in cleanup is a success, with a note saying how it
+	 * ended. A run that stopped before its last step stays failed; a node
+	 * lost (NODE_FAIL) is left to the stage's retry policy. */
+	char failnote[160];
+	if (training && !ok &&
+	    (s == J_TIMEOUT || s == J_CANCELLED || s == J_COMPLETED || s == J_FAILED || s == J_OOM) &&
 	    lp_reached_final(log, cget(c, "steps", steps, sizeof steps) ? atol(steps) : LAYOUT_STEPS_DEFAULT)) {
 		ok = 1;
-		note = s == J_TIMEOUT ? "completed, then killed at the time limit" : "completed, then cancelled";
+		int code = st > 0 ? st : ji->exit_code;
+		if (s == J_TIMEOUT || s == J_CANCELLED || s == J_COMPLETED) {
+			note = s == J_TIMEOUT ? "completed, then killed at the time limit" : "completed, then cancelled";
+		} else {
+			int n = snprintf(failnote, sizeof failnote, "completed every step, then ended %s", jstate_name(s));
+			if (code >= 0 && n > 0 && (size_t)n < sizeof failnote)
+				n += snprintf(failnote + n, sizeof failnote - (size_t)n, " (exit code %d", code);
+			else if (n > 0 && (size_t)n < sizeof failnote)
+				n += snprintf(failnote + n, sizeof failnote - (size_t)n, " (exit code unknown");
+			if (n > 0 && (size_t)n < sizeof failnote)
+				snprintf(failnote + n, sizeof failnote - (size_t)n, ji->signal > 0 ? ", signal %d)" : ")",
+					 ji->signal);
+			note = failnote;
+		}
 	}
 	struct sb why = {0};
 	if (ok && !outputs_ok(c, &why))

@@ -424,9 +424,31 @@ image_known(const struct rc *c, const char *name)
 	return ymap_get(ymap_get(c->wl, "images"), name) != NULL;
 }
 
+/* train.srun.container_env names environment variables; train.sbatch's
+ * segment has a largest segment of one node at least. */
+static void
+check_launch(struct rc *c, const struct ynode *train)
+{
+	const struct ynode *const *it, *one;
+	size_t n = ynames(ymap_get(ymap_get(train, "srun"), "container_env"), &it, &one);
+	for (size_t i = 0; i < n; i++) {
+		const char *s = it[i]->str;
+		if ((*s >= '0' && *s <= '9') || s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")]) {
+			diag_error(c->file, it[i]->line, it[i]->col, "container_env: '%s' is not an environment variable name", s);
+			c->errs++;
+		}
+	}
+	const struct ynode *max = ymap_get(ymap_get(ymap_get(train, "sbatch"), "segment"), "max");
+	if (max && max->kind == Y_SCALAR && strtol(max->str, NULL, 10) < 1) {
+		diag_error(c->file, max->line, max->col, "segment max: a segment holds one node at least");
+		c->errs++;
+	}
+}
+
 static void
 check_train(struct rc *c, const struct ynode *train)
 {
+	check_launch(c, train);
 	int words = c->rs && c->rs->train && any_expanded(c, NULL);
 	const struct ynode *img = ymap_get(train, "image");
 	int stem = img && image_known(c, img->str);

@@ -154,12 +154,70 @@ train_image(struct wctx *w)
 	return image_stem(ystr(im, "ref", ""));
 }
 
-/* How the training step is launched (train.srun, train.node_setup): the
- * srun flags upstream's executor passes, and the host commands its
- * framework runs on every node before training. Both need the image. */
-static void
-add_launch(struct wctx *w, struct pc_train *t, const struct ynode *train)
+/* Upstream's --segment (Megatron-Bridge utils/executors.py): the node
+ * count itself up to max, else its largest divisor up to max, so that
+ * the job's nodes come in whole blocks of one rack. */
+static long
+segment_for(long nodes, long max)
 {
+	if (nodes <= max)
+		return nodes;
+	for (long s = max; s > 1; s--)
+		if (nodes % s == 0)
+			return s;
+	return 1;
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names of srun.container_env that the run's environment sets, sorted
+ * as the executor sorts them: a name the run leaves unset has no value to
+ * give the container. */
+static char *
+container_env_for(const struct pc_cmd *cmd, const struct ynode *names)
+{
+	const struct ynode *const *items, *one;
+	size_t n = ynames(names, &items, &one), k = 0;
+	const char **keep = xcalloc(n + 1, sizeof *keep);
+	for (size_t i = 0; i < n; i++) {
+		const char *name = items[i]->str;
+		size_t len = strlen(name);
+		for (size_t e = 0; e < cmd->nenv; e++)
+			if (!strncmp(cmd->env[e], name, len) && cmd->env[e][len] == '=') {
+				keep[k++] = name;
+				break;
+			}
+	}
+	qsort(keep, k, sizeof *keep, cmp_str);
+	struct sb s = {0};
+	for (size_t i = 0; i < k; i++) {
+		if (i)
+			sb_addc(&s, ',');
+		sb_add(&s, keep[i]);
+	}
+	free(keep);
+	return s.len ? sb_steal(&s) : NULL;
+}
+
+/* How the training step is launched (train.srun, train.sbatch,
+ * train.node_setup): the srun flags and sbatch options upstream's
+ * executor passes, and the host commands its framework runs on every node
+ * before training. The container flags and node setup need the image. */
+static void
+add_launch(struct wctx *w, struct pc_train *t, const struct ynode *train, const char *gpu)
+{
+	const struct ynode *sbatch = ymap_get(train, "sbatch"), *seg = ymap_get(sbatch, "segment");
+	t->sbatch_mem = ystr(sbatch, "mem", NULL);
+	if (seg && ynames_have(ymap_get(seg, "gpus"), gpu) && yint(seg, "max", 0) >= 1)
+		t->segment = segment_for(t->nodes, yint(seg, "max", 0));
+	const struct ynode *names = ymap_get(ymap_get(train, "srun"), "container_env");
+	if (names && t->image)
+		t->container_env = container_env_for(&t->cmd, names);
+
 	const struct ynode *srun = ymap_get(train, "srun");
 	t->srun_mpi = ystr(srun, "mpi", NULL);
 	const char *const keys[] = {"container_writable", "node_setup"};
@@ -201,11 +259,19 @@ train_plan(const struct pc_train *t, const struct sel *s, const struct runknobs 
 		fmt_num(buf, sizeof buf, t->params[i].value);
 		sb_addf(&pl, " %s=%s", t->params[i].name, buf);
 	}
+	if (t->recompute)
+		sb_addf(&pl, " recompute=%s", t->recompute);
 	fmt_num(buf, sizeof buf, t->steps);
 	sb_addf(&pl, " steps=%s time=%s image=%s", buf, t->time_limit ? t->time_limit : "default",
 		t->image ? t->image : "none");
+	if (t->sbatch_mem)
+		sb_addf(&pl, " mem=%s", t->sbatch_mem);
+	if (t->segment)
+		sb_addf(&pl, " segment=%ld", t->segment);
 	plan_row_args(&pl, &t->cmd, t->cmd_nargs);
 	plan_env(&pl, &t->cmd);
+	if (t->container_env)
+		sb_addf(&pl, " container-env: %s", t->container_env);
 	if (k->profile)
 		sb_addf(&pl, " PROFILED(steps %s-%s)", k->pstart, k->pstop);
 	if (k->nccl)
@@ -255,6 +321,17 @@ build_train(struct wctx *w, struct inst *in, const struct plan_run *r, const cha
 		pm->name = ymap_key(params, i)->str;
 		var_get(vs, pm->name, &pm->value);
 	}
+	const struct ynode *const *rc, *rc1;
+	size_t nrc = ynames(ymap_get(r->row, "recompute"), &rc, &rc1);
+	if (nrc) {
+		struct sb j = {0};
+		for (size_t i = 0; i < nrc; i++) {
+			if (i)
+				sb_addc(&j, ',');
+			sb_add(&j, rc[i]->str);
+		}
+		t->recompute = sb_steal(&j);
+	}
 	t->steps = k->steps;
 	t->have_flops = have_flops;
 	t->model_flops = mf;
@@ -268,7 +345,7 @@ build_train(struct wctx *w, struct inst *in, const struct plan_run *r, const cha
 	add_env(w, &t->cmd, ymap_get(train, "env"), vs);
 	add_env(w, &t->cmd, ymap_get(r->row, "env"), vs);
 	add_mounts(w, &t->cmd, ymap_get(train, "mounts"), vs);
-	add_launch(w, t, train);
+	add_launch(w, t, train, r->gpu);
 	add_secrets(&t->cmd, ymap_get(w->wl, "secrets"));
 	add_secrets(&t->cmd, ymap_get(train, "secrets"));
 	in->plan = train_plan(t, s, k, gpn);

@@ -16,6 +16,36 @@
 #include "slurmqueue.h"
 #include "throttle.h"
 
+/* ---- what sbatch knows ------------------------------------------------------------- */
+
+int
+slurm_sbatch_knows(const char *opt)
+{
+	static char *help;
+	static int asked, ok;
+	if (!asked) {
+		char *argv[] = {"sbatch", "--help", NULL};
+		struct sb out = {0}, errs = {0};
+		asked = 1;
+		ok = capture_run(argv, &out, &errs) == 0 && out.len;
+		help = ok ? sb_steal(&out) : NULL;
+		sb_free(&out);
+		sb_free(&errs);
+	}
+	if (!ok)
+		return -1;
+	/* "--segment=N" or "--segment N" in the option list */
+	char *want = xasprintf("--%s", opt);
+	int hit = 0;
+	for (const char *p = help; (p = strstr(p, want)); p += strlen(want)) {
+		char after = p[strlen(want)];
+		if (after == '=' || after == ' ' || after == '\n' || after == '[' || after == ',')
+			hit = 1;
+	}
+	free(want);
+	return hit;
+}
+
 /* ---- submit and cancel -------------------------------------------------------------- */
 
 /* A tool's output in an error message, without its trailing newline. */

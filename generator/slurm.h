@@ -18,4 +18,9 @@ int slurm_find_job(const char *name, char *id, size_t idlen);
  * accounting, else the queue while the controller still knows the job. */
 char *slurm_job_nodes(const char *job);
 
+/* Whether this cluster's sbatch knows the long option opt ("segment"),
+ * from its --help: 1 yes, 0 no (--segment came with Slurm 23.11), -1
+ * sbatch could not say. Asked once per process. */
+int slurm_sbatch_knows(const char *opt);
+
 #endif

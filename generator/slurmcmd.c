@@ -159,6 +159,28 @@ slurm_params_each(const char *s, int (*fn)(const char *p, size_t len, void *arg)
 	return 0;
 }
 
+struct params_sets {
+	const char *opt;
+	size_t min;
+};
+
+static int
+params_sets_part(const char *p, size_t len, void *arg)
+{
+	const struct params_sets *ps = arg;
+	size_t kl = strcspn(p, "=");
+	if (kl > len)
+		kl = len;
+	return kl >= ps->min && kl <= strlen(ps->opt) && !strncmp(p, ps->opt, kl) ? -1 : 0;
+}
+
+int
+slurm_params_sets(const char *s, const char *opt, size_t min)
+{
+	struct params_sets ps = {opt, min};
+	return slurm_params_each(s, params_sets_part, &ps) < 0;
+}
+
 struct params_parse {
 	struct strv a;
 	struct sb *err;

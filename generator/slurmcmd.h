@@ -21,6 +21,11 @@ int slurm_params_parse(const char *s, char ***argv, struct sb *err);
  * in order. The first negative return of fn stops and is returned; else 0. */
 int slurm_params_each(const char *s, int (*fn)(const char *p, size_t len, void *arg), void *arg);
 
+/* ADDITIONAL_SLURM_PARAMS s sets sbatch's option opt: a part's key is opt,
+ * or abbreviates it in at least min characters (sbatch takes unambiguous
+ * abbreviations). */
+int slurm_params_sets(const char *s, const char *opt, size_t min);
+
 /* The sbatch command for js: argv[0] is "sbatch", the last element the
  * script, NULL-terminated. Reads SBATCH_ACCOUNT, SBATCH_PARTITION and
  * LLMB_CPU_PARTITION. NULL with a message in err when js is invalid. */

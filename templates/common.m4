@@ -14,7 +14,7 @@ m4_changequote()m4_changequote([[, ]])m4_changecom()
 m4_define([[LLMB_PRELUDE]], [[#!/bin/bash
 # llmb job script for stage LLMB_ID (LLMB_LABEL), from templates/LLMB_TEMPLATE.m4.
 # Generated, do not edit. Secrets are passed by name, never written here.
-set -euo pipefail
+LLMB_SBATCH[[]]set -euo pipefail
 export LLMB_STAGE=LLMB_QID
 export LLMB_INSTALL=LLMB_INSTALL_DIR
 export LLMB_JOB_ID="${SLURM_JOB_ID:-${LLMB_JOB_ID:-unknown}}"

@@ -14,7 +14,14 @@
 # one task per GPU, each with upstream's NUMA binding; every task got the
 # same argv; Slurm's record of the job (nodes, tasks, GPUs per node, time
 # limit); the report's MFU equal to llmb metrics over the parsed step time
-# and `llmb flops`; and a second make submits nothing.
+# and `llmb flops`; and a second make submits nothing. The launch as
+# Megatron-Bridge's executor builds it: --mem=0, --container-env (the
+# stand-in image's ENV, SEEDS_IMAGE_ENV, defines HF_HUB_OFFLINE=0 and
+# loses to the recipe's 1), and --segment on GB200, which Debian's Slurm
+# 22.05 does not know (it came with 23.11 and topology/block): the job is
+# submitted without it and the run's note says so. Then upstream's known
+# issue 2: a run whose entry point exits 3 after its last step is done,
+# with a note; one that stops at step 20 of 50 is FAILED.
 # Start it under the machine-wide lock (cluster ports):
 #   flock /tmp/llmb-slurm.lock env LLMB=$PWD/build/llmb tests/run.sh mbridge-slurm
 # shellcheck source=tests/lib.sh
@@ -35,6 +42,7 @@ export PATH=$SS/bin:$TESTS_DIR/nemo-driver/bin:$TESTS_DIR/bin:$PATH
 export SEEDS_RECORD=$TRASH/rec SEEDS_PAYLOAD=$SS/payload.sh SEEDS_TABLE=$SS/seeds.tsv SEEDS_PARTITION=debug
 export NUMACTL_RECORD=$TRASH/numa MBRIDGE_STANDIN_RECORD=$TRASH/standin HFSTANDIN_RECORD=$TRASH/hf
 export HF_TOKEN=hf_MBSECRET_77aa LLMB_POLL_SECONDS=1 LLMB_CPU_PARTITION=cpu
+export SEEDS_IMAGE_ENV="HF_HUB_OFFLINE=0 NCCL_NVLS_ENABLE=1"
 m() { make -C "$TOP" -j2 LLMB_GEN="$TRASH/g.$1" LLMB_INSTALL="$I" EXECUTOR=slurm report WORKLOAD=llama3.1 SIZE=8b SCALES=8 "${@:2}"; }
 
 m h GPU_TYPE=h100 DTYPE=fp8 >"$TRASH/h.out" 2>&1
@@ -95,6 +103,58 @@ for line in open(sys.argv[1]):
 sys.exit(0 if sorted(by) == ["gb200", "h100"] and all(len(v) == 8 and len(set(v)) == 1 for v in by.values()) else 1)' \
 	"$MBRIDGE_STANDIN_RECORD"
 t_nogrep "no HF_TOKEN value in the stand-in's record" 'hf_MBSECRET' "$MBRIDGE_STANDIN_RECORD"
+
+# The launch: --mem=0 on both; --container-env with upstream's names the
+# run sets, so HF_HUB_OFFLINE is the recipe's 1 in every task, not the
+# image's 0.
+for st in train.llama3.1.h100.8b.fp8.8 train.llama3.1.gb200.8b.nvfp4.8; do
+	job=$(t_job_field "$I" "$st" job)
+	js=$(find "$I/state/jobs/$st" -name '*.sh' | head -n 1)
+	t_grep "$st: the job script asks for --mem=0" '^#SBATCH --mem=0$' "$js"
+	t_ok "$st: Slurm gave the job each node's whole memory (MinMemoryNode=0)" sh -c "scontrol show job $job | grep -q 'MinMemoryNode=0 '"
+	rec=$(find "$TRASH/rec" -name "srun.$job.*" | sort -t. -k3 -n | tail -n 1)
+	gdr=; case $st in *gb200*) gdr=NCCL_NET_GDR_C2C,NCCL_NET_GDR_LEVEL, ;; esac
+	t_grep "$st: srun --container-env with the executor's names" \
+		"^container_env=HF_HUB_OFFLINE,${gdr}NCCL_NVLS_ENABLE,(NVTE_NORM_BWD_USE_CUDNN,NVTE_NORM_FWD_USE_CUDNN,)?TOKENIZERS_PARALLELISM,TORCH_NCCL_AVOID_RECORD_STREAMS,TORCH_NCCL_HIGH_PRIORITY,TRANSFORMERS_OFFLINE$" "$rec"
+done
+t_ok "every task saw the recipe's HF_HUB_OFFLINE=1 over the image's 0" /usr/bin/python3 -c '
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+sys.exit(0 if len(recs) == 16 and all(r["hf_hub_offline"] == "1" for r in recs) else 1)' "$MBRIDGE_STANDIN_RECORD"
+# --segment: 2 nodes of 4 GPUs, segment 2 by upstream's rule.
+st=train.llama3.1.gb200.8b.nvfp4.8
+js=$(find "$I/state/jobs/$st" -name '*.sh' | head -n 1)
+if sbatch --help 2>/dev/null | grep -q -- '--segment'; then
+	t_grep "$st: the job script asks for --segment=2" '^#SBATCH --segment=2$' "$js"
+	t_grep "...and Slurm holds it" 'Segment=2' <(scontrol show job "$(t_job_field "$I" "$st" job)")
+else
+	# Slurm 22.05's sbatch refuses an option it does not know, even in
+	# the script: llmb leaves it out, says so, and notes it in the run.
+	t_nogrep "$st: this sbatch has no --segment (Slurm $(sinfo -V 2>/dev/null | cut -d' ' -f2)): the job script leaves it out" \
+		'^#SBATCH --segment' "$js"
+	t_grep "...llmb run says so at submission" 'train llama3.1 gb200 8b nvfp4 x8: note: submitted without --segment=2: this cluster.s sbatch has no --segment' "$TRASH/g.out"
+	t_grep "...and the run's note records it" 'submitted without --segment=2' \
+		"$I/workloads/llama3.1/experiments/gb200_8b_nvfp4_8/train.done"
+	t_nogrep "...not on H100 (8 GPUs a node: no segment)" 'segment' "$TRASH/h.out"
+fi
+
+# Known issue 2: the entry point exits 3 after the last step (an error in
+# cleanup): the run is done, its note says how it ended, Slurm says FAILED.
+MBRIDGE_STANDIN_EXIT=3 m c GPU_TYPE=h100 DTYPE=fp8 SCALES=16 >"$TRASH/c.out" 2>&1
+t_ok "exit 3 after the last step: make report succeeds" test $? = 0 || tail -n 20 "$TRASH/c.out" | sed 's/^/# /'
+job=$(t_job_field "$I" train.llama3.1.h100.8b.fp8.16 job)
+t_ok "...Slurm says the job FAILED" sh -c "scontrol show job $job | grep -q 'JobState=FAILED'"
+t_grep "...the run is done with a note of how it ended" 'completed every step, then ended FAILED \(exit code [1-9]' \
+	"$I/workloads/llama3.1/experiments/h100_8b_fp8_16/train.done"
+t_grep "...llmb run says so" 'train llama3.1 h100 8b fp8 x16: done \(job [0-9]+, completed every step, then ended FAILED' "$TRASH/c.out"
+t_ok "...and parsed: its window is complete" test -s "$I/workloads/llama3.1/experiments/h100_8b_fp8_16/result.json"
+t_grep "...and the report shows the note" '"note": ?"completed every step, then ended FAILED \(exit code [1-9]' \
+	"$I/workloads/llama3.1/reports/h100_8b_fp8.json"
+# ...but a run that stops at step 20, before its window (35-44), failed.
+MBRIDGE_STANDIN_EXIT=3 MBRIDGE_STANDIN_STOP=20 m s GPU_TYPE=gb200 DTYPE=fp8 >"$TRASH/s.out" 2>&1
+t_ok "exit 3 at step 20 of 50: make report fails" test $? != 0
+t_ok "...the stage is failed" test "$(t_job_field "$I" train.llama3.1.gb200.8b.fp8.8 state)" = failed
+t_ok "...no train.done" test ! -e "$I/workloads/llama3.1/experiments/gb200_8b_fp8_8/train.done"
 
 # Nothing submitted twice: a second make finds every stage done.
 before=$(squeue -h -t all -o %i | wc -l)

@@ -134,6 +134,7 @@ kimi-k2 gb200 1t fp8
 kimi-k2 b300 1t fp8
 kimi-k2 b200 1t fp8'
 mb_scripts='train.deepseek-v3.b300.671b.fp8.128
+train.deepseek-v3.gb200.671b.fp8.256
 train.deepseek-v3.gb300.671b.nvfp4.4
 train.deepseek-v3.h100.671b.bf16.1024
 train.qwen3.gb200.235b.bf16.256
@@ -196,6 +197,89 @@ t_ok "PROXY=0 SCALES=\"64 256\": the full-scale run alone" mbplan PROXY=0 SCALES
 t_nogrep "...no proxy" "train deepseek-v3 gb200 671b bf16 x64:" "$TRASH/px.out"
 t_rc "PROXY=maybe: refused" 2 mbplan PROXY=maybe
 t_grep "...saying what it takes" 'PROXY=maybe: expected true, false or only' "$TRASH/px.out"
+
+# ---- every row against the workload base config its run loads -------------------------
+# tests/mbridge-base-configs.tsv: Megatron-Bridge's pre-training base
+# configs at the pinned commits (kept as data, scripts/mbridge-base-configs.py).
+# mbridge-base-check.py derives each training's TP, PP, CP, VP, EP, ETP,
+# MBS, GBS, DP, GA, FSDP, CUDA graphs, recompute and CPU offloading as
+# scripts/performance does (the
+# config the recipe name, GPU, dtype and variant select, the row's own
+# arguments over it) and names every field a plan line disagrees on.
+BC=$TESTS_DIR/mbridge-base-configs.tsv
+mapfile -t mb_plans < <(find "$TRASH" -maxdepth 1 -name '*.plan' | sort)
+t_ok "every Megatron-Bridge row is the base config its run loads (llama3.1's plans: tests/plans, checked by t-plans)" \
+	"$PY" "$TESTS_DIR/mbridge-base-check.py" "$BC" "$TOP" "${mb_plans[@]}" "$TESTS_DIR"/plans/llama3.1.*.plan
+"$PY" "$TESTS_DIR/mbridge-base-check.py" "$BC" "$TOP" "${mb_plans[@]}" "$TESTS_DIR"/plans/llama3.1.*.plan >"$TRASH/bc.out" 2>&1
+t_grep "...all of them: 7 workloads, every GPU type" '^30[0-9] rows, 0 differ$' "$TRASH/bc.out"
+# The check fails on a row that disagrees: the H100 70b FP8 row as it was
+# (MBS 2, GA 4: a stale README row) and the GB200 70b NVFP4 one (TP 1).
+sed 's/ mbs=1 gbs=256 dp=2 ga=128 / mbs=2 gbs=256 dp=2 ga=4 /' "$TESTS_DIR/plans/llama3.1.h100.70b.fp8.plan" >"$TRASH/stale1.plan.txt"
+sed 's/ tp=2 pp=4 cp=1 ep=1 etp=1 vp=5 mbs=1 gbs=256 dp=8 ga=32 / tp=1 pp=4 cp=1 ep=1 etp=1 vp=5 mbs=1 gbs=256 dp=16 ga=16 /' \
+	"$TESTS_DIR/plans/llama3.1.gb200.70b.nvfp4.plan" >"$TRASH/stale2.plan.txt"
+t_rc "a stale row fails the check" 1 "$PY" "$TESTS_DIR/mbridge-base-check.py" "$BC" "$TOP" "$TRASH/stale1.plan.txt" "$TRASH/stale2.plan.txt"
+"$PY" "$TESTS_DIR/mbridge-base-check.py" "$BC" "$TOP" "$TRASH/stale1.plan.txt" "$TRASH/stale2.plan.txt" >"$TRASH/bc2.out" 2>&1
+t_grep "...naming the row, its config and the field" '^llama3.1 h100 70b fp8 x64 \(LLAMA3_70B_PRETRAIN_CONFIG_H100_FP8_CS_V2, scripts/performance/configs/llama/llama3_workload_base_configs.py at 06f25c2\): mbs 2, the run.s 1; ga 4, the run.s 128$' "$TRASH/bc2.out"
+t_grep "...each one" '^llama3.1 gb200 70b nvfp4 x64 \(LLAMA3_70B_PRETRAIN_CONFIG_GB200_NVFP4_V2, .*\): tp 1, the run.s 2; dp 16, the run.s 8; ga 16, the run.s 32$' "$TRASH/bc2.out"
+
+# ---- the launch as Megatron-Bridge's executor builds it -------------------------------
+# utils/executors.py slurm_executor at the pinned commits (06f25c2, and
+# f07871e for gpt-oss): mem="0" on every job; --segment when the node has
+# 4 GPUs (GB200, GB300): the node count up to 18, else its largest divisor
+# up to 18; container_env = sorted(PERF_ENV_VARS) and GB200's
+# NCCL_NET_GDR_LEVEL and NCCL_NET_GDR_C2C. Restated here, apart from the
+# recipes, and checked on every training of every plan above (llama3.1's
+# in tests/plans, which t-plans compares with what llmb plans).
+# shellcheck disable=SC2016 # an awk program
+t_ok "every Megatron-Bridge training: mem=0, --segment by upstream's rule on 4-GPU nodes, none on 8" awk '
+	/\] train / {
+		n++
+		nodes = gpn = seg = mem = ""
+		for (i = 1; i <= NF; i++) {
+			if ($i ~ /^nodes=/) nodes = substr($i, 7) + 0
+			if ($i ~ /^gpus\/node=/) gpn = substr($i, 11) + 0
+			if ($i ~ /^segment=/) seg = substr($i, 9) + 0
+			if ($i ~ /^mem=/) mem = substr($i, 5)
+		}
+		want = ""
+		if (gpn == 4) {
+			if (nodes <= 18) want = nodes
+			else for (c = 18; c >= 1; c--) if (nodes % c == 0) { want = c; break }
+		}
+		if (mem != "0" || seg != want) { bad++; print FILENAME ": " nodes " nodes, " gpn "/node: segment=" seg " (want " want ") mem=" mem }
+		if (gpn == 4) four++
+	}
+	END { exit !(n > 300 && four > 100 && bad == 0) }' "$MP"/*.plan "$TESTS_DIR"/plans/llama3.1.*.plan
+t_grep "deepseek-v3 gb200 fp8 x256: 64 nodes, --segment=16" '^#SBATCH --segment=16$' "$MP/train.deepseek-v3.gb200.671b.fp8.256.sh"
+t_grep "...and --mem=0" '^#SBATCH --mem=0$' "$MP/train.deepseek-v3.gb200.671b.fp8.256.sh"
+t_grep "llama3.1 h100 70b fp8 x64: --mem=0" '^#SBATCH --mem=0$' "$TESTS_DIR/plans/train.llama3.1.h100.70b.fp8.64.sh"
+t_nogrep "...and no --segment (8 GPUs a node)" 'segment' "$TESTS_DIR/plans/train.llama3.1.h100.70b.fp8.64.sh"
+# --container-env: the executor's names that the job exports, sorted, so
+# that their values win over the image's ENV (pyxis).
+upstream_env='HF_HUB_OFFLINE NCCL_NVLS_ENABLE NVTE_NORM_BWD_USE_CUDNN NVTE_NORM_FWD_USE_CUDNN TOKENIZERS_PARALLELISM
+TORCH_NCCL_AVOID_RECORD_STREAMS TORCH_NCCL_HIGH_PRIORITY TRANSFORMERS_OFFLINE'
+for js in "$MP/train.deepseek-v3.gb200.671b.fp8.256.sh" "$TESTS_DIR/plans/train.llama3.1.h100.70b.fp8.64.sh"; do
+	names=$upstream_env
+	case $js in *gb200*) names="$names NCCL_NET_GDR_LEVEL NCCL_NET_GDR_C2C" ;; esac
+	want=$(for n in $names; do grep -q "^export $n=" "$js" && echo "$n"; done | LC_ALL=C sort | paste -sd, -)
+	got=$(grep -o -- "'--container-env=[^']*'" "$js" | sed "s/^'--container-env=//; s/'\$//")
+	t_ok "$(basename "$js"): --container-env=$want (upstream's names it exports)" test -n "$want" -a "$got" = "$want"
+done
+# ADDITIONAL_SLURM_PARAMS is sbatch's command line and wins: a segment= or
+# a memory option there leaves the recipe's line out.
+mbm -n report WORKLOAD=deepseek-v3 GPU_TYPE=gb200 SIZE=671b DTYPE=fp8 SCALES=256 \
+	ADDITIONAL_SLURM_PARAMS="segment=8;mem-per-gpu=100G" >"$TRASH/asp.out" 2>&1
+"$LLMB" script --top "$TOP" --gen "$TRASH/mbgen" --install "$TRASH/mbinst" train.deepseek-v3.gb200.671b.fp8.256 \
+	>"$TRASH/asp.sh" 2>&1
+t_nogrep "ADDITIONAL_SLURM_PARAMS=segment=8;mem-per-gpu=100G: no #SBATCH --segment or --mem of the recipe's" \
+	'^#SBATCH' "$TRASH/asp.sh"
+t_grep "...the rest of the launch as before" "'--container-env=HF_HUB_OFFLINE," "$TRASH/asp.sh"
+mbm -n report WORKLOAD=deepseek-v3 GPU_TYPE=gb200 SIZE=671b DTYPE=fp8 SCALES=256 \
+	ADDITIONAL_SLURM_PARAMS="mem-bind=local" >"$TRASH/asp.out" 2>&1
+"$LLMB" script --top "$TOP" --gen "$TRASH/mbgen" --install "$TRASH/mbinst" train.deepseek-v3.gb200.671b.fp8.256 \
+	>"$TRASH/asp.sh" 2>&1
+t_ok "ADDITIONAL_SLURM_PARAMS=mem-bind=local is no memory size: both lines kept" \
+	test "$(grep -c '^#SBATCH --\(mem=0\|segment=16\)$' "$TRASH/asp.sh")" = 2
 
 # The nightly history: a proxy run's record says proxy, has no reference
 # and a fingerprint of its own, never a full-scale run's baseline.

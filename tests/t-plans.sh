@@ -84,6 +84,7 @@ train.maxtext-llama2.h100.70b.fp8.512
 train.grok1.h100.314b.bf16.512
 train.tinygpt.h100.355m.bf16.8
 train.llama3.1.h100.8b.fp8.8
+train.llama3.1.h100.70b.fp8.64
 train.llama3.1.gb200.405b.nvfp4.256'
 
 while read -r w g s d; do

@@ -1,6 +1,7 @@
 #!/bin/bash
 # llmb job script for stage train.gpt-oss.b300.120b.bf16.64 (train gpt-oss b300 120b bf16 x64), from templates/train.m4.
 # Generated, do not edit. Secrets are passed by name, never written here.
+#SBATCH --mem=0
 set -euo pipefail
 export LLMB_STAGE='train.gpt-oss.b300.120b.bf16.64'
 export LLMB_INSTALL='TRASH/mbinst'
@@ -40,7 +41,7 @@ llmb_launch() {
 	if [ -n "${SLURM_JOB_ID:-}" ]; then
 		local c=()
 		if [ -n "$llmb_image" ]; then
-			c+=("--container-image=$llmb_image" "--no-container-mount-home" '--container-writable')
+			c+=("--container-image=$llmb_image" "--no-container-mount-home" '--container-writable' '--container-env=HF_HUB_OFFLINE,NCCL_NVLS_ENABLE,TOKENIZERS_PARALLELISM,TORCH_NCCL_AVOID_RECORD_STREAMS,TORCH_NCCL_HIGH_PRIORITY,TRANSFORMERS_OFFLINE')
 			[ -z "$llmb_mounts" ] || c+=("--container-mounts=$llmb_mounts")
 		fi
 		# In the background: bash runs a trap only between commands, and

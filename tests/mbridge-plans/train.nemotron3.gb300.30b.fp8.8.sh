@@ -1,6 +1,8 @@
 #!/bin/bash
 # llmb job script for stage train.nemotron3.gb300.30b.fp8.8 (train nemotron3 gb300 30b fp8 x8), from templates/train.m4.
 # Generated, do not edit. Secrets are passed by name, never written here.
+#SBATCH --mem=0
+#SBATCH --segment=2
 set -euo pipefail
 export LLMB_STAGE='train.nemotron3.gb300.30b.fp8.8'
 export LLMB_INSTALL='TRASH/mbinst'
@@ -46,7 +48,7 @@ llmb_launch() {
 	if [ -n "${SLURM_JOB_ID:-}" ]; then
 		local c=()
 		if [ -n "$llmb_image" ]; then
-			c+=("--container-image=$llmb_image" "--no-container-mount-home" '--container-writable')
+			c+=("--container-image=$llmb_image" "--no-container-mount-home" '--container-writable' '--container-env=HF_HUB_OFFLINE,NCCL_NVLS_ENABLE,NVTE_NORM_BWD_USE_CUDNN,NVTE_NORM_FWD_USE_CUDNN,TOKENIZERS_PARALLELISM,TORCH_NCCL_AVOID_RECORD_STREAMS,TORCH_NCCL_HIGH_PRIORITY,TRANSFORMERS_OFFLINE')
 			[ -z "$llmb_mounts" ] || c+=("--container-mounts=$llmb_mounts")
 		fi
 		# In the background: bash runs a trap only between commands, and

@@ -1,6 +1,8 @@
 #!/bin/bash
 # llmb job script for stage train.llama3.1.gb200.405b.nvfp4.256 (train llama3.1 gb200 405b nvfp4 x256), from templates/train.m4.
 # Generated, do not edit. Secrets are passed by name, never written here.
+#SBATCH --mem=0
+#SBATCH --segment=16
 set -euo pipefail
 export LLMB_STAGE='train.llama3.1.gb200.405b.nvfp4.256'
 export LLMB_INSTALL='TRASH/inst'
@@ -45,7 +47,7 @@ llmb_launch() {
 	if [ -n "${SLURM_JOB_ID:-}" ]; then
 		local c=()
 		if [ -n "$llmb_image" ]; then
-			c+=("--container-image=$llmb_image" "--no-container-mount-home" '--container-writable')
+			c+=("--container-image=$llmb_image" "--no-container-mount-home" '--container-writable' '--container-env=HF_HUB_OFFLINE,NCCL_NET_GDR_C2C,NCCL_NET_GDR_LEVEL,NCCL_NVLS_ENABLE,TOKENIZERS_PARALLELISM,TORCH_NCCL_AVOID_RECORD_STREAMS,TORCH_NCCL_HIGH_PRIORITY,TRANSFORMERS_OFFLINE')
 			[ -z "$llmb_mounts" ] || c+=("--container-mounts=$llmb_mounts")
 		fi
 		# In the background: bash runs a trap only between commands, and

@@ -16,7 +16,10 @@ configuration: 6 x parameters x tokens of a step (GBS x sequence) over the
 GPUs at a stand-in rate of MBRIDGE_STANDIN_TFLOPS (default 400) TFLOP/s
 per GPU, the first step 3.5 times as long (warm-up). Nothing sleeps: the
 times are numbers in a log. MBRIDGE_STANDIN_RECORD=FILE appends each
-task's rank, argv and PYTHONPATH as one JSON line.
+task's rank, argv and PYTHONPATH as one JSON line. MBRIDGE_STANDIN_EXIT=N
+makes rank 0 exit N once its log is written (an error in cleanup, after
+training), MBRIDGE_STANDIN_STOP=K stop after iteration K (a run that died
+before its last step; exit N, else 1).
 """
 
 import argparse
@@ -107,8 +110,13 @@ def main():
     rate = float(os.environ.get("MBRIDGE_STANDIN_TFLOPS", "400"))
     flops = 6 * PARAMS[args.model_recipe_name] * gbs * seq
     base = flops / (args.num_gpus * rate * 1e12)
+    code = int(os.environ.get("MBRIDGE_STANDIN_EXIT", "0"))
+    stop = int(os.environ.get("MBRIDGE_STANDIN_STOP", "0"))
     print("training ...")
     for it in range(1, steps + 1):
+        if stop and it > stop:
+            sys.stdout.flush()
+            return code or 1
         # A small deterministic ripple so the window has a spread.
         t = base * (3.5 if it == 1 else 1 + 0.002 * ((it * 7) % 5 - 2))
         tf = flops / (args.num_gpus * t * 1e12)
@@ -118,7 +126,9 @@ def main():
               f"global batch size: {gbs:5d} | lm loss: 1.200000E+01 | loss scale: 1.0 | grad norm: 1.000 | "
               "number of skipped iterations:   0 | number of nan iterations:   0 |")
     print("[after training is done] datetime: 2026-07-29 10:00:00")
-    return 0
+    if code:
+        print("Traceback (most recent call last): stand-in error in cleanup", file=sys.stderr)
+    return code
 
 
 if __name__ == "__main__":
