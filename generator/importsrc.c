@@ -498,7 +498,11 @@ task_entry(struct imp *im, const struct ynode *t, struct sb *o)
 		sb_add(o, "    env:\n");
 		for (size_t i = 0; i < ymap_len(env); i++) {
 			const struct ynode *k = ymap_key(env, i), *v = ymap_val(env, i);
-			if (v->kind != Y_SCALAR || imp_check(im, k, &imp_t_name) || imp_check(im, v, &imp_t_str))
+			if (v->kind != Y_SCALAR) {
+				imp_bad(im, v, "task env %s must be a string, not %s", k->str, ykind_name(v->kind));
+				continue;
+			}
+			if (imp_check(im, k, &imp_t_name) || imp_check(im, v, &imp_t_str))
 				continue;
 			sb_addf(o, "      %s: ", k->str);
 			imp_q(o, v->str);
@@ -677,9 +681,13 @@ imp_tools(struct imp *im, struct sb *o)
 		struct sb w = {0};
 		if (v->kind == Y_SCALAR && valid_str(v->str))
 			sb_addf(&w, "%s", v->str);
-		for (size_t g = 0; by && by->kind == Y_MAP && g < ymap_len(by); g++)
-			if (ymap_val(by, g)->kind == Y_SCALAR && valid_name(ymap_key(by, g)->str) && valid_str(ymap_val(by, g)->str))
-				sb_addf(&w, "%s%s %s", g ? ", " : "", ymap_key(by, g)->str, ymap_val(by, g)->str);
+		for (size_t g = 0; by && by->kind == Y_MAP && g < ymap_len(by); g++) {
+			const struct ynode *gk = ymap_key(by, g), *gv = ymap_val(by, g);
+			if (gv->kind == Y_SCALAR && valid_name(gk->str) && valid_str(gv->str))
+				sb_addf(&w, "%s%s %s", w.len ? ", " : "", gk->str, gv->str);
+			else
+				imp_bad(im, gv, "tools.%s.by_gpu: expected {gpu: version}", k->str);
+		}
 		if (!w.len) {
 			imp_bad(im, v, "tools.%s: expected a version or {by_gpu: {gpu: version}}", k->str);
 			sb_free(&w);

@@ -256,6 +256,13 @@ t_grep "20 dtypes: all in the row" "dtype: \[$(seq -s ', ' -f 'd%02g' 1 20)\]" "
 imp assets
 t_grep "assets: config after a repeated tokenizer is kept" '"--asset", "tokenizer", "--asset", "config"' "$H/assets.out"
 t_grep "assets: the repeated one is said" 'note: asset tokenizer is listed twice' "$H/assets.err"
+{
+	cat "$H/git-ok.yaml"
+	printf '%s\n' 'tools:' '  nsys:' '    by_gpu: {h100: "2025.5.1", b200: [2025]}'
+} >"$H/tool-list.yaml"
+hostile tool-list "tools.nsys.by_gpu: expected \{gpu: version\}"
+sed 's/^  dependencies:$/  tasks: [{name: t, cmd: x.sh, env: {A: "1", B: {c: 1}}}]\n&/' "$H/git-ok.yaml" >"$H/task-env.yaml"
+hostile task-env "task env B must be a string, not a mapping"
 
 # Size: a mapping of 200,000 keys and a list of 100,000 items convert in
 # linear time (the time limit guards against a hang and measures nothing:
