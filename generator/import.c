@@ -338,9 +338,15 @@ convert(struct imp *im, struct sb *o)
 	imp_models(im, &models);
 	imp_measure(im, &measure);
 	imp_train(im, &train);
+	/* The file's name goes into a comment: a control character (a newline
+	 * would end the comment) is written as '?'. */
+	char *name = xstrdup(base ? base + 1 : im->file);
+	for (char *c = name; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
 	sb_addf(o, "# Imported by llmb import from upstream %s. Every TODO below is something the\n"
-		   "# upstream keeps outside metadata.yaml; llmb check refuses the file until they are filled.\n",
-		base ? base + 1 : im->file);
+		   "# upstream keeps outside metadata.yaml; llmb check refuses the file until they are filled.\n", name);
+	free(name);
 	sb_add(o, head.buf ? head.buf : "");
 	if (im->repos.len || im->extra_repos.len)
 		sb_addf(o, "\nrepositories:\n%s%s", im->repos.buf ? im->repos.buf : "", im->extra_repos.buf ? im->extra_repos.buf : "");

@@ -218,6 +218,13 @@ for n in bygpu-ok git-ok; do
 done
 t_grep "hostile bygpu-ok: the GPU type in its image's gpus" '^    gpus: \[b200, h100\]$' "$H/bygpu-ok.out"
 t_grep "hostile git-ok: the pip entry of the git key" '^    - \{package: nemo_run, repo: nemo_run\}$' "$H/git-ok.out"
+# The file's name is written into a comment of the output.
+cp "$H/git-ok.yaml" "$H/nl
+evil: 1.yaml"
+(cd "$H" && "$LLMB" import -o nl.out "nl
+evil: 1.yaml") >/dev/null 2>&1
+t_grep "a newline in the file's name: the comment goes on" '^# Imported by llmb import from upstream nl\?evil: 1\.yaml\.' "$H/nl.out"
+t_nogrep "a newline in the file's name: no key of it" '^evil' "$H/nl.out"
 # A release is written into a comment of the output.
 sed 's/framework: nemo2}/framework: nemo2, gsw_version: "25.08\\nevil: 1"}/' "$H/git-ok.yaml" >"$H/ver-nl.yaml"
 hostile ver-nl "control character 0x0a in a value"
