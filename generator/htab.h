@@ -1,5 +1,6 @@
 /* htab: a string -> position index (open addressing), for instance ids,
- * checkout files and sets of words. A zeroed struct pindex is empty. */
+ * checkout files, mapping keys and sets of words. A zeroed struct pindex
+ * is empty. */
 #ifndef LLMB_HTAB_H
 #define LLMB_HTAB_H
 

@@ -7,6 +7,8 @@
  * at the position it belongs to, and the output leaves the key out with a
  * TODO comment, so `llmb check` refuses the file until it is filled.
  *
+ * -o writes atomically and replaces only a regular file (- or no -o: stdout).
+ *
  * This module owns the command, the refusal of recipes that are not
  * training (inference, microbenchmarks, reinforcement learning), the
  * general section, the model llmb knows the workload as, and the order of
@@ -34,39 +36,55 @@ const struct ytype imp_t_name = {T_NAME, 0, 0, 0}, imp_t_url = {T_URL, 0, 0, 0},
 
 /* ---- diagnostics and checked access -------------------------------------- */
 
+/* A message of the input's words: control characters (a key with a
+ * newline or an escape) are shown as \xNN, never sent to the terminal. */
+static char *
+message(const char *fmt, va_list ap)
+{
+	struct sb m = {0}, e = {0};
+	sb_vaddf(&m, fmt, ap);
+	for (const char *p = m.buf ? m.buf : ""; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			sb_addf(&e, "\\x%02x", (unsigned char)*p);
+		else
+			sb_addc(&e, *p);
+	sb_free(&m);
+	return e.buf ? sb_steal(&e) : xstrdup("");
+}
+
 void
 imp_bad(struct imp *im, const struct ynode *n, const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	char *msg = message(fmt, ap);
 	va_end(ap);
 	diag_error(im->file, n ? n->line : 0, n ? n->col : 0, "%s", msg);
+	free(msg);
 	im->bad++;
 }
 
 void
 imp_gap(struct imp *im, const struct ynode *n, const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	char *msg = message(fmt, ap);
 	va_end(ap);
 	diag_error(im->file, n ? n->line : 0, n ? n->col : 0, "not converted: %s", msg);
+	free(msg);
 	im->gaps++;
 }
 
 void
 imp_note(struct imp *im, const struct ynode *n, const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	char *msg = message(fmt, ap);
 	va_end(ap);
 	diag_note(im->file, n ? n->line : 0, n ? n->col : 0, "%s", msg);
+	free(msg);
 }
 
 const struct ynode *
@@ -107,6 +125,21 @@ imp_ignore_unknown(struct imp *im, const struct ynode *m, const char *const *kno
 	}
 }
 
+int
+imp_bool(struct imp *im, const struct ynode *n, const char *what)
+{
+	static const char *const words[] = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF",
+		"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"};
+	if (!n)
+		return -1;
+	for (size_t i = 0; n->kind == Y_SCALAR && n->plain && i < sizeof words / sizeof *words; i++)
+		if (!strcmp(n->str, words[i]))
+			return i >= 9;
+	imp_bad(im, n, "%s must be true or false (unquoted: upstream's reader takes a quoted string as true, whatever it says)",
+		what);
+	return -1;
+}
+
 void
 imp_q(struct sb *s, const char *v)
 {
@@ -120,28 +153,6 @@ imp_q(struct sb *s, const char *v)
 			sb_addc(s, *v);
 	}
 	sb_addc(s, '"');
-}
-
-void
-imp_list_add(char **list, const char *w)
-{
-	char *old = *list;
-	*list = old ? xasprintf("%s, %s", old, w) : xstrdup(w);
-	free(old);
-}
-
-int
-imp_in_list(const char *list, const char *w)
-{
-	size_t l = strlen(w);
-	for (const char *p = list; p && *p;) {
-		size_t n = strcspn(p, ", ");
-		if (n == l && !strncmp(p, w, l))
-			return 1;
-		p += n;
-		p += strspn(p, ", ");
-	}
-	return 0;
 }
 
 /* ---- what is not training -------------------------------------------------- */
@@ -233,6 +244,8 @@ do_general(struct imp *im, struct sb *o)
 	imp_ignore_unknown(im, g, known, "general.");
 	const struct ynode *w = imp_get(im, g, "workload", Y_SCALAR, 1), *t = imp_get(im, g, "workload_type", Y_SCALAR, 1);
 	const struct ynode *fw = imp_get(im, g, "framework", Y_SCALAR, 0), *ver = imp_get(im, g, "gsw_version", Y_SCALAR, 0);
+	if (ver)
+		imp_check(im, ver, &imp_t_name);     /* written into a comment of the output */
 	if (w && !imp_check(im, w, &imp_t_name)) {
 		sb_addf(o, "workload: %s\n", w->str);
 		imp_note(im, w, "save the output as workloads/%s.yaml: the file name must match the workload", w->str);
@@ -283,9 +296,13 @@ imp_free(struct imp *im)
 {
 	for (size_t i = 0; i < im->nimgs; i++) {
 		free(im->imgs[i].key);
-		free(im->imgs[i].gpus);
+		sb_free(&im->imgs[i].gpus);
 	}
 	free(im->imgs);
+	index_free(&im->img_refs);
+	index_free(&im->img_keys);
+	index_free(&im->repo_keys);
+	index_free(&im->hf_names);
 	free(im->train_image);
 	free(im->model);
 	if (im->wl)
@@ -296,7 +313,8 @@ imp_free(struct imp *im)
 	sb_free(&im->extra_repos);
 	sb_free(&im->venv_git);
 	sb_free(&im->venv_pip);
-	sb_free(&im->sizes);
+	free(im->sizes);
+	index_free(&im->size_set);
 }
 
 static void
@@ -320,9 +338,15 @@ convert(struct imp *im, struct sb *o)
 	imp_models(im, &models);
 	imp_measure(im, &measure);
 	imp_train(im, &train);
+	/* The file's name goes into a comment: a control character (a newline
+	 * would end the comment) is written as '?'. */
+	char *name = xstrdup(base ? base + 1 : im->file);
+	for (char *c = name; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
 	sb_addf(o, "# Imported by llmb import from upstream %s. Every TODO below is something the\n"
-		   "# upstream keeps outside metadata.yaml; llmb check refuses the file until they are filled.\n",
-		base ? base + 1 : im->file);
+		   "# upstream keeps outside metadata.yaml; llmb check refuses the file until they are filled.\n", name);
+	free(name);
 	sb_add(o, head.buf ? head.buf : "");
 	if (im->repos.len || im->extra_repos.len)
 		sb_addf(o, "\nrepositories:\n%s%s", im->repos.buf ? im->repos.buf : "", im->extra_repos.buf ? im->extra_repos.buf : "");
@@ -337,14 +361,14 @@ convert(struct imp *im, struct sb *o)
 int
 cmd_import(int argc, char **argv)
 {
-	static const char usage[] = "usage: llmb import [--top DIR] [-o OUT.yaml] metadata.yaml\n"
+	static const char usage[] = "usage: llmb import [--top DIR] [-o OUT.yaml|-] metadata.yaml\n"
 		"Converts an upstream recipe (metadata.yaml, releases 25.07-26.06) into an llmb workload;\n"
 		"model dimensions and FLOPs come from the llmb checkout DIR (default .) when it knows the model.\n"
 		"Exit 0: complete; 1: converted, with gaps listed as errors; 2: bad input;\n"
 		"3: not a training recipe (inference, microbenchmark, rl): nothing converted.\n";
 	static const struct option lo[] = {{"output", required_argument, 0, 'o'}, {"top", required_argument, 0, 't'},
 		{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-	const char *out = NULL, *top = ".";
+	const char *out = NULL, *top = ".";     /* out NULL or "-": stdout */
 	optind = 1;
 	for (int c; (c = getopt_long(argc, argv, "o:h", lo, NULL)) != -1;) {
 		if (c == 'o')
@@ -363,6 +387,12 @@ cmd_import(int argc, char **argv)
 		fputs(usage, stderr);
 		return 2;
 	}
+	if (out && !strcmp(out, "-"))
+		out = NULL;
+	/* Only a regular file (or nothing) is replaced: never a device, a
+	 * FIFO, a directory or a link such as /dev/stdout. */
+	if (out && out_path_ok("llmb import", out) < 0)
+		return 2;
 	struct imp im = {.file = argv[optind], .top = top};
 	/* The loader's complaints are said only about a file that is converted. */
 	struct sb held = {0};

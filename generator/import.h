@@ -16,6 +16,7 @@
 #ifndef LLMB_IMPORT_H
 #define LLMB_IMPORT_H
 
+#include "htab.h"
 #include "schema.h"
 #include "util.h"
 #include "yamlload.h"
@@ -23,7 +24,7 @@
 struct img {
 	char *key;
 	const struct ynode *ref;    /* upstream url */
-	char *gpus;                 /* explicit GPU types, ", "-separated */
+	struct sb gpus;             /* explicit GPU types, ", "-separated */
 	int dflt;                   /* listed under by_gpu default or without by_gpu */
 };
 
@@ -39,10 +40,16 @@ struct imp {
 	struct ydoc *wl;            /* llmb's workloads/<model>.yaml, when there */
 	struct ydoc *mbt;           /* llmb's Megatron-Bridge model table */
 	struct img *imgs;
-	size_t nimgs;
+	size_t nimgs, imgs_cap;
+	struct pindex img_refs;     /* image url -> its imgs index */
+	struct pindex img_keys;     /* image keys, a set */
+	struct pindex repo_keys;    /* keys of repositories and extra_repos, a set */
+	struct pindex hf_names;     /* names of the download tasks, a set */
 	char *train_image;          /* key of the training image */
 	struct sb repos, venv_git, venv_pip, extra_repos;
-	struct sb sizes;            /* model sizes of the configs, one a line */
+	const struct ynode **sizes; /* model sizes of the configs, first mention of each */
+	size_t nsizes, sizes_cap;
+	struct pindex size_set;
 };
 
 extern const struct ytype imp_t_name, imp_t_url, imp_t_sha, imp_t_image, imp_t_str;
@@ -57,11 +64,12 @@ const struct ynode *imp_get(struct imp *im, const struct ynode *m, const char *k
 int imp_check(struct imp *im, const struct ynode *n, const struct ytype *t);
 /* A note for each key of m not in known. */
 void imp_ignore_unknown(struct imp *im, const struct ynode *m, const char *const *known, const char *where);
+/* A boolean as upstream's reader (PyYAML, YAML 1.1) takes a plain scalar:
+ * true/yes/on 1, false/no/off 0 (any case it knows); anything else is bad,
+ * and absent (n NULL) is -1 without a word. */
+int imp_bool(struct imp *im, const struct ynode *n, const char *what);
 /* A double-quoted YAML scalar. */
 void imp_q(struct sb *s, const char *v);
-/* ", "-separated word lists. */
-void imp_list_add(char **list, const char *w);
-int imp_in_list(const char *list, const char *w);
 
 /* importsrc.c */
 void imp_images(struct imp *im, struct sb *o);

@@ -47,7 +47,8 @@ recipe_name(const struct imp *im, const char *size)
 		if (!sz || sz->kind != Y_SCALAR || strcmp(sz->str, size) || !a || a->kind != Y_SEQ)
 			continue;
 		for (size_t j = 0; j + 1 < a->nkids; j++)
-			if (!strcmp(a->kids[j]->str, "--model_recipe_name") && valid_name(a->kids[j + 1]->str))
+			if (a->kids[j]->kind == Y_SCALAR && !strcmp(a->kids[j]->str, "--model_recipe_name") &&
+			    a->kids[j + 1]->kind == Y_SCALAR && valid_name(a->kids[j + 1]->str))
 				return a->kids[j + 1]->str;
 	}
 	return NULL;
@@ -66,18 +67,21 @@ void
 imp_mb_train(struct imp *im, struct sb *o, const struct ynode *ls)
 {
 	const struct ynode *run = ymap_get(im->root, "run");
+	const struct ynode *wt = ymap_get(ymap_get(im->root, "general"), "workload_type");
 	const char *script = ls ? ls->str : "launch.sh";
 	const char *family = NULL, *extra = "";
-	for (size_t i = 0; im->model && i < sizeof families / sizeof *families; i++)
-		if (!strcmp(families[i].model, im->model) && !strcmp(ymap_get(ymap_get(im->root, "general"), "workload_type")->str,
-			"pretrain")) {
+	/* A workload_type missing or not a string is an error of the general
+	 * section already; here it only means no known family. */
+	int pretrain = wt && wt->kind == Y_SCALAR && !strcmp(wt->str, "pretrain");
+	for (size_t i = 0; pretrain && im->model && i < sizeof families / sizeof *families; i++)
+		if (!strcmp(families[i].model, im->model)) {
 			family = families[i].family;
 			extra = families[i].extra;
 		}
 	int have_mb = im->repos.buf && strstr(im->repos.buf, "\n  megatron_bridge:\n") ? 1 :
 		im->repos.buf && !strncmp(im->repos.buf, "  megatron_bridge:\n", 19);
 	int hf = ymap_get(im->root, "downloads") != NULL;
-	if (im->sizes.len)
+	if (im->nsizes)
 		imp_gap(im, im->gpu_configs, "each row's Megatron-Bridge recipe name and compute dtype (--model_recipe_name, "
 			"--compute_dtype) and environment: %s and perf_plugins.py choose them per GPU type, size and dtype; "
 			"fill in args and env", script);

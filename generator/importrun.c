@@ -5,6 +5,7 @@
  * measurement window of the launcher's parse script, and the training job
  * of the nemo, sbatch and configured_sbatch launchers (megatron_bridge:
  * importmb.c). */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,39 +33,51 @@ scales_ok(struct imp *im, const struct ynode *s, const char *what)
 			imp_bad(im, s->kids[i], "a scale must be a whole number of GPUs, at least 1");
 			return 0;
 		}
+		/* YAML 1.1 (upstream's reader, PyYAML) takes a plain 010 as
+		 * octal 8 and 08 as a string; YAML 1.2 as 10 and 8. Refused
+		 * rather than guessed: the row would run at a scale upstream's
+		 * does not. */
+		if (*v == '0') {
+			if (s->kids[i]->plain && strspn(v, "01234567") == strlen(v))
+				imp_bad(im, s->kids[i], "scale %s has a leading zero: ambiguous, upstream's YAML 1.1 reader takes it as "
+					"octal %ld, a YAML 1.2 reader as %ld; write the number of GPUs without it", v, strtol(v, NULL, 8),
+					strtol(v, NULL, 10));
+			else
+				imp_bad(im, s->kids[i], "scale %s has a leading zero: ambiguous, upstream's YAML 1.1 reader takes it as "
+					"%s, a YAML 1.2 reader as %ld; write the number of GPUs without it", v,
+					s->kids[i]->plain ? "a string, not a number" : "the string it is", strtol(v, NULL, 10));
+			return 0;
+		}
 	}
 	return 1;
 }
 
-static int
-is_true(const struct ynode *n)
-{
-	return n && n->kind == Y_SCALAR && (!strcmp(n->str, "true") || !strcmp(n->str, "True"));
-}
-
 /* Normalises dtypes (string, list, or mapping dtype -> scales or
- * {scales, exact_scales, proxy_scales}) as llmb-run does; returns the
- * count. proxy_scales of the model config serve every dtype without its own. */
+ * {scales, exact_scales, proxy_scales}) as llmb-run does into *out (as
+ * many as there are; freed by the caller); returns the count. proxy_scales
+ * of the model config serve every dtype without its own. */
 static size_t
-dtypes_of(struct imp *im, const struct ynode *mc, struct dt *out, size_t max)
+dtypes_of(struct imp *im, const struct ynode *mc, struct dt **out)
 {
 	const struct ynode *d = imp_get(im, mc, "dtypes", -1, 1), *sc = ymap_get(mc, "scales");
 	const struct ynode *px = ymap_get(mc, "proxy_scales");
-	int exact = is_true(ymap_get(mc, "exact_scales"));
+	int exact = imp_bool(im, ymap_get(mc, "exact_scales"), "exact_scales") == 1;
 	size_t n = 0;
+	*out = NULL;
 	if (!d || (px && !scales_ok(im, px, "proxy_scales")))
 		return 0;
+	struct dt *o = *out = xcalloc(d->kind == Y_SCALAR ? 1 : d->nkids + 1, sizeof *o);
 	if (d->kind == Y_SCALAR || d->kind == Y_SEQ) {
 		if (!scales_ok(im, sc ? sc : mc, "scales"))
 			return 0;
 		if (d->kind == Y_SCALAR)
-			out[n++] = (struct dt){d, sc, px, exact};
-		for (size_t i = 0; d->kind == Y_SEQ && i < d->nkids && n < max; i++)
-			out[n++] = (struct dt){d->kids[i], sc, px, exact};
+			o[n++] = (struct dt){d, sc, px, exact};
+		for (size_t i = 0; d->kind == Y_SEQ && i < d->nkids; i++)
+			o[n++] = (struct dt){d->kids[i], sc, px, exact};
 	} else {
 		if (sc)
 			imp_note(im, sc, "scales are ignored: the dtypes mapping gives them (as llmb-run does)");
-		for (size_t i = 0; i < ymap_len(d) && n < max; i++) {
+		for (size_t i = 0; i < ymap_len(d); i++) {
 			const struct ynode *v = ymap_val(d, i), *s = v, *e = NULL, *p = px;
 			if (v->kind == Y_MAP) {
 				s = ymap_get(v, "scales");
@@ -77,41 +90,37 @@ dtypes_of(struct imp *im, const struct ynode *mc, struct dt *out, size_t max)
 			}
 			if (!scales_ok(im, s ? s : v, "scales"))
 				continue;
-			out[n++] = (struct dt){ymap_key(d, i), s, p, e ? is_true(e) : exact};
+			o[n++] = (struct dt){ymap_key(d, i), s, p, e ? imp_bool(im, e, "exact_scales") == 1 : exact};
 		}
 	}
 	for (size_t i = 0; i < n; i++)
-		if (out[i].name->kind != Y_SCALAR || imp_check(im, out[i].name, &imp_t_name))
+		if (o[i].name->kind != Y_SCALAR || imp_check(im, o[i].name, &imp_t_name))
 			return 0;
 	return n;
 }
 
-static int
-same_scales(const struct ynode *a, const struct ynode *b)
+/* A dtype's row key: its scales (and, outside proxy rows, whether they
+ * are exact), so that dtypes sharing a row are found by hashing. */
+static char *
+row_key(const struct dt *d, int proxy)
 {
-	if (!a || !b)
-		return a == b;
-	if (a->nkids != b->nkids)
-		return 0;
-	for (size_t i = 0; i < a->nkids; i++)
-		if (strcmp(a->kids[i]->str, b->kids[i]->str))
-			return 0;
-	return 1;
+	const struct ynode *sc = proxy ? d->proxy : d->scales;
+	struct sb k = {0};
+	sb_addc(&k, proxy ? 'p' : d->exact ? 'e' : 'i');
+	for (size_t i = 0; i < sc->nkids; i++)
+		sb_addf(&k, ",%s", sc->kids[i]->str);
+	return sb_steal(&k);
 }
 
-/* One row of dtypes d[i] and those after it with the same scales. */
+/* One row of dtype d[i] and those after it with the same scales (the
+ * chain next[] links them, SIZE_MAX ends it). */
 static void
-row(struct imp *im, struct sb *o, const char *gpu, const char *size, struct dt *d, size_t n, size_t i, int *done, int proxy)
+row(struct imp *im, struct sb *o, const char *gpu, const char *size, const struct dt *d, const size_t *next, size_t i, int proxy)
 {
 	const struct ynode *sc = proxy ? d[i].proxy : d[i].scales;
 	sb_addf(o, "  - gpu: %s\n    size: %s\n    dtype: [%s", gpu, size, d[i].name->str);
-	for (size_t j = i + 1; j < n; j++) {
-		const struct ynode *sj = proxy ? d[j].proxy : d[j].scales;
-		if (!done[j] && same_scales(sc, sj) && (proxy || d[i].exact == d[j].exact)) {
-			sb_addf(o, ", %s", d[j].name->str);
-			done[j] = 1;
-		}
-	}
+	for (size_t j = next[i]; j != SIZE_MAX; j = next[j])
+		sb_addf(o, ", %s", d[j].name->str);
 	sb_add(o, "]\n    scales: [");
 	for (size_t k = 0; k < sc->nkids; k++)
 		sb_addf(o, "%s%s", k ? ", " : "", sc->kids[k]->str);
@@ -126,6 +135,41 @@ row(struct imp *im, struct sb *o, const char *gpu, const char *size, struct dt *
 			 sc->kids[sc->nkids - 1]->str);
 }
 
+/* The rows of n dtypes (proxy: of those with proxy_scales), each in the
+ * order of its first dtype. */
+static void
+rows(struct imp *im, struct sb *o, const char *gpu, const char *size, const struct dt *d, size_t n, int proxy)
+{
+	struct pindex first = {0};      /* row key -> its first dtype */
+	size_t *next = xcalloc(n + 1, sizeof *next), *last = xcalloc(n + 1, sizeof *last);
+	for (size_t i = 0; i < n; i++) {
+		next[i] = SIZE_MAX;
+		if (proxy && !d[i].proxy)
+			continue;
+		char *k = row_key(&d[i], proxy);
+		long f = index_get(&first, k);
+		if (f < 0) {
+			index_add(&first, k, i);
+			last[i] = i;
+		} else {
+			next[last[f]] = i;
+			last[f] = i;
+		}
+		free(k);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (proxy && !d[i].proxy)
+			continue;
+		char *k = row_key(&d[i], proxy);
+		if (index_get(&first, k) == (long)i)
+			row(im, o, gpu, size, d, next, i, proxy);
+		free(k);
+	}
+	free(next);
+	free(last);
+	index_free(&first);
+}
+
 static void
 config_rows(struct imp *im, const struct ynode *gpu, const struct ynode *mc, struct sb *o)
 {
@@ -134,23 +178,20 @@ config_rows(struct imp *im, const struct ynode *gpu, const struct ynode *mc, str
 	const struct ynode *size = imp_get(im, mc, "model_size", Y_SCALAR, 1);
 	if (!size || imp_check(im, size, &imp_t_name))
 		return;
-	char *pat = xasprintf("\n%s\n", size->str), *have = xasprintf("\n%s", im->sizes.buf ? im->sizes.buf : "");
-	if (!strstr(have, pat))
-		sb_addf(&im->sizes, "%s\n", size->str);
-	free(pat);
-	free(have);
-	struct dt d[16];
-	size_t n = dtypes_of(im, mc, d, 16);
-	int *done = xcalloc(n + 1, sizeof *done);
-	for (size_t i = 0; i < n; i++)
-		if (!done[i])
-			row(im, o, gpu->str, size->str, d, n, i, done, 0);
+	if (index_get(&im->size_set, size->str) < 0) {
+		index_add(&im->size_set, size->str, im->nsizes);
+		if (im->nsizes == im->sizes_cap) {
+			im->sizes_cap = im->sizes_cap ? 2 * im->sizes_cap : 8;
+			im->sizes = xrealloc(im->sizes, im->sizes_cap * sizeof *im->sizes);
+		}
+		im->sizes[im->nsizes++] = size;
+	}
+	struct dt *d;
+	size_t n = dtypes_of(im, mc, &d);
+	rows(im, o, gpu->str, size->str, d, n, 0);
 	/* Proxy rows: the shrunken runs of proxy_scales, planned only when asked. */
-	memset(done, 0, (n + 1) * sizeof *done);
-	for (size_t i = 0; i < n; i++)
-		if (!done[i] && d[i].proxy)
-			row(im, o, gpu->str, size->str, d, n, i, done, 1);
-	free(done);
+	rows(im, o, gpu->str, size->str, d, n, 1);
+	free(d);
 }
 
 void
@@ -173,28 +214,12 @@ imp_configs(struct imp *im, struct sb *o)
 				imp_bad(im, mcs->kids[i], "a model config must be {model_size, dtypes, scales}");
 		}
 	}
-	if (im->sizes.len)
+	if (im->nsizes)
 		imp_gap(im, gc, "the parallelism of each config row (tp, pp, cp, ep, vp, mbs, gbs as launch.sh sets them per GPU type) "
 		    "is not in metadata.yaml: fill in params");
 }
 
 /* ---- models and FLOPs ------------------------------------------------------ */
-
-/* The first model_size node of size (where its gap is said). */
-static const struct ynode *
-size_node(const struct imp *im, const char *size)
-{
-	const struct ynode *gc = im->gpu_configs;
-	for (size_t g = 0; g < ymap_len(gc); g++) {
-		const struct ynode *mcs = ymap_get(ymap_val(gc, g), "model_configs");
-		for (size_t i = 0; mcs && mcs->kind == Y_SEQ && i < mcs->nkids; i++) {
-			const struct ynode *s = ymap_get(mcs->kids[i], "model_size");
-			if (s && s->kind == Y_SCALAR && !strcmp(s->str, size))
-				return s;
-		}
-	}
-	return gc;
-}
 
 static int
 number(const char *s)
@@ -235,24 +260,23 @@ dims(struct imp *im, struct sb *o, const char *size, const char **from)
 void
 imp_models(struct imp *im, struct sb *o)
 {
-	if (!im->sizes.len)
+	if (!im->nsizes)
 		return;
 	struct sb rows = {0};
 	int unknown = 0;
 	const char *from = NULL;
-	for (const char *p = im->sizes.buf; *p; p = strchr(p, '\n') + 1) {
-		char *size = xstrndup(p, strcspn(p, "\n"));
+	for (size_t i = 0; i < im->nsizes; i++) {
+		const char *size = im->sizes[i]->str;
 		sb_addf(&rows, "  %s: ", size);
 		if (!dims(im, &rows, size, &from)) {
 			sb_add(&rows, "{}");
 			unknown++;
-			imp_gap(im, size_node(im, size), "model dimensions of size '%s' (layers, hidden, heads, vocab, ...; for FLOPs "
+			imp_gap(im, im->sizes[i], "model dimensions of size '%s' (layers, hidden, heads, vocab, ...; for FLOPs "
 				"and parameters) are not in metadata.yaml%s: fill in models.%s", size,
 				!im->model ? " and llmb does not know the model" : im->wl || im->mbt ? ", nor has llmb this size of the model"
 				: " and the llmb checkout (--top) has no recipe or table of the model", size);
 		}
 		sb_add(&rows, "\n");
-		free(size);
 	}
 	if (unknown)
 		sb_add(o, "\n# TODO model dimensions per size (layers, hidden, ffn_hidden, heads, query_groups, vocab):\n"
@@ -290,7 +314,7 @@ void
 imp_measure(struct imp *im, struct sb *o)
 {
 	const struct ynode *g = ymap_get(im->root, "general"), *ver = ymap_get(g, "gsw_version");
-	const char *v = ver && ver->kind == Y_SCALAR ? ver->str : NULL;
+	const char *v = ver && ver->kind == Y_SCALAR && valid_name(ver->str) ? ver->str : NULL;
 	if (!strcmp(im->launcher, "nemo")) {
 		/* parse_train_timing.sh: 11-44 in 25.07, 35-44 from 25.08 on (zero-based). */
 		const char *win = v && !strcmp(v, "25.07") ? "[11, 44]" : "[35, 44]";

@@ -47,31 +47,34 @@ image_add(struct imp *im, const struct ynode *item, const char *gpu)
 		imp_bad(im, url, "image '%s' is not in enroot form registry#path:tag (write '#' after the registry)", url->str);
 		return NULL;
 	}
-	struct img *m = NULL;
-	for (size_t i = 0; i < im->nimgs && !m; i++)
-		if (!strcmp(im->imgs[i].ref->str, url->str))
-			m = &im->imgs[i];
+	long at = index_get(&im->img_refs, url->str);
+	struct img *m = at >= 0 ? &im->imgs[at] : NULL;
 	if (!m) {
+		/* The key: the image's base name, its tag added when another
+		 * image has that name, a number when that is taken too or the
+		 * result is no name. */
 		char *key = image_base(url->str);
-		for (size_t i = 0; i < im->nimgs; i++) {
-			if (!strcmp(im->imgs[i].key, key)) {
-				const char *tag = strrchr(url->str, ':');
-				char *k2 = tag && !strchr(tag, '/') ? xasprintf("%s-%s", key, tag + 1) : xasprintf("%s-%zu", key, im->nimgs + 1);
-				if (!valid_name(k2)) {
-					free(k2);
-					k2 = xasprintf("%s-%zu", key, im->nimgs + 1);
-				}
-				free(key);
-				key = k2;
-				break;
+		if (!valid_name(key) || index_get(&im->img_keys, key) >= 0) {
+			const char *tag = strrchr(url->str, ':');
+			char *k2 = valid_name(key) && tag && !strchr(tag, '/') ? xasprintf("%s-%s", key, tag + 1) : NULL;
+			for (size_t n = im->nimgs + 1; !k2 || !valid_name(k2) || index_get(&im->img_keys, k2) >= 0; n++) {
+				free(k2);
+				k2 = xasprintf("%s-%zu", valid_name(key) && strlen(key) < 40 ? key : "image", n);
 			}
+			free(key);
+			key = k2;
 		}
-		im->imgs = xrealloc(im->imgs, (im->nimgs + 1) * sizeof *im->imgs);
+		if (im->nimgs == im->imgs_cap) {
+			im->imgs_cap = im->imgs_cap ? 2 * im->imgs_cap : 4;
+			im->imgs = xrealloc(im->imgs, im->imgs_cap * sizeof *im->imgs);
+		}
+		index_add(&im->img_refs, url->str, im->nimgs);
+		index_add(&im->img_keys, key, im->nimgs);
 		m = &im->imgs[im->nimgs++];
-		*m = (struct img){key, url, NULL, 0};
+		*m = (struct img){key, url, {0}, 0};
 	}
 	if (gpu)
-		imp_list_add(&m->gpus, gpu);
+		sb_addf(&m->gpus, "%s%s", m->gpus.len ? ", " : "", gpu);
 	else
 		m->dflt = 1;
 	return m;
@@ -118,6 +121,8 @@ imp_images(struct imp *im, struct sb *o)
 		for (size_t i = 0; i < ymap_len(by); i++) {
 			const struct ynode *k = ymap_key(by, i);
 			int isdef = !strcmp(k->str, "default");
+			if (!isdef && imp_check(im, k, &imp_t_name))
+				continue;       /* a GPU type is written into the output's gpus lists */
 			const char *first = image_list(im, ymap_val(by, i), isdef ? NULL : k->str);
 			if (isdef)
 				dflt = first;
@@ -138,6 +143,9 @@ imp_images(struct imp *im, struct sb *o)
 		}
 	}
 	/* A by_gpu default serves the GPU types without their own entry. */
+	struct pindex bykeys = {0};
+	for (size_t i = 0; i < ymap_len(by); i++)
+		index_add(&bykeys, ymap_key(by, i)->str, i);
 	sb_add(o, "\nimages:\n");
 	for (size_t i = 0; i < im->nimgs; i++) {
 		struct img *m = &im->imgs[i];
@@ -145,19 +153,23 @@ imp_images(struct imp *im, struct sb *o)
 		imp_q(o, m->ref->str);
 		sb_add(o, "\n");
 		if (by) {
-			char *gl = m->gpus ? xstrdup(m->gpus) : NULL;
+			/* m's own GPU types (keys of by_gpu), then for the default
+			 * image those of gpu_configs that by_gpu does not name. */
+			struct sb gl = {0};
+			sb_add(&gl, m->gpus.buf ? m->gpus.buf : "");
 			const struct ynode *gc = im->gpu_configs;
 			for (size_t g = 0; m->dflt && gc && g < ymap_len(gc); g++) {
 				const char *name = ymap_key(gc, g)->str;
-				if (!ymap_get(by, name) && !imp_in_list(gl, name))
-					imp_list_add(&gl, name);
+				if (index_get(&bykeys, name) < 0)
+					sb_addf(&gl, "%s%s", gl.len ? ", " : "", name);
 			}
-			if (gl)
-				sb_addf(o, "    gpus: [%s]\n", gl);
-			free(gl);
+			if (gl.len)
+				sb_addf(o, "    gpus: [%s]\n", gl.buf);
+			sb_free(&gl);
 		}
 		sb_addf(o, "    source: \"upstream metadata.yaml container.images%s\"\n", by ? " (by_gpu)" : "");
 	}
+	index_free(&bykeys);
 }
 
 /* ---- repositories --------------------------------------------------------- */
@@ -175,6 +187,11 @@ repo_entry(struct imp *im, struct sb *o, const char *key, const struct ynode *r,
 		imp_bad(im, r, "repository key '%s' is not a name ([A-Za-z0-9] then [A-Za-z0-9._+-])", key);
 		return;
 	}
+	if (index_get(&im->repo_keys, key) >= 0) {
+		imp_bad(im, r, "repository key '%s' is there twice (a per-GPU pin is kept as <key>_<gpu>)", key);
+		return;
+	}
+	index_add(&im->repo_keys, key, 0);
 	sb_addf(o, "  %s:\n    url: ", key);
 	imp_q(o, url->str);
 	sb_add(o, "\n    commit: ");
@@ -206,14 +223,22 @@ imp_repos(struct imp *im)
 		repo_entry(im, &im->repos, ymap_key(dflt, i)->str, ymap_val(dflt, i), NULL, NULL);
 	for (size_t g = 0; g < ymap_len(by); g++) {
 		const struct ynode *gk = ymap_key(by, g), *gv = ymap_val(by, g);
-		if (!strcmp(gk->str, "default") || gv->kind != Y_MAP)
+		if (!strcmp(gk->str, "default") || imp_check(im, gk, &imp_t_name))
 			continue;
+		if (gv->kind != Y_MAP) {
+			imp_bad(im, gv, "repositories.by_gpu.%s must be a mapping of repositories", gk->str);
+			continue;
+		}
 		for (size_t i = 0; i < ymap_len(gv); i++) {
 			const char *key = ymap_key(gv, i)->str;
 			const struct ynode *d = ymap_get(dflt, key);
 			const struct ynode *sha = ymap_get(ymap_val(gv, i), "commit");
-			if (d && sha && !strcmp(ystr(d, "commit", ""), sha->str))
+			if (d && sha && sha->kind == Y_SCALAR && !strcmp(ystr(d, "commit", ""), sha->str))
 				continue;
+			if (!valid_name(key)) {
+				imp_bad(im, ymap_key(gv, i), "repository key '%s' is not a name ([A-Za-z0-9] then [A-Za-z0-9._+-])", key);
+				continue;
+			}
 			char *k2 = xasprintf("%s_%s", key, gk->str);
 			repo_entry(im, &im->repos, k2, ymap_val(gv, i), d, gk->str);
 			sb_addf(&im->repos, "    # TODO per-GPU pin: the venv installs '%s' for every GPU type (one venv per workload)\n", key);
@@ -229,12 +254,7 @@ imp_repos(struct imp *im)
 static int
 repo_known(const struct imp *im, const char *key)
 {
-	char *pat = xasprintf("\n  %s:\n", key), *all = xasprintf("\n%s%s", im->repos.buf ? im->repos.buf : "",
-		im->extra_repos.buf ? im->extra_repos.buf : "");
-	int r = strstr(all, pat) != NULL;
-	free(pat);
-	free(all);
-	return r;
+	return index_get(&im->repo_keys, key) >= 0;
 }
 
 static void
@@ -275,6 +295,12 @@ pip_entry(struct imp *im, const struct ynode *e)
 		if (imp_check(im, url, &imp_t_url) || imp_check(im, sha, &imp_t_sha))
 			return;
 		repo = xasprintf("%s%s", pkg->str, repo_known(im, pkg->str) ? "_pip" : "");
+		if (repo_known(im, repo) || !valid_name(repo)) {
+			imp_bad(im, pkg, "pip dependency '%s' by URL: no repository key for it ('%s' is taken or too long)", pkg->str, repo);
+			free(repo);
+			return;
+		}
+		index_add(&im->repo_keys, repo, 0);
 		sb_addf(&im->extra_repos, "  %s:\n    url: ", repo);
 		imp_q(&im->extra_repos, url->str);
 		sb_add(&im->extra_repos, "\n    commit: ");
@@ -291,11 +317,8 @@ pip_entry(struct imp *im, const struct ynode *e)
 		sb_add(o, ", install_target: ");
 		imp_q(o, tgt->str);
 	}
-	if (ed) {
-		if (strcmp(ed->str, "true") && strcmp(ed->str, "false"))
-			imp_bad(im, ed, "editable must be true or false");
-		sb_addf(o, ", editable: %s", ed->str);
-	}
+	if (ed)
+		sb_addf(o, ", editable: %s", imp_bool(im, ed, "editable") == 1 ? "true" : "false");
 	sb_add(o, "}\n");
 	free(repo);
 }
@@ -306,7 +329,7 @@ git_entry(struct imp *im, const struct ynode *name, const struct ynode *e)
 	const struct ynode *rk = imp_get(im, e, "repo_key", Y_SCALAR, 1);
 	const struct ynode *m = imp_get(im, e, "install_method", Y_MAP, 1);
 	const struct ynode *type = imp_get(im, m, "type", Y_SCALAR, m != NULL), *path = imp_get(im, m, "path", Y_SCALAR, 0);
-	if (!rk || !type)
+	if (!rk || !type || imp_check(im, name, &imp_t_name))
 		return;
 	if (!repo_known(im, rk->str)) {
 		imp_bad(im, rk, "repo_key '%s' is not in repositories", rk->str);
@@ -385,7 +408,7 @@ imp_venv(struct imp *im, struct sb *o)
 		for (size_t i = 0; pip && i < pip->nkids; i++)
 			pip_entry(im, pip->kids[i]);
 	}
-	if (req && !strcmp(req->str, "false")) {
+	if (req && imp_bool(im, req, "venv_req") == 0) {
 		if (im->venv_git.len || im->venv_pip.len)
 			imp_note(im, req, "venv_req is false but dependencies are declared: they are installed into a venv anyway");
 		else
@@ -463,7 +486,7 @@ task_entry(struct imp *im, const struct ynode *t, struct sb *o)
 		imp_bad(im, jt, "job_type '%s': expected local, nemo2, srun or sbatch", type);
 	}
 	task_cmd(o, cmd->str);
-	int ongpu = gpus && !strcmp(gpus->str, "true");
+	int ongpu = imp_bool(im, gpus, "requires_gpus") == 1;
 	if (ongpu || strcmp(type, "local"))
 		sb_addf(o, "    gpus: %s\n", ongpu ? "true" : "false");
 	if (ongpu && im->train_image)
@@ -475,7 +498,11 @@ task_entry(struct imp *im, const struct ynode *t, struct sb *o)
 		sb_add(o, "    env:\n");
 		for (size_t i = 0; i < ymap_len(env); i++) {
 			const struct ynode *k = ymap_key(env, i), *v = ymap_val(env, i);
-			if (v->kind != Y_SCALAR || imp_check(im, k, &imp_t_name) || imp_check(im, v, &imp_t_str))
+			if (v->kind != Y_SCALAR) {
+				imp_bad(im, v, "task env %s must be a string, not %s", k->str, ykind_name(v->kind));
+				continue;
+			}
+			if (imp_check(im, k, &imp_t_name) || imp_check(im, v, &imp_t_str))
 				continue;
 			sb_addf(o, "      %s: ", k->str);
 			imp_q(o, v->str);
@@ -517,13 +544,11 @@ hf_task(struct imp *im, struct sb *o, const struct ynode *repo, const char *cons
 		return;
 	}
 	const char *base = strchr(repo->str, '/') + 1;
-	char *dup = xasprintf("  - name: hf-%s\n", base);
-	int seen = o->buf && strstr(o->buf, dup);
-	free(dup);
-	if (seen) {
+	if (index_get(&im->hf_names, base) >= 0) {
 		imp_note(im, repo, "%s is downloaded by an earlier entry already", repo->str);
 		return;
 	}
+	index_add(&im->hf_names, base, 0);
 	sb_addf(o, "  - name: hf-%s\n    cmd: [\"python3\", \"{top}/workloads/hf-assets.py\", \"--repo\", \"%s\"", base, repo->str);
 	for (size_t i = 0; i < nassets; i++)
 		sb_addf(o, ", \"--asset\", \"%s\"", assets[i]);
@@ -559,12 +584,14 @@ hf_cache_entry(struct imp *im, struct sb *o, const struct ynode *e)
 	size_t n = 2;
 	if (as) {
 		n = 0;
-		for (size_t i = 0; i < as->nkids && n < 2; i++) {
+		for (size_t i = 0; i < as->nkids; i++) {
 			const struct ynode *a = as->kids[i];
-			if (a->kind == Y_SCALAR && (!strcmp(a->str, "tokenizer") || !strcmp(a->str, "config")))
-				assets[n++] = !strcmp(a->str, "config") ? "config" : "tokenizer";
-			else
+			if (a->kind != Y_SCALAR || (strcmp(a->str, "tokenizer") && strcmp(a->str, "config")))
 				imp_bad(im, a, "asset: expected tokenizer or config");
+			else if ((n > 0 && !strcmp(assets[0], a->str)) || (n > 1 && !strcmp(assets[1], a->str)))
+				imp_note(im, a, "asset %s is listed twice", a->str);
+			else
+				assets[n++] = !strcmp(a->str, "config") ? "config" : "tokenizer";
 		}
 	}
 	if (rev && rev->kind == Y_SCALAR && *rev->str && strcmp(rev->str, "null") && strcmp(rev->str, "~"))
@@ -654,11 +681,16 @@ imp_tools(struct imp *im, struct sb *o)
 		struct sb w = {0};
 		if (v->kind == Y_SCALAR && valid_str(v->str))
 			sb_addf(&w, "%s", v->str);
-		for (size_t g = 0; by && by->kind == Y_MAP && g < ymap_len(by); g++)
-			if (ymap_val(by, g)->kind == Y_SCALAR && valid_name(ymap_key(by, g)->str) && valid_str(ymap_val(by, g)->str))
-				sb_addf(&w, "%s%s %s", g ? ", " : "", ymap_key(by, g)->str, ymap_val(by, g)->str);
+		for (size_t g = 0; by && by->kind == Y_MAP && g < ymap_len(by); g++) {
+			const struct ynode *gk = ymap_key(by, g), *gv = ymap_val(by, g);
+			if (gv->kind == Y_SCALAR && valid_name(gk->str) && valid_str(gv->str))
+				sb_addf(&w, "%s%s %s", w.len ? ", " : "", gk->str, gv->str);
+			else
+				imp_bad(im, gv, "tools.%s.by_gpu: expected {gpu: version}", k->str);
+		}
 		if (!w.len) {
 			imp_bad(im, v, "tools.%s: expected a version or {by_gpu: {gpu: version}}", k->str);
+			sb_free(&w);
 			continue;
 		}
 		for (char *c = w.buf; *c; c++)

@@ -9,6 +9,7 @@
 #include <yaml.h>
 
 #include "diag.h"
+#include "htab.h"
 #include "util.h"
 #include "yamlload.h"
 
@@ -37,16 +38,40 @@ newnode(enum ykind k, const yaml_node_t *n)
 	return y;
 }
 
+/* The kids array doubles: its capacity is the power of two at or above
+ * nkids (4 at least), so no field is needed and a list of n items costs
+ * O(n) copies, not the O(n^2) of growing by one. */
 static void
 addkid(struct ynode *p, struct ynode *k)
 {
-	p->kids = xrealloc(p->kids, (p->nkids + 1) * sizeof *p->kids);
+	size_t n = p->nkids;
+	if (n == 0 || (n >= 4 && !(n & (n - 1))))
+		p->kids = xrealloc(p->kids, (n ? 2 * n : 4) * sizeof *p->kids);
 	p->kids[p->nkids++] = k;
+}
+
+/* Mappings of more keys than this find duplicates through a hash index
+ * of their keys; smaller ones (nearly all of a recipe) by a scan. */
+#define MAP_SCAN_KEYS 16
+
+/* The first key of y named key, or NULL. */
+static const struct ynode *
+key_seen(const struct ynode *y, const struct pindex *x, const char *key)
+{
+	if (x->n) {
+		long i = index_get(x, key);
+		return i < 0 ? NULL : y->kids[i];
+	}
+	for (size_t i = 0; i + 1 < y->nkids; i += 2)
+		if (!strcmp(y->kids[i]->str, key))
+			return y->kids[i];
+	return NULL;
 }
 
 static struct ynode *
 convert_map(struct conv *c, yaml_node_t *n, struct ynode *y)
 {
+	struct pindex keys = {0};       /* key -> its kids index, past MAP_SCAN_KEYS keys */
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
 		yaml_node_t *kn = yaml_document_get_node(c->doc, p->key);
 		struct ynode *k = convert(c, p->key, &n->start_mark);
@@ -63,19 +88,23 @@ convert_map(struct conv *c, yaml_node_t *n, struct ynode *y)
 			ynode_free(k);
 			ynode_free(v);
 			continue;
-		} else {
-			for (size_t i = 0; i + 1 < y->nkids; i += 2) {
-				if (y->kids[i] && y->kids[i]->kind == Y_SCALAR && !strcmp(y->kids[i]->str, k->str)) {
-					diag_error(c->file, k->line, k->col, "duplicate key '%s' (first at %d:%d)",
-						   k->str, y->kids[i]->line, y->kids[i]->col);
-					c->bad = 1;
-					break;
-				}
-			}
+		}
+		const struct ynode *first = key_seen(y, &keys, k->str);
+		if (first) {
+			diag_error(c->file, k->line, k->col, "duplicate key '%s' (first at %d:%d)", k->str, first->line, first->col);
+			c->bad = 1;
+		} else if (keys.n) {
+			index_add(&keys, k->str, y->nkids);
+		} else if (y->nkids / 2 + 1 > MAP_SCAN_KEYS) {
+			for (size_t i = 0; i + 1 < y->nkids; i += 2)
+				if (index_get(&keys, y->kids[i]->str) < 0)
+					index_add(&keys, y->kids[i]->str, i);
+			index_add(&keys, k->str, y->nkids);
 		}
 		addkid(y, k);
 		addkid(y, v);
 	}
+	index_free(&keys);
 	return y;
 }
 

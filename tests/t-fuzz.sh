@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # A short fuzzing run of the recipe checker, the log parser, the history
-# reader and the archive reader (libFuzzer, address and undefined
-# sanitizers): 12 s each, no crash
-# allowed. `make
-# fuzz` runs the same targets longer. Needs clang with libFuzzer (in the
+# reader, the archive reader and the importer of upstream recipes
+# (libFuzzer, address and undefined sanitizers): 12 s each, no crash
+# allowed. `make fuzz` runs the same targets longer. Needs clang with libFuzzer (in the
 # test dependencies); skipped where it is missing. Inputs that crashed a
 # fuzzer once are kept in tests/fuzz/regress/ and run first.
 . "$(dirname "$0")/lib.sh"
@@ -24,7 +23,7 @@ done
 t_ok "the regress inputs wrote where TMPDIR pointed" test -n "$(ls -A "$TRASH/tmp")"
 
 secs=${LLMB_FUZZ_SECONDS:-12}
-for t in recipe log history archive; do
+for t in recipe log history archive import; do
 	TMPDIR="$TRASH/scratch" "$TOP/tests/fuzz/run.sh" "$secs" "$t" >"$TRASH/$t.out" 2>&1
 	st=$?
 	sed 's/^/# /' "$TRASH/$t.out"

@@ -152,6 +152,166 @@ done
 
 t_grep "bench/import.sh prints the per-release table" '^v26\.06\.01 +16 +0 +9 +7 ' <(LLMB=$LLMB "$TOP/bench/import.sh")
 
+# ---- hostile input ----------------------------------------------------------
+# Files from the internet: every value written into the output is a name
+# checked as one or a quoted string; bad input is an error at its place
+# (exit 2, nothing written); no size of input costs more than linear time.
+H=$TRASH/hostile
+mkdir -p "$H"
+# hostile NAME REGEX: $H/NAME.yaml refused: exit 2, an error matching
+# REGEX at file:line:col, nothing written.
+hostile() {
+	local rc=0
+	(cd "$H" && timeout 60 "$LLMB" import -o "$1.out" "$1.yaml") >/dev/null 2>"$H/$1.err" || rc=$?
+	t_ok "hostile $1: exit 2 (got $rc)" test "$rc" = 2
+	t_grep "hostile $1: the error at its place" "^$1\.yaml:[0-9]+:[0-9]+: error: $2" "$H/$1.err"
+	t_ok "hostile $1: nothing written" test ! -e "$H/$1.out"
+}
+# from TEMPLATE NAME VALUE: $H/NAME.yaml is $H/TEMPLATE.tmpl with @V@ replaced.
+from() {
+	local t
+	t=$(cat "$H/$1.tmpl")
+	printf '%s\n' "${t//@V@/$3}" >"$H/$2.yaml"
+}
+# imp NAME: converts $H/NAME.yaml to $H/NAME.out, diagnostics in $H/NAME.err.
+imp() { (cd "$H" && "$LLMB" import -o "$1.out" "$1.yaml") >/dev/null 2>"$H/$1.err"; }
+
+# A megatron_bridge recipe whose workload_type is missing, a mapping or a
+# list (each once a crash).
+f=$(awk '$1 == "v26.06.01" && $2 ~ /^llama3.1\// { print $3 }' "$U/index")
+sed '/^  workload_type: /d' "$U/$f" >"$H/wt-missing.yaml"
+sed 's/^  workload_type: .*/  workload_type: {pretrain: 1}/' "$U/$f" >"$H/wt-map.yaml"
+sed 's/^  workload_type: .*/  workload_type: [pretrain]/' "$U/$f" >"$H/wt-list.yaml"
+hostile wt-missing "missing key 'workload_type'"
+hostile wt-map "'workload_type' must be a scalar, not a mapping"
+hostile wt-list "'workload_type' must be a scalar, not a list"
+
+# Keys that would break out of the place they are written to in the output
+# (a by_gpu GPU type into an image's gpus list; a git dependency's key into
+# a pip entry) are refused as not names.
+printf '%s\n' 'general: {workload: nemotron4, workload_type: pretrain, framework: nemo2}' 'container:' '  images:' \
+	'    by_gpu:' "      default: ['nvcr.io#nvidia/nemo:25.07.01']" "      \"@V@\": ['nvcr.io#nvidia/nemo:25.07.01']" \
+	'run:' '  gpu_configs:' '    h100:' '      model_configs:' '        - {model_size: 15b, dtypes: [bf16], scales: [16]}' \
+	>"$H/bygpu.tmpl"
+printf '%s\n' 'general: {workload: nemotron4, workload_type: pretrain, framework: nemo2}' 'container:' \
+	"  images: ['nvcr.io#nvidia/nemo:25.07.01']" 'repositories:' \
+	'  nemo_run: {url: "https://github.com/NVIDIA/NeMo-Run.git", commit: "2ca3b41a2276f1f24bd462e8baeb28c2536aa7b1"}' \
+	'setup:' '  dependencies:' '    git:' '      "@V@": {repo_key: nemo_run, install_method: {type: pip}}' \
+	'run:' '  gpu_configs:' '    h100:' '      model_configs:' '        - {model_size: 15b, dtypes: [bf16], scales: [16]}' \
+	>"$H/git.tmpl"
+i=0
+for k in 'h100\n      evil: [1]' 'h100: x' 'h100 #x' '- h100' 'h1\"00' "h1'00" 'h100]\n    - {package: evil}' \
+	'x, repo: nemo_run}\n    - evil==1\n    - {package: y'; do
+	i=$((i + 1))
+	from bygpu "bygpu$i" "$k"
+	hostile "bygpu$i" "(control character 0x0a in a value: expected a name|'.*' is not a name)"
+	from git "git$i" "$k"
+	hostile "git$i" "(control character 0x0a in a value: expected a name|'.*' is not a name)"
+done
+# Good keys still convert (the same templates).
+from bygpu bygpu-ok b200
+from git git-ok nemo_run
+for n in bygpu-ok git-ok; do
+	rc=0
+	imp "$n" || rc=$?
+	t_ok "hostile $n: a good key converts (exit 1, its gaps; got $rc)" test "$rc" = 1
+done
+t_grep "hostile bygpu-ok: the GPU type in its image's gpus" '^    gpus: \[b200, h100\]$' "$H/bygpu-ok.out"
+t_grep "hostile git-ok: the pip entry of the git key" '^    - \{package: nemo_run, repo: nemo_run\}$' "$H/git-ok.out"
+# The file's name is written into a comment of the output.
+cp "$H/git-ok.yaml" "$H/nl
+evil: 1.yaml"
+(cd "$H" && "$LLMB" import -o nl.out "nl
+evil: 1.yaml") >/dev/null 2>&1
+t_grep "a newline in the file's name: the comment goes on" '^# Imported by llmb import from upstream nl\?evil: 1\.yaml\.' "$H/nl.out"
+t_nogrep "a newline in the file's name: no key of it" '^evil' "$H/nl.out"
+# A release is written into a comment of the output.
+sed 's/framework: nemo2}/framework: nemo2, gsw_version: "25.08\\nevil: 1"}/' "$H/git-ok.yaml" >"$H/ver-nl.yaml"
+hostile ver-nl "control character 0x0a in a value"
+
+# Scales with a leading zero: YAML 1.1 (upstream's reader) takes 010 as
+# octal 8, YAML 1.2 as 10; refused as ambiguous, never guessed.
+sed 's/scales: \[16\]/scales: [8, @V@]/' "$H/git-ok.yaml" >"$H/scale.tmpl"
+from scale scale-octal 010
+hostile scale-octal "scale 010 has a leading zero: ambiguous, upstream's YAML 1.1 reader takes it as octal 8, a YAML 1.2 reader as 10"
+from scale scale-08 08
+hostile scale-08 "scale 08 has a leading zero: ambiguous, upstream's YAML 1.1 reader takes it as a string"
+from scale scale-quoted "'016'"
+hostile scale-quoted "scale 016 has a leading zero: ambiguous"
+
+# Booleans as upstream's reader takes them: yes is true; a quoted 'false'
+# (true to Python) is refused.
+sed 's/scales: \[16\]}/scales: [16], exact_scales: @V@}/' "$H/git-ok.yaml" >"$H/exact.tmpl"
+for v in true yes; do
+	from exact "exact-$v" "$v"
+	imp "exact-$v"
+	sed -i "s/exact-$v/exact/" "$H/exact-$v.out" "$H/exact-$v.err"
+done
+t_cmp "exact_scales: yes is true, as upstream's reader takes it" "$H/exact-true.out" "$H/exact-yes.out"
+t_cmp "exact_scales: yes is true: the same diagnostics" "$H/exact-true.err" "$H/exact-yes.err"
+from exact exact-quoted "'false'"
+hostile exact-quoted "exact_scales must be true or false"
+
+# No silent caps: every dtype of a model config, every asset.
+sed "s/dtypes: \[bf16\]/dtypes: [$(seq -s ', ' -f 'd%02g' 1 20)]/" "$H/git-ok.yaml" >"$H/dtypes20.yaml"
+imp dtypes20
+t_grep "20 dtypes: all in the row" "dtype: \[$(seq -s ', ' -f 'd%02g' 1 20)\]" "$H/dtypes20.out"
+{
+	cat "$H/git-ok.yaml"
+	printf '%s\n' 'downloads:' '  huggingface:' '    - {repo_id: org/m, assets: [tokenizer, tokenizer, config]}'
+} >"$H/assets.yaml"
+imp assets
+t_grep "assets: config after a repeated tokenizer is kept" '"--asset", "tokenizer", "--asset", "config"' "$H/assets.out"
+t_grep "assets: the repeated one is said" 'note: asset tokenizer is listed twice' "$H/assets.err"
+{
+	cat "$H/git-ok.yaml"
+	printf '%s\n' 'tools:' '  nsys:' '    by_gpu: {h100: "2025.5.1", b200: [2025]}'
+} >"$H/tool-list.yaml"
+hostile tool-list "tools.nsys.by_gpu: expected \{gpu: version\}"
+sed 's/^  dependencies:$/  tasks: [{name: t, cmd: x.sh, env: {A: "1", B: {c: 1}}}]\n&/' "$H/git-ok.yaml" >"$H/task-env.yaml"
+hostile task-env "task env B must be a string, not a mapping"
+
+# Size: a mapping of 200,000 keys and a list of 100,000 items convert in
+# linear time (the time limit guards against a hang and measures nothing:
+# a quadratic duplicate-key check took minutes).
+{
+	cat "$H/git-ok.yaml"
+	seq -f 'k%g: 1' 1 200000
+} >"$H/keys.yaml"
+t_rc "200,000 unknown top-level keys: each a note, converted" 1 timeout 60 "$LLMB" import -o "$H/keys.out" "$H/keys.yaml"
+{
+	cat "$H/git-ok.yaml"
+	seq -f 'k%g: 1' 1 200000
+	echo 'k99: 2'
+} >"$H/dup.yaml"
+t_rc "200,000 keys and a duplicate: refused" 2 timeout 60 "$LLMB" import -o "$H/dup.out" "$H/dup.yaml"
+t_grep "200,000 keys and a duplicate: the duplicate named with its first place" \
+	"^$H/dup.yaml:200015:1: error: duplicate key 'k99' \(first at 113:1\)" "$TRASH/.out"
+seq -s , -f 'd%g' 1 100000 >"$H/dtypes.list"
+awk -v l="$H/dtypes.list" '/dtypes: \[bf16\]/ { getline d <l; sub(/dtypes: \[bf16\]/, "dtypes: [" d "]") } 1' "$H/git-ok.yaml" >"$H/dtypes.yaml"
+t_rc "100,000 dtypes: converted" 1 timeout 60 "$LLMB" import -o "$H/dtypes.out" "$H/dtypes.yaml"
+t_grep "100,000 dtypes: all in the row" 'd99999, d100000\]$' "$H/dtypes.out"
+
+# -o replaces a regular file only (atomically), never what it points to.
+ln -s /dev/null "$H/null-link"
+mkfifo "$H/fifo"
+mkdir "$H/dir"
+t_rc "-o a symbolic link (as /dev/stdout is): refused" 2 "$LLMB" import -o "$H/null-link" "$H/git-ok.yaml"
+t_grep "-o a symbolic link: said" "error: --out .*null-link: a symbolic link, not a regular file: refusing to replace it" "$TRASH/.out"
+t_ok "-o a symbolic link: still the link" test -L "$H/null-link"
+t_rc "-o a FIFO: refused without blocking" 2 timeout 20 "$LLMB" import -o "$H/fifo" "$H/git-ok.yaml"
+t_ok "-o a FIFO: still a FIFO" test -p "$H/fifo"
+t_rc "-o a directory: refused" 2 "$LLMB" import -o "$H/dir" "$H/git-ok.yaml"
+if mknod "$H/null-dev" c 1 3 2>/dev/null; then
+	t_rc "-o a device node: refused" 2 "$LLMB" import -o "$H/null-dev" "$H/git-ok.yaml"
+	t_ok "-o a device node: still the device" test -c "$H/null-dev"
+fi
+echo old >"$H/regular.out"
+t_rc "-o a regular file: replaced" 1 sh -c 'cd "$1" && "$2" import -o regular.out git-ok.yaml' sh "$H" "$LLMB"
+t_cmp "-o a regular file: the output" "$H/git-ok.out" "$H/regular.out"
+(cd "$H" && "$LLMB" import -o - git-ok.yaml) >"$H/dash.out" 2>/dev/null
+t_cmp "-o -: standard output" "$H/git-ok.out" "$H/dash.out"
+
 t_rc "import without a file is a usage error" 2 "$LLMB" import
 t_rc "import of a missing file" 2 "$LLMB" import "$TRASH/none.yaml"
 printf 'general: [1\n' >"$TRASH/syntax.yaml"

@@ -25,6 +25,8 @@ for t in "$@"; do
 	recipe) cp workloads/*.yaml tests/hardening/base/workloads/w.yaml "$seeds"/ 2>/dev/null ;;
 	history) cp tests/hardening/history-one.jsonl "$seeds"/ 2>/dev/null
 		[ -d build/trash/t-verdict ] && find build/trash/t-verdict -name '*.jsonl' -size -64k -exec cp {} "$seeds"/ \; 2>/dev/null ;;
+	import) for f in tests/import/*/metadata.yaml; do c=${f%/metadata.yaml}; cp "$f" "$seeds/${c##*/}.yaml"; done 2>/dev/null
+		cp tests/import/upstream/*.yaml "$seeds"/ 2>/dev/null ;;
 	log) cp tests/parse/logs/*.out "$seeds"/ 2>/dev/null
 		[ -d build/trash/t-hardening/logs ] && cp build/trash/t-hardening/logs/*.out "$seeds"/ ;;
 	archive) # a small archive of llmb's (the MANIFEST, a long name), and t-archive's
