@@ -162,6 +162,9 @@ assert n["gpus"][0]["name"] == "NVIDIA \ufffd\ufffdH100\x1b]0;x\x07", n["gpus"][
 EOF
 t_ok "  its governor finding flags the run" test "$(flags)" = \
 	"pre-flight failed (the policy let the run go on): cpu_governor on $NODE (CPU frequency governor is perf\\u001b[2J"$'\xef\xbf\xbd'"ormance, not performance)"
+t_rc "  llmb diff against the clean run: different" 1 "$LLMB" diff "$TRASH/clean" "$R"
+t_grep "  the ESC shown escaped, as a JSON string" "^  $NODE\\.cpu_governor: .* -> \"perf\\\\u001B\\[2J" "$TRASH/.out"
+t_nogrep "  no ESC byte reaches the terminal" $'\e' "$TRASH/.out"
 # A probe line that is not JSON (here an older probe's raw ESC byte): the
 # node is kept, unreadable, and the run flagged for it.
 t_ok "a probe line that is not JSON: runs" run QUICK_NCCL=ib QUICK_GPU_EVENT=garble
