@@ -148,12 +148,20 @@ tally(struct tallies *t, enum rule r, const char *what, const char *where)
 	x->more = 0;
 	snprintf(x->what, sizeof x->what, "%s", what);
 	snprintf(x->first, sizeof x->first, "%s", where);
-	/* cut where a truncation split a character: the reason stays text */
+	/* cut where a truncation split a character, and no control character
+	 * (a node's value, as the probe recorded it): the reason stays one
+	 * line of text */
 	long bad = utf8_invalid_at(x->what);
 	if (bad >= 0)
 		x->what[bad] = 0;
 	if ((bad = utf8_invalid_at(x->first)) >= 0)
 		x->first[bad] = 0;
+	for (char *c = x->first; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+	for (char *c = x->what; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
 }
 
 static const char *

@@ -133,6 +133,9 @@ t_ok "counts past 2^63: the growth is seen" test "$(reasons)" = \
 t_ok "an ECC count past 2^64 - 1 after the run: runs" run QUICK_NCCL=ib QUICK_GPU_EVENT=ecc=18446744073709551616
 t_ok "past 2^64 - 1: not read as a count, the run flagged" test "$(jget "$RES" 'd["validity"]["valid"]')|$(flags)" = \
 	"True|a GPU counter the probe recorded is not a count: on $NODE GPU 0 (ecc.errors.uncorrected.volatile.total: 18446744073709551616) and 3 more"
+t_ok "an ECC count that is an ESC sequence after the run: runs" run QUICK_NCCL=ib QUICK_GPU_EVENT=ecc=$'\e[2J'
+t_ok "  flagged, the reason one line of text" test "$(flags)" = \
+	"a GPU counter the probe recorded is not a count: on $NODE GPU 0 (ecc.errors.uncorrected.volatile.total: ?[2J) and 3 more"
 # GPU 0 had 5 errors before (pre-flight flags it) and falls off the bus;
 # GPU 1, now the driver's GPU 0, gets 3: compared by place, 3 < 5 hid it.
 seed ecc.gpu0 5
