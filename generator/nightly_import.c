@@ -1,8 +1,10 @@
 /* nightly_import: `llmb record`, the command. Records the parse stages of a
  * night (the plan of the selection in the environment, LLMB_NIGHT set), or
  * with --import seeds the history from run directories that exist already:
- * earlier `make report` runs (train.done, result.json) and upstream
- * experiment folders (logs only, read by the log parser). An imported run's
+ * earlier `make report` runs (train.done, result.json), upstream
+ * experiment folders (logs only, read by the log parser) and the job
+ * folders of an install tree upstream's llmb-run wrote (its
+ * llmb-config_<jobid>.yaml beside the job's log). An imported run's
  * night is the UTC date its log was last written; its job keys it, so a
  * second import appends nothing. A night's confirmation run
  * (night-<NIGHT>-confirm, confirm.h) is not imported: it is no night. */
@@ -316,7 +318,10 @@ import_upstream(struct imp *im, const char *dir, const char *name)
 {
 	char *path = xasprintf("%s/%s", dir, name), *w = NULL, *log = NULL;
 	char *fjob = xstrndup(name + 12, strlen(name) - 12 - 5); /* llmb-config_<job>.yaml */
-	struct ydoc *doc = yaml_load_file(path);
+	struct stat st;
+	/* a FIFO would block the walk */
+	int regular = stat(path, &st) == 0 && S_ISREG(st.st_mode);
+	struct ydoc *doc = regular ? yaml_load_file(path) : NULL;
 	const struct ynode *root = doc && !doc->errors ? doc->root : NULL;
 	const char *job = yscalar(root, "job_info", "job_id"), *gpu = yscalar(root, "model_info", "gpu_type");
 	const char *size = yscalar(root, "model_info", "model_size"), *dtype = yscalar(root, "model_info", "dtype");
@@ -326,7 +331,9 @@ import_upstream(struct imp *im, const char *dir, const char *name)
 	im->upstream++;
 	if (!job)
 		job = fjob;
-	if (!root || root->kind != Y_MAP) {
+	if (!regular) {
+		fprintf(stderr, "llmb record: error: %s: not a regular file; not imported\n", path);
+	} else if (!root || root->kind != Y_MAP) {
 		fprintf(stderr, "llmb record: error: %s: not an upstream job record (expected the YAML mapping llmb-run "
 			"writes: job_info, model_info, ...); not imported\n", path);
 	} else if (!*job || job[strspn(job, "0123456789")] || !gpu || !size || !dtype || !sc || *end || scale <= 0) {

@@ -169,11 +169,13 @@ nightly_import_upstream() {
 	upcfg "$U/workloads/pretrain_nosuch/experiments/x/x_1767657918" 6304 nosuch
 	fake_log 20 '' >"$U/workloads/pretrain_nosuch/experiments/x/x_1767657918/log-a.x_6304_0.out"
 	upcfg "$U/workloads/pretrain_tinygpt" 6305 tinygpt
+	mkfifo "$X/llmb-config_6306.yaml"
 	t_rc "upstream tree: its jobs imported, those that cannot be say so (exit 1)" 1 \
-		"$LLMB" record --import --top "$T" --install "$J" "$U"
+		timeout 60 "$LLMB" record --import --top "$T" --install "$J" "$U"
 	cp "$TRASH/.out" "$TRASH/upimp.out"
 	t_grep "upstream tree: two runs imported" 'imported 2 run\(s\)' "$TRASH/upimp.out"
-	t_grep "upstream tree: the jobs read are counted" '2 of 5 upstream job record\(s\)' "$TRASH/upimp.out"
+	t_grep "upstream tree: the jobs read are counted" '2 of 6 upstream job record\(s\)' "$TRASH/upimp.out"
+	t_grep "upstream tree: a FIFO is no job record (the walk goes on)" 'llmb-config_6306.yaml: not a regular file' "$TRASH/upimp.out"
 	t_ok "upstream tree: keyed by their job ids, the last retry's log" python3 - "$J"/history/*.jsonl <<'EOF'
 import json, sys
 r = {x["job"]: x for x in map(json.loads, open(sys.argv[1]))}
