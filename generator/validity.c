@@ -10,7 +10,7 @@
 #include "validity.h"
 
 enum rule {
-	R_SOCKET, R_PLUGIN_SOCKET, R_PLUGIN, R_THERMAL, R_BRAKE, R_THROTTLE, R_ECC, R_XID, R_GPU_LOST, R_COUNTER,
+	R_SOCKET, R_PLUGIN_SOCKET, R_PLUGIN, R_THERMAL, R_BRAKE, R_THROTTLE, R_ECC, R_XID, R_GPU_LOST, R_COUNTER, R_GPU_ROW,
 	R_PF_WARN, R_PF_FAIL, R_PROBE, R_PROBE_AFTER, R_N
 };
 enum verdict { V_FLAGGED, V_INVALID };
@@ -38,6 +38,7 @@ static const struct {
 	[R_GPU_LOST] = {"gpu_lost", V_INVALID, "a GPU present before the run is missing after it:"},
 	/* evidence that cannot be read is not read as zero */
 	[R_COUNTER] = {"gpu_counter_unreadable", V_FLAGGED, "a GPU counter the probe recorded is not a count:"},
+	[R_GPU_ROW] = {"gpu_row_unreadable", V_FLAGGED, "a GPU's row of nvidia-smi could not be read after the run:"},
 	/* A node's state before the run (templates/probe-node.sh's checks):
 	 * what it did to the numbers is unknown, so the run keeps them. A
 	 * failing check under PREFLIGHT=warn ran anyway. */
@@ -299,7 +300,14 @@ gpu_findings(const char *node, const json_t *before, const json_t *after, struct
 	size_t i;
 	json_t *g;
 	const json_t *gb = json_object_get(before, "gpus"), *ga = json_object_get(after, "gpus");
+	int unread = 0; /* after rows the probe could not read: a GPU not found may be one */
 	json_array_foreach(ga, i, g) {
+		if (json_object_get(g, "status")) {
+			snprintf(where, sizeof where, "on %s (%s)", node, jstr(g, "why"));
+			tally(t, R_GPU_ROW, "", where);
+			unread = 1;
+			continue;
+		}
 		const json_t *g0 = gpu_match(gb, g);
 		/* named as the run knew it when it started */
 		snprintf(where, sizeof where, "on %s GPU %s", node, jstr(g0 ? g0 : g, "index"));
@@ -315,8 +323,8 @@ gpu_findings(const char *node, const json_t *before, const json_t *after, struct
 			tally(t, R_ECC, "", where);
 	}
 	/* each GPU of the probe before, when nvidia-smi answered after */
-	json_array_foreach(json_is_array(ga) ? gb : NULL, i, g) {
-		if (gpu_match(ga, g))
+	json_array_foreach(json_is_array(ga) && !unread ? gb : NULL, i, g) {
+		if (json_object_get(g, "status") || gpu_match(ga, g))
 			continue;
 		char b[32];
 		snprintf(where, sizeof where, "on %s GPU %s (%s)", node, jstr(g, "index"), gpu_key(g, b, sizeof b));

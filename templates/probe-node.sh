@@ -120,6 +120,8 @@ IFS=, read -ra gpu_names <<<"$gpu_fields"
 declare -A gpu_col=()
 for i in "${!gpu_names[@]}"; do gpu_col[${gpu_names[$i]}]=$i; done
 gpu_rows=() # the GPUs' rows as nvidia-smi printed them; none when missing
+gpu_seen=0  # the rows, with those that cannot be read
+gpu_bad=()  # the rows that cannot be read: more or fewer values than asked
 gpu_why=    # why nvidia-smi could not be asked: then it is not asked again
 gpus() {
 	command -v nvidia-smi >/dev/null || { gpu_why="nvidia-smi is not on PATH"; missing J_gpus "$gpu_why"; return; }
@@ -130,9 +132,20 @@ gpus() {
 	local -a vals
 	while IFS= read -r line; do
 		[ -n "$line" ] || continue
-		gpu_rows+=("$line")
+		gpu_seen=$((gpu_seen + 1))
 		read -ra vals <<<"$line"
 		[ "$o" = '[' ] || o+=,
+		# CSV without quotes: a value holding a comma (a GPU name) moves
+		# every value after it, and an ECC count would be read from
+		# another column. Such a row is kept as it was printed, not read.
+		if [ ${#vals[@]} != ${#gpu_names[@]} ]; then
+			gpu_bad+=("${vals[0]# }")
+			jsv jv "$line"
+			jsv jf "nvidia-smi printed ${#vals[@]} values for ${#gpu_names[@]} fields"
+			o+="{\"status\":\"unreadable\",\"why\":$jf,\"row\":$jv}"
+			continue
+		fi
+		gpu_rows+=("$line")
 		o+='{'
 		for i in "${!gpu_names[@]}"; do
 			v=${vals[$i]:-}
@@ -290,7 +303,7 @@ check_gpus() {
 		IFS='|' read -r field test verdict check why <<<"$rule"
 		i=${gpu_col[$field]}
 		hit=
-		for row in "${gpu_rows[@]}"; do
+		for row in ${gpu_rows[@]+"${gpu_rows[@]}"}; do
 			IFS=, read -ra vals <<<"$row"
 			v=${vals[$i]:-}
 			v=${v# } v=${v% }
@@ -315,8 +328,8 @@ check_gpus() {
 	[ -z "$bad" ] || finding warn gpu_counter "GPU counters that are not counts ($bad)"
 	# Fewer GPUs than Slurm gave the job on this node: a GPU fell off the bus.
 	local want=${SLURM_GPUS_ON_NODE:-}
-	if [[ $want =~ ^[0-9]+$ ]] && [ "${#gpu_rows[@]}" -lt "$want" ]; then
-		finding fail gpu_count "nvidia-smi lists ${#gpu_rows[@]} GPUs, Slurm gave the job $want on this node"
+	if [[ $want =~ ^[0-9]+$ ]] && [ "$gpu_seen" -lt "$want" ]; then
+		finding fail gpu_count "nvidia-smi lists $gpu_seen GPUs, Slurm gave the job $want on this node"
 	fi
 	# NVL72 racks (GB200, GB300): multi-node NVLink needs an IMEX channel.
 	if [[ ${gpu_rows[0]:-} == *GB[23]00* ]] && [ ! -e "$devfs/nvidia-caps-imex-channels/channel0" ]; then
@@ -325,7 +338,11 @@ check_gpus() {
 }
 
 preflight() {
-	[ ${#gpu_rows[@]} = 0 ] || check_gpus
+	[ "$gpu_seen" = 0 ] || check_gpus
+	if [ ${#gpu_bad[@]} -gt 0 ]; then
+		local IFS=,
+		finding warn gpu_row "nvidia-smi's rows of GPUs ${gpu_bad[*]} hold more or fewer values than asked: their checks are not made"
+	fi
 	if [ -n "$governor_raw" ] && [ "$governor_raw" != performance ]; then
 		finding fail cpu_governor "CPU frequency governor is $governor_raw, not performance"
 	fi

@@ -108,6 +108,11 @@ probe over LLMB_PROBE_SYSFS="$TRASH/sys/good" NVSMI_STANDIN_STATE="$TRASH/gpu-ov
 t_ok "an ECC count past 2^64 - 1 fails the node" test "$(verdict over)" = fail
 t_grep "  and is named as no 64-bit count" \
 	$'^warn\tgpu_counter\tGPU counters that are not counts \\(GPU 0 ecc.errors.uncorrected.volatile.total: 18446744073709551616, ' "$TRASH/p/over/preflight.1.$NODE"
+# A GPU name with a comma moves the CSV's values (ECC read from another
+# column): the rows are not read, and the node says so.
+probe comma LLMB_PROBE_SYSFS="$TRASH/sys/good" NVSMI_STANDIN_STATE="$TRASH/gpu-ecc" NVSMI_STANDIN_NAME="NVIDIA H100, 0"
+t_ok "a GPU name with a comma: its rows unread, a warning" test "$(verdict comma) $(cut -f1,2 "$TRASH/p/comma/preflight.1.$NODE" | tr '\t\n' ': ')" = \
+	"warn warn:gpu_row "
 probe word LLMB_PROBE_SYSFS="$TRASH/sys/good" NVSMI_STANDIN_STATE="$TRASH/gpu-word"
 t_ok "an ECC count that is a word: a warning, not zero" test "$(verdict word) $(cut -f2 "$TRASH/p/word/preflight.1.$NODE")" = "warn gpu_counter"
 

@@ -150,6 +150,15 @@ t_ok "another order: no GPU finding invented" test "$(jget "$RES" 'd["validity"]
 	"True ['preflight_fail']"
 
 # ---- a node's own words ----------------------------------------------------------
+# A GPU name holding a comma: nvidia-smi's CSV does not quote it, every value
+# after it moves, and the ECC errors the run added were read from another
+# column. The rows are kept unread, the checks said not made.
+t_ok "a GPU name with a comma, ECC errors during the run: runs" run QUICK_NCCL=ib QUICK_GPU_EVENT=ecc \
+	NVSMI_STANDIN_NAME="NVIDIA H100, 0"
+t_ok "  the rows kept as printed, unread" test "$(jget "$R/provenance.json" \
+	"d['nodes_after']['$NODE']['gpus'][0]['status'], d['nodes_after']['$NODE']['gpus'][0]['row'][:17]")" = "unreadable 0, NVIDIA H100, 0"
+t_ok "  the run flagged for them, not silently valid" test "$(flags)" = \
+	"pre-flight warned: gpu_row on $NODE (nvidia-smi's rows of GPUs 0,1 hold more or fewer values than asked: their checks are not made)|a GPU's row of nvidia-smi could not be read after the run: on $NODE (nvidia-smi printed 23 values for 22 fields) and 1 more"
 # An ESC byte in the governor and bytes that are not UTF-8 in the GPU name:
 # the probe's line stays JSON, the node and its pre-flight finding stay.
 HOST=$TRASH/sys-hostile
