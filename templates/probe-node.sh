@@ -293,6 +293,8 @@ finding() {
 # u64 DIGITS: the count fits NVML's unsigned 64-bit counters.
 u64() {
 	local d=${1#"${1%%[!0]*}"} max=18446744073709551615
+	# digits of one length: their string order is their numeric order
+	# shellcheck disable=SC2071
 	[ ${#d} -lt ${#max} ] || { [ ${#d} = ${#max} ] && [[ ! $d > $max ]]; }
 }
 
