@@ -353,13 +353,29 @@ prov_differences(json_t *a, json_t *b, size_t *count)
 	return grouped_differences(a, b, prov_groups, NGROUPS - 1, count);
 }
 
+/* Text as it is, or (holding a control character: a node's ESC byte
+ * would drive the terminal) as a JSON string, escaped. */
+static void
+put_text(const char *s)
+{
+	if (!has_control(s)) {
+		fputs(s, stdout);
+		return;
+	}
+	json_t *j = json_string(s);
+	char *q = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
+	fputs(q ? q : "?", stdout);
+	free(q);
+	json_decref(j);
+}
+
 static void
 print_value(json_t *v)
 {
 	if (!v) {
 		fputs("(absent)", stdout);
 	} else if (json_is_string(v)) {
-		fputs(json_string_value(v), stdout);
+		put_text(json_string_value(v));
 	} else {
 		char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_SORT_KEYS);
 		fputs(s ? s : "?", stdout);
@@ -382,7 +398,9 @@ print_text(json_t *d, const char *a, const char *b, size_t count)
 			continue;
 		printf("%s:\n", groups[g]);
 		json_array_foreach(list, i, x) {
-			printf("  %s: ", json_string_value(json_object_get(x, "field")));
+			fputs("  ", stdout);
+			put_text(json_string_value(json_object_get(x, "field")));
+			fputs(": ", stdout);
 			print_value(json_object_get(x, "a"));
 			fputs(" -> ", stdout);
 			print_value(json_object_get(x, "b"));

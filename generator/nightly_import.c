@@ -1,8 +1,10 @@
 /* nightly_import: `llmb record`, the command. Records the parse stages of a
  * night (the plan of the selection in the environment, LLMB_NIGHT set), or
  * with --import seeds the history from run directories that exist already:
- * earlier `make report` runs (train.done, result.json) and upstream
- * experiment folders (logs only, read by the log parser). An imported run's
+ * earlier `make report` runs (train.done, result.json), upstream
+ * experiment folders (logs only, read by the log parser) and the job
+ * folders of an install tree upstream's llmb-run wrote (its
+ * llmb-config_<jobid>.yaml beside the job's log). An imported run's
  * night is the UTC date its log was last written; its job keys it, so a
  * second import appends nothing. A night's confirmation run
  * (night-<NIGHT>-confirm, confirm.h) is not imported: it is no night. */
@@ -28,6 +30,7 @@
 #include "stagecfg.h"
 #include "stagekind.h"
 #include "util.h"
+#include "yamlload.h"
 
 struct counts {
 	int appended, present, failed;
@@ -86,6 +89,8 @@ struct imp {
 	struct { dev_t dev; ino_t ino; } *seen; /* directories walked: a symlink loop is walked once */
 	size_t nseen;
 	int undated;                /* logs whose time gives no night: bad input, nothing is imported */
+	int runs;                   /* run folders (llmb's) and upstream job records found */
+	int upstream, upstream_ok;
 };
 
 /* 2000-01-01 UTC: a log written before it has a clock that was never set. */
@@ -126,10 +131,11 @@ log_night(const char *log, char sha[65], int *undated)
 	return utc_time_as(st.st_mtime, "%Y-%m-%d");
 }
 
-/* One run directory: its train.done, or each of its logs. */
-static void
-import_run(struct imp *im, const char *dir, const char *w, const char *gpu, const char *size, const char *dtype,
-	   long scale)
+/* The record source of run (w, gpu, size, dtype, scale) of the plan; 0
+ * when the plan has no such run (a warning printed). */
+static int
+run_src(struct imp *im, const char *dir, const char *w, const char *gpu, const char *size, const char *dtype, long scale,
+	struct rec_src *s)
 {
 	char *tid = instance_id(&(struct instance_key){"train", w, .gpu = gpu, .size = size, .dtype = dtype, .scale = scale});
 	char *pid = instance_id(&(struct instance_key){"parse", w, .gpu = gpu, .size = size, .dtype = dtype, .scale = scale});
@@ -138,10 +144,51 @@ import_run(struct imp *im, const char *dir, const char *w, const char *gpu, cons
 	free(pid);
 	if (!t || !pa) {
 		fprintf(stderr, "llmb record: warning: %s: %s has no run %s %s %s x%ld; skipped\n", dir, w, gpu, size, dtype, scale);
+		return 0;
+	}
+	*s = (struct rec_src){im->install, im->p->rec.top, NULL, dir, t->cfg.buf, pa->cfg.buf, t->wl,
+		gpu_find(&im->p->rec, gpu), NULL, NULL, NULL, NULL, NULL, "unknown"};
+	s->version = im->version;
+	return 1;
+}
+
+/* The record of one log into the batch. job NULL: the run's train.done
+ * names it; else an upstream log, keyed by job and its content's hash. */
+static void
+import_log(struct imp *im, struct rec_src *s, const char *log, const char *job)
+{
+	char sha[65];
+	char *night = log_night(log, sha, &im->undated);
+	if (!night) {
+		im->c.failed++;
 		return;
 	}
-	struct rec_src s = {im->install, im->p->rec.top, NULL, dir, t->cfg.buf, pa->cfg.buf, t->wl,
-		gpu_find(&im->p->rec, gpu), NULL, NULL, NULL, NULL, NULL, "unknown"};
+	s->night = night;
+	s->log = log;
+	s->job = job;
+	s->executor = job ? "slurm" : NULL;
+	struct sb err = {0};
+	json_t *rec = record_build(s, &err);
+	if (rec) {
+		/* upstream logs are keyed by name: the content tells two runs of one name apart */
+		if (job)
+			json_object_set_new(rec, "log_sha256", json_string(sha));
+		json_array_append_new(im->batch, rec);
+	} else
+		fprintf(stderr, "llmb record: warning: %s\n", err.buf);
+	sb_free(&err);
+	free(night);
+	s->night = s->log = s->job = NULL;
+}
+
+/* One run directory: its train.done, or each of its logs. */
+static void
+import_run(struct imp *im, const char *dir, const char *w, const char *gpu, const char *size, const char *dtype,
+	   long scale)
+{
+	struct rec_src s;
+	if (!run_src(im, dir, w, gpu, size, dtype, scale, &s))
+		return;
 	struct runrec *td = runrec_load(dir);
 	DIR *d = opendir(dir);
 	for (struct dirent *e; d && (e = readdir(d));) {
@@ -154,39 +201,177 @@ import_run(struct imp *im, const char *dir, const char *w, const char *gpu, cons
 			free(log);
 			continue;
 		}
-		char sha[65];
-		char *night = log_night(log, sha, &im->undated), *job = td ? NULL : job_of_log(e->d_name);
-		if (!night) {
-			im->c.failed++;
-			free(job);
-			free(log);
-			continue;
-		}
-		s.night = night;
-		s.log = log;
-		s.job = job;
-		s.executor = td ? NULL : "slurm";
-		if (td && td->executor && !strcmp(td->executor, "local"))
-			s.nodes = NULL; /* this host */
-		struct sb err = {0};
-		s.version = im->version;
-		json_t *rec = record_build(&s, &err);
-		if (rec) {
-			/* upstream logs are keyed by name: the content tells two runs of one name apart */
-			if (!td)
-				json_object_set_new(rec, "log_sha256", json_string(sha));
-			json_array_append_new(im->batch, rec);
-		} else
-			fprintf(stderr, "llmb record: warning: %s\n", err.buf);
-		sb_free(&err);
-		free(night);
+		char *job = td ? NULL : job_of_log(e->d_name);
+		s.nodes = td && td->executor && !strcmp(td->executor, "local") ? NULL /* this host */ : "unknown";
+		import_log(im, &s, log, job);
 		free(job);
 		free(log);
-		s.nodes = "unknown";
 	}
 	if (d)
 		closedir(d);
 	runrec_free(td);
+}
+
+/* ---- upstream experiment folders --------------------------------------------
+ * What upstream's llmb-run leaves (its run_config.py create_llmb_config
+ * and job_logs.py, v26.06.01): per job, llmb-config_<jobid>.yaml in the
+ * job's folder, $LLMB_INSTALL/workloads/<workload_type>_<workload>/
+ * experiments/<name>/<name>_<time>/ (nemo, megatron_bridge: NeMo-Run's
+ * job folder) or experiments/<key>_<size>_<dtype>_gpus<scale>/<time>/
+ * (configured_sbatch), with model_info {model_name, model_size, dtype,
+ * scale, gpu_type} and job_info.job_id; beside it the job's log,
+ * log-*_<jobid>_<retry>.out (the last retry is the run), else the Slurm
+ * output slurm-<jobid>.out. Legacy sbatch jobs put the file in
+ * workloads/<key>/ and their log in the recipe's folder: not importable. */
+
+/* The name after the last "/workloads/" of dir's real path, or NULL. */
+static char *
+key_of_path(const char *dir)
+{
+	char *abs = realpath(dir, NULL), *k = NULL;
+	const char *p = abs ? abs : dir;
+	for (const char *q = strstr(p, "/workloads/"); q; q = strstr(q + 1, "/workloads/")) {
+		size_t n = strcspn(q + 11, "/");
+		if (n) {
+			free(k);
+			k = xstrndup(q + 11, n);
+		}
+	}
+	free(abs);
+	return k;
+}
+
+static const char *
+yscalar(const struct ynode *m, const char *a, const char *b)
+{
+	const struct ynode *v = ymap_get(ymap_get(m, a), b);
+	return v && v->kind == Y_SCALAR && *v->str ? v->str : NULL;
+}
+
+static int
+plan_has_workload(const struct plan *p, const char *w)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (!strcmp(p->v[i].workload, w))
+			return 1;
+	return 0;
+}
+
+/* The llmb workload of an upstream job: --workload, else the workload key's
+ * folder less its "<workload_type>_", else the model name; NULL when the
+ * plan has none of them. */
+static char *
+upstream_workload(struct imp *im, const char *dir, const struct ynode *root)
+{
+	if (im->workload)
+		return xstrdup(im->workload);
+	const char *type = yscalar(root, "workload_info", "workload_type");
+	const char *model = yscalar(root, "model_info", "model_name");
+	char *key = key_of_path(dir), *w = NULL;
+	size_t tl = type ? strlen(type) : 0;
+	if (key && type && !strncmp(key, type, tl) && key[tl] == '_' && plan_has_workload(im->p, key + tl + 1))
+		w = xstrdup(key + tl + 1);
+	else if (model && plan_has_workload(im->p, model))
+		w = xstrdup(model);
+	free(key);
+	return w;
+}
+
+/* The job's log beside its llmb-config: the last retry's, else Slurm's. */
+static char *
+upstream_log(const char *dir, const char *job)
+{
+	char *pre = xasprintf("_%s_", job), *best = NULL;
+	long best_retry = -1;
+	DIR *d = opendir(dir);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		const char *n = e->d_name;
+		size_t l = strlen(n);
+		if (strncmp(n, "log-", 4) || l < 9 || strcmp(n + l - 4, ".out"))
+			continue;
+		/* log-.*_<job>_<digits>.out: the last "_<job>_" before the retry */
+		const char *r = n + l - 4;
+		while (r > n && r[-1] >= '0' && r[-1] <= '9')
+			r--;
+		size_t pl = strlen(pre);
+		if (r == n + l - 4 || (size_t)(r - n) < 4 + pl || strncmp(r - pl, pre, pl))
+			continue;
+		long retry = strtol(r, NULL, 10);
+		if (retry > best_retry) {
+			best_retry = retry;
+			free(best);
+			best = xasprintf("%s/%s", dir, n);
+		}
+	}
+	if (d)
+		closedir(d);
+	free(pre);
+	if (!best) {
+		char *slurm = xasprintf("%s/slurm-%s.out", dir, job);
+		struct stat st;
+		if (stat(slurm, &st) == 0)
+			best = slurm;
+		else
+			free(slurm);
+	}
+	return best;
+}
+
+/* One llmb-config_<jobid>.yaml: its run, from its log; a job that cannot
+ * be imported says what was expected, once. */
+static void
+import_upstream(struct imp *im, const char *dir, const char *name)
+{
+	char *path = xasprintf("%s/%s", dir, name), *w = NULL, *log = NULL;
+	char *fjob = xstrndup(name + 12, strlen(name) - 12 - 5); /* llmb-config_<job>.yaml */
+	struct stat st;
+	/* a FIFO would block the walk */
+	int regular = stat(path, &st) == 0 && S_ISREG(st.st_mode);
+	struct ydoc *doc = regular ? yaml_load_file(path) : NULL;
+	const struct ynode *root = doc && !doc->errors ? doc->root : NULL;
+	const char *job = yscalar(root, "job_info", "job_id"), *gpu = yscalar(root, "model_info", "gpu_type");
+	const char *size = yscalar(root, "model_info", "model_size"), *dtype = yscalar(root, "model_info", "dtype");
+	const char *sc = yscalar(root, "model_info", "scale");
+	char *end = NULL;
+	long scale = sc ? strtol(sc, &end, 10) : 0;
+	im->upstream++;
+	if (!job)
+		job = fjob;
+	if (!regular) {
+		fprintf(stderr, "llmb record: error: %s: not a regular file; not imported\n", path);
+	} else if (!root || root->kind != Y_MAP) {
+		fprintf(stderr, "llmb record: error: %s: not an upstream job record (expected the YAML mapping llmb-run "
+			"writes: job_info, model_info, ...); not imported\n", path);
+	} else if (!*job || job[strspn(job, "0123456789")] || !gpu || !size || !dtype || !sc || *end || scale <= 0) {
+		fprintf(stderr, "llmb record: error: %s: expected job_info.job_id (digits) and model_info's gpu_type, "
+			"model_size, dtype and scale (a count); not imported\n", path);
+	} else if (!(w = upstream_workload(im, dir, root))) {
+		fprintf(stderr, "llmb record: error: %s: model %s is no llmb workload (expected workloads/<workload>.yaml, "
+			"as llmb import writes it, or --workload); not imported\n", path,
+			yscalar(root, "model_info", "model_name") ? yscalar(root, "model_info", "model_name") : "(none)");
+	} else if (!(log = upstream_log(dir, job))) {
+		fprintf(stderr, "llmb record: error: %s: no log of job %s beside it (expected log-*_%s_<retry>.out or "
+			"slurm-%s.out: a legacy sbatch job's log stays in its recipe folder); not imported\n",
+			path, job, job, job);
+	} else {
+		struct rec_src s;
+		int n = (int)json_array_size(im->batch);
+		if (run_src(im, dir, w, gpu, size, dtype, scale, &s)) {
+			s.nodes = "unknown";
+			import_log(im, &s, log, job);
+		}
+		if ((int)json_array_size(im->batch) > n) {
+			im->upstream_ok++;
+			goto done;
+		}
+	}
+	im->c.failed++;
+done:
+	ydoc_free(doc);
+	free(fjob);
+	free(log);
+	free(w);
+	free(path);
 }
 
 /* The workload a path below workloads/<w>/experiments belongs to, or NULL. */
@@ -242,9 +427,16 @@ import_walk(struct imp *im, const char *dir, const char *w, int depth)
 	char gpu[64], size[64], dtype[64];
 	long scale;
 	int is_run = run_name(base, gpu, size, dtype, &scale);
+	im->runs += is_run;
 	for (struct dirent *e; (e = readdir(d));) {
 		if (e->d_name[0] == '.')
 			continue;
+		size_t l = strlen(e->d_name);
+		if (l > 17 && !strncmp(e->d_name, "llmb-config_", 12) && !strcmp(e->d_name + l - 5, ".yaml")) {
+			im->runs++;
+			import_upstream(im, dir, e->d_name);
+			continue;
+		}
 		char *sub = xasprintf("%s/%s", dir, e->d_name);
 		struct stat st;
 		if (stat(sub, &st) == 0 && S_ISDIR(st.st_mode) && depth < 6) {
@@ -395,14 +587,22 @@ import_dirs(const char *top, const char *install, const char *workload, char **d
 		plan_free(&p);
 		return 2;
 	}
-	struct imp im = {&p, install, workload, {0, 0, 0}, json_array(), llmb_version(top), NULL, 0, 0};
+	struct imp im = {&p, install, workload, {0, 0, 0}, json_array(), llmb_version(top), NULL, 0, 0, 0, 0, 0};
 	for (int i = 0; i < n; i++) {
 		char *d = xstrdup(dirs[i]);
 		size_t l = strlen(d);
 		while (l > 1 && d[l - 1] == '/')
 			d[--l] = 0;
 		char *w = workload ? NULL : workload_of_path(d);
+		int before = im.runs;
 		import_walk(&im, d, workload ? workload : w, 0);
+		/* nothing to import is said, never an empty success */
+		if (im.runs == before) {
+			fprintf(stderr, "llmb record: error: %s: no run found (expected llmb run folders, "
+				"<gpu>_<size>_<dtype>_<scale>, or upstream llmb-run job folders holding "
+				"llmb-config_<jobid>.yaml)\n", d);
+			im.c.failed++;
+		}
 		free(w);
 		free(d);
 	}
@@ -413,6 +613,9 @@ import_dirs(const char *top, const char *install, const char *workload, char **d
 	else {
 		import_flush(&im);
 		printf("llmb record: imported %d run(s), %d already in the history\n", im.c.appended, im.c.present);
+		if (im.upstream)
+			printf("llmb record: %d of %d upstream job record(s) (llmb-config_<jobid>.yaml) read\n",
+				im.upstream_ok, im.upstream);
 	}
 	json_decref(im.batch);
 	free(im.version);

@@ -346,6 +346,28 @@ machine(const struct prov_src *s)
 	return o;
 }
 
+/* A probe file that is not a JSON object naming its node (a probe of an
+ * older llmb, a node whose bytes broke it, a truncated disk): the node is
+ * kept, under the name in the file's, as unreadable with the parser's
+ * reason, so that the run's validity sees a node it could not judge. */
+static void
+node_unreadable(json_t *o, const char *path, size_t skip, const json_error_t *e, int parsed)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	size_t len = strlen(base);
+	char *name = len > skip + 5 ? xstrndup(base + skip, len - skip - 5) : xstrdup("?");
+	if (utf8_invalid_at(name) >= 0 || !*name) {
+		free(name);
+		name = xstrdup("?");
+	}
+	char *why = parsed ? xasprintf("its probe %s is not a JSON object naming the node", base)
+			   : xasprintf("its probe %s is unreadable: line %d, column %d: %s", base, e->line, e->column, e->text);
+	json_t *u = json_pack("{s:s, s:s}", "status", "unreadable", "why", utf8_invalid_at(why) < 0 ? why : "(not text)");
+	json_object_set_new(o, name, u);
+	free(why);
+	free(name);
+}
+
 /* <name>.<job>.<node>.json: one JSON line per node, written by the job's
  * per-node probe (templates/probe-node.sh); keyed by node name. name is
  * probe (before training) or probe-after (when it has finished). */
@@ -360,15 +382,18 @@ nodes(const struct prov_src *s, const char *file)
 		return prov_missing(strcmp(file, "probe") ? "the job wrote no node probe after training"
 					: "the job wrote no node probe");
 	json_t *o = json_object();
+	size_t skip = strlen(file) + strlen(s->job) + 2; /* "<file>.<job>." */
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		json_error_t e;
 		json_t *j = json_load_file(g.gl_pathv[i], 0, &e);
 		const char *name = json_string_value(json_object_get(j, "node"));
-		if (name) {
+		if (name && json_is_object(j)) {
 			char *n = xstrdup(name);
 			json_object_del(j, "node");
 			json_object_set(o, n, j);
 			free(n);
+		} else {
+			node_unreadable(o, g.gl_pathv[i], skip, &e, j != NULL);
 		}
 		json_decref(j);
 	}

@@ -1,6 +1,7 @@
 /* validity: see validity.h. The rules table says each finding's verdict;
  * the NCCL line shapes and the throttle bits are tables too. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +9,10 @@
 #include "util.h"
 #include "validity.h"
 
-enum rule { R_SOCKET, R_PLUGIN_SOCKET, R_PLUGIN, R_THERMAL, R_BRAKE, R_THROTTLE, R_ECC, R_XID, R_PF_WARN, R_PF_FAIL, R_N };
+enum rule {
+	R_SOCKET, R_PLUGIN_SOCKET, R_PLUGIN, R_THERMAL, R_BRAKE, R_THROTTLE, R_ECC, R_XID, R_GPU_LOST, R_COUNTER, R_GPU_ROW,
+	R_PF_WARN, R_PF_FAIL, R_PROBE, R_PROBE_AFTER, R_N
+};
 enum verdict { V_FLAGGED, V_INVALID };
 
 /* Which finding is which: sockets where RDMA is there cost about a quarter
@@ -30,11 +34,20 @@ static const struct {
 	[R_THROTTLE] = {"gpu_clocks_limited", V_FLAGGED, "GPU clocks limited during the run:"},
 	[R_ECC] = {"gpu_ecc_uncorrectable", V_INVALID, "new uncorrectable ECC errors during the run"},
 	[R_XID] = {"gpu_xid", V_INVALID, "new XID events during the run"},
+	/* a GPU that fell off the bus took its counters with it */
+	[R_GPU_LOST] = {"gpu_lost", V_INVALID, "a GPU present before the run is missing after it:"},
+	/* evidence that cannot be read is not read as zero */
+	[R_COUNTER] = {"gpu_counter_unreadable", V_FLAGGED, "a GPU counter the probe recorded is not a count:"},
+	[R_GPU_ROW] = {"gpu_row_unreadable", V_FLAGGED, "a GPU's row of nvidia-smi could not be read after the run:"},
 	/* A node's state before the run (templates/probe-node.sh's checks):
 	 * what it did to the numbers is unknown, so the run keeps them. A
 	 * failing check under PREFLIGHT=warn ran anyway. */
 	[R_PF_WARN] = {"preflight_warn", V_FLAGGED, "pre-flight warned:"},
 	[R_PF_FAIL] = {"preflight_fail", V_FLAGGED, "pre-flight failed (the policy let the run go on):"},
+	/* A node whose probe failed or could not be read was not judged:
+	 * the run keeps its numbers, flagged, as for a pre-flight warning. */
+	[R_PROBE] = {"node_probe_failed", V_FLAGGED, "a node was not judged before the run:"},
+	[R_PROBE_AFTER] = {"node_probe_after_failed", V_FLAGGED, "a node was not judged after the run:"},
 };
 
 /* NCCL's lines ("host:pid:tid [dev] NCCL INFO ..."), by what they say. */
@@ -136,6 +149,20 @@ tally(struct tallies *t, enum rule r, const char *what, const char *where)
 	x->more = 0;
 	snprintf(x->what, sizeof x->what, "%s", what);
 	snprintf(x->first, sizeof x->first, "%s", where);
+	/* cut where a truncation split a character, and no control character
+	 * (a node's value, as the probe recorded it): the reason stays one
+	 * line of text */
+	long bad = utf8_invalid_at(x->what);
+	if (bad >= 0)
+		x->what[bad] = 0;
+	if ((bad = utf8_invalid_at(x->first)) >= 0)
+		x->first[bad] = 0;
+	for (char *c = x->first; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+	for (char *c = x->what; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
 }
 
 static const char *
@@ -145,15 +172,25 @@ jstr(const json_t *o, const char *k)
 	return s ? s : "";
 }
 
-/* A counter the probe recorded as decimal text; -1 when it is not one
- * ("[N/A]", missing). */
-static long long
-counter(const json_t *o, const char *k)
+/* A counter the probe recorded as decimal text (NVML's are unsigned
+ * 64-bit), into *v: 1. 0 when there is none (not recorded, or one of
+ * nvidia-smi's documented "not available" answers); -1 when it is there
+ * but not a count (another word, a sign, past 2^64 - 1). */
+static int
+counter(const json_t *o, const char *k, unsigned long long *v)
 {
-	const char *s = jstr(o, k);
+	const json_t *j = json_object_get(o, k);
+	if (!json_is_string(j))
+		return 0;
+	const char *s = json_string_value(j);
+	if (!strcmp(s, "[N/A]") || !strcmp(s, "N/A") || !strcmp(s, "[Not Supported]"))
+		return 0;
+	if (!*s || s[strspn(s, "0123456789")])
+		return -1;
 	char *end;
-	long long v = strtoll(s, &end, 10);
-	return *s && !*end && v >= 0 ? v : -1;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return errno == ERANGE ? -1 : 1;
 }
 
 /* The RDMA fabric of a node's probe that NCCL should have used: "EFA",
@@ -211,6 +248,50 @@ nccl_findings(const struct nccl_seen *ns, const json_t *nodes, struct tallies *t
 	sb_free(&fab);
 }
 
+/* What identifies a GPU between two probes: its UUID, else its PCI bus
+ * id, else (a probe that has neither) nvidia-smi's index. Not its place
+ * in the list: a GPU that drops out moves the ones after it. */
+static const char *
+gpu_key(const json_t *g, char *buf, size_t len)
+{
+	static const char *const ids[] = {"uuid", "pci.bus_id"};
+	for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
+		const char *v = jstr(g, ids[i]);
+		if (*v && *v != '[' && strcmp(v, "N/A"))
+			return v;
+	}
+	snprintf(buf, len, "index %s", jstr(g, "index"));
+	return buf;
+}
+
+static const json_t *
+gpu_match(const json_t *gpus, const json_t *g)
+{
+	char b1[32], b2[32];
+	const char *k = gpu_key(g, b1, sizeof b1);
+	size_t i;
+	json_t *x;
+	json_array_foreach(gpus, i, x)
+		if (!strcmp(gpu_key(x, b2, sizeof b2), k))
+			return x;
+	return NULL;
+}
+
+/* A counter of the after probe against the one before: 1 when it grew;
+ * a side that holds something other than a count is a finding. */
+static int
+grew(const json_t *g0, const json_t *g, const char *field, const char *where, struct tallies *t)
+{
+	unsigned long long a = 0, b = 0;
+	int ra = counter(g, field, &a), rb = g0 ? counter(g0, field, &b) : 0;
+	if (ra < 0 || rb < 0) {
+		char *w = xasprintf("%s (%s: %s)", where, field, jstr(ra < 0 ? g : g0, field));
+		tally(t, R_COUNTER, "", w);
+		free(w);
+	}
+	return ra > 0 && rb > 0 && a > b;
+}
+
 /* The after probe of one node against its probe before training. */
 static void
 gpu_findings(const char *node, const json_t *before, const json_t *after, struct tallies *t)
@@ -218,26 +299,63 @@ gpu_findings(const char *node, const json_t *before, const json_t *after, struct
 	char where[128];
 	size_t i;
 	json_t *g;
-	json_array_foreach(json_object_get(after, "gpus"), i, g) {
-		const json_t *g0 = json_array_get(json_object_get(before, "gpus"), i);
-		snprintf(where, sizeof where, "on %s GPU %s", node, jstr(g, "index"));
+	const json_t *gb = json_object_get(before, "gpus"), *ga = json_object_get(after, "gpus");
+	int unread = 0; /* after rows the probe could not read: a GPU not found may be one */
+	json_array_foreach(ga, i, g) {
+		if (json_object_get(g, "status")) {
+			snprintf(where, sizeof where, "on %s (%s)", node, jstr(g, "why"));
+			tally(t, R_GPU_ROW, "", where);
+			unread = 1;
+			continue;
+		}
+		const json_t *g0 = gpu_match(gb, g);
+		/* named as the run knew it when it started */
+		snprintf(where, sizeof where, "on %s GPU %s", node, jstr(g0 ? g0 : g, "index"));
 		const char *mask = jstr(g, "clocks_throttle_reasons.active");
 		unsigned long long m = strtoull(mask, NULL, 16);
 		for (size_t b = 0; b < sizeof throttle_bits / sizeof *throttle_bits; b++)
 			if (m & throttle_bits[b].bit)
 				tally(t, throttle_bits[b].rule, throttle_bits[b].name, where);
-		for (size_t k = 0; g0 && k < sizeof ecc_fields / sizeof *ecc_fields; k++) {
-			long long a = counter(g, ecc_fields[k]), b0 = counter(g0, ecc_fields[k]);
-			if (a >= 0 && b0 >= 0 && a > b0) {
-				tally(t, R_ECC, "", where);
-				break;
-			}
-		}
+		int ecc = 0;
+		for (size_t k = 0; k < sizeof ecc_fields / sizeof *ecc_fields; k++)
+			ecc |= grew(g0, g, ecc_fields[k], where, t);
+		if (ecc)
+			tally(t, R_ECC, "", where);
 	}
-	long long x1 = counter(after, "xid_events"), x0 = counter(before, "xid_events");
-	if (x1 >= 0 && x0 >= 0 && x1 > x0) {
-		snprintf(where, sizeof where, "on %s (%lld)", node, x1 - x0);
+	/* each GPU of the probe before, when nvidia-smi answered after */
+	json_array_foreach(json_is_array(ga) && !unread ? gb : NULL, i, g) {
+		if (json_object_get(g, "status") || gpu_match(ga, g))
+			continue;
+		char b[32];
+		snprintf(where, sizeof where, "on %s GPU %s (%s)", node, jstr(g, "index"), gpu_key(g, b, sizeof b));
+		tally(t, R_GPU_LOST, "", where);
+	}
+	snprintf(where, sizeof where, "on %s", node);
+	if (grew(before, after, "xid_events", where, t)) {
+		unsigned long long x1 = 0, x0 = 0;
+		counter(after, "xid_events", &x1);
+		counter(before, "xid_events", &x0);
+		snprintf(where, sizeof where, "on %s (%llu)", node, x1 - x0);
 		tally(t, R_XID, "", where);
+	}
+}
+
+/* Nodes whose probe did not answer (failed, killed at its bound, or
+ * unreadable): named, with why. Not a group that is missing as a whole
+ * (no probe at all: the checks are then not listed as made). */
+static void
+unprobed(const json_t *nodes, enum rule r, struct tallies *t)
+{
+	const char *name;
+	json_t *p;
+	if (json_is_string(json_object_get(nodes, "status")))
+		return;
+	json_object_foreach((json_t *)nodes, name, p) {
+		if (!strcmp(jstr(p, "status"), "ok"))
+			continue;
+		char *w = xasprintf("%s (%s)", name, *jstr(p, "why") ? jstr(p, "why") : "no reason recorded");
+		tally(t, r, "", w);
+		free(w);
 	}
 }
 
@@ -310,11 +428,14 @@ validity_check(const char *log, const json_t *prov)
 	nccl_findings(&ns, nodes, &t);
 	if (preflight_findings(nodes, &t))
 		json_array_append_new(checked, json_string("preflight"));
+	unprobed(nodes, R_PROBE, &t);
+	unprobed(after, R_PROBE_AFTER, &t);
 	json_object_foreach((json_t *)after, name, p) {
 		if (strcmp(jstr(p, "status"), "ok"))
 			continue;
 		/* a node without nvidia-smi has its XID count only */
-		sampled |= json_is_array(json_object_get(p, "gpus")) || counter(p, "xid_events") >= 0;
+		unsigned long long x;
+		sampled |= json_is_array(json_object_get(p, "gpus")) || counter(p, "xid_events", &x) != 0;
 		gpu_findings(name, json_object_get(nodes, name), p, &t);
 	}
 	if (sampled)

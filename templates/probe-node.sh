@@ -3,7 +3,7 @@
 # the node's pre-flight verdict. A train job runs it once per node before
 # training (srun --ntasks-per-node=1 on Slurm, directly for the local
 # executor). It writes one JSON line to OUTDIR/probe.JOB.NODE.json
-# atomically: kernel, driver, CUDA, GPUs (model, UUID, serial, clocks,
+# atomically: kernel, driver, CUDA, GPUs (model, UUID, PCI bus id, serial, clocks,
 # application clocks, power limit, persistence and MIG mode, ECC errors,
 # retired and remapped pages, active clock throttle reasons), the hash of
 # the `nvidia-smi topo -m` matrix, the CPU governor, the NCCL library
@@ -36,15 +36,67 @@ sysfs=${sysfs//%n/$node}
 devfs=${LLMB_PROBE_DEVFS:-/dev}
 devfs=${devfs//%n/$node}
 
-# JSON string of $2 (backslash, quote and control characters escaped),
-# into the variable named $1: no subshell, as the GPU loop asks it 320
-# times on an 8-GPU node.
+# A node's words are not trusted to be text: sysfs files and nvidia-smi
+# may hold any bytes. esc VAR TEXT MODE: TEXT as valid UTF-8 into VAR, a
+# byte outside a well-formed UTF-8 sequence replaced by U+FFFD (one for
+# each maximal ill-formed part, as Unicode recommends), a control
+# character (C0 or DEL) escaped as JSON does (\n, \t, \u001b); MODE json
+# also escapes backslash and quote and drops CR, MODE line is for the
+# TAB-separated findings file (no TAB, no newline survives). A byte walk
+# (bash in the C locale counts bytes), only for text that is not all
+# printable ASCII.
+esc() {
+	local LC_ALL=C
+	local _s=$2 _o='' _c _e _n _b _i=0 _k _need _lo _hi _len
+	_len=${#_s}
+	while ((_i < _len)); do
+		_c=${_s:_i:1}
+		printf -v _n %d "'$_c"
+		if ((_n >= 0x20 && _n < 0x7f)); then
+			[ "$3" = json ] && [[ $_c == [\\\"] ]] && _o+=\\
+			_o+=$_c _i=$((_i + 1))
+			continue
+		fi
+		if ((_n < 0x80)); then
+			case $_n in 10) _e='\n' ;; 9) _e='\t' ;; 13) _e='\r' ;; *) printf -v _e '\\u%04x' "$_n" ;; esac
+			[ "$3:$_n" = json:13 ] && _e=
+			_o+=$_e _i=$((_i + 1))
+			continue
+		fi
+		# a lead byte: how many continuation bytes, the second one's range
+		_need=0 _lo=0x80 _hi=0xbf
+		if ((_n >= 0xc2 && _n <= 0xdf)); then _need=1
+		elif ((_n == 0xe0)); then _need=2 _lo=0xa0
+		elif ((_n == 0xed)); then _need=2 _hi=0x9f
+		elif ((_n >= 0xe1 && _n <= 0xef)); then _need=2
+		elif ((_n == 0xf0)); then _need=3 _lo=0x90
+		elif ((_n >= 0xf1 && _n <= 0xf3)); then _need=3
+		elif ((_n == 0xf4)); then _need=3 _hi=0x8f
+		fi
+		_k=1
+		while ((_k <= _need && _i + _k < _len)); do
+			printf -v _b %d "'${_s:_i+_k:1}"
+			((_b >= _lo && _b <= _hi)) || break
+			_lo=0x80 _hi=0xbf _k=$((_k + 1))
+		done
+		if ((_need && _k > _need)); then _o+=${_s:_i:_k}; else _o+=$'\xef\xbf\xbd'; fi
+		_i=$((_i + _k))
+	done
+	printf -v "$1" '%s' "$_o"
+}
+# JSON string of $2 into the variable named $1: no subshell, as the GPU
+# loop asks it 320 times on an 8-GPU node; printable ASCII (the common
+# case) without the byte walk.
 jsv() {
-	local s=${2//\\/\\\\}
-	s=${s//\"/\\\"}
-	s=${s//$'\t'/\\t}
-	s=${s//$'\r'/}
-	printf -v "$1" '"%s"' "${s//$'\n'/\\n}"
+	local LC_ALL=C
+	local s=$2
+	if [[ $s == *[![:print:]]* ]]; then
+		esc s "$s" json
+	else
+		s=${s//\\/\\\\}
+		s=${s//\"/\\\"}
+	fi
+	printf -v "$1" '"%s"' "$s"
 }
 # missing VAR WHY: a fact that could not be gathered, into VAR.
 missing() {
@@ -63,11 +115,13 @@ first() {
 J_gpus='' J_cuda='' J_topo='' J_governor='' J_nccl='' J_cpu_model='' J_mem='' J_fabric='' J_xid='' J_preflight=''
 
 # The nvidia-smi query fields, in order (names from nvidia-smi --help-query-gpu).
-gpu_fields=index,name,uuid,serial,driver_version,memory.total,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,clocks.applications.graphics,clocks.applications.memory,power.limit,persistence_mode,mig.mode.current,ecc.errors.uncorrected.volatile.total,ecc.errors.uncorrected.aggregate.total,retired_pages.pending,remapped_rows.uncorrectable,remapped_rows.pending,clocks_throttle_reasons.active
+gpu_fields=index,name,uuid,serial,driver_version,memory.total,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,clocks.applications.graphics,clocks.applications.memory,power.limit,persistence_mode,mig.mode.current,ecc.errors.uncorrected.volatile.total,ecc.errors.uncorrected.aggregate.total,retired_pages.pending,remapped_rows.uncorrectable,remapped_rows.pending,clocks_throttle_reasons.active,pci.bus_id
 IFS=, read -ra gpu_names <<<"$gpu_fields"
 declare -A gpu_col=()
 for i in "${!gpu_names[@]}"; do gpu_col[${gpu_names[$i]}]=$i; done
 gpu_rows=() # the GPUs' rows as nvidia-smi printed them; none when missing
+gpu_seen=0  # the rows, with those that cannot be read
+gpu_bad=()  # the rows that cannot be read: more or fewer values than asked
 gpu_why=    # why nvidia-smi could not be asked: then it is not asked again
 gpus() {
 	command -v nvidia-smi >/dev/null || { gpu_why="nvidia-smi is not on PATH"; missing J_gpus "$gpu_why"; return; }
@@ -78,9 +132,20 @@ gpus() {
 	local -a vals
 	while IFS= read -r line; do
 		[ -n "$line" ] || continue
-		gpu_rows+=("$line")
+		gpu_seen=$((gpu_seen + 1))
 		read -ra vals <<<"$line"
 		[ "$o" = '[' ] || o+=,
+		# CSV without quotes: a value holding a comma (a GPU name) moves
+		# every value after it, and an ECC count would be read from
+		# another column. Such a row is kept as it was printed, not read.
+		if [ ${#vals[@]} != ${#gpu_names[@]} ]; then
+			gpu_bad+=("${vals[0]# }")
+			jsv jv "$line"
+			jsv jf "nvidia-smi printed ${#vals[@]} values for ${#gpu_names[@]} fields"
+			o+="{\"status\":\"unreadable\",\"why\":$jf,\"row\":$jv}"
+			continue
+		fi
+		gpu_rows+=("$line")
 		o+='{'
 		for i in "${!gpu_names[@]}"; do
 			v=${vals[$i]:-}
@@ -218,32 +283,55 @@ gpu_checks=(
 	"mig.mode.current|is:enabled|fail|gpu_mig|MIG mode is enabled (a benchmark needs whole GPUs)"
 	"persistence_mode|is:disabled|warn|gpu_persistence|persistence mode is off (the driver reloads between jobs)"
 )
-findings=() # VERDICT<TAB>CHECK<TAB>WHY
-finding() { findings+=("$1"$'\t'"$2"$'\t'"$3"); }
+findings=() # VERDICT<TAB>CHECK<TAB>WHY, WHY made one line of text
+finding() {
+	local w=$3 LC_ALL=C
+	[[ $w == *[![:print:]]* ]] && esc w "$w" line
+	findings+=("$1"$'\t'"$2"$'\t'"$w")
+}
+
+# u64 DIGITS: the count fits NVML's unsigned 64-bit counters.
+u64() {
+	local d=${1#"${1%%[!0]*}"} max=18446744073709551615
+	# digits of one length: their string order is their numeric order
+	# shellcheck disable=SC2071
+	[ ${#d} -lt ${#max} ] || { [ ${#d} = ${#max} ] && [[ ! $d > $max ]]; }
+}
 
 check_gpus() {
-	local rule field test verdict check why i row v hit
+	local rule field test verdict check why i row v hit bad=
 	local -a vals
 	for rule in "${gpu_checks[@]}"; do
 		IFS='|' read -r field test verdict check why <<<"$rule"
 		i=${gpu_col[$field]}
 		hit=
-		for row in "${gpu_rows[@]}"; do
+		for row in ${gpu_rows[@]+"${gpu_rows[@]}"}; do
 			IFS=, read -ra vals <<<"$row"
 			v=${vals[$i]:-}
 			v=${v# } v=${v% }
 			case $test in
-			gt0) [[ $v =~ ^[0-9]+$ ]] && [ "$v" -gt 0 ] && hit+="${hit:+, }GPU ${vals[0]# }: $v" ;;
+			gt0)
+				# a string test, not bash's arithmetic (signed 64-bit,
+				# an error past 2^63)
+				if [[ $v =~ ^[0-9]+$ ]]; then
+					[[ $v =~ ^0+$ ]] || hit+="${hit:+, }GPU ${vals[0]# }: $v"
+					u64 "$v" || bad+="${bad:+, }GPU ${vals[0]# } $field: $v"
+				else
+					case $v in "[N/A]" | N/A | "[Not Supported]") ;; *) bad+="${bad:+, }GPU ${vals[0]# } $field: ${v:-empty}" ;; esac
+				fi ;;
 			yes) [[ ${v,,} == yes || $v == 1 ]] && hit+="${hit:+, }GPU ${vals[0]# }" ;;
 			is:*) [ "${v,,}" = "${test#is:}" ] && hit+="${hit:+, }GPU ${vals[0]# }" ;;
 			esac
 		done
 		[ -z "$hit" ] || finding "$verdict" "$check" "$why ($hit)"
 	done
+	# A count that is not one (nor a documented N/A) is not read as zero:
+	# the check could not be made.
+	[ -z "$bad" ] || finding warn gpu_counter "GPU counters that are not counts ($bad)"
 	# Fewer GPUs than Slurm gave the job on this node: a GPU fell off the bus.
 	local want=${SLURM_GPUS_ON_NODE:-}
-	if [[ $want =~ ^[0-9]+$ ]] && [ "${#gpu_rows[@]}" -lt "$want" ]; then
-		finding fail gpu_count "nvidia-smi lists ${#gpu_rows[@]} GPUs, Slurm gave the job $want on this node"
+	if [[ $want =~ ^[0-9]+$ ]] && [ "$gpu_seen" -lt "$want" ]; then
+		finding fail gpu_count "nvidia-smi lists $gpu_seen GPUs, Slurm gave the job $want on this node"
 	fi
 	# NVL72 racks (GB200, GB300): multi-node NVLink needs an IMEX channel.
 	if [[ ${gpu_rows[0]:-} == *GB[23]00* ]] && [ ! -e "$devfs/nvidia-caps-imex-channels/channel0" ]; then
@@ -252,7 +340,11 @@ check_gpus() {
 }
 
 preflight() {
-	[ ${#gpu_rows[@]} = 0 ] || check_gpus
+	[ "$gpu_seen" = 0 ] || check_gpus
+	if [ ${#gpu_bad[@]} -gt 0 ]; then
+		local IFS=,
+		finding warn gpu_row "nvidia-smi's rows of GPUs ${gpu_bad[*]} hold more or fewer values than asked: their checks are not made"
+	fi
 	if [ -n "$governor_raw" ] && [ "$governor_raw" != performance ]; then
 		finding fail cpu_governor "CPU frequency governor is $governor_raw, not performance"
 	fi

@@ -146,9 +146,97 @@ assert lines[-1] == "" and "7101" in [r["job"] for r in after]' "$hf"
 	t_ok "import: judge reads them" "$LLMB" judge --install "$TRASH/many-inst" --out "$TRASH/many.txt"
 }
 
+# Adoption: an install tree upstream's llmb-run wrote (v26.06.01: its
+# run_config.py create_llmb_config and job_logs.py). Per job,
+# llmb-config_<jobid>.yaml in the job's folder under
+# workloads/<workload_type>_<workload>/experiments (NeMo-Run's job folder
+# for nemo, <key>_<size>_<dtype>_gpus<scale>/<time> for configured_sbatch),
+# its log beside it (log-*_<jobid>_<retry>.out, else slurm-<jobid>.out).
+# upcfg DIR JOB MODEL: the job record llmb-run writes, for tinygpt's cpu
+# tiny fp32 run of 1 GPU.
+upcfg() {
+	mkdir -p "$1"
+	cat >"$1/llmb-config_$2.yaml" <<EOF
+job_info:
+  job_id: '$2'
+  launcher_type: nemo
+  launch_time: '2026-01-05T21:05:18.298517'
+  experiment_id: null
+workload_info:
+  framework: nemo2
+  gsw_version: 26.06.01
+  fw_version: 25.09.00
+  workload_type: pretrain
+  synthetic_dataset: true
+model_info:
+  model_name: $3
+  model_size: tiny
+  dtype: fp32
+  scale: 1
+  gpu_type: cpu
+cluster_info:
+  cluster_name: cluster-1
+  gpus_per_node: 8
+  llmb_install: /lustre/llmb
+  llmb_repo: /lustre/llmb/llmb_repo
+  slurm_account: account_name
+  slurm_gpu_partition: batch
+  slurm_cpu_partition: cpu
+container_info:
+  images:
+  - nvcr.io#nvidia/nemo:25.09.00
+job_config:
+  profile_enabled: false
+  proxy: false
+  strong_scaling: false
+  env_overrides: {}
+  model_overrides: {}
+EOF
+}
+nightly_import_upstream() {
+	local U=$TRASH/upinst J=$TRASH/upimp-inst
+	local X=$U/workloads/pretrain_tinygpt/experiments
+	local E=pretrain_tinygpt_tiny_fp32_gpus1_tp1_pp1_cp1_vp1_mbs1_gbs8
+	local A=$X/$E/${E}_1767647118 B=$X/pretrain_tinygpt_tiny_fp32_gpus1/1767650718
+	upcfg "$A" 6301 tinygpt
+	# a retry: the job's last log is its run
+	fake_log 11 '' >"$A/log-account.$E-account_6301_0.out"
+	fake_log 20 '' >"$A/log-account.$E-account_6301_1.out"
+	upcfg "$B" 6302 tinygpt
+	fake_log 20 '' >"$B/slurm-6302.out"
+	upcfg "$X/$E/${E}_1767654318" 6303 tinygpt
+	upcfg "$U/workloads/pretrain_nosuch/experiments/x/x_1767657918" 6304 nosuch
+	fake_log 20 '' >"$U/workloads/pretrain_nosuch/experiments/x/x_1767657918/log-a.x_6304_0.out"
+	upcfg "$U/workloads/pretrain_tinygpt" 6305 tinygpt
+	mkfifo "$X/llmb-config_6306.yaml"
+	t_rc "upstream tree: its jobs imported, those that cannot be say so (exit 1)" 1 \
+		timeout 60 "$LLMB" record --import --top "$T" --install "$J" "$U"
+	cp "$TRASH/.out" "$TRASH/upimp.out"
+	t_grep "upstream tree: two runs imported" 'imported 2 run\(s\)' "$TRASH/upimp.out"
+	t_grep "upstream tree: the jobs read are counted" '2 of 6 upstream job record\(s\)' "$TRASH/upimp.out"
+	t_grep "upstream tree: a FIFO is no job record (the walk goes on)" 'llmb-config_6306.yaml: not a regular file' "$TRASH/upimp.out"
+	t_ok "upstream tree: keyed by their job ids, the last retry's log" python3 - "$J"/history/*.jsonl <<'EOF'
+import json, sys
+r = {x["job"]: x for x in map(json.loads, open(sys.argv[1]))}
+assert sorted(r) == ["6301", "6302"], sorted(r)
+assert r["6301"]["valid"] is True and r["6301"]["summary"]["n"] == 16, r["6301"]
+assert r["6302"]["executor"] == "slurm", r["6302"]
+EOF
+	t_grep "upstream tree: a job without its log, named, saying what was expected" \
+		'llmb-config_6303.yaml: no log of job 6303 beside it \(expected log-\*_6303_<retry>.out or slurm-6303.out' "$TRASH/upimp.out"
+	t_grep "upstream tree: a model llmb has no workload for" 'llmb-config_6304.yaml: model nosuch is no llmb workload' "$TRASH/upimp.out"
+	t_grep "upstream tree: a legacy sbatch job (its log in the recipe folder)" 'llmb-config_6305.yaml: no log of job 6305' "$TRASH/upimp.out"
+	t_rc "upstream tree again: nothing appended" 1 "$LLMB" record --import --top "$T" --install "$J" "$U/workloads"
+	t_grep "upstream tree again: already there" 'imported 0 run\(s\), 2 already in the history' "$TRASH/.out"
+	mkdir -p "$TRASH/norun/a/b"
+	t_rc "a folder without any run: an error (exit 1)" 1 "$LLMB" record --import --top "$T" --install "$J" "$TRASH/norun"
+	t_grep "  saying what it expected" 'norun: no run found \(expected llmb run folders, <gpu>_<size>_<dtype>_<scale>, or upstream llmb-run job folders holding llmb-config_<jobid>.yaml\)' "$TRASH/.out"
+}
+
 nightly_top
 nightly_failures
 nightly_import_bad
+nightly_import_upstream
 if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
 	make -C "$TOP" all >/dev/null 2>&1
 	nightly_scenarios

@@ -79,6 +79,43 @@ sysfs pernode/n7 powersave
 t_ok "%n in LLMB_PROBE_SYSFS is the node's name" env SLURMD_NODENAME=n7 LLMB_PROBE_SYSFS="$TRASH/sys/pernode/%n" bash "$PROBE" "$TRASH/p" 2
 t_grep "  (n7's tree was read)" $'^fail\tcpu_governor' "$TRASH/p/preflight.2.n7"
 
+# ---- a node's own words: the findings file stays one finding a line --------------
+# An InfiniBand device whose name holds a newline and TABs, and a governor
+# with an ESC byte and a byte that is not UTF-8: each finding is one line
+# of text, no check is injected.
+sysfs hostile $'power\033[2J\377save'
+mkdir -p "$TRASH/sys/hostile/class/infiniband/"$'mlx5_0\nfail\tgpu_ecc\tinjected/ports/1'
+echo "1: DOWN" >"$TRASH/sys/hostile/class/infiniband/"$'mlx5_0\nfail\tgpu_ecc\tinjected/ports/1/state'
+probe hostile LLMB_PROBE_SYSFS="$TRASH/sys/hostile"
+t_ok "a device name with a newline: two findings, two lines, none injected" \
+	test "$(cut -f2 "$TRASH/p/hostile/preflight.1.$NODE" | sort | tr '\n' ' ')" = "cpu_governor rdma_ports "
+t_grep "  the name's newline and TABs escaped" $'^fail\trdma_ports\tno RDMA port is ACTIVE: mlx5_0\\\\nfail\\\\tgpu_ecc\\\\tinjected/1 \\(1: DOWN\\)$' \
+	"$TRASH/p/hostile/preflight.1.$NODE"
+t_grep "  the governor's ESC escaped, its stray byte U+FFFD" $'^fail\tcpu_governor\tCPU frequency governor is power\\\\u001b\\[2J\xef\xbf\xbdsave, not performance$' \
+	"$TRASH/p/hostile/preflight.1.$NODE"
+t_ok "  the probe's line is JSON, with both findings" test "$(jget "$TRASH/p/hostile/probe.1.$NODE.json" \
+	'" ".join(f["check"] for f in d["preflight"]["findings"])')" = "cpu_governor rdma_ports"
+# ECC counts are NVML's unsigned 64 bits: past 2^63 still a count (bash's
+# arithmetic refused it), past 2^64 - 1 or not a number a finding of its own.
+mkdir -p "$TRASH/gpu-big" "$TRASH/gpu-over" "$TRASH/gpu-word"
+echo 9223372036854775808 >"$TRASH/gpu-big/ecc"
+echo 18446744073709551616 >"$TRASH/gpu-over/ecc"
+echo "[GPU is lost]" >"$TRASH/gpu-word/ecc"
+probe big LLMB_PROBE_SYSFS="$TRASH/sys/good" NVSMI_STANDIN_STATE="$TRASH/gpu-big"
+t_grep "an ECC count past 2^63 fails the node" $'^fail\tgpu_ecc\tuncorrectable ECC errors since the driver loaded \\(GPU 0: 9223372036854775808, GPU 1: 9223372036854775808\\)$' \
+	"$TRASH/p/big/preflight.1.$NODE"
+probe over LLMB_PROBE_SYSFS="$TRASH/sys/good" NVSMI_STANDIN_STATE="$TRASH/gpu-over"
+t_ok "an ECC count past 2^64 - 1 fails the node" test "$(verdict over)" = fail
+t_grep "  and is named as no 64-bit count" \
+	$'^warn\tgpu_counter\tGPU counters that are not counts \\(GPU 0 ecc.errors.uncorrected.volatile.total: 18446744073709551616, ' "$TRASH/p/over/preflight.1.$NODE"
+# A GPU name with a comma moves the CSV's values (ECC read from another
+# column): the rows are not read, and the node says so.
+probe comma LLMB_PROBE_SYSFS="$TRASH/sys/good" NVSMI_STANDIN_STATE="$TRASH/gpu-ecc" NVSMI_STANDIN_NAME="NVIDIA H100, 0"
+t_ok "a GPU name with a comma: its rows unread, a warning" test "$(verdict comma) $(cut -f1,2 "$TRASH/p/comma/preflight.1.$NODE" | tr '\t\n' ': ')" = \
+	"warn warn:gpu_row "
+probe word LLMB_PROBE_SYSFS="$TRASH/sys/good" NVSMI_STANDIN_STATE="$TRASH/gpu-word"
+t_ok "an ECC count that is a word: a warning, not zero" test "$(verdict word) $(cut -f2 "$TRASH/p/word/preflight.1.$NODE")" = "warn gpu_counter"
+
 # ---- real Slurm jobs ------------------------------------------------------------
 slurm_need_packages || { echo "# skipped the Slurm jobs: $SLURM_SKIP_REASON"; t_done; exit 0; }
 export SLURM_CI_NODES=3 SLURM_CI_CPUS=${SLURM_CI_CPUS:-8} SLURM_CI_MIN_JOB_AGE=${SLURM_CI_MIN_JOB_AGE:-3600}

@@ -30,10 +30,13 @@ t_quick_checkout "$Q"
 J=$TRASH/inst
 R=$J/workloads/quick/experiments/cpu_tiny_fp32_1
 RES=$R/result.json
-# run [VAR=VALUE...]: train, parse and report the run again, on fresh GPUs.
+# run [VAR=VALUE...]: train, parse and report the run again, on fresh GPUs
+# (in the state `seed` left for the next run, when it did).
+seed() { mkdir -p "$TRASH/gpu-seed" && printf '%s\n' "$2" >"$TRASH/gpu-seed/$1"; }
 run() {
 	rm -f "$J"/state/done/{train,parse,report}.quick.* "$RES"
 	rm -rf "$TRASH/gpu" && mkdir -p "$TRASH/gpu"
+	if [ -d "$TRASH/gpu-seed" ]; then cp "$TRASH/gpu-seed"/* "$TRASH/gpu/" && rm -rf "$TRASH/gpu-seed"; fi
 	env NVSMI_STANDIN_STATE="$TRASH/gpu" LLMB_PROBE_SYSFS="$IB" "$@" make -C "$Q" B="$TOP/build" \
 		LLMB_GEN="$TRASH/gen" LLMB_INSTALL="$J" EXECUTOR=local WORKLOAD=quick SCALES=1 report >"$TRASH/run.out" 2>&1
 }
@@ -121,6 +124,71 @@ t_grep "ECC and XID: the report excludes the run with both" \
 t_ok "ECC and XID: recorded" record
 t_ok "ECC and XID: the history record is invalid with the reasons" test "$(last_record | jget /dev/stdin \
 	'd["valid"], "new XID events during the run on '"$NODE"' (1)" in d["invalid"]')" = "False True"
+
+# ---- GPUs matched by UUID between the probes, counts as NVML's 64 bits ----------
+seed ecc 9223372036854775808
+t_ok "ECC counts past 2^63 that grow: runs" run QUICK_NCCL=ib QUICK_GPU_EVENT=ecc=9223372036854775809
+t_ok "counts past 2^63: the growth is seen" test "$(reasons)" = \
+	"new uncorrectable ECC errors during the run on $NODE GPU 0 and 1 more"
+t_ok "an ECC count past 2^64 - 1 after the run: runs" run QUICK_NCCL=ib QUICK_GPU_EVENT=ecc=18446744073709551616
+t_ok "past 2^64 - 1: not read as a count, the run flagged" test "$(jget "$RES" 'd["validity"]["valid"]')|$(flags)" = \
+	"True|a GPU counter the probe recorded is not a count: on $NODE GPU 0 (ecc.errors.uncorrected.volatile.total: 18446744073709551616) and 3 more"
+t_ok "an ECC count that is an ESC sequence after the run: runs" run QUICK_NCCL=ib QUICK_GPU_EVENT=ecc=$'\e[2J'
+t_ok "  flagged, the reason one line of text" test "$(flags)" = \
+	"a GPU counter the probe recorded is not a count: on $NODE GPU 0 (ecc.errors.uncorrected.volatile.total: ?[2J) and 3 more"
+# GPU 0 had 5 errors before (pre-flight flags it) and falls off the bus;
+# GPU 1, now the driver's GPU 0, gets 3: compared by place, 3 < 5 hid it.
+seed ecc.gpu0 5
+t_ok "a GPU falls off the bus while another's ECC errors grow: runs" run QUICK_NCCL=ib QUICK_GPU_EVENT="gpus=1 ecc.gpu1=3"
+t_ok "the lost GPU and the other's errors: invalid, both reasons" test "$(reasons)" = \
+	"new uncorrectable ECC errors during the run on $NODE GPU 1|a GPU present before the run is missing after it: on $NODE GPU 0 ($(jget "$R/provenance.json" "d['nodes']['$NODE']['gpus'][0]['uuid']"))"
+# GPU 1 had errors before; the driver lists the GPUs the other way round
+# after, none changed: compared by place, GPU 1's old errors were new.
+seed ecc.gpu1 4
+t_ok "the same GPUs enumerated in another order: runs" run QUICK_NCCL=ib QUICK_GPU_EVENT=gpus=1,0
+t_ok "another order: no GPU finding invented" test "$(jget "$RES" 'd["validity"]["valid"], [f["rule"] for f in d["validity"]["findings"]]')" = \
+	"True ['preflight_fail']"
+
+# ---- a node's own words ----------------------------------------------------------
+# A GPU name holding a comma: nvidia-smi's CSV does not quote it, every value
+# after it moves, and the ECC errors the run added were read from another
+# column. The rows are kept unread, the checks said not made.
+t_ok "a GPU name with a comma, ECC errors during the run: runs" run QUICK_NCCL=ib QUICK_GPU_EVENT=ecc \
+	NVSMI_STANDIN_NAME="NVIDIA H100, 0"
+t_ok "  the rows kept as printed, unread" test "$(jget "$R/provenance.json" \
+	"d['nodes_after']['$NODE']['gpus'][0]['status'], d['nodes_after']['$NODE']['gpus'][0]['row'][:17]")" = "unreadable 0, NVIDIA H100, 0"
+t_ok "  the run flagged for them, not silently valid" test "$(flags)" = \
+	"pre-flight warned: gpu_row on $NODE (nvidia-smi's rows of GPUs 0,1 hold more or fewer values than asked: their checks are not made)|a GPU's row of nvidia-smi could not be read after the run: on $NODE (nvidia-smi printed 23 values for 22 fields) and 1 more"
+# An ESC byte in the governor and bytes that are not UTF-8 in the GPU name:
+# the probe's line stays JSON, the node and its pre-flight finding stay.
+HOST=$TRASH/sys-hostile
+mkdir -p "$HOST/devices/system/cpu/cpu0/cpufreq"
+printf 'perf\033[2J\377ormance\n' >"$HOST/devices/system/cpu/cpu0/cpufreq/scaling_governor"
+t_ok "an ESC byte and non-UTF-8 bytes from the node: runs" run QUICK_NCCL=ib LLMB_PROBE_SYSFS="$HOST" \
+	NVSMI_STANDIN_NAME=$'NVIDIA \xff\xfeH100\e]0;x\a'
+t_ok "the node is in provenance.json, its values escaped, the bytes as U+FFFD" python3 - "$R/provenance.json" "$NODE" <<'EOF'
+import json, sys
+n = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))["nodes"][sys.argv[2]]
+assert n["cpu_governor"] == "perf\x1b[2J\ufffdormance", n["cpu_governor"]
+assert n["gpus"][0]["name"] == "NVIDIA \ufffd\ufffdH100\x1b]0;x\x07", n["gpus"][0]["name"]
+EOF
+t_ok "  its governor finding flags the run" test "$(flags)" = \
+	"pre-flight failed (the policy let the run go on): cpu_governor on $NODE (CPU frequency governor is perf\\u001b[2J"$'\xef\xbf\xbd'"ormance, not performance)"
+t_rc "  llmb diff against the clean run: different" 1 "$LLMB" diff "$TRASH/clean" "$R"
+t_grep "  the ESC shown escaped, as a JSON string" "^  $NODE\\.cpu_governor: .* -> \"perf\\\\u001B\\[2J" "$TRASH/.out"
+t_nogrep "  no ESC byte reaches the terminal" $'\e' "$TRASH/.out"
+# A probe line that is not JSON (here an older probe's raw ESC byte): the
+# node is kept, unreadable, and the run flagged for it.
+t_ok "a probe line that is not JSON: runs" run QUICK_NCCL=ib QUICK_GPU_EVENT=garble
+t_ok "  the node is in provenance.json, unreadable, saying why" test "$(jget "$R/provenance.json" \
+	"d['nodes']['$NODE']['status'], d['nodes']['$NODE']['why'].startswith('its probe probe.')")" = "unreadable True"
+t_ok "  the run is flagged for it" python3 - "$RES" "$NODE" <<'EOF'
+import json, sys
+v = json.load(open(sys.argv[1]))["validity"]
+assert v["valid"] is True and [f["rule"] for f in v["findings"]] == ["node_probe_failed"], v
+assert v["flagged"][0].startswith("a node was not judged before the run: %s (its probe probe." % sys.argv[2]), v
+assert "is unreadable: line 1" in v["flagged"][0], v
+EOF
 
 # ---- llmb parse --provenance, directly -------------------------------------------
 cp "$TRASH/clean/provenance.json" "$TRASH/prov.json"
