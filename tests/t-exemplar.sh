@@ -102,7 +102,7 @@ t_ok "the status file: 1 not-certified" test "$(st)" = "1 not-certified"
 t_rc "llmb exemplar: no reference is not a pass (exit 1)" 1 lx
 t_grep "the table says no reference for exa" '^exa +tiny +fp32 +1 +1/1 .* no reference$' "$TRASH/noref.out"
 t_grep "the table says no reference for exb" '^exb +tiny +fp32 +1 +1/1 .* no reference$' "$TRASH/noref.out"
-t_grep "the verdict line names both" '^NOT CERTIFIED: 2 of 2 configuration\(s\) not passing' "$TRASH/noref.out"
+t_grep "the verdict line names both" '^NOT CERTIFIED: no reference for 2 configuration\(s\); 2 of 2 configuration\(s\) not passing' "$TRASH/noref.out"
 t_ok "one training job per workload" test "$(ntrain)" = 2
 t_ok "exa's run lives in experiments/exemplar/<run>/repeat-1" \
 	test -s "$I/workloads/exa/experiments/exemplar/cpu_tiny_fp32_1/repeat-1/result.json"
