@@ -181,6 +181,8 @@ t_grep "mbridge text: the difference and verdict at 256" '^  difference +\+2\.8%
 t_grep "mbridge text: the 256-GPU source" '^  256 GPUs: published for this configuration, 4992 tokens/s/GPU, 1298 TFLOPS/GPU \(MXFP8 at 256 GPUs\); Megatron-Bridge 26\.04\.01, docs/performance-summary-archive\.md:225 at 067f987df03b$' "$TRASH/mb.text"
 t_grep "mbridge text: 512 GPUs, published elsewhere, not compared" '^  512 GPUs: published at 256 GPUs / other parallelism, 4992 tokens/s/GPU, 1298 TFLOPS/GPU .*; differs: GPUs 256 \(run 512\), gbs 4096 \(run 8192\); not compared$' "$TRASH/mb.text"
 t_grep "mbridge md: published references" '^- 512 GPUs: published at 256 GPUs / other parallelism' "$TRASH/mb.md"
+mbrep --format=html >"$TRASH/mb.html"
+t_grep "mbridge html: published references" '^512 GPUs: published at 256 GPUs / other parallelism, 4992 tokens/s/GPU' "$TRASH/mb.html"
 # A slower run at 256 GPUs is slower by its difference.
 (cd "$MB/gb300_671b_fp8_256" && mb_log 14.5 >log.out &&
 	"$LLMB" parse --window=35-44 --steps=50 --log-format=mbridge --indexing=one --result=result.json log.out >/dev/null 2>&1)
