@@ -234,7 +234,9 @@ published_rows(const struct recipes *r, const char *top, const struct ynode *w, 
 			if (!strcmp(ystr(rows->kids[i], "workload", ""), workload))
 				check_published(r, t, w, rows->kids[i], cur, out, t_, &matched);
 		fprintf(out, "%s: %d of the %zu current published rows match a recipe row\n", workload, matched, ncur);
-	}
+	} else if (!strcmp(ystr(w, "framework", ""), "megatron_bridge"))
+		fprintf(out, "%s: no published rows (%s, Megatron-Bridge %.12s): Megatron-Bridge publishes none of this model\n",
+			workload, PUBLISHED_FILE, ystr(t->root, "commit", ""));
 	ydoc_free(t);
 	return 0;
 }

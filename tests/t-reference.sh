@@ -89,6 +89,7 @@ for want in "llama3.1: current release 26.04.01" "deepseek-v3: current release 2
 done
 t_grep "published deepseek-v3: the 4 current rows match recipe rows" \
 	'^deepseek-v3: 4 of the 4 current published rows match a recipe row$' "$TRASH/pub-deepseek-v3.txt"
+t_grep "published nemotron-h: none, said" '^nemotron-h: no published rows \(workloads/published/megatron-bridge\.yaml, Megatron-Bridge 067f987df03b\): Megatron-Bridge publishes none of this model$' "$TRASH/pub-nemotron-h.txt"
 t_grep "published kimi-k2: the current row matches" '^kimi-k2: 1 of the 1 current' "$TRASH/pub-kimi-k2.txt"
 t_grep "published llama3.1 gb300 70b FP8 at 64: current, matches, consistent" \
 	'^26\.04\.01\* gb300 70b +fp8 +64 FP8 .* TFLOPS/GPU 2348=2357\.52 +MFU% 47\.9 +step 6\.244 +recipe matches +ok$' \
