@@ -419,6 +419,38 @@ provenances(struct collection *c)
 	}
 }
 
+/* What upstream's archive shows a reviewer of each job (NeMo-Run's job
+ * folder: its configuration, image, environment and the arguments that
+ * override the recipe), taken from each run's provenance.json into
+ * <run>/configuration.json beside it. */
+static void
+add_run_configurations(struct collection *c)
+{
+	size_t n = c->n;
+	for (size_t i = 0; i < n; i++) {
+		const char *p = c->v[i].path, *slash = strrchr(p, '/');
+		if (!slash || strcmp(slash + 1, LAYOUT_PROVENANCE))
+			continue;
+		json_t *pv = json_loadb(c->v[i].data, c->v[i].len, 0, NULL);
+		json_t *cf = json_object_get(pv, "configuration"), *sw = json_object_get(pv, "software"),
+		       *mc = json_object_get(pv, "machine");
+		if (json_is_object(cf)) {
+			json_t *o = json_pack("{s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?}",
+					      "workload", json_object_get(cf, "workload"), "run", json_object_get(cf, "run"),
+					      "job", json_object_get(mc, "job"), "executor", json_object_get(mc, "executor"),
+					      "image", json_object_get(sw, "image"), "environment", json_object_get(cf, "env"),
+					      "arguments", json_object_get(cf, "arguments"), "parallel", json_object_get(cf, "knobs"),
+					      "run_knobs", json_object_get(cf, "run_knobs"), "secrets_by_name",
+					      json_object_get(cf, "secrets_by_name"), "config_hash", json_object_get(cf, "config_hash"));
+			char *d = o ? json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
+			if (d)
+				add_member(c, xasprintf("%.*s/%s", (int)(slash - p), p, LAYOUT_ARCHIVE_RUNCONFIG), d, strlen(d));
+			json_decref(o);
+		}
+		json_decref(pv);
+	}
+}
+
 static int
 by_path(const void *a, const void *b)
 {
@@ -584,6 +616,7 @@ archive(const char *install, const char *out, const char *format, const char *to
 		c.bad = 1;
 	} else {
 		collect(&c);
+		add_run_configurations(&c);
 	}
 	if (!c.bad)
 		redact(&c, top);

@@ -49,6 +49,7 @@ struct conf {
 	json_t *runs;               /* each run: directory, state, status, step time */
 	json_t *reasons;
 	json_t *profiled;           /* the profiled run, or NULL */
+	json_t *nearest;            /* without a reference: the published figure nearest, or NULL */
 };
 
 struct exrun {
@@ -147,6 +148,9 @@ compare(struct conf *c, const struct exrun *e)
 			c->value = mt->lower ? mean : v * tcol / mean;
 			c->pct = mt->lower ? 100 * ref / mean : 100 * c->value / ref;
 		}
+		json_t *pub = json_object_get(col, "published");
+		if (c->metric < 0 && pub && !json_is_true(json_object_get(pub, "match")))
+			c->nearest = json_incref(pub);
 	}
 	json_decref(m);
 }
@@ -181,6 +185,7 @@ conf_json(const struct conf *c)
 	json_object_set_new(o, "runs", json_incref(c->runs));
 	json_object_set_new(o, "reasons", json_incref(c->reasons));
 	json_object_set_new(o, "profiled_run", c->profiled ? json_incref(c->profiled) : json_null());
+	json_object_set_new(o, "nearest_published", c->nearest ? json_incref(c->nearest) : json_null());
 	return o;
 }
 
@@ -205,16 +210,22 @@ conf_line(struct sb *t, const struct conf *c)
 	if (c->profiled)
 		sb_addf(t, "    profiled run %s: %s (never counted)\n", report_str(c->profiled, "run"),
 			report_str(c->profiled, "status"));
+	if (c->nearest)
+		sb_addf(t, "    no published figure at this scale and configuration; nearest: %s, %.0f tokens/s/GPU, %.0f "
+			"TFLOPS/GPU (%s); differs: %s\n", report_str(c->nearest, "label"),
+			report_num(c->nearest, "tokens_per_s_per_gpu"), report_num(c->nearest, "tflops_per_gpu"),
+			report_str(c->nearest, "source"), report_str(c->nearest, "differs"));
 }
 
 /* The verdict over every configuration, and its words. */
 static int
 verdict(const struct conf *cs, size_t n, struct sb *why)
 {
-	int incomplete = 0, pass = 0;
+	int incomplete = 0, pass = 0, noref = 0;
 	for (size_t i = 0; i < n; i++) {
 		incomplete |= !strcmp(cs[i].status, "failed") || !strcmp(cs[i].status, "not run");
 		pass += !strcmp(cs[i].status, "pass");
+		noref += !strcmp(cs[i].status, "no reference");
 	}
 	if (incomplete) {
 		sb_add(why, "could not run: a run failed or did not run (make exemplar again resumes)");
@@ -224,6 +235,8 @@ verdict(const struct conf *cs, size_t n, struct sb *why)
 		sb_addf(why, "all %zu configuration(s) above the line", n);
 		return EX_CERTIFIED;
 	}
+	if (noref)
+		sb_addf(why, "no reference for %d configuration(s); ", noref);
 	sb_addf(why, "%zu of %zu configuration(s) not passing:", n - (size_t)pass, n);
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(cs[i].status, "pass"))
@@ -314,6 +327,7 @@ certify(struct exrun *e, const struct plan *p)
 		json_decref(cs[k].runs);
 		json_decref(cs[k].reasons);
 		json_decref(cs[k].profiled);
+		json_decref(cs[k].nearest);
 	}
 	free(cs);
 	return code;
@@ -350,7 +364,7 @@ exemplar_run(struct exrun *e, char **make_argv)
 	/* the plan loaded the suite already (a relative path below the top,
 	 * as selection.c reads it): this load says nothing new */
 	char *path = e->suite[0] == '/' || !strcmp(e->top, ".") ? xstrdup(e->suite) : xasprintf("%s/%s", e->top, e->suite);
-	int bad_suite = exsuite_load(path, s.v[K_GPU_TYPE], &e->x);
+	int bad_suite = exsuite_load(e->top, path, s.v[K_GPU_TYPE], &e->x);
 	free(path);
 	if (bad_suite || pass_line(e))
 		return EX_ERROR;

@@ -6,6 +6,7 @@
 #include "diag.h"
 #include "exsuite.h"
 #include "schema.h"
+#include "upnames.h"
 #include "util.h"
 #include "yamlload.h"
 
@@ -61,9 +62,10 @@ gpu_entries(const char *path, const struct ynode *wls, const char *gpu, char **c
 	return list && list->nkids ? list : NULL;
 }
 
-/* "<workload>_<size>" split at its last underscore, as upstream names them. */
+/* "<workload>_<size>" split at its last underscore, as upstream names them;
+ * the workload is llmb's, or upstream's name of it (pretrain_gpt_oss). */
 static int
-add_entry(const char *path, struct exsuite *s, const struct ynode *e)
+add_entry(const char *path, struct exsuite *s, const struct ydoc *names, const struct ynode *e)
 {
 	if (ymap_len(e) != 1) {
 		diag_error(path, e->line, e->col, "an entry has one key, <workload>_<size>; this one has %zu", ymap_len(e));
@@ -83,6 +85,11 @@ add_entry(const char *path, struct exsuite *s, const struct ynode *e)
 	struct nmatrix *m = &s->m;
 	char *(*row)[NM_VARS] = &m->entry[m->n];
 	(*row)[0] = xstrndup(k->str, (size_t)(us - k->str));
+	const char *llmb = names ? upnames_workload(names, (*row)[0]) : NULL;
+	if (llmb) {
+		free((*row)[0]);
+		(*row)[0] = xstrdup(llmb);
+	}
 	(*row)[1] = xstrdup(us + 1);
 	struct sb d = {0};
 	for (size_t i = 0; i < dt->nkids; i++)
@@ -113,7 +120,7 @@ config_int(const struct ynode *cfg, const char *key, long def)
 }
 
 int
-exsuite_load(const char *path, const char *gpu, struct exsuite *s)
+exsuite_load(const char *top, const char *path, const char *gpu, struct exsuite *s)
 {
 	int before = diag_errors;
 	memset(s, 0, sizeof *s);
@@ -138,13 +145,16 @@ exsuite_load(const char *path, const char *gpu, struct exsuite *s)
 	if (!(s->pass_pct > 0 && s->pass_pct < 1000) && (v = ymap_get(cfg, "pass_pct")))
 		diag_error(path, v->line, v->col, "pass_pct must be a percentage above 0 (95: more than 95%% of the reference)");
 	const struct ynode *list = gpu_entries(path, ymap_get(root, "workloads"), gpu, &s->gpu);
+	int bad;
+	struct ydoc *names = list && diag_errors == before ? upnames_load(top, &bad) : NULL;
 	if (list && diag_errors == before) {
 		s->m.entry = xcalloc(list->nkids, sizeof *s->m.entry);
 		s->line = xcalloc(list->nkids, sizeof *s->line);
 		s->col = xcalloc(list->nkids, sizeof *s->col);
 		for (size_t i = 0; i < list->nkids; i++)
-			add_entry(path, s, list->kids[i]);
+			add_entry(path, s, names, list->kids[i]);
 	}
+	ydoc_free(names);
 	ydoc_free(d);
 	return diag_errors - before;
 }

@@ -1,7 +1,8 @@
 /* exsuite: an exemplar suite file (pipelines/exemplar.yaml), upstream's
  * exemplar.yaml shape: `config:` (scale, repeats, profile, and llmb's
  * pass_pct) and `workloads:` per GPU type, a list of one-key entries
- * "<workload>_<size>: {dtypes: [...]}". Loaded for one GPU type into the
+ * "<workload>_<size>: {dtypes: [...]}", the workload llmb's or upstream's
+ * name of it (pretrain_llama3.1_70b). Loaded for one GPU type into the
  * selections `make exemplar` plans (the nightly matrix's struct, so the
  * planner reads both alike), narrowed by the make selection variables. */
 #ifndef LLMB_EXSUITE_H
@@ -20,9 +21,10 @@ struct exsuite {
 	double pass_pct;            /* a configuration passes above this percentage */
 };
 
-/* Loads path for gpu (NULL: the file's only GPU type); prints
+/* Loads path for gpu (NULL: the file's only GPU type), upstream's
+ * workload names read through top's workloads/upstream/names.yaml; prints
  * file:line:col diagnostics and returns their count. */
-int exsuite_load(const char *path, const char *gpu, struct exsuite *s);
+int exsuite_load(const char *top, const char *path, const char *gpu, struct exsuite *s);
 void exsuite_free(struct exsuite *s);
 
 #endif

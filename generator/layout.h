@@ -51,6 +51,7 @@ char *layout_venv(const char *install, const char *hash12);
  * the list of members with their sha256, and the system description. */
 #define LAYOUT_ARCHIVE_MANIFEST "MANIFEST"
 #define LAYOUT_ARCHIVE_SYSDESC "sysdesc.json"
+#define LAYOUT_ARCHIVE_RUNCONFIG "configuration.json"  /* per run, from its provenance */
 /* Its default file name, before the compressor's suffix. */
 #define LAYOUT_ARCHIVE_DEFAULT "llmb-archive"
 

@@ -237,7 +237,17 @@ configuration(const struct prov_src *s)
 	/* the run knobs as set (MAX_STEPS, ENABLE_*, EXTRA_WORK, TIME_LIMIT, ...): what "what changed" names */
 	json_object_set_new(o, "run_knobs", pairs(s->cfg, "knob"));
 	json_object_set_new(o, "env", pairs(s->cfg, "env"));
+	/* the training command as configured: the recipe's and the row's
+	 * arguments, the overrides a reviewer reads */
 	size_t n;
+	char **args = cfg_values(s->cfg, "arg", &n);
+	json_t *av = json_array();
+	for (size_t i = 0; i < n; i++) {
+		json_array_append_new(av, json_string(args[i]));
+		free(args[i]);
+	}
+	free(args);
+	json_object_set_new(o, "arguments", av);
 	char **sec = cfg_values(s->cfg, "secret", &n);
 	json_t *names = json_array();
 	for (size_t i = 0; i < n; i++) {

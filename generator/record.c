@@ -27,6 +27,7 @@
 #include "metrics.h"
 #include "nightmatrix.h"
 #include "plan.h"
+#include "published.h"
 #include "record.h"
 #include "recipe.h"
 #include "slurm.h"
@@ -257,20 +258,34 @@ llmb_version(const char *top)
 	return q ? q : xstrdup("unknown");
 }
 
-/* The published step time of the run and the report's tolerance. */
+/* The published step time of the run and the report's tolerance: the
+ * recipe's reference row, else the Megatron-Bridge row of the image's
+ * release that runs the same configuration (its tokens/s/GPU as a step). */
 static json_t *
-reference_of(const struct ynode *wl, const char *gpu, const char *size, const char *dtype, long scale)
+reference_of(const struct rec_src *s, const char *gpu, const char *size, const char *dtype, long scale)
 {
-	const struct ynode *refs = ymap_get(wl, "reference");
+	const struct ynode *wl = s->wl, *refs = ymap_get(wl, "reference");
+	double tol = strtod(ystr(ymap_get(wl, "measure"), "tolerance_pct", "5"), NULL) / 100;
 	for (size_t i = 0; refs && i < refs->nkids; i++) {
 		const struct ynode *r = refs->kids[i];
 		if (strcmp(ystr(r, "gpu", ""), gpu) || strcmp(ystr(r, "size", ""), size) ||
 		    strcmp(ystr(r, "dtype", ""), dtype) || yint(r, "scale", 0) != scale || !ystr(r, "step_time", NULL))
 			continue;
-		double tol = strtod(ystr(ymap_get(wl, "measure"), "tolerance_pct", "5"), NULL) / 100;
 		return json_pack("{s:f, s:f}", "step_time", strtod(ystr(r, "step_time", "0"), NULL), "tolerance", tol);
 	}
-	return json_null();
+	int bad, differs = 1;
+	struct ydoc *t = s->top ? published_load(s->top, &bad) : NULL;
+	struct sb why = {0};
+	const struct ynode *row = t ? published_find(t, wl, gpu, size, dtype, scale, yint(s->gpu, "gpus_per_node", 8),
+						      &differs, &why) : NULL;
+	json_t *ref = json_null();
+	double tok = row ? strtod(ystr(row, "tokens_per_s_per_gpu", "0"), NULL) : 0;
+	if (row && !differs && tok > 0)
+		ref = json_pack("{s:f, s:f}", "step_time",
+				(double)yint(row, "gbs", 0) * (double)yint(row, "seq", 0) / (tok * (double)scale), "tolerance", tol);
+	sb_free(&why);
+	ydoc_free(t);
+	return ref;
 }
 
 /* ---- the record ------------------------------------------------------------------- */
@@ -431,7 +446,7 @@ record_build(const struct rec_src *s, struct sb *err)
 				"parallel", par,
 				"night", s->night, "job", job, "executor", *ex ? ex : "unknown",
 				"status", failed ? "failed" : "ok", "valid", !failed && json_array_size(inv) == 0, "invalid", inv,
-				"samples", samples, "summary", summary, "reference", proxy ? json_null() : reference_of(s->wl, gpu, size, dtype, scale),
+				"samples", samples, "summary", summary, "reference", proxy ? json_null() : reference_of(s, gpu, size, dtype, scale),
 				"image", image_of(s->install, s->train_cfg), "config_hash", ch, "llmb_version", ver,
 				"nodes", nodes, "recorded_at", now);
 	rates(rec, s, mean, log_tflops, scale, dtype, json_object_get(rec, "invalid"));

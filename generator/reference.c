@@ -7,6 +7,7 @@
 #include "diag.h"
 #include "flops.h"
 #include "metrics.h"
+#include "published.h"
 #include "recipe.h"
 #include "reference.h"
 #include "runcheck.h"
@@ -144,6 +145,102 @@ check_row(const struct recipes *r, const char *file, const struct ynode *w, cons
 	sb_free(&line);
 }
 
+/* ---- Megatron-Bridge's published rows ----------------------------------- */
+
+/* One published row: TFLOPS/GPU from its tokens/s/GPU by llmb's FLOPs count
+ * (seq and TP of the row bound), MFU against the dtype's peak, the step
+ * time it implies, and whether a recipe row runs its configuration. */
+static void
+check_published(const struct recipes *r, const struct ydoc *t, const struct ynode *w, const struct ynode *row,
+		const char *current, FILE *out, struct tally *t_, int *matched)
+{
+	const char *gpu = ystr(row, "gpu", ""), *size = ystr(row, "size", ""), *dtype = ystr(row, "dtype", "");
+	long scale = yint(row, "scale", 0);
+	double seq = (double)yint(row, "seq", 0), tp = (double)yint(row, "tp", 1), gbs = (double)yint(row, "gbs", 0);
+	double tok = strtod(ystr(row, "tokens_per_s_per_gpu", "0"), NULL);
+	const char *names[] = {"seq", "tp"};
+	double vals[] = {seq, tp};
+	struct params p = {2, names, vals};
+	struct flops f;
+	const struct ynode *g = gpu_find(r, gpu);
+	const struct ynode *pk = g ? ymap_get(ymap_get(g, "peak_tflops"), dtype) : NULL;
+	int current_row = !strcmp(ystr(row, "release", ""), current);
+	struct sb line = {0}, why = {0};
+	sb_addf(&line, "%-8s%s %-5s %-4s %-5s %5ld %-5s gbs %ld mbs %ld tp %ld pp %ld cp %ld vp %ld ep %ld",
+		ystr(row, "release", ""), current_row ? "*" : " ", gpu, size, dtype, scale, ystr(row, "precision", ""),
+		yint(row, "gbs", 0), yint(row, "mbs", 0), (long)tp, yint(row, "pp", 1), yint(row, "cp", 1),
+		yint(row, "vp", 0), yint(row, "ep", 1));
+	if (!g || !(seq > 0) || !(tok > 0) || flops_eval(NULL, w, size, &p, &f)) {
+		fprintf(out, "%s  error: %s\n", line.buf, !g ? "GPU type not in gpus.yaml" : "no FLOPs count for the row");
+		t_->errors++;
+		sb_free(&line);
+		return;
+	}
+	double calc = tok * f.total / seq / 1e12;
+	sb_addf(&line, "  tokens/s/GPU %s", ystr(row, "tokens_per_s_per_gpu", ""));
+	int bad = compare(&line, row, "tflops_per_gpu", "TFLOPS/GPU", calc, 2);
+	double tfl = strtod(ystr(row, "tflops_per_gpu", "0"), NULL), peak = pk ? strtod(pk->str, NULL) : 0;
+	if (peak > 0) {
+		double mfu = 100 * tfl / peak;
+		sb_addf(&line, "  MFU%% %.1f%s", mfu, mfu > 100 ? ">100" : "");
+		bad |= mfu > 100;
+	}
+	sb_addf(&line, "  step %.3f", gbs * seq / (tok * (double)scale));
+	int n = published_differs(row, w, gpu, size, dtype, scale, yint(g, "gpus_per_node", 8), &why);
+	sb_addf(&line, "  recipe %s", n == 0 ? "matches" : n < 0 ? "none" : "differs");
+	if (n == 0 && current_row)
+		(*matched)++;
+	const char *note = bad ? published_note(t, row) : NULL;
+	fprintf(out, "%s  %s\n", line.buf, !bad ? "ok" : note ? "known" : "DIFF");
+	if (n > 0)
+		fprintf(out, "      recipe differs: %s\n", why.buf);
+	if (note)
+		fprintf(out, "      note: %s\n", note);
+	if (!bad)
+		t_->ok++;
+	else if (note)
+		t_->known++;
+	else
+		t_->diff++;
+	sb_free(&line);
+	sb_free(&why);
+}
+
+/* Every pre-training row of the workload, every release; the release its
+ * image runs is the current reference (*), the others history. */
+static int
+published_rows(const struct recipes *r, const char *top, const struct ynode *w, const char *workload, FILE *out,
+	       struct tally *t_)
+{
+	int bad;
+	struct ydoc *t = published_load(top, &bad);
+	if (!t)
+		return bad ? -1 : 0;
+	char cur[64] = "";
+	published_release(w, cur, sizeof cur);
+	const struct ynode *rows = ymap_get(t->root, "published");
+	size_t n = 0, ncur = 0;
+	int matched = 0;
+	for (size_t i = 0; rows && i < rows->nkids; i++)
+		if (!strcmp(ystr(rows->kids[i], "workload", ""), workload)) {
+			n++;
+			ncur += !strcmp(ystr(rows->kids[i], "release", ""), cur);
+		}
+	if (n) {
+		fprintf(out, "%s: %zu published rows (%s, Megatron-Bridge %.12s); current release %s (the image's, *): "
+			"%zu rows; TFLOPS/GPU from tokens/s/GPU within %.1f%%, MFU at most 100%%\n", workload, n,
+			PUBLISHED_FILE, ystr(t->root, "commit", ""), *cur ? cur : "none", ncur, REF_TFLOPS_TOL_REL * 100);
+		for (size_t i = 0; rows && i < rows->nkids; i++)
+			if (!strcmp(ystr(rows->kids[i], "workload", ""), workload))
+				check_published(r, t, w, rows->kids[i], cur, out, t_, &matched);
+		fprintf(out, "%s: %d of the %zu current published rows match a recipe row\n", workload, matched, ncur);
+	} else if (!strcmp(ystr(w, "framework", ""), "megatron_bridge"))
+		fprintf(out, "%s: no published rows (%s, Megatron-Bridge %.12s): Megatron-Bridge publishes none of this model\n",
+			workload, PUBLISHED_FILE, ystr(t->root, "commit", ""));
+	ydoc_free(t);
+	return 0;
+}
+
 int
 reference_check(const char *top, const char *workload, FILE *out)
 {
@@ -167,6 +264,8 @@ reference_check(const char *top, const char *workload, FILE *out)
 	check_inputs(&r, doc->file, w, refs);
 	for (size_t i = 0; i < n; i++)
 		check_row(&r, doc->file, w, refs->kids[i], out, &t);
+	if (published_rows(&r, top, w, workload, out, &t))
+		t.errors++;
 	fprintf(out, "%s: %d ok, %d known, %d differ, %d errors\n", workload, t.ok, t.known, t.diff, t.errors);
 	recipes_free(&r);
 	return t.errors ? 2 : t.diff ? 1 : 0;

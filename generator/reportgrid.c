@@ -109,6 +109,37 @@ spread_row(struct grid *g, const json_t *cols)
 	}
 }
 
+int
+grid_any_published(const json_t *m)
+{
+	size_t j;
+	json_t *k;
+	json_array_foreach(json_object_get(m, "columns"), j, k)
+		if (json_object_get(k, "published"))
+			return 1;
+	return 0;
+}
+
+void
+grid_published(struct sb *o, const json_t *m, const char *bullet)
+{
+	size_t j;
+	json_t *k;
+	json_array_foreach(json_object_get(m, "columns"), j, k) {
+		const json_t *p = json_object_get(k, "published");
+		if (!p)
+			continue;
+		int match = json_is_true(json_object_get(p, "match"));
+		sb_addf(o, "%s%lld GPUs: %s, %.0f tokens/s/GPU, %.0f TFLOPS/GPU (%s at %lld GPUs); %s", bullet,
+			(long long)report_num(k, "scale"), match ? "published for this configuration" : report_str(p, "label"),
+			report_num(p, "tokens_per_s_per_gpu"), report_num(p, "tflops_per_gpu"), report_str(p, "precision"),
+			(long long)report_num(p, "scale"), report_str(p, "source"));
+		if (!match)
+			sb_addf(o, "; differs: %s; not compared", report_str(p, "differs"));
+		sb_add(o, "\n");
+	}
+}
+
 void
 grid_metrics(struct grid *g, const json_t *m)
 {
@@ -125,6 +156,15 @@ grid_metrics(struct grid *g, const json_t *m)
 	r[0] = xstrdup("runs");
 	json_array_foreach(cols, j, k)
 		r[j + 1] = xasprintf("%lld", (long long)report_num(k, "runs"));
+	if (grid_any_published(m)) {
+		r = grid_row(g);
+		r[0] = xstrdup("reference");
+		json_array_foreach(cols, j, k) {
+			const json_t *p = json_object_get(k, "published");
+			r[j + 1] = xstrdup(!p ? report_str(k, "comparison") : json_is_true(json_object_get(p, "match")) ?
+					   "published" : report_str(p, "label"));
+		}
+	}
 	for (int i = 0; i < RM_N; i++) {
 		for (int kind = 0; kind < R_N; kind++) {
 			r = grid_row(g);

@@ -18,6 +18,11 @@ struct grid {
 /* The metrics table of model m: a column per scale, under each metric its
  * value, reference and difference rows. */
 void grid_metrics(struct grid *g, const json_t *m);
+/* Whether a column has a Megatron-Bridge published row beside it. */
+int grid_any_published(const json_t *m);
+/* One line per such column: the published figure, its source, and what
+ * differs from the run's configuration when it is not compared. */
+void grid_published(struct sb *o, const json_t *m, const char *bullet);
 /* The runs (excluded: their reasons) of the model's "runs" or "excluded". */
 void grid_runs(struct grid *g, const json_t *runs, int excluded);
 void grid_free(struct grid *g);

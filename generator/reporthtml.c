@@ -260,6 +260,14 @@ report_html(struct sb *o, const json_t *m)
 		sb_add(o, "<p>(no runs yet)</p>\n");
 	else
 		html_table(o, m);
+	if (grid_any_published(m)) {
+		struct sb t = {0};
+		grid_published(&t, m, "");
+		sb_add(o, "<h2>Published references</h2>\n<pre>");
+		sb_add_html(o, t.buf);
+		sb_add(o, "</pre>\n");
+		sb_free(&t);
+	}
 	sb_add(o, "<div>\n");
 	step_chart(o, m);
 	tokens_chart(o, m);

@@ -28,6 +28,7 @@
 #include "instance.h"
 #include "layout.h"
 #include "metrics.h"
+#include "published.h"
 #include "recipe.h"
 #include "reportmodel.h"
 #include "stagecfg.h"
@@ -55,6 +56,7 @@ struct ctx {
 	const struct ynode *wl, *gpu;
 	const char *w, *g, *size, *dtype;
 	double tol, peak;
+	struct ydoc *pub;       /* Megatron-Bridge's published rows, or NULL */
 };
 
 /* The seeds' rows; lower: a lower value is faster. */
@@ -312,6 +314,7 @@ struct col {
 	double mean, std, min, max;
 	double v[RM_N], ref[RM_N];
 	const struct ynode *refrow;
+	json_t *published;      /* the published row compared, or the nearest one */
 };
 
 static const struct ynode *
@@ -353,6 +356,62 @@ scale_inputs(const struct ctx *c, long scale, double *seq, double *gbs, double *
 	params_free(&p);
 }
 
+/* "at 64 GPUs / in MXFP8 / other parallelism": how the published
+ * configuration differs from the run's, from what published_differs said. */
+static char *
+published_label(const struct ynode *row, long scale, const char *gpu, const char *why)
+{
+	struct sb l = {0};
+	sb_add(&l, "published");
+	if (strcmp(ystr(row, "gpu", ""), gpu))
+		sb_addf(&l, " on %s", ystr(row, "gpu", ""));
+	if (yint(row, "scale", 0) != scale)
+		sb_addf(&l, "%s at %ld GPUs", l.len > 9 ? " /" : "", yint(row, "scale", 0));
+	if (strstr(why, "precision "))
+		sb_addf(&l, "%s in %s", l.len > 9 ? " /" : "", ystr(row, "precision", ""));
+	/* each field said is "name value (run value)", joined by ", " */
+	for (const char *f = why; *f; f += strcspn(f, ",") + (f[strcspn(f, ",")] ? 2 : 0))
+		if (strncmp(f, "GPU", 3) && strncmp(f, "precision ", 10)) {
+			sb_addf(&l, "%s other parallelism", l.len > 9 ? " /" : "");
+			break;
+		}
+	return sb_steal(&l);
+}
+
+/* Without a reference row of its own, a run of a Megatron-Bridge recipe is
+ * compared with the published row of its image's release that runs the
+ * same configuration; a row that differs in any field is shown beside it,
+ * as published, never compared. */
+static void
+published_ref(const struct ctx *c, struct col *k)
+{
+	struct sb why = {0};
+	int differs = 0;
+	long gpn = yint(c->gpu, "gpus_per_node", 8);
+	const struct ynode *row = c->pub ? published_find(c->pub, c->wl, c->g, c->size, c->dtype, k->scale, gpn,
+							  &differs, &why) : NULL;
+	if (!row) {
+		sb_free(&why);
+		return;
+	}
+	double tok = strtod(ystr(row, "tokens_per_s_per_gpu", "0"), NULL), tfl = strtod(ystr(row, "tflops_per_gpu", "0"), NULL);
+	double seq = (double)yint(row, "seq", 0), gbs = (double)yint(row, "gbs", 0), n = (double)yint(row, "scale", 0);
+	char *src = published_source(c->pub, row), *label = differs ? published_label(row, k->scale, c->g, why.buf ? why.buf : "")
+		: xstrdup("published");
+	k->published = json_pack("{s:s, s:b, s:s, s:s, s:I, s:s, s:f, s:f, s:f}", "source", src, "match", !differs,
+				 "differs", why.buf ? why.buf : "", "label", label, "scale", (json_int_t)n, "precision",
+				 ystr(row, "precision", ""), "tokens_per_s_per_gpu", tok, "tflops_per_gpu", tfl,
+				 "step_time", gbs * seq / (tok * n));
+	free(src);
+	free(label);
+	sb_free(&why);
+	if (differs)
+		return;
+	double ref[RM_N] = {gbs * seq / (tok * n), tok * n, tok, tfl, isnan(c->peak) || c->peak <= 0 ? NAN : 100 * tfl / c->peak,
+			   METRICS_TOKENS_DEFAULT / (tok * n) / 86400};
+	memcpy(k->ref, ref, sizeof ref);
+}
+
 /* Mean of the runs' means; spread: one run's own std, else the std of the means. */
 static void
 aggregate(struct col *k, const double *means, const double *stds)
@@ -385,6 +444,8 @@ col_metrics(const struct ctx *c, struct col *k)
 	memcpy(k->v, v, sizeof v);
 	memcpy(k->ref, ref, sizeof ref);
 	k->refrow = r;
+	if (!r && !k->profiled && !k->proxy)
+		published_ref(c, k);
 }
 
 static const char *
@@ -420,14 +481,21 @@ col_json(const struct ctx *c, const struct col *k)
 	json_t *cells = json_object();
 	for (int i = 0; i < RM_N; i++)
 		json_object_set_new(cells, report_metrics[i].key, col_cell(c, k, i));
-	const char *cmp = k->proxy ? "proxy: not compared" : k->profiled ? "profiled: not compared"
-			: k->refrow ? "compared" : "no reference";
+	const json_t *pub = k->published;
+	char *cmp = xstrdup(k->proxy ? "proxy: not compared" : k->profiled ? "profiled: not compared"
+			: k->refrow ? "compared" : !pub ? "no reference" : "");
+	if (pub)
+		cmp = json_is_true(json_object_get(pub, "match")) ? (free(cmp), xstrdup("compared"))
+			: (free(cmp), xasprintf("%s: not compared", report_str(pub, "label")));
 	const char *note = k->refrow ? ystr(k->refrow, "note", NULL) : NULL;
 	json_t *o = json_pack("{s:I,s:b,s:I,s:s,s:o,s:o}", "scale", (json_int_t)k->scale, "profiled", k->profiled,
 			      "runs", (json_int_t)k->n, "comparison", cmp, "reference_note",
 			      note ? json_string(note) : json_null(), "metrics", cells);
+	free(cmp);
 	if (k->proxy)
 		json_object_set_new(o, "proxy", json_true());
+	if (k->published)
+		json_object_set_new(o, "published", k->published);
 	return o;
 }
 
@@ -503,7 +571,9 @@ ctx_load(struct ctx *c)
 		return 2;
 	}
 	c->peak = ynum(ymap_get(c->gpu, "peak_tflops"), c->dtype);
-	return 0;
+	int bad;
+	c->pub = published_load(c->rec.top, &bad);
+	return bad ? 2 : 0;
 }
 
 json_t *
@@ -524,6 +594,7 @@ report_model(const char *top, const char *workload, const char *gpu, const char 
 		m = build_model(c, &rs);
 	}
 	runs_free(&rs);
+	ydoc_free(c->pub);
 	recipes_free(&c->rec);
 	return m;
 }

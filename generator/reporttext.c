@@ -46,6 +46,10 @@ report_text(struct sb *o, const json_t *m)
 		grid_metrics(&g, m);
 		grid_text(o, &g);
 		grid_free(&g);
+		if (grid_any_published(m)) {
+			sb_add(o, "\nPublished references\n");
+			grid_published(o, m, "  ");
+		}
 	}
 	static const char *const sect[] = {"runs", "excluded"};
 	for (int s = 0; s < 2; s++) {
@@ -102,6 +106,10 @@ report_md(struct sb *o, const json_t *m)
 		grid_metrics(&g, m);
 		grid_md(o, &g);
 		grid_free(&g);
+		if (grid_any_published(m)) {
+			sb_add(o, "\n## Published references\n\n");
+			grid_published(o, m, "- ");
+		}
 	}
 	static const char *const sect[] = {"runs", "excluded"};
 	for (int s = 0; s < 2; s++) {

@@ -475,7 +475,7 @@ exemplar_sels(struct plan *p, const char *top, const struct sel *s, struct sel *
 		return ++diag_errors;
 	}
 	char *path = s->exemplar[0] == '/' || !strcmp(top, ".") ? xstrdup(s->exemplar) : xasprintf("%s/%s", top, s->exemplar);
-	int errs = exsuite_load(path, gpu, x);
+	int errs = exsuite_load(top, path, gpu, x);
 	if (!errs)
 		errs = check_suite(p, path, x);
 	if (!errs) {

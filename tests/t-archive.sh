@@ -64,11 +64,11 @@ cp "$run1/result.json" "$longer/"
 # ---- the gzip archive, always ----
 mkdir -p "$TRASH/a" "$TRASH/b"
 t_ok "make archive ARCHIVE_FORMAT=gzip" m archive ARCHIVE="$TRASH/a/res.tar.gz" ARCHIVE_FORMAT=gzip
-t_grep "it says what it wrote" 'res\.tar\.gz: 31 members and the MANIFEST, [0-9]+ bytes \(gzip\)' "$TRASH/.out"
+t_grep "it says what it wrote" 'res\.tar\.gz: 35 members and the MANIFEST, [0-9]+ bytes \(gzip\)' "$TRASH/.out"
 t_grep "a name a MANIFEST line cannot hold is left out, saying so" 'new$' "$TRASH/.out"
 t_grep "...saying why" '^line\.jsonl: a control character in the name; left out$' "$TRASH/.out"
 t_rc "verify-archive: ok" 0 "$LLMB" verify-archive "$TRASH/a/res.tar.gz"
-t_grep "verify-archive counts the members" 'res\.tar\.gz: ok, 31 members match the MANIFEST$' "$TRASH/.out"
+t_grep "verify-archive counts the members" 'res\.tar\.gz: ok, 35 members match the MANIFEST$' "$TRASH/.out"
 members "$TRASH/a/res.tar.gz" >"$TRASH/members"
 t_ok "the MANIFEST first, in the folder named after the file" test "$(head -n 1 "$TRASH/members")" = res/MANIFEST
 t_ok "the other members in byte order" sh -c "tail -n +2 '$TRASH/members' | LC_ALL=C sort -c"
@@ -84,6 +84,21 @@ for f in sysdesc.json \
 done
 t_nogrep "no job script or record, state, image, data, venv, lock, temporary file or link" \
 	'/state/|/images/|/data/|/venvs/|\.sh$|/record$|/job|env\.txt|\.lock$|/current$|\.tmp\.|\.link$|\.pdf$' "$TRASH/members"
+# What upstream's archive gives a reviewer of each job: beside every
+# provenance.json, configuration.json with the job, its image, environment,
+# arguments and parallel configuration, secrets by name.
+t_ok "a configuration.json beside each of the 4 provenance.json" \
+	test "$(grep -c '/configuration\.json$' "$TRASH/members")" = "$(grep -c '/provenance\.json$' "$TRASH/members")"
+python3 -c 'import sys, tarfile, json
+t = tarfile.open(sys.argv[1])
+c = json.load(t.extractfile("res/workloads/quick/experiments/cpu_tiny_fp32_1/configuration.json"))
+p = json.load(t.extractfile("res/workloads/quick/experiments/cpu_tiny_fp32_1/provenance.json"))
+ok = (c["image"] == p["software"]["image"] and c["environment"] == p["configuration"]["env"] and
+      c["arguments"] == p["configuration"]["arguments"] and c["arguments"][:2] == ["bash", "{recipe_dir}/train.sh"] and
+      c["parallel"] == p["configuration"]["knobs"] and c["job"] == p["machine"]["job"] and
+      c["secrets_by_name"] == p["configuration"]["secrets_by_name"])
+sys.exit(not ok)' "$TRASH/a/res.tar.gz" >"$TRASH/.quiet" 2>&1
+t_ok "configuration.json: the job's image, environment, arguments, parallel configuration, from its provenance" test $? = 0
 stream "$TRASH/a/res.tar.gz" >"$TRASH/a.tar"
 t_nogrep "no secret in the archive's bytes" "$SECRET" "$TRASH/a.tar"
 t_grep "...the value the job printed is replaced by its name" "^HF_TOKEN=<redacted:HF_TOKEN> \\(printed by the job\\)\$" "$TRASH/a.tar"
@@ -98,7 +113,7 @@ ms = t.getmembers()
 print(len({(m.mode, m.uid, m.gid, m.uname, m.gname, m.mtime, m.type) for m in ms}), len(ms))
 print(ms[0].mtime, ms[0].mode, ms[0].uid)' "$TRASH/a.tar" >"$TRASH/headers"
 t_ok "tar headers normalised: one mode, owner and time for every member" \
-	test "$(head -n 1 "$TRASH/headers")" = "1 32"
+	test "$(head -n 1 "$TRASH/headers")" = "1 36"
 newest=$(cd "$I" && find workloads/quick/experiments workloads/quick/reports nightly/2026-01-05 history -type f \
 	-printf '%T@\n' | cut -d. -f1 | sort -n | tail -n 1)
 t_ok "...the newest result's time, mode 0644, owner 0" test "$(tail -n 1 "$TRASH/headers")" = "$newest 420 0"
@@ -129,7 +144,7 @@ t_ok "the system description is llmb sysdesc of the runs" \
 t_ok "archived again" "$LLMB" archive --top "$T" --install "$I" --out "$TRASH/b/res.tar.gz" --format=gzip
 t_ok "the same install tree, the same bytes" cmp "$TRASH/a/res.tar.gz" "$TRASH/b/res.tar.gz"
 SOURCE_DATE_EPOCH=86400 "$LLMB" archive --top "$T" --install "$I" --out "$TRASH/b/res.tar.gz" --format=gzip >"$TRASH/.quiet" 2>&1
-t_ok "SOURCE_DATE_EPOCH sets the time" sh -c "gzip -dc '$TRASH/b/res.tar.gz' | TZ=UTC tar -tvf - | grep -c ' 1970-01-02 00:00 ' | grep -qx 32"
+t_ok "SOURCE_DATE_EPOCH sets the time" sh -c "gzip -dc '$TRASH/b/res.tar.gz' | TZ=UTC tar -tvf - | grep -c ' 1970-01-02 00:00 ' | grep -qx 36"
 
 # ---- zstd when installed; gzip when not ----
 if command -v zstd >/dev/null; then
@@ -146,7 +161,7 @@ fi
 mkdir -p "$TRASH/nozstd"
 for p in gzip git; do ln -s "$(command -v "$p")" "$TRASH/nozstd/$p"; done
 t_rc "without zstd: gzip" 0 env -C "$TRASH/b" PATH="$TRASH/nozstd" "$LLMB" archive --top "$T" --install "$I"
-t_grep "...llmb-archive.tar.gz" '^llmb-archive\.tar\.gz: 31 members and the MANIFEST, [0-9]+ bytes \(gzip\)$' "$TRASH/.out"
+t_grep "...llmb-archive.tar.gz" '^llmb-archive\.tar\.gz: 35 members and the MANIFEST, [0-9]+ bytes \(gzip\)$' "$TRASH/.out"
 t_rc "...which verifies without zstd" 0 env PATH="$TRASH/nozstd" "$LLMB" verify-archive "$TRASH/b/llmb-archive.tar.gz"
 t_rc "--format=zstd without zstd: exit 2" 2 env PATH="$TRASH/nozstd" "$LLMB" archive --install "$I" --format=zstd --out "$TRASH/b/z.tar.zst"
 t_grep "...it says so" 'zstd is not installed' "$TRASH/.out"

@@ -102,7 +102,7 @@ t_ok "the status file: 1 not-certified" test "$(st)" = "1 not-certified"
 t_rc "llmb exemplar: no reference is not a pass (exit 1)" 1 lx
 t_grep "the table says no reference for exa" '^exa +tiny +fp32 +1 +1/1 .* no reference$' "$TRASH/noref.out"
 t_grep "the table says no reference for exb" '^exb +tiny +fp32 +1 +1/1 .* no reference$' "$TRASH/noref.out"
-t_grep "the verdict line names both" '^NOT CERTIFIED: 2 of 2 configuration\(s\) not passing' "$TRASH/noref.out"
+t_grep "the verdict line names both" '^NOT CERTIFIED: no reference for 2 configuration\(s\); 2 of 2 configuration\(s\) not passing' "$TRASH/noref.out"
 t_ok "one training job per workload" test "$(ntrain)" = 2
 t_ok "exa's run lives in experiments/exemplar/<run>/repeat-1" \
 	test -s "$I/workloads/exa/experiments/exemplar/cpu_tiny_fp32_1/repeat-1/result.json"
@@ -178,4 +178,99 @@ t_ok "three quick trainings: two repeats and the profiled one" \
 	test "$(find "$I/state/jobs" -path '*train.quick*exemplar*' -name 'job.*.sh' | wc -l)" = 3
 t_grep "the profiled run's job profiled" 'ENABLE_PROFILE=true' "$TRASH/gen/cfg/train.quick.cpu.tiny.fp32.1.exemplar-profile"
 t_nogrep "a measured run did not" 'ENABLE_PROFILE' "$TRASH/gen/cfg/train.quick.cpu.tiny.fp32.1.exemplar-1"
+# ---- upstream's suites, as shipped ---------------------------------------------
+# Every key of every upstream exemplar.yaml since v26.02 (tests/exemplar/
+# upstream, copied from NVIDIA/dgxc-benchmarking) names an llmb workload
+# through workloads/upstream/names.yaml, on every GPU type the file lists.
+UP=$TESTS_DIR/exemplar/upstream
+GU=$TRASH/gen-up
+IU=$TRASH/inst-up
+mu() { make -C "$TOP" -n exemplar B="$TOP/build" LLMB_GEN="$GU" LLMB_INSTALL="$IU" EXECUTOR=slurm "$@"; }
+for f in "$UP"/exemplar.v26.02.yaml "$UP"/exemplar.v26.02.01.yaml "$UP"/exemplar.v26.05.yaml \
+	"$UP"/exemplar.v26.06.00.yaml "$UP"/exemplar.v26.06.01.yaml; do
+	v=${f##*/exemplar.}
+	for g in $(sed -n 's/^  \([a-z0-9]*\):$/\1/p' "$f"); do
+		mu EXEMPLAR="$f" GPU_TYPE="$g" >"$TRASH/up.out" 2>&1
+		t_nogrep "${v%.yaml} $g: every key names an llmb workload" "no workload '" "$TRASH/up.out"
+	done
+done
+t_ok "the keys of the five releases: 9 upstream names" \
+	test "$(cat "$UP"/exemplar.*.yaml | sed -n 's/^  - \(pretrain_.*\)_[0-9.]*[bt]:$/\1/p' | sort -u | wc -l)" = 9
+# v26.06.01's suite, shipped as pipelines/exemplar.yaml, plans every entry
+# at 512 GPUs on every GPU type it lists.
+t_ok "pipelines/exemplar.yaml is upstream's v26.06.01 file" sh -c 'tail -n +6 "$1" | cmp - "$2"' _ \
+	"$TOP/pipelines/exemplar.yaml" "$UP/exemplar.v26.06.01.yaml"
+F=$UP/exemplar.v26.06.01.yaml
+for g in gb300 gb200 b300 b200 h100; do
+	want=$(awk -v g="$g" '/^  [a-z0-9]+:$/ { on = $0 == "  " g ":" }
+		on && /dtypes:/ { s = $0; sub(/.*\[/, "", s); sub(/\].*/, "", s); n += split(s, x, ",") } END { print n + 0 }' "$F")
+	t_ok "v26.06.01 $g: planned (make -n exemplar GPU_TYPE=$g EXECUTOR=slurm)" mu EXEMPLAR="$F" GPU_TYPE="$g"
+	cp "$TRASH/.out" "$TRASH/plan-$g.out"
+	t_ok "v26.06.01 $g: every entry, $want runs, all at 512 GPUs" \
+		test "$(grep -c "^: '\[[0-9]*/[0-9]*\] train .* x512 exemplar-1: nodes=" "$TRASH/plan-$g.out")" = "$want"
+	t_nogrep "v26.06.01 $g: no other scale" "^: '\[[0-9]*/[0-9]*\] train .* x[0-9]* exemplar-1: nodes=" \
+		<(grep -v " x512 exemplar-1: " "$TRASH/plan-$g.out")
+done
+t_grep "gb300: upstream's pretrain_nemotron_3_120b is nemotron3" "train nemotron3 gb300 120b fp8 x512 exemplar-1" "$TRASH/plan-gb300.out"
+t_grep "gb300: upstream's pretrain_gpt_oss_120b is gpt-oss" "train gpt-oss gb300 120b bf16 x512 exemplar-1" "$TRASH/plan-gb300.out"
+
+# Certified from stand-in Megatron-Bridge logs on gb300: the runs' train.done
+# of this plan's configuration and result.json, then llmb exemplar on them.
+# standin FILE STEP...: one stand-in log per gb300 configuration of the
+# suite FILE, in plan order, at the step times given.
+mb_log() {
+	awk -v t="$1" 'BEGIN { for (i = 1; i <= 50; i++) {
+		s = i == 1 ? 3 * t : t + (i % 2 ? 0.01 : -0.01)
+		printf " [2026-06-20 10:01:12] iteration %8d/      50 | consumed samples: %12d | elapsed time per iteration (ms): %.1f | global batch size:  4096 | lm loss: 1.216000E+01 | number of skipped iterations:   0 | number of nan iterations:   0 |\n", i, i * 4096, s * 1000 } }'
+}
+standin() {
+	local f=$1 p id w run hash d
+	shift
+	rm -rf "$GU" "$IU"
+	mu EXEMPLAR="$f" GPU_TYPE=gb300 >/dev/null 2>&1
+	for p in "$GU"/cfg/parse.*.gb300.*.exemplar-1; do
+		w=$(sed -n 's/^workload=//p' "$p")
+		run=$(sed -n 's/^run=//p' "$p")
+		hash=$(sed -n 's/^after=train\.[^ ]* //p' "$p")
+		d=$IU/workloads/$w/experiments/$run
+		mkdir -p "$d"
+		mb_log "$1" >"$d/log.out"
+		shift
+		"$LLMB" parse --window=35-44 --steps=50 --log-format=mbridge --indexing=one --result="$d/result.json" \
+			"$d/log.out" >/dev/null 2>&1
+		printf 'job=%s\nlog=%s\ncfg=%s\nimage=nvidia+nemo+26.04.01.sqsh\nexecutor=slurm\n' "$RANDOM" "$d/log.out" "$hash" \
+			>"$d/train.done"
+	done
+}
+lu() { env -C "$TOP" GPU_TYPE=gb300 "$LLMB" exemplar --top "$TOP" --install "$IU" --suite "$1"; }
+# At 512 GPUs Megatron-Bridge publishes no row of these recipes: every
+# configuration is "no reference", names the nearest published figure, and
+# the suite is not certified.
+standin "$F" 10 10 10 10 10 10 10 10 10 10 10 10 10
+t_rc "v26.06.01 gb300 at 512: not certified (exit 1)" 1 lu "$F"
+cp "$TRASH/.out" "$TRASH/cert512.out"
+t_ok "v26.06.01 gb300 at 512: 13 configurations, each no reference" \
+	test "$(grep -cE ' +512 +1/1 +- .* no reference$' "$TRASH/cert512.out")" = 13
+t_grep "...the verdict says so" '^NOT CERTIFIED: no reference for 13 configuration\(s\); 13 of 13 configuration\(s\) not passing' "$TRASH/cert512.out"
+t_grep "...deepseek-v3 fp8 names the figure published at 256 GPUs" \
+	'^    no published figure at this scale and configuration; nearest: published at 256 GPUs / other parallelism, 4992 tokens/s/GPU, 1298 TFLOPS/GPU \(Megatron-Bridge 26\.04\.01, docs/performance-summary-archive\.md:225 at 067f987df03b\); differs: GPUs 256 \(run 512\), gbs 4096 \(run 8192\)$' \
+	"$TRASH/cert512.out"
+# The same suite at 256 GPUs (its config.scale edited), where deepseek-v3
+# fp8, kimi-k2 fp8 and llama3.1 405b fp8 and nvfp4 are published for the
+# recipe's configuration (13.128, 12.300, 48.000, 34.133 s): pass, pass,
+# FAIL (55 s, 87.3%), pass; the others stay "no reference".
+F256=$TRASH/exemplar-256.yaml
+sed 's/^  scale: 512$/  scale: 256/' "$F" >"$F256"
+standin "$F256" 20 12.5 20 20 12 55 33 20 20 20 20 20 20
+t_rc "v26.06.01 gb300 at 256: not certified (exit 1)" 1 lu "$F256"
+cp "$TRASH/.out" "$TRASH/cert256.out"
+t_grep "deepseek-v3 fp8 at 256: pass against 13.128 s" '^deepseek-v3 +671b +fp8 +256 +1/1 +step_time +12\.500 +13\.128 +105\.0% +pass$' "$TRASH/cert256.out"
+t_grep "kimi-k2 fp8 at 256: pass" '^kimi-k2 +1t +fp8 +256 +1/1 +step_time +12\.000 +12\.300 +102\.5% +pass$' "$TRASH/cert256.out"
+t_grep "llama3.1 405b fp8 at 256: FAIL at 87.3%" '^llama3\.1 +405b +fp8 +256 +1/1 +step_time +55\.000 +48\.000 +87\.3% +FAIL$' "$TRASH/cert256.out"
+t_grep "llama3.1 405b nvfp4 at 256: pass" '^llama3\.1 +405b +nvfp4 +256 +1/1 +step_time +33\.000 +34\.133 +103\.4% +pass$' "$TRASH/cert256.out"
+t_grep "deepseek-v3 bf16 at 256: no reference" '^deepseek-v3 +671b +bf16 +256 +1/1 +- .* no reference$' "$TRASH/cert256.out"
+t_grep "...the verdict names no reference and the FAIL" '^NOT CERTIFIED: no reference for 9 configuration\(s\); 10 of 13 configuration\(s\) not passing:.* llama3\.1 405b fp8 \(FAIL\)' "$TRASH/cert256.out"
+t_ok "the JSON: the nearest published figure of a configuration without one" \
+	test "$(jq_py "$IU/exemplar/certification.json" "[c for c in d['configurations'] if c['workload']=='gpt-oss'][0]['nearest_published']['scale']")" = 64
+
 t_done

@@ -144,6 +144,52 @@ t_ok "CSV: every proxy line says proxy: not compared where a verdict stands" \
 	test "$(grep -c ',16,0,1,.*,,,proxy: not compared,' "$TRASH/px.csv")" = 6
 t_grep "HTML: labelled" 'proxy: not compared' "$TRASH/px.html"
 
+# A Megatron-Bridge workload has no reference rows of its own: its runs are
+# compared with Megatron-Bridge's published row of the image's release
+# (26.04.01) that runs the same configuration. deepseek-v3 fp8 on GB300 at
+# 256 GPUs is published (4992 tokens/s/GPU, 1298 TFLOPS/GPU: a 13.128 s
+# step); 512 GPUs is not, so that column shows the 256-GPU figure, says
+# what differs, and has no verdict.
+mb_log() {
+	awk -v t="$1" 'BEGIN { for (i = 1; i <= 50; i++) {
+		s = i == 1 ? 3 * t : t + (i % 2 ? 0.01 : -0.01)
+		printf " [2026-06-20 10:01:12] iteration %8d/      50 | consumed samples: %12d | elapsed time per iteration (ms): %.1f | learning rate: 1.000000E-06 | global batch size:  4096 | lm loss: 1.216000E+01 | loss scale: 1.0 | grad norm: 6.000 | number of skipped iterations:   0 | number of nan iterations:   0 |\n", i, i * 4096, s * 1000 } }'
+}
+MB=$TRASH/mb
+for sc in 256 512; do
+	mkdir -p "$MB/gb300_671b_fp8_$sc"
+	(cd "$MB/gb300_671b_fp8_$sc" && mb_log 13.5 >log.out &&
+		"$LLMB" parse --window=35-44 --steps=50 --log-format=mbridge --indexing=one --result=result.json log.out >/dev/null 2>&1)
+	printf 'job=9%s\nlog=log.out\ncfg=x\nimage=nvidia+nemo+26.04.01.sqsh\nexecutor=slurm\n' "$sc" >"$MB/gb300_671b_fp8_$sc/train.done"
+done
+mbrep() { "$LLMB" report --top="$TOP" --workload deepseek-v3 --gpu gb300 --size 671b --dtype fp8 "$@" "$MB"; }
+t_ok "mbridge: report" mbrep --format=json
+cp "$TRASH/.out" "$TRASH/mb.json"
+mbrep --format=text >"$TRASH/mb.text"
+mbrep --format=md >"$TRASH/mb.md"
+mj() { python3 -c "import json,sys; m=json.load(open('$TRASH/mb.json')); $1"; }
+t_ok "mbridge 256: compared with the published 26.04.01 row" \
+	mj "k=m['columns'][0]; p=k['published']; sys.exit(not (k['scale']==256 and k['comparison']=='compared' and p['match'] is True and 'docs/performance-summary-archive.md:225' in p['source'] and '26.04.01' in p['source']))"
+t_ok "mbridge 256: references from tokens/s/GPU 4992 and TFLOPS/GPU 1298" \
+	mj "c=m['columns'][0]['metrics']; sys.exit(not (c['tokens_per_s_per_gpu']['reference']==4992 and c['tflops_per_gpu']['reference']==1298 and abs(c['step_time']['reference']-4096*4096/(4992*256))<1e-6))"
+t_ok "mbridge 256: 13.5 s is +2.8%, within tolerance" \
+	mj "c=m['columns'][0]['metrics']['step_time']; sys.exit(not (abs(c['diff_pct']-2.83)<0.01 and c['verdict']=='within tolerance'))"
+t_ok "mbridge 512: not compared; the published figure beside it, what differs" \
+	mj "k=m['columns'][1]; p=k['published']; sys.exit(not (k['scale']==512 and p['match'] is False and p['scale']==256 and p['differs']=='GPUs 256 (run 512), gbs 4096 (run 8192)' and k['comparison']=='published at 256 GPUs / other parallelism: not compared' and all(c['reference'] is None and c['verdict'] is None for c in k['metrics'].values())))"
+t_grep "mbridge text: the reference row says which" '^reference +published +published at 256 GPUs / other parallelism$' "$TRASH/mb.text"
+t_grep "mbridge text: the difference and verdict at 256" '^  difference +\+2\.8% within +-$' "$TRASH/mb.text"
+t_grep "mbridge text: the 256-GPU source" '^  256 GPUs: published for this configuration, 4992 tokens/s/GPU, 1298 TFLOPS/GPU \(MXFP8 at 256 GPUs\); Megatron-Bridge 26\.04\.01, docs/performance-summary-archive\.md:225 at 067f987df03b$' "$TRASH/mb.text"
+t_grep "mbridge text: 512 GPUs, published elsewhere, not compared" '^  512 GPUs: published at 256 GPUs / other parallelism, 4992 tokens/s/GPU, 1298 TFLOPS/GPU .*; differs: GPUs 256 \(run 512\), gbs 4096 \(run 8192\); not compared$' "$TRASH/mb.text"
+t_grep "mbridge md: published references" '^- 512 GPUs: published at 256 GPUs / other parallelism' "$TRASH/mb.md"
+mbrep --format=html >"$TRASH/mb.html"
+t_grep "mbridge html: published references" '^512 GPUs: published at 256 GPUs / other parallelism, 4992 tokens/s/GPU' "$TRASH/mb.html"
+# A slower run at 256 GPUs is slower by its difference.
+(cd "$MB/gb300_671b_fp8_256" && mb_log 14.5 >log.out &&
+	"$LLMB" parse --window=35-44 --steps=50 --log-format=mbridge --indexing=one --result=result.json log.out >/dev/null 2>&1)
+mbrep --format=json >"$TRASH/mb.json"
+t_ok "mbridge 256 at 14.5 s: +10.5%, slower" \
+	mj "c=m['columns'][0]['metrics']['step_time']; sys.exit(not (abs(c['diff_pct']-10.45)<0.01 and c['verdict']=='slower'))"
+
 # Every string in the HTML is escaped.
 mkdir -p "$TRASH/esc/h100_15b_bf16_16"
 cp "$E/h100_15b_bf16_16/result.json" "$TRASH/esc/h100_15b_bf16_16/"
