@@ -86,6 +86,8 @@ char *layout_job_started(const char *state_dir, const char *token);
 /* ... the output of a job that is not a training run (%j: the job). */
 char *layout_job_output(const char *state_dir);
 char *layout_job_note(const char *state_dir, const char *job);
+/* ... why llmb gave up on a job that could not start (pending.<job>). */
+char *layout_job_pending(const char *state_dir, const char *job);
 /* A file of the executor caches (layout_executor_state): slurm.limits,
  * slurm.room, submit.bucket and their locks. */
 char *layout_executor_file(const char *state_dir, const char *name);
