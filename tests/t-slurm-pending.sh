@@ -19,7 +19,7 @@ unset PENDING_LIMIT LLMB_PENDING_GRACE NIGHT NIGHTLY_NOTIFY
 # pa: one node drained, one down; pb: drained, PENDING_LIMIT=infinite;
 # pg: drained, resumed within the grace period; pc: set DOWN; pe: busy
 # (Resources) under PENDING_LIMIT=5; pf: MaxTime 1 minute; pn: the night's,
-# drained; data: the data tasks.
+# drained; data: the data tasks. QOS limits on a second cluster.
 export SLURM_CI_NODES=13 SLURM_CI_CPUS=4 SLURM_CI_MIN_JOB_AGE=3600 SLURM_CI_ACCOUNTING=0
 export SLURM_CI_EXTRA_CONF="ReturnToService=1
 SchedulerParameters=batch_sched_delay=0,sched_interval=2,bf_interval=2
@@ -32,6 +32,29 @@ PartitionName=pf Nodes=n9 MaxTime=1 State=UP
 PartitionName=pn Nodes=n[10-11] MaxTime=INFINITE State=UP
 PartitionName=data Nodes=n[12-13] MaxTime=INFINITE State=UP"
 t_ok "a 13-node cluster is up" slurm_test_up || { t_done; exit 1; }
+
+# The second cluster, with accounting and its limits enforced: QOS q0 may
+# use no CPU at all (GrpTRES), qj no CPU per job (MaxTRESPerJob), qb 4
+# CPUs, all held by a job that runs.
+A=$TRASH/slurm-acct
+mkdir -p "$A" && chmod 755 "$A"
+setpriv --reuid=munge --regid=munge --clear-groups test -x "$A" 2>/dev/null || A=$(mktemp -d /tmp/llmb-slurm.XXXXXX)
+chmod 755 "$A"
+acct_down() {
+	"$SLURM_SCRIPTS/down.sh" "$A" >/dev/null 2>&1
+	case $A in /tmp/llmb-slurm.*) rm -rf "$A" ;; esac
+}
+trap 'slurm_test_down; acct_down' EXIT
+# shellcheck disable=SC2016 # expanded by the inner bash
+t_ok "a second cluster, with accounting limits, is up" env SLURM_CI_NODES=2 SLURM_CI_ACCOUNTING=1 \
+	SLURM_CI_EXTRA_CONF="AccountingStorageEnforce=associations,limits,qos
+SchedulerParameters=batch_sched_delay=0,sched_interval=2,bf_interval=2" \
+	bash -c '. "$1/testlib.sh" && slurm_pick_ports 2 && "$1/up.sh" "$2"' - "$SLURM_SCRIPTS" "$A"
+ACONF=$A/slurm.conf
+qos() { SLURM_CONF=$ACONF sacctmgr -i add qos "$1" "$2" >/dev/null; }
+t_ok "QOS with limits" eval 'qos q0 GrpTRES=cpu=0 && qos qj MaxTRESPerJob=cpu=0 && qos qb GrpTRES=cpu=4 &&
+	SLURM_CONF=$ACONF sacctmgr -i modify user root set qos+=q0,qj,qb >/dev/null'
+SLURM_CONF=$ACONF sbatch --parsable -q qb -c 4 -J llmb-test-busy -o /dev/null --wrap 'sleep 600' >"$TRASH/abusy.job"
 
 T=$TRASH/top
 mkdir -p "$T/workloads/ss" "$T/pipelines"
@@ -79,6 +102,9 @@ bg pg SBATCH_PARTITION=pg LLMB_PENDING_GRACE=120 train
 bg pc SBATCH_PARTITION=pc LLMB_PENDING_GRACE=3 train
 bg pe SBATCH_PARTITION=pe PENDING_LIMIT=5 train
 bg pf SBATCH_PARTITION=pf LLMB_PENDING_GRACE=3 train
+for q in q0 qj qb; do
+	bg "$q" SLURM_CONF="$ACONF" LLMB_CPU_PARTITION=cpu ADDITIONAL_SLURM_PARAMS=qos=$q LLMB_PENDING_GRACE=3 train
+done
 (
 	m night SBATCH_PARTITION=pn LLMB_PENDING_GRACE=3 NIGHT=2026-01-05 \
 		NIGHTLY_NOTIFY="cat >$TRASH/alert.txt <" nightly >"$TRASH/night.out" 2>&1
@@ -96,6 +122,14 @@ bg pf SBATCH_PARTITION=pf LLMB_PENDING_GRACE=3 train
 (
 	t_wait_grep "cannot start without an operator" "$TRASH/pg.out" 120 || exit 1
 	scontrol update nodename=n6 state=resume
+) &
+# a group limit held by a running job of the group: it waits past the
+# grace period, and runs once that job ends
+(
+	t_wait_grep "PENDING .*QOSGrpCpuLimit" "$TRASH/qb.out" 120 || exit 1
+	sleep 8
+	cp "$TRASH/qb.out" "$TRASH/qb.before"
+	SLURM_CONF=$ACONF scancel "$(cat "$TRASH/abusy.job")"
 ) &
 wait
 
@@ -117,7 +151,8 @@ t_ok "pending.<job> keeps why" grep -q "every node it could use" "$TRASH/i.pa/st
 
 # ---- PENDING_LIMIT=infinite -------------------------------------------------------------
 job=$(rec pb $TR job)
-t_nogrep "PENDING_LIMIT=infinite: not cancelled past the grace period" "could not start" "$TRASH/pb.before"
+t_ok "PENDING_LIMIT=infinite: said stuck, not cancelled past the grace period" \
+	eval 'grep -q "waiting for an operator" "$TRASH/pb.before" && ! grep -q "could not start" "$TRASH/pb.before"'
 t_ok "the job ran once a node came back: make succeeds" test "$(rc pb) $(state "$job")" = "0 COMPLETED"
 t_grep "saying it may start" "job $job may start now" "$TRASH/pb.out"
 
@@ -156,6 +191,22 @@ t_grep "naming its job and reason" "$NT: job $job \(slurm\): .*every node it cou
 	"$TRASH/i.night/nightly/2026-01-05/summary.txt"
 t_nogrep "the night itself was judged" "was not judged" "$TRASH/i.night/nightly/2026-01-05/summary.txt"
 t_ok "the notify hook ran with the summary" grep -q "could not start" "$TRASH/alert.txt"
+
+# ---- QOS limits ---------------------------------------------------------------------------------
+ast() { SLURM_CONF=$ACONF squeue -h -t all -j "$1" -o %T 2>/dev/null; }
+job=$(rec q0 $TR job)
+t_ok "a group limit below the job's own request, none of the group's jobs running: make fails" \
+	test "$(rc q0) $(ast "$job")" = "2 CANCELLED"
+t_grep "it says why" "state PENDING, QOSGrpCpuLimit: the QOS q0 has reached a limit with none of its jobs running" \
+	"$TRASH/q0.out"
+job=$(rec qj $TR job)
+t_ok "a per-job limit below the job's request: make fails" test "$(rc qj) $(ast "$job")" = "2 CANCELLED"
+t_grep "it says QOSMaxCpuPerJobLimit" "state PENDING, QOSMaxCpuPerJobLimit: a limit the job's own request exceeds" \
+	"$TRASH/qj.out"
+job=$(rec qb $TR job)
+t_ok "a group limit a running job holds: not called stuck past the grace period" \
+	eval 'grep -q "QOSGrpCpuLimit" "$TRASH/qb.before" && ! grep -Eq "cannot start|could not start" "$TRASH/qb.before"'
+t_ok "and the job ran once that job ended: make succeeds" test "$(rc qb) $(ast "$job")" = "0 COMPLETED"
 
 # ---- a PENDING_LIMIT llmb does not understand -------------------------------------------
 t_rc "PENDING_LIMIT=soon is refused" 2 m bad SBATCH_PARTITION=pe PENDING_LIMIT=soon train
