@@ -79,8 +79,8 @@ struct executor {
 	int (*find)(const char *name, char *id, size_t idlen);
 	/* A pending job that cannot start without an operator (slurmpend.h):
 	 * 1 with why appended, 0 it may start, -1 the scheduler cannot say.
-	 * NULL: the executor's jobs never wait on anyone. */
-	int (*blocked)(const struct jobinfo *ji, struct sb *why);
+	 * NULL: the executor's jobs never wait on anyone. cache_dir as query's. */
+	int (*blocked)(const char *cache_dir, const struct jobinfo *ji, struct sb *why);
 	/* Cancel a job only while it is still pending: 0 cancelled, 1 it
 	 * started meanwhile (left alone), -1 with err appended. */
 	int (*cancel_pending)(const char *id, struct sb *err);

@@ -575,9 +575,11 @@ poll_seconds(struct ctx *c)
 	return strcmp(c->ex->name, "local") ? 10 : 1;
 }
 
-/* A blocked job's state is looked at again this often (sinfo and scontrol
- * per job; squeue's shared cache is not enough). */
-#define PEND_RECHECK_S 30
+/* A pending job whose reason depends on the nodes or a group's jobs is
+ * looked at again (scontrol per job; the node states are shared) this
+ * often while blocked, and this seldom while it is not. */
+#define PEND_RECHECK_BLOCKED_S 30
+#define PEND_RECHECK_S 300
 
 struct pendwatch {
 	long since;                 /* pending since (submission, or the last requeue) */
@@ -592,17 +594,17 @@ struct pendwatch {
  * cancelled while still pending. Returns 1 when it was: ji then says why,
  * and pending.<job> keeps it for llmb nightly. */
 static int
-watch_pending(struct ctx *c, struct jobrec *r, struct jobinfo *ji, struct pendwatch *w, long now)
+watch_pending(struct ctx *c, const char *cache, struct jobrec *r, struct jobinfo *ji, struct pendwatch *w, long now)
 {
 	if (ji->state != J_PENDING || !c->ex->blocked) {
 		w->blocked_since = 0;
 		w->reason[0] = 0;
 		return 0;
 	}
-	if (strcmp(w->reason, ji->reason) || now - w->checked >= PEND_RECHECK_S ||
+	if (strcmp(w->reason, ji->reason) || now - w->checked >= (w->blocked_since ? PEND_RECHECK_BLOCKED_S : PEND_RECHECK_S) ||
 	    (w->blocked_since && now - w->blocked_since >= c->pend.grace)) {
 		struct sb why = {0};
-		int b = c->ex->blocked(ji, &why);
+		int b = c->ex->blocked(cache, ji, &why);
 		w->checked = now;
 		snprintf(w->reason, sizeof w->reason, "%s", ji->reason);
 		if (b == 1) {
@@ -749,7 +751,7 @@ wait_job(struct ctx *c, struct jobrec *r)
 			free(log);
 			last = ji.state;
 		}
-		if (watch_pending(c, r, &ji, &pw, now)) {
+		if (watch_pending(c, cache, r, &ji, &pw, now)) {
 			free(cache);
 			sb_free(&pw.why);
 			return decide(c, r, &ji);

@@ -6,11 +6,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "capture.h"
+#include "layout.h"
 #include "slurmcmd.h"
 #include "slurmpend.h"
+
+#define NODES_CACHE_S 20 /* node states shared this long */
 
 /* Reasons by name. Not listed: the Assoc and QOS limit families, by shape
  * below, and anything else, which waits (PENDING_LIMIT bounds it). */
@@ -174,51 +179,87 @@ node_unusable(const char *state)
 	return 0;
 }
 
-/* One partition: 1 the job cannot start in it (why appended), 0 it can,
- * -1 sinfo failed. req: the nodes it requires (NULL: any), exc: a
- * ",n1,n2," list of nodes it excludes. */
-static int
-part_blocked(const char *part, const char *req, const char *exc, long need, struct sb *why)
+/* Every node's state in every partition, "node|partition|state" lines
+ * (sinfo -N), shared by the waiting llmb processes of the install tree
+ * through cache_dir/slurm.nodes for NODES_CACHE_S: one sinfo however many
+ * jobs wait on their nodes. NULL when sinfo failed. */
+static char *
+node_table(const char *cache_dir)
 {
-	struct sb out = {0}, errs = {0}, bad = {0};
-	char *argv[] = {"sinfo", "-h", "-N", "-p", (char *)part, "-o", "%N|%t", req ? "-n" : NULL, (char *)req, NULL};
-	int ret = -1;
+	char *path = layout_executor_file(cache_dir, "slurm.nodes"), *lock = layout_executor_file(cache_dir, "slurm.nodes.lock");
+	int fd = lock_file(lock, 0);
+	char *text = read_file(path, NULL), *ret = NULL;
+	double at, now = now_seconds();
+	int n = 0;
+	if (text && sscanf(text, "llmb-slurm-nodes 1 %lf%n", &at, &n) == 1 && text[n] == '\n' && now - at < NODES_CACHE_S &&
+	    now >= at) {
+		ret = xstrdup(text + n + 1);
+	} else {
+		struct sb out = {0}, errs = {0}, file = {0};
+		char *argv[] = {"sinfo", "-h", "-N", "-o", "%N|%P|%t", NULL};
+		if (capture_run(argv, &out, &errs) == 0) {
+			sb_addf(&file, "llmb-slurm-nodes 1 %.3f\n%s", now, out.buf ? out.buf : "");
+			if (write_file_atomic(path, file.buf, file.len) < 0)
+				warn("cannot write '%s': %s", path, strerror(errno));
+			ret = out.buf ? sb_steal(&out) : xstrdup("");
+		}
+		sb_free(&out);
+		sb_free(&errs);
+		sb_free(&file);
+	}
+	if (fd >= 0)
+		close(fd);
+	free(text);
+	free(path);
+	free(lock);
+	return ret;
+}
+
+/* One partition: 1 the job cannot start in it (why appended), 0 it can.
+ * req, exc: ",n1,n2," lists of the nodes it requires (NULL: any) and
+ * excludes. */
+static int
+part_blocked(const char *table, const char *part, const char *req, const char *exc, long need, struct sb *why)
+{
+	struct sb bad = {0};
 	long usable = 0, unusable = 0;
-	if (capture_run(argv, &out, &errs) != 0)
-		goto out;
-	char *save = NULL;
-	for (char *line = strtok_r(out.buf ? out.buf : (char[]){0}, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *bar = strchr(line, '|'), key[80];
-		if (!bar)
+	char *copy = xstrdup(table), *save = NULL;
+	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *f[3], key[96];
+		int nf = 0;
+		for (char *p = line; nf < 3 && p; nf++) {
+			f[nf] = p;
+			if ((p = strchr(p, '|')))
+				*p++ = 0;
+		}
+		if (nf != 3)
 			continue;
-		*bar = 0;
-		snprintf(key, sizeof key, ",%s,", line);
-		if (exc && strstr(exc, key))
+		f[1][strcspn(f[1], "*")] = 0; /* the default partition's mark */
+		snprintf(key, sizeof key, ",%s,", f[0]);
+		if (strcmp(f[1], part) || (req && !strstr(req, key)) || (exc && strstr(exc, key)))
 			continue;
-		if (!node_unusable(bar + 1)) {
+		if (!node_unusable(f[2])) {
 			usable++;
 			continue;
 		}
 		if (unusable++ < 6)
-			sb_addf(&bad, "%s%s %s", bad.len ? ", " : "", line, bar + 1);
+			sb_addf(&bad, "%s%s %s", bad.len ? ", " : "", f[0], f[2]);
 	}
 	if (unusable > 6)
 		sb_addf(&bad, " and %ld more", unusable - 6);
 	/* required nodes must all be there; otherwise enough of them */
-	ret = req ? unusable > 0 : usable < need;
+	int ret = req ? unusable > 0 : usable < need;
 	if (ret)
 		sb_addf(why, "%spartition %s: %ld of its %ld node(s)%s usable, %ld needed%s%s%s", why->len ? "; " : "", part,
 			usable, usable + unusable, req ? " the job requires" : "", need, bad.len ? " (" : "",
 			bad.len ? bad.buf : "", bad.len ? ")" : "");
-out:
-	sb_free(&out);
-	sb_free(&errs);
+	free(copy);
 	sb_free(&bad);
 	return ret;
 }
 
-/* ",n1,n2," from a hostlist, or NULL. */
+/* ",n1,n2," from a hostlist (scontrol expands it itself, asking no one),
+ * or NULL. */
 static char *
 expand_hosts(const char *list)
 {
@@ -237,28 +278,24 @@ expand_hosts(const char *list)
 /* Every node the job could use, in every partition it may run in, is
  * drained or down. */
 static int
-nodes_blocked(const char *info, struct sb *why)
+nodes_blocked(const char *cache_dir, const char *info, struct sb *why)
 {
 	char *parts = field(info, "Partition="), *req = field(info, "ReqNodeList="), *exc = field(info, "ExcNodeList=");
-	char *nn = field(info, "NumNodes="), *excl = NULL;
+	char *nn = field(info, "NumNodes="), *reql = NULL, *excl = NULL, *table = NULL;
 	long need = nn ? atol(nn) : 1;
 	int ret = -1, blocked = 1;
 	struct sb w = {0};
 	if (!plain(parts) || (req && !plain(req)) || (exc && !plain(exc)))
 		goto out;
-	if (exc && !(excl = expand_hosts(exc)))
+	if ((req && !(reql = expand_hosts(req))) || (exc && !(excl = expand_hosts(exc))) || !(table = node_table(cache_dir)))
 		goto out;
-	for (char *save = NULL, *p = strtok_r(parts, ",", &save); p && blocked; p = strtok_r(NULL, ",", &save)) {
-		int b = part_blocked(p, req, excl, need > 0 ? need : 1, &w);
-		if (b < 0)
-			goto out;
-		blocked = b;
-	}
+	for (char *save = NULL, *p = strtok_r(parts, ",", &save); p && blocked; p = strtok_r(NULL, ",", &save))
+		blocked = part_blocked(table, p, reql, excl, need > 0 ? need : 1, &w);
 	if (blocked)
 		sb_addf(why, "every node it could use is drained or down (%s)", w.buf ? w.buf : "no nodes");
 	ret = blocked;
 out:
-	free(parts); free(req); free(exc); free(nn); free(excl);
+	free(parts); free(req); free(exc); free(nn); free(reql); free(excl); free(table);
 	sb_free(&w);
 	return ret;
 }
@@ -286,7 +323,7 @@ group_blocked(const char *info, const char *reason, struct sb *why)
 }
 
 int
-slurm_pend_blocked(const struct jobinfo *ji, struct sb *why)
+slurm_pend_blocked(const char *cache_dir, const struct jobinfo *ji, struct sb *why)
 {
 	enum pend_kind k = slurm_pend_kind(ji->reason);
 	const char *words = reason_words(ji->reason);
@@ -302,7 +339,7 @@ slurm_pend_blocked(const struct jobinfo *ji, struct sb *why)
 	struct sb out = {0}, errs = {0};
 	int ret = -1;
 	if (capture_run(argv, &out, &errs) == 0 && out.buf)
-		ret = k == PEND_NODES ? nodes_blocked(out.buf, why) : group_blocked(out.buf, ji->reason, why);
+		ret = k == PEND_NODES ? nodes_blocked(cache_dir, out.buf, why) : group_blocked(out.buf, ji->reason, why);
 	sb_free(&out);
 	sb_free(&errs);
 	return ret;

@@ -21,8 +21,10 @@ enum pend_kind slurm_pend_kind(const char *reason);
 
 /* The executor's blocked check (executor.h) for Slurm: 1 when the pending
  * job ji cannot start without an operator, with why appended (what is
- * wrong, in words); 0 it may start; -1 Slurm could not be asked. */
-int slurm_pend_blocked(const struct jobinfo *ji, struct sb *why);
+ * wrong, in words); 0 it may start; -1 Slurm could not be asked. The node
+ * states are shared through cache_dir/slurm.nodes (one sinfo for every
+ * waiting process, at most every 20 s). */
+int slurm_pend_blocked(const char *cache_dir, const struct jobinfo *ji, struct sb *why);
 
 /* scancel --state=PENDING: 0 cancelled, 1 it was no longer pending. */
 int slurm_cancel_pending(const char *id, struct sb *err);

@@ -154,7 +154,6 @@ job=$(rec pb $TR job)
 t_ok "PENDING_LIMIT=infinite: said stuck, not cancelled past the grace period" \
 	eval 'grep -q "waiting for an operator" "$TRASH/pb.before" && ! grep -q "could not start" "$TRASH/pb.before"'
 t_ok "the job ran once a node came back: make succeeds" test "$(rc pb) $(state "$job")" = "0 COMPLETED"
-t_grep "saying it may start" "job $job may start now" "$TRASH/pb.out"
 
 # ---- cleared within the grace period ----------------------------------------------------
 job=$(rec pg $TR job)
