@@ -601,6 +601,10 @@ watch_pending(struct ctx *c, const char *cache, struct jobrec *r, struct jobinfo
 		w->reason[0] = 0;
 		return 0;
 	}
+	/* waiting for its own upstream jobs (ASYNC's afterok) is not waiting
+	 * in the queue: PENDING_LIMIT counts from when that ends */
+	if (!strncmp(ji->reason, "Dependency", 10) && !ji->reason[10])
+		w->since = now;
 	if (strcmp(w->reason, ji->reason) || now - w->checked >= (w->blocked_since ? PEND_RECHECK_BLOCKED_S : PEND_RECHECK_S) ||
 	    (w->blocked_since && now - w->blocked_since >= c->pend.grace)) {
 		struct sb why = {0};
