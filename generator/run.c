@@ -923,11 +923,12 @@ pending_policy(struct pendpol *p)
 	p->grace = 300;
 	if (v && *v && !p->infinite && strcmp(v, "auto") && (p->limit = env_seconds(v)) <= 0) {
 		fprintf(stderr, "llmb run: error: PENDING_LIMIT=%s: expected a number of seconds (1 to a year), "
-			"auto (the default) or infinite\n", v);
+			"auto (the default) or infinite\n", has_control(v) ? "(a control character)" : v);
 		return -1;
 	}
 	if (g && *g && (p->grace = env_seconds(g)) < 0) {
-		fprintf(stderr, "llmb run: error: LLMB_PENDING_GRACE=%s: expected a number of seconds\n", g);
+		fprintf(stderr, "llmb run: error: LLMB_PENDING_GRACE=%s: expected a number of seconds\n",
+			has_control(g) ? "(a control character)" : g);
 		return -1;
 	}
 	return 0;

@@ -52,6 +52,7 @@ SchedulerParameters=batch_sched_delay=0,sched_interval=2,bf_interval=2" \
 	bash -c '. "$1/testlib.sh" && slurm_pick_ports 2 && "$1/up.sh" "$2"' - "$SLURM_SCRIPTS" "$A"
 ACONF=$A/slurm.conf
 qos() { SLURM_CONF=$ACONF sacctmgr -i add qos "$1" "$2" >/dev/null; }
+# shellcheck disable=SC2016 # expanded by eval
 t_ok "QOS with limits" eval 'qos q0 GrpTRES=cpu=0 && qos qj MaxTRESPerJob=cpu=0 && qos qb GrpTRES=cpu=4 &&
 	SLURM_CONF=$ACONF sacctmgr -i modify user root set qos+=q0,qj,qb >/dev/null'
 SLURM_CONF=$ACONF sbatch --parsable -q qb -c 4 -J llmb-test-busy -o /dev/null --wrap 'sleep 600' >"$TRASH/abusy.job"
@@ -91,8 +92,8 @@ state() { squeue -h -t all -j "$1" -o %T 2>/dev/null; }
 
 scontrol update nodename=n1 state=drain reason=llmb-test
 scontrol update nodename=n2 state=down reason=llmb-test
-scontrol update nodename=n[3-6] state=drain reason=llmb-test
-scontrol update nodename=n[10-11] state=drain reason=llmb-test
+scontrol update nodename='n[3-6]' state=drain reason=llmb-test
+scontrol update nodename='n[10-11]' state=drain reason=llmb-test
 scontrol update partitionname=pc state=down
 sbatch --parsable -p pe -N 1 --exclusive -J llmb-test-busy -o /dev/null --wrap 'sleep 600' >"$TRASH/busy.job"
 
@@ -151,6 +152,7 @@ t_ok "pending.<job> keeps why" grep -q "every node it could use" "$TRASH/i.pa/st
 
 # ---- PENDING_LIMIT=infinite -------------------------------------------------------------
 job=$(rec pb $TR job)
+# shellcheck disable=SC2016 # expanded by eval
 t_ok "PENDING_LIMIT=infinite: said stuck, not cancelled past the grace period" \
 	eval 'grep -q "waiting for an operator" "$TRASH/pb.before" && ! grep -q "could not start" "$TRASH/pb.before"'
 t_ok "the job ran once a node came back: make succeeds" test "$(rc pb) $(state "$job")" = "0 COMPLETED"
@@ -203,6 +205,7 @@ t_ok "a per-job limit below the job's request: make fails" test "$(rc qj) $(ast 
 t_grep "it says QOSMaxCpuPerJobLimit" "state PENDING, QOSMaxCpuPerJobLimit: a limit the job's own request exceeds" \
 	"$TRASH/qj.out"
 job=$(rec qb $TR job)
+# shellcheck disable=SC2016 # expanded by eval
 t_ok "a group limit a running job holds: not called stuck past the grace period" \
 	eval 'grep -q "QOSGrpCpuLimit" "$TRASH/qb.before" && ! grep -Eq "cannot start|could not start" "$TRASH/qb.before"'
 t_ok "and the job ran once that job ended: make succeeds" test "$(rc qb) $(ast "$job")" = "0 COMPLETED"
@@ -211,4 +214,8 @@ t_ok "and the job ran once that job ended: make succeeds" test "$(rc qb) $(ast "
 t_rc "PENDING_LIMIT=soon is refused" 2 m bad SBATCH_PARTITION=pe PENDING_LIMIT=soon train
 t_grep "naming the variable and what it takes" "PENDING_LIMIT=soon: expected a number of seconds" "$TRASH/.out"
 t_ok "and nothing was submitted" test -z "$(rec bad $TR job)"
+# shellcheck disable=SC2016 # make would expand it
+t_rc "PENDING_LIMIT holding \$(shell ...) is refused" 2 m bad2 "PENDING_LIMIT=\$(shell touch $TRASH/ran)" train
+t_grep "naming the variable" 'PENDING_LIMIT=\$\(shell touch .*expected a number of seconds' "$TRASH/.out"
+t_ok "before make ran it" test ! -e "$TRASH/ran"
 t_done
