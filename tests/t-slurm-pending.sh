@@ -214,8 +214,8 @@ t_ok "and the job ran once that job ended: make succeeds" test "$(rc qb) $(ast "
 t_rc "PENDING_LIMIT=soon is refused" 2 m bad SBATCH_PARTITION=pe PENDING_LIMIT=soon train
 t_grep "naming the variable and what it takes" "PENDING_LIMIT=soon: expected a number of seconds" "$TRASH/.out"
 t_ok "and nothing was submitted" test -z "$(rec bad $TR job)"
-# shellcheck disable=SC2016 # make would expand it
-t_rc "PENDING_LIMIT holding \$(shell ...) is refused" 2 m bad2 "PENDING_LIMIT=\$(shell touch $TRASH/ran)" train
+# on make's command line, where make would expand it for the recipes
+t_rc "PENDING_LIMIT holding \$(shell ...) is refused" 2 m bad2 train "PENDING_LIMIT=\$(shell touch $TRASH/ran)"
 t_grep "naming the variable" 'PENDING_LIMIT=\$\(shell touch .*expected a number of seconds' "$TRASH/.out"
 t_ok "before make ran it" test ! -e "$TRASH/ran"
 t_done
