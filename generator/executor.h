@@ -56,7 +56,9 @@ struct jobinfo {
 	long elapsed;               /* seconds; -1 unknown */
 	int restarts;               /* times the scheduler requeued the job (node failure,
 	                             * preemption, scontrol requeue); 0 when it cannot say */
-	char reason[160];           /* scheduler reason, who cancelled, ... */
+	char reason[512];           /* scheduler reason, who cancelled, ... */
+	char start[32];             /* a pending job's expected start as the scheduler
+	                             * says it ("2026-11-29T07:10:00"), "" when unknown */
 };
 
 struct executor {
@@ -75,6 +77,13 @@ struct executor {
 	 * 1 with its id written, 0 when there is none, -1 when that cannot be
 	 * known. NULL: the executor's jobs are found otherwise (their marker). */
 	int (*find)(const char *name, char *id, size_t idlen);
+	/* A pending job that cannot start without an operator (slurmpend.h):
+	 * 1 with why appended, 0 it may start, -1 the scheduler cannot say.
+	 * NULL: the executor's jobs never wait on anyone. cache_dir as query's. */
+	int (*blocked)(const char *cache_dir, const struct jobinfo *ji, struct sb *why);
+	/* Cancel a job only while it is still pending: 0 cancelled, 1 it
+	 * started meanwhile (left alone), -1 with err appended. */
+	int (*cancel_pending)(const char *id, struct sb *err);
 };
 
 extern const struct executor local_executor;

@@ -211,6 +211,12 @@ layout_submit_note(const char *state_dir, const char *job)
 }
 
 char *
+layout_job_pending(const char *state_dir, const char *job)
+{
+	return under(state_dir, "pending.%s", job);
+}
+
+char *
 layout_executor_file(const char *state_dir, const char *name)
 {
 	return under(state_dir, "%s", name);

@@ -90,6 +90,8 @@ char *layout_job_note(const char *state_dir, const char *job);
 /* What llmb run says of a job at its submission (a launch option this
  * cluster lacks), one line: <state>/submit-note.<job>. */
 char *layout_submit_note(const char *state_dir, const char *job);
+/* ... why llmb gave up on a job that could not start (pending.<job>). */
+char *layout_job_pending(const char *state_dir, const char *job);
 /* A file of the executor caches (layout_executor_state): slurm.limits,
  * slurm.room, submit.bucket and their locks. */
 char *layout_executor_file(const char *state_dir, const char *name);

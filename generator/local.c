@@ -210,4 +210,4 @@ local_cancel(const char *id, struct sb *err)
 	return 0;
 }
 
-const struct executor local_executor = {"local", local_submit, local_query, local_cancel, NULL};
+const struct executor local_executor = {"local", local_submit, local_query, local_cancel, NULL, NULL, NULL};

@@ -131,9 +131,10 @@ run_argv(char **argv)
 	return rc < 0 ? 127 : rc;
 }
 
-/* Records every finished run of the night; returns the runs still pending. */
+/* Records every finished run of the night; returns the runs still pending.
+ * nostart: one line per run whose job could never start. */
 static int
-collect(struct night *n, struct plan *p, struct sb *workloads)
+collect(struct night *n, struct plan *p, struct sb *workloads, struct sb *nostart)
 {
 	char *vpath = layout_nightly(n->install, n->id, LAYOUT_NIGHT_VERSION), *ver = read_file(vpath, NULL);
 	free(vpath);
@@ -154,6 +155,10 @@ collect(struct night *n, struct plan *p, struct sb *workloads)
 			pending++;
 			continue;
 		}
+		struct sb one = {0};
+		if (st == R_FAILED && run_never_started(p, in, n->install, &one))
+			sb_addf(nostart, "  %s\n", one.buf);
+		sb_free(&one);
 		struct sb err = {0};
 		json_t *rec = record_of_stage(p, in, n->install, n->id, ver, &err);
 		int rc = rec ? record_append(n->install, rec) : -1;
@@ -191,6 +196,24 @@ night_failed(struct night *n, const char *why)
 	if (write_file_atomic(path, s, strlen(s)) < 0)
 		fprintf(stderr, "llmb nightly: error: cannot write %s: %s\n", path, strerror(errno));
 	free(path);
+	free(s);
+}
+
+/* Runs whose jobs could never start (drained nodes, a partition down, a
+ * request over a limit) end the night as an error, not as a verdict on
+ * performance: the summary says which and why, and the notify hook runs. */
+static void
+night_blocked(struct night *n, const char *lines, int count)
+{
+	char *path = layout_nightly(n->install, n->id, LAYOUT_NIGHT_SUMMARY), *old = read_file(path, NULL);
+	char *s = xasprintf("%snight %s: ERROR: %d run(s) could not start; llmb cancelled their jobs (PENDING_LIMIT):\n%s",
+			    old ? old : "", n->id, count, lines);
+	fprintf(stderr, "llmb nightly: error: night %s: %d run(s) could not start:\n%s", n->id, count, lines);
+	mkdir_p(path, 1);
+	if (write_file_atomic(path, s, strlen(s)) < 0)
+		fprintf(stderr, "llmb nightly: error: cannot write %s: %s\n", path, strerror(errno));
+	free(path);
+	free(old);
 	free(s);
 }
 
@@ -381,13 +404,14 @@ nightly_run(struct night *n, char **make_argv)
 		plan_free(&p);
 		return mk;
 	}
-	struct sb wls = {0};
-	int pending = collect(n, &p, &wls);
+	struct sb wls = {0}, nostart = {0};
+	int pending = collect(n, &p, &wls, &nostart);
 	plan_free(&p);
 	if (pending && n->async) {
 		printf("llmb nightly: night %s: %d run(s) still running; the next make nightly collects and judges them\n",
 		       n->id, pending);
 		sb_free(&wls);
+		sb_free(&nostart);
 		close(lockfd);
 		return 0;
 	}
@@ -401,6 +425,14 @@ nightly_run(struct night *n, char **make_argv)
 	free(w);
 	if (code == 0 && pending)
 		code = 3;
+	if (nostart.len) {
+		int count = 0;
+		for (size_t i = 0; i < nostart.len; i++)
+			count += nostart.buf[i] == '\n';
+		night_blocked(n, nostart.buf, count);
+		code = 2;
+	}
+	sb_free(&nostart);
 	write_status(n, code);
 	char *sum = layout_nightly(n->install, n->id, LAYOUT_NIGHT_SUMMARY);
 	print_file(sum);

@@ -38,13 +38,23 @@
 #include "preflight.h"
 #include "provenance.h"
 #include "slurm.h"
+#include "slurmpend.h"
 #include "stagecfg.h"
 #include "stagekind.h"
 #include "stale.h"
 #include "util.h"
 
+/* PENDING_LIMIT and LLMB_PENDING_GRACE (README): how long a job may wait
+ * in the queue. */
+struct pendpol {
+	long limit;                 /* seconds pending, whatever the reason; 0: none */
+	int infinite;               /* PENDING_LIMIT=infinite: never give up */
+	long grace;                 /* how long a reason that cannot clear must hold */
+};
+
 struct ctx {
 	char top[PATH_MAX], install[PATH_MAX];
+	struct pendpol pend;
 	const char *gen;
 	const struct executor *ex;
 	int async;
@@ -467,6 +477,9 @@ hint(enum jstate s)
 	case J_VANISHED: return "the scheduler no longer knows the job (purged, and no accounting remembers it) "
 		"and it left no exit record; run make again to submit it again";
 	case J_COMPLETED: return "the job completed but its outputs are not all there";
+	case J_PENDING: return "the job could not start and llmb cancelled it: ask the cluster's operator (sinfo -R; "
+		"scontrol show partition), or change the request (SBATCH_PARTITION, TIME_LIMIT, ADDITIONAL_SLURM_PARAMS); "
+		"PENDING_LIMIT=infinite waits for ever; run make again to submit it again";
 	default: return "";
 	}
 }
@@ -600,6 +613,96 @@ poll_seconds(struct ctx *c)
 	return strcmp(c->ex->name, "local") ? 10 : 1;
 }
 
+/* A pending job whose reason depends on the nodes or a group's jobs is
+ * looked at again (scontrol per job; the node states are shared) this
+ * often while blocked, and this seldom while it is not. */
+#define PEND_RECHECK_BLOCKED_S 30
+#define PEND_RECHECK_S 300
+
+struct pendwatch {
+	long since;                 /* pending since (submission, or the last requeue) */
+	long blocked_since;         /* 0: not blocked */
+	long checked;
+	char reason[512];           /* the reason last checked */
+	struct sb why;              /* why it is blocked */
+};
+
+/* The pending policy (PENDING_LIMIT): a job whose reason cannot clear
+ * without an operator, for the grace period, or pending over the limit, is
+ * cancelled while still pending. Returns 1 when it was: ji then says why,
+ * and pending.<job> keeps it for llmb nightly. */
+static int
+watch_pending(struct ctx *c, const char *cache, struct jobrec *r, struct jobinfo *ji, struct pendwatch *w, long now)
+{
+	if (ji->state != J_PENDING || !c->ex->blocked) {
+		w->blocked_since = 0;
+		w->reason[0] = 0;
+		return 0;
+	}
+	/* waiting for its own upstream jobs (ASYNC's afterok) is not waiting
+	 * in the queue: PENDING_LIMIT counts from when that ends */
+	if (!strncmp(ji->reason, "Dependency", 10) && !ji->reason[10])
+		w->since = now;
+	if (strcmp(w->reason, ji->reason) || now - w->checked >= (w->blocked_since ? PEND_RECHECK_BLOCKED_S : PEND_RECHECK_S) ||
+	    (w->blocked_since && now - w->blocked_since >= c->pend.grace)) {
+		struct sb why = {0};
+		int b = c->ex->blocked(cache, ji, &why);
+		w->checked = now;
+		snprintf(w->reason, sizeof w->reason, "%s", ji->reason);
+		if (b == 1) {
+			sb_reset(&w->why);
+			sb_add(&w->why, why.buf ? why.buf : "");
+		}
+		if (b == 1 && !w->blocked_since) {
+			w->blocked_since = now;
+			char act[96];
+			if (c->pend.infinite)
+				snprintf(act, sizeof act, "waiting for an operator (PENDING_LIMIT=infinite)");
+			else
+				snprintf(act, sizeof act, "cancelling it in %ld s unless that changes (PENDING_LIMIT)", c->pend.grace);
+			printf("[%s] %s: job %s cannot start without an operator: %s: %s; expected start %s; %s\n", c->progress,
+			       c->label, r->job, ji->reason, w->why.buf ? w->why.buf : "", *ji->start ? ji->start : "unknown", act);
+			fflush(stdout);
+		} else if (b == 0 && w->blocked_since) {
+			w->blocked_since = 0;
+			printf("[%s] %s: job %s may start now: what kept it from starting has cleared\n", c->progress, c->label,
+			       r->job);
+			fflush(stdout);
+		}
+		sb_free(&why);
+	}
+	int stuck = !c->pend.infinite && w->blocked_since && now - w->blocked_since >= c->pend.grace;
+	int over = !c->pend.infinite && c->pend.limit > 0 && now - w->since >= c->pend.limit;
+	if (!stuck && !over)
+		return 0;
+	struct sb err = {0};
+	int rc = c->ex->cancel_pending ? c->ex->cancel_pending(r->job, &err) : c->ex->cancel(r->job, &err);
+	if (rc != 0) {
+		if (rc < 0)
+			fprintf(stderr, "llmb: [%s] %s: cannot cancel job %s: %s\n", c->progress, c->label, r->job, err.buf);
+		sb_free(&err);
+		return 0; /* it started meanwhile, or the next poll tries again */
+	}
+	sb_free(&err);
+	struct sb what = {0};
+	if (stuck)
+		sb_addf(&what, "%s: %s; cancelled by llmb after %ld s pending (%ld s blocked)", ji->reason, w->why.buf ? w->why.buf : "",
+			now - w->since, now - w->blocked_since);
+	else
+		sb_addf(&what, "%s; pending over PENDING_LIMIT=%ld s, cancelled by llmb", ji->reason, c->pend.limit);
+	size_t n = what.len < sizeof ji->reason ? what.len : sizeof ji->reason - 1;
+	memcpy(ji->reason, what.buf, n);
+	ji->reason[n] = 0;
+	sb_free(&what);
+	fprintf(stderr, "llmb: [%s] %s: job %s could not start: cancelled\n", c->progress, c->label, r->job);
+	char *path = layout_job_pending(c->state, r->job), *line = xasprintf("%s\n", ji->reason);
+	if (write_file_atomic(path, line, strlen(line)) < 0)
+		warn("cannot write %s: %s", path, strerror(errno));
+	free(path);
+	free(line);
+	return 1;
+}
+
 static enum outcome
 wait_job(struct ctx *c, struct jobrec *r)
 {
@@ -611,6 +714,8 @@ wait_job(struct ctx *c, struct jobrec *r)
 	long max_requeues = env_long("LLMB_MAX_REQUEUES", 3), hold_wait = env_long("LLMB_PREEMPT_WAIT", 600);
 	int requeues = 0;
 	long held_since = 0, unknown_since = 0;
+	struct pendwatch pw = {.since = r->submitted};
+	int last_kind = -1;
 	mkdir_p(cache, 0);
 	for (;;) {
 		struct jobinfo ji;
@@ -629,6 +734,7 @@ wait_job(struct ctx *c, struct jobrec *r)
 			if (record_set_state(c, r, "failed") == 0)
 				jobrec_cancel_dependents(c->install, r->job);
 			free(cache);
+			sb_free(&pw.why);
 			return O_FAILED;
 		}
 		/* Slurm shows a requeued job PENDING again and counts its
@@ -642,6 +748,7 @@ wait_job(struct ctx *c, struct jobrec *r)
 			       "to run again\n", c->progress, c->label, r->job, requeues, max_requeues);
 			fflush(stdout);
 			last = (enum jstate)-1;
+			pw.since = now;
 		}
 		held_since = ji.state == J_REQUEUED ? (held_since ? held_since : now) : 0;
 		if (requeues > max_requeues || (held_since && now - held_since > hold_wait)) {
@@ -654,12 +761,19 @@ wait_job(struct ctx *c, struct jobrec *r)
 			ji.state = J_REQUEUED;
 			snprintf(ji.reason, sizeof ji.reason, "requeued %d time(s), cancelled by llmb", requeues);
 			free(cache);
+			sb_free(&pw.why);
 			return decide(c, r, &ji);
 		}
 		if (jstate_terminal(ji.state)) {
 			free(cache);
+			sb_free(&pw.why);
 			return decide(c, r, &ji);
 		}
+		/* a pending job's line again when its reason turns to another kind */
+		int kind = ji.state == J_PENDING && !strcmp(c->ex->name, "slurm") ? (int)slurm_pend_kind(ji.reason) : -1;
+		if (kind != last_kind && last == J_PENDING && ji.state == J_PENDING)
+			last = (enum jstate)-1;
+		last_kind = kind;
 		unknown_since = ji.state == J_UNKNOWN ? (unknown_since ? unknown_since : now) : 0;
 		if (ji.state != last) {
 			char el[32];
@@ -668,6 +782,10 @@ wait_job(struct ctx *c, struct jobrec *r)
 			if (ji.state == J_UNKNOWN)
 				printf("[%s] %s: submitted, not yet reported by the scheduler, job %s, log %s\n",
 				       c->progress, c->label, r->job, log);
+			else if (ji.state == J_PENDING)
+				printf("[%s] %s: %s %s%s%s, expected start %s, job %s, log %s\n", c->progress, c->label,
+				       jstate_name(ji.state), fmt_elapsed(now - pw.since, el, sizeof el), *ji.reason ? ", " : "",
+				       ji.reason, *ji.start ? ji.start : "unknown", r->job, log);
 			else
 				printf("[%s] %s: %s %s%s%s, job %s, log %s\n", c->progress, c->label, jstate_name(ji.state),
 				       fmt_elapsed(e, el, sizeof el), *ji.reason ? ", " : "", ji.reason, r->job, log);
@@ -675,11 +793,17 @@ wait_job(struct ctx *c, struct jobrec *r)
 			free(log);
 			last = ji.state;
 		}
+		if (watch_pending(c, cache, r, &ji, &pw, now)) {
+			free(cache);
+			sb_free(&pw.why);
+			return decide(c, r, &ji);
+		}
 		if (unknown_since && now - unknown_since == 300)
 			fprintf(stderr, "llmb: [%s] %s: no answer about job %s for 5 minutes; still waiting\n",
 				c->progress, c->label, r->job);
 		if (c->async) {
 			free(cache);
+			sb_free(&pw.why);
 			return O_WAITING;
 		}
 		for (long t = poll_seconds(c) * 10; t > 0 && !interrupted; t--)
@@ -688,6 +812,7 @@ wait_job(struct ctx *c, struct jobrec *r)
 			fprintf(stderr, "llmb: interrupted: job %s (%s) keeps running; run the same make command again to "
 				"reattach, or `make cancel` with the same variables to cancel it\n", r->job, c->label);
 			free(cache);
+			sb_free(&pw.why);
 			exit(130);
 		}
 	}
@@ -814,6 +939,39 @@ common_paths(struct ctx *c, const char *top, const char *install)
 		die("%s: %s", install, strerror(errno));
 }
 
+/* Seconds in name's value, a whole number up to a year; -1 when it is
+ * not one. */
+static long
+env_seconds(const char *v)
+{
+	char *end;
+	long n = strtol(v, &end, 10);
+	return *v >= '0' && *v <= '9' && !*end && n >= 0 && n <= 366L * 86400 ? n : -1;
+}
+
+/* PENDING_LIMIT: unset (or auto), seconds, or infinite; LLMB_PENDING_GRACE:
+ * seconds (default 300: a node rebooting, a partition toggled for an
+ * update, an operator's moment, do not cost a job). */
+static int
+pending_policy(struct pendpol *p)
+{
+	const char *v = getenv("PENDING_LIMIT"), *g = getenv("LLMB_PENDING_GRACE");
+	p->limit = 0;
+	p->infinite = v && !strcmp(v, "infinite");
+	p->grace = 300;
+	if (v && *v && !p->infinite && strcmp(v, "auto") && (p->limit = env_seconds(v)) <= 0) {
+		fprintf(stderr, "llmb run: error: PENDING_LIMIT=%s: expected a number of seconds (1 to a year), "
+			"auto (the default) or infinite\n", has_control(v) ? "(a control character)" : v);
+		return -1;
+	}
+	if (g && *g && (p->grace = env_seconds(g)) < 0) {
+		fprintf(stderr, "llmb run: error: LLMB_PENDING_GRACE=%s: expected a number of seconds\n",
+			has_control(g) ? "(a control character)" : g);
+		return -1;
+	}
+	return 0;
+}
+
 int
 cmd_run(int argc, char **argv)
 {
@@ -847,6 +1005,8 @@ cmd_run(int argc, char **argv)
 		return 2;
 	}
 	c.async = as && *as && parse_bool(as) == 1;
+	if (pending_policy(&c.pend) < 0)
+		return 2;
 	common_paths(&c, top, install);
 	char *path = layout_cfg(c.gen, c.id);
 	size_t len;

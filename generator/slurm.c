@@ -13,6 +13,7 @@
 #include "slurm.h"
 #include "slurmcmd.h"
 #include "slurmlimits.h"
+#include "slurmpend.h"
 #include "slurmqueue.h"
 #include "throttle.h"
 
@@ -186,7 +187,8 @@ out:
 	return ret;
 }
 
-const struct executor slurm_executor = {"slurm", slurm_submit, slurm_query, slurm_cancel, slurm_find_job};
+const struct executor slurm_executor = {"slurm", slurm_submit, slurm_query, slurm_cancel, slurm_find_job,
+	slurm_pend_blocked, slurm_cancel_pending};
 
 char *
 slurm_job_nodes(const char *job)

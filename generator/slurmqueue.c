@@ -57,6 +57,7 @@ struct ent {
 	long elapsed;
 	long seen;            /* cache: when the scheduler said so; registry: last asked */
 	char reason[160];
+	char start[32];       /* StartTime of a pending job, "" unknown */
 };
 
 struct table {
@@ -134,17 +135,30 @@ split_bar(char *line, char **f, int max)
 	return n;
 }
 
-/* squeue -O JobID:|,State:|,exit_code:|,TimeUsed:|,RestartCnt:|,Reason: */
+/* A pending job's StartTime: a date Slurm expects it to start by, else
+ * "N/A", "Unknown" or "(null)", kept as "". */
+static void
+set_start(struct ent *e, const char *s)
+{
+	size_t n = strspn(s, "0123456789-T:");
+	e->start[0] = 0;
+	if (n == strlen(s) && n >= 10 && n < sizeof e->start)
+		memcpy(e->start, s, n + 1);
+}
+
+/* squeue -O JobID:|,State:|,exit_code:|,TimeUsed:|,RestartCnt:|,StartTime:|,Reason: */
 static void
 parse_squeue(char *text, struct table *reg, struct table *got)
 {
 	char *save = NULL;
 	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *f[6];
-		if (split_bar(line, f, 6) != 6 || !table_find(reg, f[0]))
+		char *f[7];
+		if (split_bar(line, f, 7) != 7 || !table_find(reg, f[0]))
 			continue;
 		struct ent *e = table_add(got, f[0]);
-		set_reason(e, f[5]);
+		set_reason(e, f[6]);
+		if (jstate_parse(f[1]) == J_PENDING)
+			set_start(e, f[5]);
 		e->restarts = atoi(f[4]);
 		set_state(e, f[1]);
 		if (jstate_terminal(jstate_parse(e->state))) {
@@ -247,17 +261,17 @@ cache_load(const char *path, struct cache *c)
 	if (!text)
 		return;
 	line = strtok_r(text, "\n", &save);
-	if (line && sscanf(line, "llmb-slurm-cache 3 %lf %lf %d", &c->time, &c->interval, &c->ok) == 3)
+	if (line && sscanf(line, "llmb-slurm-cache 4 %lf %lf %d", &c->time, &c->interval, &c->ok) == 3)
 		c->valid = 1;
 	while (c->valid && (line = strtok_r(NULL, "\n", &save))) {
-		char *f[8], *p = line;
+		char *f[9], *p = line;
 		int n = 0;
 		f[n++] = p;
-		while (n < 8 && (p = strchr(p, '\t'))) {
+		while (n < 9 && (p = strchr(p, '\t'))) {
 			*p++ = 0;
 			f[n++] = p;
 		}
-		if (n != 8 || !slurm_job_id_valid(f[0]))
+		if (n != 9 || !slurm_job_id_valid(f[0]))
 			continue;
 		struct ent *e = table_add(&c->t, f[0]);
 		snprintf(e->state, sizeof e->state, "%s", f[1]);
@@ -266,7 +280,8 @@ cache_load(const char *path, struct cache *c)
 		e->elapsed = atol(f[4]);
 		e->seen = atol(f[5]);
 		e->restarts = atoi(f[6]);
-		set_reason(e, f[7]);
+		set_start(e, f[7]);
+		set_reason(e, f[8]);
 	}
 	free(text);
 }
@@ -275,11 +290,11 @@ static void
 cache_save(const char *path, const struct cache *c)
 {
 	struct sb s = {0};
-	sb_addf(&s, "llmb-slurm-cache 3 %.3f %.3f %d\n", c->time, c->interval, c->ok);
+	sb_addf(&s, "llmb-slurm-cache 4 %.3f %.3f %d\n", c->time, c->interval, c->ok);
 	for (size_t i = 0; i < c->t.n; i++) {
 		const struct ent *e = &c->t.e[i];
-		sb_addf(&s, "%s\t%s\t%d\t%d\t%ld\t%ld\t%d\t%s\n", e->id, e->state, e->exit_code,
-		    e->signal, e->elapsed, e->seen, e->restarts, e->reason);
+		sb_addf(&s, "%s\t%s\t%d\t%d\t%ld\t%ld\t%d\t%s\t%s\n", e->id, e->state, e->exit_code,
+		    e->signal, e->elapsed, e->seen, e->restarts, e->start, e->reason);
 	}
 	if (write_file_atomic(path, s.buf, s.len) < 0)
 		warn("cannot write '%s': %s", path, strerror(errno));
@@ -349,7 +364,7 @@ refresh(const struct paths *p, struct table *reg, struct table *got)
 	struct sb out = {0}, errs = {0};
 	char *ids = join_ids(reg, NULL);
 	char *sq[] = {"squeue", "-h", "-t", "all", "-j", ids, "-O",
-		"JobID:|,State:|,exit_code:|,TimeUsed:|,RestartCnt:|,Reason:", NULL};
+		"JobID:|,State:|,exit_code:|,TimeUsed:|,RestartCnt:|,StartTime:|,Reason:", NULL};
 	int rc, ret = 0;
 	log_query(p, "squeue", reg->n);
 	rc = capture_run(sq, &out, &errs);
@@ -426,6 +441,7 @@ fill_job(struct jobinfo *j, const struct ent *e)
 	j->elapsed = e ? e->elapsed : -1;
 	j->restarts = e ? e->restarts : 0;
 	snprintf(j->reason, sizeof j->reason, "%s", e ? e->reason : "");
+	snprintf(j->start, sizeof j->start, "%s", e ? e->start : "");
 }
 
 static int

@@ -164,13 +164,43 @@ stage_level(const char *install, const char *gen, const char *id, const char *ha
 
 /* A run is done when its train.done belongs to this configuration, failed
  * when its job failed without one, pending otherwise. */
-enum runstate
-run_state(const struct plan *p, const struct inst *parse, const char *install)
+static const struct inst *
+run_training(const struct plan *p, const struct inst *parse)
 {
 	const struct inst *train = NULL;
 	for (size_t i = 0; i < parse->ndeps; i++)
 		if (stage_kind_is(p->v[parse->deps[i]].kind, SK_TRAINING))
 			train = &p->v[parse->deps[i]];
+	return train;
+}
+
+int
+run_never_started(const struct plan *p, const struct inst *parse, const char *install, struct sb *why)
+{
+	const struct inst *train = run_training(p, parse);
+	struct jobrec jr;
+	if (!train || jobrec_read(install, train->id, &jr) < 0 || strcmp(jr.cfg, train->hash) ||
+	    strcmp(jr.state, "failed") || !*jr.job)
+		return 0;
+	char *dir = layout_jobs(install, train->id), *path = layout_job_pending(dir, jr.job);
+	char *s = read_file(path, NULL);
+	if (s) {
+		s[strcspn(s, "\n")] = 0;
+		for (char *q = s; *q; q++)
+			if ((unsigned char)*q < ' ' || *q == 0x7f)
+				*q = ' ';
+		sb_addf(why, "%s: job %s (%s): %s", train->id, jr.job, jr.executor, s);
+	}
+	free(s);
+	free(path);
+	free(dir);
+	return s != NULL;
+}
+
+enum runstate
+run_state(const struct plan *p, const struct inst *parse, const char *install)
+{
+	const struct inst *train = run_training(p, parse);
 	if (!train)
 		return R_PENDING;
 	char run[512];

@@ -76,5 +76,9 @@ int stage_outputs_ok(const char *install, const char *cfg, const char *except, s
  * (llmb nightly records the done ones, llmb exemplar certifies them). */
 enum runstate { R_DONE, R_FAILED, R_PENDING };
 enum runstate run_state(const struct plan *p, const struct inst *parse, const char *install);
+/* A failed run whose job llmb cancelled because it could not start
+ * (run.c's pending policy): 1 with "<stage>: job <id> (<executor>): <why>"
+ * appended to why. */
+int run_never_started(const struct plan *p, const struct inst *parse, const char *install, struct sb *why);
 
 #endif

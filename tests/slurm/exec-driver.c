@@ -20,7 +20,7 @@
 #include "slurmcmd.h"
 
 /* executor.o refers to it; this driver only uses Slurm. */
-const struct executor local_executor = {"local", NULL, NULL, NULL, NULL};
+const struct executor local_executor = {"local", NULL, NULL, NULL, NULL, NULL, NULL};
 
 static int
 jobspec_from_args(struct jobspec *js, int argc, char **argv)
