@@ -14,7 +14,7 @@ unset SBATCH_ACCOUNT SBATCH_PARTITION ADDITIONAL_SLURM_PARAMS TIME_LIMIT ASYNC E
 
 if command -v shellcheck >/dev/null; then
 	# bench/detect.sh is left to its own rewrite
-	t_ok "bench scripts: shellcheck" shellcheck -x bench/gen.sh bench/plan.sh bench/parse.sh bench/run.sh bench/slurm-poll.sh bench/detect-rejudge.sh \
+	t_ok "bench scripts: shellcheck" shellcheck -x bench/gen.sh bench/plan.sh bench/parse.sh bench/run.sh bench/slurm-poll.sh bench/detect-rejudge.sh bench/detect-shapes.sh \
 		bench/slurm-pipeline.sh bench/slurm-scale.sh bench/tinygpt-gpu.sh tests/slurm-pipeline/many-sizes.sh tests/t-bench.sh
 fi
 
@@ -85,6 +85,15 @@ smoke detect "$DHEAD" "$DFA" \
 	"^\|   series alarmed in the 30 nights from it \|  \| $N% \|" \
 	"^\| 5% rise after 15 quiet nights confirmed within 2 nights \|  \| $N% \|"
 unset DETECT_KEEP
+# bimodal shapes (bench/detect-shapes.sh): a row per cell, worst first
+smoke detect-shapes "^\| noise \| shape \| histories \| nights judged \| false alarms \| per 1,000 nights \| 95% interval \|" \
+	"^\| 1\.0% \| stationary \| 1 \| 290 \| [0-9]+ \| $N \| $N-$N \| $N \| [0-9]+ \|  \|$" \
+	"^\| 1\.0% \| 50% slow, \+5\.0%, runs of 3, from night 101 \| 1 \| 290 \| [0-9]+ \| $N \| $N-$N \| $N \| [0-9]+ \| [01] of 1 \|$" \
+	"^\(17 cells, 290 to 290 judged nights each; [0-9]+ with false alarms above 1 per 1,000 nights"
+# shellcheck disable=SC2016
+t_ok "bench/detect-shapes.sh: 17 rows, worst first" awk -F'|' '
+	$3 ~ /slow|stationary/ { n++; if (n > 1 && $7 + 0 > last) bad++; last = $7 + 0 }
+	END { exit !(n == 17 && !bad) }' "$TRASH/detect-shapes.out"
 # The kept series judged again (bench/detect-rejudge.sh): with the same
 # llmb, every cell of the table is the run's own.
 kept=$(sed -n 's/^series and verdicts in //p' "$TRASH/detect.out")
