@@ -14,7 +14,7 @@
 #                of RUN on average (SHAPES_RUN, "1 3")
 #   onset        1: the slow mode from the first night; N: from night N on, a
 #                second mode that appears and lasts (SHAPES_ONSET, "1 101")
-# plus a stationary row per noise level (no slow mode) on the same seeds' terms.
+# plus a stationary row per noise level (no slow mode), with seeds of its own.
 #
 #   SHAPES_NIGHTS=N     judged nights per cell at least (default 20000: 69
 #                       histories of 290 judged nights; --smoke: one history)
@@ -22,7 +22,9 @@
 #                       disjoint from the draws of docs/history.md)
 #   SHAPES_NOISE="..."  run-to-run noise levels (default "0.005 0.01 0.02")
 #   SHAPES_POLICY="--knob=v ..."   judge flags
-#   SHAPES_KEEP=1       keep the series and their verdicts
+#   SHAPES_KEEP=1       keep the series, their verdicts and seeds (then
+#                       bench/detect-shapes-why.py DIR NOISE/SHAPE... says
+#                       where each false alarm's slow nights were)
 #   --smoke             one history per cell, 1% noise, two shapes a factor
 set -u
 SMOKE=
@@ -57,6 +59,7 @@ cell() {
 	for s in $(seq 1 "$PER"); do
 		SEED=$((SEED + 1))
 		"$W/histgen" -w 0.01 -a 0.6 -s 34 -r "$r" -n "$LEN" -S "$SEED" -f "tinygpt_h$s" "$@" >"$d/tinygpt_h$s.jsonl" || exit 2
+		echo "tinygpt_h$s $SEED" >>"$d/seeds"
 	done
 }
 for r in $NOISES; do
