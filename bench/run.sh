@@ -6,7 +6,7 @@
 set -u
 cd "$(dirname "$0")" || exit 2
 rc=0
-for b in gen.sh plan.sh parse.sh judge-nodes.sh detect.sh slurm-poll.sh slurm-pipeline.sh slurm-scale.sh; do
+for b in gen.sh plan.sh parse.sh judge-nodes.sh detect.sh detect-shapes.sh slurm-poll.sh slurm-pipeline.sh slurm-scale.sh; do
 	[ -x "$b" ] || [ -f "$b" ] || continue
 	echo "=== bench/$b"
 	bash "$b" || rc=1

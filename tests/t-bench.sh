@@ -14,7 +14,7 @@ unset SBATCH_ACCOUNT SBATCH_PARTITION ADDITIONAL_SLURM_PARAMS TIME_LIMIT ASYNC E
 
 if command -v shellcheck >/dev/null; then
 	# bench/detect.sh is left to its own rewrite
-	t_ok "bench scripts: shellcheck" shellcheck -x bench/gen.sh bench/plan.sh bench/parse.sh bench/run.sh bench/slurm-poll.sh bench/detect-rejudge.sh bench/judge-nodes.sh \
+	t_ok "bench scripts: shellcheck" shellcheck -x bench/gen.sh bench/plan.sh bench/parse.sh bench/run.sh bench/slurm-poll.sh bench/detect-rejudge.sh bench/judge-nodes.sh bench/detect-shapes.sh \
 		bench/slurm-pipeline.sh bench/slurm-scale.sh bench/tinygpt-gpu.sh tests/slurm-pipeline/many-sizes.sh tests/t-bench.sh
 fi
 
@@ -87,6 +87,32 @@ smoke detect "$DHEAD" "$DFA" \
 	"^\|   series alarmed in the 30 nights from it \|  \| $N% \|" \
 	"^\| 5% rise after 15 quiet nights confirmed within 2 nights \|  \| $N% \|"
 unset DETECT_KEEP
+# bimodal shapes (bench/detect-shapes.sh): a row per cell, worst first
+export SHAPES_KEEP=1
+smoke detect-shapes "^\| noise \| shape \| histories \| nights judged \| false alarms \| per 1,000 nights \| 95% interval \|" \
+	"^\| 1\.0% \| stationary \| 1 \| 290 \| [0-9]+ \| $N \| $N-$N \| $N \| [0-9]+ \|  \|  \|$" \
+	"^\| 1\.0% \| 50% slow, \+5\.0%, runs of 3, from night 101 \| 1 \| 290 \| [0-9]+ \| $N \| $N-$N \| $N \| [0-9]+ \| [01] of 1 \| $N \|$" \
+	"^\(17 cells, 290 to 290 judged nights each; [0-9]+ whose whole interval lies above 1 false alarm per 1,000 nights"
+# shellcheck disable=SC2016
+t_ok "bench/detect-shapes.sh: 17 rows, worst first" awk -F'|' '
+	$3 ~ /slow|stationary/ { n++; if (n > 1 && $7 + 0 > last) bad++; last = $7 + 0 }
+	END { exit !(n == 17 && !bad) }' "$TRASH/detect-shapes.out"
+unset SHAPES_KEEP
+# where the kept series' false alarms came from: a line per cell, and as
+# many classified as counted
+kept=$(sed -n 's/^series and verdicts in //p' "$TRASH/detect-shapes.out")
+if [ -n "$kept" ] && [ -f "$kept/series/0.01/bimodal:0.1:1.05:3:1/seeds" ]; then
+	/usr/bin/python3 bench/detect-shapes-why.py "$kept" 0.01/bimodal:0.1:1.05:3:1 0.01/bimodal:0.5:1.05:3:101 >"$TRASH/why.out" 2>&1
+	# shellcheck disable=SC2016
+	t_ok "bench/detect-shapes-why.py: each cell's false alarms, every one in a class" awk '
+		/^0\.01\/bimodal:.*: [0-9]+ false alarms, [0-9]+ on the second night/ { if (c) { if (sum != want) bad++ }; c++; want = $2; sum = 0; next }
+		/^ +[0-9]+ +[0-9]+% (a slow night|on a fast night)/ { sum += $1; next }
+		{ bad++ }
+		END { if (sum != want) bad++; exit !(c == 2 && !bad) }' "$TRASH/why.out"
+	rm -rf "$kept"
+else
+	t_fail "bench/detect-shapes.sh with SHAPES_KEEP=1 says where it kept the series and their seeds"
+fi
 # The kept series judged again (bench/detect-rejudge.sh): with the same
 # llmb, every cell of the table is the run's own.
 kept=$(sed -n 's/^series and verdicts in //p' "$TRASH/detect.out")

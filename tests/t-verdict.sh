@@ -9,6 +9,22 @@ G=$TESTS_DIR/verdict
 FP=tinygpt_cpu_tiny_fp32_1_0123456789ab
 cc -O2 -std=c11 -D_DEFAULT_SOURCE -o "$TRASH/histgen" "$G/histgen.c" -lm || { t_fail "histgen builds"; t_done; exit 1; }
 
+# histgen's bimodal shapes (bench/detect-shapes.sh): without noise every
+# night is 0.5 or 0.5 x F, so the slow nights' share, their runs and the
+# first one can be read off the means
+shape() {
+	"$TRASH/histgen" -r 0 -w 0 -s 2 -n 4000 -S 3 "$@" | /usr/bin/python3 -c '
+import itertools, json, sys
+x = [json.loads(l)["summary"]["mean"] > 0.5005 for l in sys.stdin]
+runs = [len(list(g)) for k, g in itertools.groupby(x) if k]
+print("%.2f %.0f %d" % (sum(x) / len(x), sum(runs) / len(runs), x.index(True) + 1))'
+}
+t_ok "histgen: independent slow nights, 30% of them" test "$(shape bimodal:0.3:1.03 | cut -d" " -f1-2)" = "0.30 1"
+t_ok "histgen: bimodal:P:F:1:1 is bimodal:P:F, byte for byte" cmp <("$TRASH/histgen" -n 50 -S 9 bimodal:0.3:1.03) <("$TRASH/histgen" -n 50 -S 9 bimodal:0.3:1.03:1:1)
+t_ok "histgen: slow nights in runs of 4 on average, the share kept" test "$(shape bimodal:0.3:1.03:4 | cut -d" " -f1-2)" = "0.30 4"
+t_ok "histgen: a slow mode from night 101 on" test "$(shape bimodal:0.5:1.03:3:101 | cut -d" " -f3)" -ge 101
+t_rc "histgen: a share no chain has with these runs: exit 2" 2 "$TRASH/histgen" bimodal:0.9:1.03:2
+
 # mk NAME HISTGEN-ARGS...: a fresh install tree $TRASH/NAME with one history.
 mk() {
 	local d=$TRASH/$1; shift

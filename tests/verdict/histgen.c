@@ -10,10 +10,15 @@
  *   shift:N:F    nights N.. run F times slower (F=1.3: 30% slower)
  *   spike:N:F    night N only
  *   drift:N:F    from night N each night F more (F=0.005: 0.5% per night)
- *   bimodal:P:F  every night, with probability P, runs F times slower (a slow
- *                mode: node placement, a slower switch); drawn from a
- *                generator of its own, so the noise is that of the same
- *                series without it
+ *   bimodal:P:F[:RUN[:ONSET]]  every night, with probability P, runs F
+ *                times slower (a slow mode: node placement, a slower switch);
+ *                drawn from a generator of its own, so the noise is that of
+ *                the same series without it. RUN > 1: slow nights come in
+ *                runs of RUN nights on average (a Markov chain whose share
+ *                of slow nights stays P); ONSET > 1: nights before ONSET
+ *                are all fast (a second mode that appears and lasts).
+ *                Without them (RUN 1, ONSET 1) each night is independent
+ *                and the draws are those of bimodal:P:F
  *   stall:N:F:K  night N has K steps (spread over the window) F times slower
  *   noisier:N:F  from night N on, run-to-run noise F times larger (a shared
  *                partition, a noisier fabric); the level stays
@@ -87,7 +92,26 @@ struct ev {
 	int night;
 	double f;
 	char text[128];
+	double run;    /* bimodal: mean length of a run of slow nights (1: independent) */
+	int onset;     /* bimodal: the first night the slow mode can come */
+	int slow;      /* bimodal: the mode of the night before */
 };
+
+/* One night's mode of a bimodal:P:F:RUN:ONSET event. Independent nights
+ * draw slow with probability P; in runs, a slow night stays slow with
+ * probability 1 - 1/RUN (runs of RUN nights on average) and a fast one
+ * turns slow with probability P / (RUN (1 - P)), so that P of all nights
+ * are slow. The first night after the onset draws from P. One draw a
+ * night either way, so the stream stays that of bimodal:P:F. */
+static int
+bimodal_slow(struct ev *e, int n)
+{
+	double p = e->night / 1000.0, u = mode_unif(), q = p;
+	if (e->run > 1 && n > e->onset)
+		q = e->slow ? 1 - 1 / e->run : p / (e->run * (1 - p));
+	e->slow = n >= e->onset && u < q;
+	return e->slow;
+}
 
 static int
 cmpd(const void *a, const void *b)
@@ -156,6 +180,19 @@ main(int argc, char **argv)
 		const char *c2 = strchr(c1 + 1, ':');
 		if (c2)
 			e->f = atof(c2 + 1), snprintf(e->text, sizeof e->text, "%s", c2 + 1);
+		e->run = 1, e->onset = 1;
+		const char *c3 = c2 ? strchr(c2 + 1, ':') : NULL, *c4 = c3 ? strchr(c3 + 1, ':') : NULL;
+		if (!strcmp(e->kind, "bimodal") && c3) {
+			e->run = atof(c3 + 1);
+			e->onset = c4 ? atoi(c4 + 1) : 1;
+			double p = e->night / 1000.0;
+			/* a chain with this share and these runs exists only if a fast
+			 * night's chance to turn slow is a probability */
+			if (e->run < 1 || e->onset < 1 || p <= 0 || p >= 1 || p / (e->run * (1 - p)) > 1) {
+				fprintf(stderr, "histgen: bad event %s (RUN >= 1, ONSET >= 1, 0 < P < 1, P <= RUN (1 - P))\n", argv[i]);
+				return 2;
+			}
+		}
 	}
 	int d0 = day_of(first), job = 1000;
 	double drift = 0;
@@ -166,10 +203,10 @@ main(int argc, char **argv)
 		const char *why = "";
 		const struct ev *ref = NULL;
 		for (int k = 0; k < nev; k++) {
-			const struct ev *e = &ev[k];
+			struct ev *e = &ev[k];
 			if (!strcmp(e->kind, "shift") && n >= e->night) factor *= e->f;
 			if (!strcmp(e->kind, "spike") && n == e->night) spike *= e->f;
-			if (!strcmp(e->kind, "bimodal") && mode_unif() < e->night / 1000.0) factor *= e->f;
+			if (!strcmp(e->kind, "bimodal") && bimodal_slow(e, n)) factor *= e->f;
 			if (!strcmp(e->kind, "stall") && n == e->night)
 				stall = e->f, nstall = strchr(e->text, ':') ? atoi(strchr(e->text, ':') + 1) : 1;
 			if (!strcmp(e->kind, "drift") && n == e->night) drift = e->f;

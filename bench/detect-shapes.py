@@ -1,0 +1,89 @@
+#!/usr/bin/python3
+"""detect-shapes.py SERIES: the table of bench/detect-shapes.sh from the
+series it wrote (SERIES/NOISE/SHAPE/NAME.jsonl) and their per-night verdicts
+(NAME.json). False alarms are counted as bench/detect-table.py counts them:
+confirmed episodes (a CONFIRMED night after one that was not) per 1,000
+nights judged after night 10. Their 95% interval is the exact (Garwood)
+Poisson interval of the episode count: episodes of one history are not
+quite independent, so it is a little narrow. Rows worst first.
+"""
+import json, math, os, sys
+
+def episodes(ns, onset):
+    # (episodes, judged nights, CONFIRMED nights, longest, alarmed in the
+    # 30 nights from the onset, episodes and judged nights after those 30)
+    ep = judged = conf = longest = run = late = late_n = 0
+    at_onset = False
+    for i, n in enumerate(ns):
+        if i < 10: continue
+        judged += 1
+        after = onset > 1 and i >= onset + 29
+        late_n += after
+        if n['state'] == 'CONFIRMED':
+            if not run:
+                ep += 1
+                late += after
+                at_onset |= onset > 1 and onset - 1 <= i < onset + 29
+            run += 1; conf += 1; longest = max(longest, run)
+        else:
+            run = 0
+    return ep, judged, conf, longest, at_onset, late, late_n
+
+def poisson_cdf(k, lam):
+    if lam <= 0: return 1.0
+    t = s = math.exp(-lam)
+    for j in range(1, k + 1):
+        t *= lam / j; s += t
+    return s
+
+def interval(k):
+    # exact 95% interval of a Poisson mean, k observed: bisection
+    def solve(f):
+        lo, hi = 0.0, 10.0 * k + 10
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            if f(mid): lo = mid
+            else: hi = mid
+        return lo
+    low = 0.0 if k == 0 else solve(lambda m: 1 - poisson_cdf(k - 1, m) < 0.025)
+    return low, solve(lambda m: poisson_cdf(k, m) > 0.025)
+
+root = sys.argv[1]
+rows = []
+for r in sorted(os.listdir(root), key=float):
+    for shape in sorted(os.listdir(os.path.join(root, r))):
+        d = os.path.join(root, r, shape)
+        onset = int(shape.split(':')[4]) if shape.startswith('bimodal:') else 1
+        tot = [0, 0, 0, 0, 0, 0, 0]; hist = 0
+        for f in sorted(os.listdir(d)):
+            if not f.endswith('.json'): continue
+            try:
+                ns = json.load(open(os.path.join(d, f)))['configurations'][0]['nights']
+            except (ValueError, KeyError, IndexError):
+                sys.exit('detect-shapes.py: %s: no verdicts (llmb judge failed on it)' % os.path.join(d, f))
+            e = episodes(ns, onset)
+            hist += 1
+            tot = [tot[0] + e[0], tot[1] + e[1], tot[2] + e[2], max(tot[3], e[3]), tot[4] + e[4], tot[5] + e[5], tot[6] + e[6]]
+        if not hist: continue
+        rows.append((float(r), shape, hist) + tuple(tot))
+
+def describe(shape):
+    if not shape.startswith('bimodal:'): return shape
+    _, p, f, k, o = shape.split(':')
+    return '%d%% slow, +%.1f%%, %s, %s' % (round(float(p) * 100), (float(f) - 1) * 100,
+        'independent' if float(k) <= 1 else 'runs of %s' % k, 'from night 1' if o == '1' else 'from night %s' % o)
+
+def rate(x): return 1000.0 * x[3] / max(x[4], 1)
+print('| noise | shape | histories | nights judged | false alarms | per 1,000 nights | 95% interval | CONFIRMED nights / 1,000 | longest | alarmed in 30 nights from the onset | per 1,000 nights after those 30 |')
+print('|---|---|---|---|---|---|---|---|---|---|---|')
+for x in sorted(rows, key=lambda x: (-rate(x), x[0], x[1])):
+    lo, hi = interval(x[3])
+    onset = x[1].startswith('bimodal:') and x[1].split(':')[4] != '1'
+    print('| %.1f%% | %s | %d | %d | %d | %.2f | %.2f-%.2f | %.1f | %d | %s | %s |' % (
+        x[0] * 100, describe(x[1]), x[2], x[4], x[3], rate(x), 1000 * lo / max(x[4], 1), 1000 * hi / max(x[4], 1),
+        1000.0 * x[5] / max(x[4], 1), x[6], '%d of %d' % (x[7], x[2]) if onset else '',
+        '%.2f' % (1000.0 * x[8] / max(x[9], 1)) if onset else ''))
+over = [x for x in sorted(rows, key=lambda x: -rate(x)) if 1000 * interval(x[3])[0] / max(x[4], 1) > 1]
+print('(%d cells, %d to %d judged nights each; %d whose whole interval lies above 1 false alarm per 1,000 nights%s)' % (
+    len(rows), min(x[4] for x in rows), max(x[4] for x in rows), len(over),
+    ': ' + '; '.join('%.1f%% %s' % (x[0] * 100, describe(x[1])) for x in over[:5]) + ('...' if len(over) > 5 else '') if over else ''))
