@@ -60,6 +60,8 @@ text_placeholder(const struct vars *vs, const char *name)
 		return vs->at.size;
 	if (!strcmp(name, "dtype"))
 		return vs->at.dtype;
+	if (!strcmp(name, "profile_ranks"))
+		return vs->profile_ranks;
 	return NULL;
 }
 

@@ -34,6 +34,7 @@ struct coords {
 #define MAXVARS 96
 struct vars {
 	struct coords at;
+	const char *profile_ranks;  /* {profile_ranks}: PROFILE_RANKS, else "all" */
 	const char *name[MAXVARS];
 	double val[MAXVARS];
 	int n;

@@ -205,6 +205,9 @@ static const struct ytype t_refs = {T_LIST, &t_ref, 0, 0};
 static const struct field profile_fields[] = {
 	{"start", &t_int, 1, "first profiled step"},
 	{"stop", &t_int, 1, "last profiled step"},
+	{"pytorch", &t_bool, 0, "ENABLE_PYTORCH_PROFILE is supported (the PyTorch profiler, same steps)"},
+	{"gpu_metrics", &t_bool, 0, "ENABLE_GPU_METRICS is supported (nsys GPU metrics)"},
+	{"ranks", &t_bool, 0, "PROFILE_RANKS is supported (the ranks profiled)"},
 	{NULL},
 };
 static const struct ytype t_profile = {T_OBJ, 0, profile_fields, 0};

@@ -68,6 +68,7 @@ plan_row_args(struct sb *pl, const struct pc_cmd *c, size_t skip)
 struct runknobs {
 	double steps;
 	int profile, nccl;
+	int pytorch, gpu_metrics;   /* the PyTorch profiler; nsys's GPU metrics */
 	int marked;                 /* not comparable with published numbers */
 	int proxy;                  /* the row's proxy run: labelled, never compared */
 	const char *pstart, *pstop;
@@ -93,12 +94,18 @@ run_knobs(struct wctx *w, const struct sel *s, struct vars *vs, struct runknobs 
 	/* Not comparable with the published numbers: traced runs, one-step
 	 * loads, and profiling the workload does not do by default (the
 	 * published numbers of an always-profiled workload are profiled). */
-	k->marked = k->nccl || s->v[K_LOAD_CHECKPOINT_PATH] || (k->profile && !profile_default);
+	k->pytorch = knob_true(s->v[K_ENABLE_PYTORCH_PROFILE]);
+	k->gpu_metrics = k->profile && knob_true(s->v[K_ENABLE_GPU_METRICS]);
+	k->marked = k->nccl || s->v[K_LOAD_CHECKPOINT_PATH] || (k->profile && !profile_default) || k->pytorch;
 	/* Knobs are placeholders too, for commands that pass them on. */
 	var_set(vs, "steps", k->steps);
 	var_set(vs, "profile", k->profile);
 	var_set(vs, "profile_start", strtod(k->pstart, NULL));
 	var_set(vs, "profile_stop", strtod(k->pstop, NULL));
+	var_set(vs, "pytorch_profile", k->pytorch);
+	var_set(vs, "gpu_metrics", k->gpu_metrics);
+	/* validated by check_knobs: whole numbers separated by commas */
+	vs->profile_ranks = s->v[K_PROFILE_RANKS] ? s->v[K_PROFILE_RANKS] : "all";
 	var_set(vs, "nccltrace", k->nccl);
 	var_set(vs, "checkpoint", knob_true(s->v[K_ENABLE_CHECKPOINT]));
 	var_set(vs, "extra_work", s->v[K_EXTRA_WORK] ? strtod(s->v[K_EXTRA_WORK], NULL) : 0);
@@ -183,7 +190,8 @@ train_knobs(struct pc_train *t, const struct sel *s)
 	for (int i = K_ENABLE_PROFILE; i < K_NKNOBS; i++) {
 		if (!s->v[i])
 			continue;
-		int b = i == K_ENABLE_PROFILE || i == K_ENABLE_NCCLTRACE || i == K_ENABLE_CHECKPOINT;
+		int b = i == K_ENABLE_PROFILE || i == K_ENABLE_NCCLTRACE || i == K_ENABLE_CHECKPOINT ||
+			i == K_ENABLE_PYTORCH_PROFILE || i == K_ENABLE_GPU_METRICS;
 		t->knobs = xrealloc(t->knobs, (t->nknobs + 1) * sizeof *t->knobs);
 		t->knobs[t->nknobs++] = (struct pc_knob){knob_names[i], b ? (knob_true(s->v[i]) ? "true" : "false") : s->v[i]};
 	}
@@ -208,6 +216,12 @@ train_plan(const struct pc_train *t, const struct sel *s, const struct runknobs 
 	plan_env(&pl, &t->cmd);
 	if (k->profile)
 		sb_addf(&pl, " PROFILED(steps %s-%s)", k->pstart, k->pstop);
+	if (k->pytorch)
+		sb_addf(&pl, " PYTORCH-PROFILED(steps %s-%s)", k->pstart, k->pstop);
+	if ((k->profile || k->pytorch) && s->v[K_PROFILE_RANKS])
+		sb_addf(&pl, " PROFILE_RANKS=%s", s->v[K_PROFILE_RANKS]);
+	if (k->gpu_metrics)
+		sb_add(&pl, " GPU-METRICS");
 	if (k->nccl)
 		sb_add(&pl, " NCCLTRACE");
 	if (s->v[K_LOAD_CHECKPOINT_PATH])

@@ -202,7 +202,13 @@ knob_workloads(const struct plan *p, const char *key)
 	struct sb sb = {0};
 	for (size_t i = 0; i < p->rec.nworkloads; i++) {
 		const struct ynode *wl = p->rec.workloads[i]->root;
-		const struct ynode *v = ymap_get(ymap_get(wl, "knobs"), key);
+		/* "profile.pytorch": a flag of knobs.profile */
+		const char *dot = strchr(key, '.');
+		char head[32];
+		snprintf(head, sizeof head, "%.*s", dot ? (int)(dot - key) : (int)strlen(key), key);
+		const struct ynode *v = ymap_get(ymap_get(wl, "knobs"), head);
+		if (dot)
+			v = ymap_get(v, dot + 1);
 		if (v && (v->kind != Y_SCALAR || strcmp(v->str, "false")))
 			sb_addf(&sb, "%s%s", sb.len ? ", " : "", ystr(wl, "workload", ""));
 	}
@@ -240,11 +246,19 @@ check_wl_knobs(struct wctx *w)
 		knob_refuse(w, "extra_work_args", "EXTRA_WORK");
 	if (profile && !ymap_get(knobs, "profile"))
 		knob_refuse(w, "profile", "ENABLE_PROFILE=true");
+	int pytorch = knob_true(s->v[K_ENABLE_PYTORCH_PROFILE]);
+	if (pytorch && !ybool(ymap_get(knobs, "profile"), "pytorch", 0))
+		knob_refuse(w, "profile.pytorch", "ENABLE_PYTORCH_PROFILE=true");
+	if (knob_true(s->v[K_ENABLE_GPU_METRICS]) && !ybool(ymap_get(knobs, "profile"), "gpu_metrics", 0))
+		knob_refuse(w, "profile.gpu_metrics", "ENABLE_GPU_METRICS=true");
+	if (s->v[K_PROFILE_RANKS] && !ybool(ymap_get(knobs, "profile"), "ranks", 0))
+		knob_refuse(w, "profile.ranks", "PROFILE_RANKS");
 	if (pdef && s->v[K_ENABLE_PROFILE] && !profile) {
 		fprintf(stderr, "llmb: error: ENABLE_PROFILE=%s: workload %s always profiles (its recipe says profile_default: true); leave ENABLE_PROFILE unset\n",
 			s->v[K_ENABLE_PROFILE], wname);
 		diag_errors++;
 	}
+	profile = profile || pytorch; /* the steps serve either profiler */
 	if (pdef && (s->v[K_PROFILE_START_STEP] || s->v[K_PROFILE_STOP_STEP])) {
 		fprintf(stderr, "llmb: error: PROFILE_START_STEP and PROFILE_STOP_STEP cannot change the profiling of workload %s (always on, steps %s-%s)\n",
 			wname, ystr(ymap_get(knobs, "profile"), "start", "?"), ystr(ymap_get(knobs, "profile"), "stop", "?"));
@@ -291,7 +305,8 @@ int
 check_knobs(const struct sel *s)
 {
 	int errs = 0;
-	static const enum knob bools[] = {K_ENABLE_PROFILE, K_ENABLE_NCCLTRACE, K_ENABLE_CHECKPOINT};
+	static const enum knob bools[] = {K_ENABLE_PROFILE, K_ENABLE_NCCLTRACE, K_ENABLE_CHECKPOINT,
+		K_ENABLE_PYTORCH_PROFILE, K_ENABLE_GPU_METRICS};
 	static const enum knob ints[] = {K_PROFILE_START_STEP, K_PROFILE_STOP_STEP, K_MAX_STEPS, K_EXTRA_WORK};
 	for (size_t i = 0; i < sizeof bools / sizeof *bools; i++) {
 		const char *v = s->v[bools[i]];
@@ -362,7 +377,26 @@ check_knobs(const struct sel *s)
 			s->v[K_PROFILE_START_STEP], s->v[K_PROFILE_STOP_STEP]);
 		errs++;
 	}
-	if (knob_true(s->v[K_ENABLE_PROFILE]) && knob_true(s->v[K_ENABLE_NCCLTRACE])) {
+	const char *pr = s->v[K_PROFILE_RANKS];
+	if (pr && (strspn(pr, "0123456789,") != strlen(pr) || pr[0] == ',' || pr[strlen(pr) - 1] == ',' ||
+		   strstr(pr, ",,") || strlen(pr) > 4096)) {
+		fprintf(stderr, "llmb: error: PROFILE_RANKS=%s: expected ranks as whole numbers separated by commas, like 0,8\n", pr);
+		errs++;
+	}
+	int nsys = knob_true(s->v[K_ENABLE_PROFILE]), torch = knob_true(s->v[K_ENABLE_PYTORCH_PROFILE]);
+	if (nsys && torch) {
+		fprintf(stderr, "llmb: error: ENABLE_PROFILE=true and ENABLE_PYTORCH_PROFILE=true exclude each other (as upstream): set one of them\n");
+		errs++;
+	}
+	if (knob_true(s->v[K_ENABLE_GPU_METRICS]) && !nsys) {
+		fprintf(stderr, "llmb: error: ENABLE_GPU_METRICS=true needs ENABLE_PROFILE=true (nsys collects the GPU metrics)\n");
+		errs++;
+	}
+	if (pr && !nsys && !torch) {
+		fprintf(stderr, "llmb: error: PROFILE_RANKS is set but profiling is off: add ENABLE_PROFILE=true or ENABLE_PYTORCH_PROFILE=true\n");
+		errs++;
+	}
+	if ((nsys || torch) && knob_true(s->v[K_ENABLE_NCCLTRACE])) {
 		fprintf(stderr, "llmb: error: ENABLE_PROFILE=true and ENABLE_NCCLTRACE=true exclude each other (as upstream): set one of them\n");
 		errs++;
 	}

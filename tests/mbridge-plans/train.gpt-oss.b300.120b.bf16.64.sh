@@ -74,7 +74,7 @@ else
 fi
 mkdir -p 'TRASH/mbinst/workloads/gpt-oss/experiments/b300_120b_bf16_64'
 cd 'TRASH/mbinst/workloads/gpt-oss/experiments/b300_120b_bf16_64'
-llmb_launch 'python3' 'TOP/workloads/mbridge-launch.py' '--mbridge-src' 'TRASH/mbinst/venvs/venv_f269a780b1ff/src/megatron_bridge' '--no-pct-binding' '--' '--model_family_name' 'gpt_oss' '--task' 'pretrain' '--gpu' 'b300' '--container_image' 'TRASH/mbinst/images/nvidia+nemo+26.02.01.sqsh' '--num_gpus' '64' '--gpus_per_node' '8' '--config_variant' 'v2' '--offline' '--max_steps=50' '--custom_mounts=TRASH/mbinst/.cache/huggingface' '--log_dir' 'TRASH/mbinst/workloads/gpt-oss/experiments/b300_120b_bf16_64' '-gb' '1280' '--model_recipe_name' 'gpt_oss_120b' '--compute_dtype' 'bf16' '-ep' '8'
+llmb_launch 'python3' 'TOP/workloads/mbridge-launch.py' '--mbridge-src' 'TRASH/mbinst/venvs/venv_f269a780b1ff/src/megatron_bridge' '--profile' '0' '--pytorch-profile' '0' '--gpu-metrics' '0' '--profile-start' '45' '--profile-stop' '50' '--profile-ranks' 'all' '--nsys-trace' 'cuda,nvtx' '--profile-dir' 'TRASH/mbinst/workloads/gpt-oss/experiments/b300_120b_bf16_64' '--no-pct-binding' '--' '--model_family_name' 'gpt_oss' '--task' 'pretrain' '--gpu' 'b300' '--container_image' 'TRASH/mbinst/images/nvidia+nemo+26.02.01.sqsh' '--num_gpus' '64' '--gpus_per_node' '8' '--config_variant' 'v2' '--offline' '--max_steps=50' '--custom_mounts=TRASH/mbinst/.cache/huggingface' '--log_dir' 'TRASH/mbinst/workloads/gpt-oss/experiments/b300_120b_bf16_64' '-gb' '1280' '--model_recipe_name' 'gpt_oss_120b' '--compute_dtype' 'bf16' '-ep' '8'
 echo "llmb: training finished"
 if [ "${LLMB_SKIP_AFTER_PROBE:-0}" != 1 ]; then
 if [ -n "${SLURM_JOB_ID:-}" ]; then
