@@ -6,7 +6,8 @@
  * and nights included; every report in every format; the nightly folders
  * (summary, verdict.json, status, trend.html, ...); the history files; the
  * exemplar certification (exemplar/); and a system description of the
- * runs (llmb sysdesc of their provenance).
+ * runs (llmb sysdesc of their provenance). Profiles (layout_profile_file)
+ * only with --profiles, as upstream leaves them out.
  * Nothing else: no image, venv, dataset, job script or job record (a job
  * script may hold what a secret reached), and never a symbolic link.
  *
@@ -44,12 +45,13 @@
 #define MAX_DEPTH 8 /* folders below an experiment folder: repeats, nights */
 
 static const char usage_archive[] =
-	"usage: llmb archive [--install DIR] [--out FILE] [--format=zstd|gzip] [--top DIR]\n"
+	"usage: llmb archive [--install DIR] [--out FILE] [--format=zstd|gzip] [--top DIR] [--profiles]\n"
 	"Packs the results of the install tree (LLMB_INSTALL, else install/): training logs, train.done,\n"
 	"result.json and provenance.json of every run, reports, nightly verdicts, history and a system\n"
 	"description, with a MANIFEST of their sha256, into FILE (default llmb-archive.tar.zst, or .tar.gz\n"
 	"when zstd is not installed). The same results give the same bytes. --top: the checkout whose\n"
-	"git describe names llmb's version (default .).\n";
+	"git describe names llmb's version (default .). --profiles: the runs' profiles too (nsys reports,\n"
+	"PyTorch profiler traces), which are left out otherwise.\n";
 static const char usage_verify[] =
 	"usage: llmb verify-archive FILE\n"
 	"Checks an archive llmb archive wrote: every member against the sha256 and size its MANIFEST\n"
@@ -156,6 +158,7 @@ free_list(char **v, size_t n)
 struct walk {
 	int (*keep)(const char *name);
 	int depth;
+	int profiles; /* also what layout_profile_file says is a profile */
 };
 
 static void
@@ -171,7 +174,7 @@ walk(struct collection *c, const char *abs, const char *rel, const struct walk *
 		int ok = lstat(a, &st) == 0; /* a link is never followed */
 		if (ok && S_ISDIR(st.st_mode) && depth < w->depth)
 			walk(c, a, r, w, depth + 1);
-		else if (ok && S_ISREG(st.st_mode) && (!w->keep || w->keep(v[i])))
+		else if (ok && S_ISREG(st.st_mode) && (!w->keep || w->keep(v[i]) || (w->profiles && layout_profile_file(r))))
 			add_file(c, a, r, &st);
 		free(a);
 		free(r);
@@ -188,10 +191,10 @@ history_file(const char *name)
 
 /* Every result below the install tree, in c. */
 static void
-collect(struct collection *c, const char *install)
+collect(struct collection *c, const char *install, int profiles)
 {
-	static const struct walk runs = {layout_run_file, MAX_DEPTH}, flat = {NULL, 0}, nights = {NULL, 1},
-				 hist = {history_file, 0};
+	static const struct walk flat = {NULL, 0, 0}, nights = {NULL, 1, 0}, hist = {history_file, 0, 0};
+	const struct walk runs = {layout_run_file, MAX_DEPTH, profiles};
 	char *wdir = layout_workloads(install);
 	size_t n = 0;
 	char **wl = entries(wdir, &n);
@@ -361,7 +364,7 @@ pack(struct collection *c, const char *folder, const char *man, time_t t, struct
 
 /* Collects, lists, packs and compresses install's results into out. */
 static int
-archive(const char *install, const char *out, const char *format, const char *top)
+archive(const char *install, const char *out, const char *format, const char *top, int profiles)
 {
 	char real[PATH_MAX];
 	struct stat st;
@@ -374,7 +377,7 @@ archive(const char *install, const char *out, const char *format, const char *to
 		return 2;
 	}
 	struct collection c = {.provs = json_array()};
-	collect(&c, real);
+	collect(&c, real, profiles);
 	if (!c.bad && !c.n)
 		fprintf(stderr, "llmb archive: no results under %s (no run, report, night or history)\n", real);
 	if (c.bad || !c.n) {
@@ -415,13 +418,15 @@ cmd_archive(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"install", required_argument, NULL, 'i'}, {"out", required_argument, NULL, 'o'},
 		{"format", required_argument, NULL, 'f'}, {"top", required_argument, NULL, 't'},
-		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+		{"profiles", no_argument, NULL, 'p'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 	};
 	const char *text;
-	int c;
+	int c, profiles = 0;
 	cliopt_start();
 	while ((c = cliopt_next(argc, argv, "h", longopts, &text)) != -1) {
-		if (c == 'i')
+		if (c == 'p')
+			profiles = 1;
+		else if (c == 'i')
 			install = optarg;
 		else if (c == 'o')
 			out = optarg;
@@ -455,7 +460,7 @@ cmd_archive(int argc, char **argv)
 		fprintf(stderr, "llmb archive: %s exists and is not a regular file; not replaced\n", out);
 		rc = 2;
 	} else {
-		rc = archive(install, out, format, top);
+		rc = archive(install, out, format, top, profiles);
 	}
 	free(dflt);
 	return rc;

@@ -292,6 +292,19 @@ included_run(const struct run *r)
 	json_object_set_new(o, "step_time_std", jnum(report_num(st, "std")));
 	json_object_set_new(o, "window_steps", json_integer((json_int_t)report_num(st, "n")));
 	json_object_set_new(o, "samples", run_samples(r));
+	/* the run's profiles as its result lists them (parse.c) */
+	json_t *pa = json_array(), *p;
+	size_t i;
+	json_array_foreach(json_object_get(r->res, "profiles"), i, p) {
+		const char *path = json_string_value(json_object_get(p, "path"));
+		json_t *b = json_object_get(p, "bytes");
+		if (path && !has_control(path) && json_is_integer(b))
+			json_array_append_new(pa, json_pack("{s:s,s:O}", "path", path, "bytes", b));
+	}
+	if (json_array_size(pa))
+		json_object_set_new(o, "profiles", pa);
+	else
+		json_decref(pa);
 	return o;
 }
 

@@ -33,6 +33,24 @@ grid_text(struct sb *o, const struct grid *g)
 	free(w);
 }
 
+/* The runs' profiles, by run: listed, never archived unless asked. */
+static void
+profiles_section(struct sb *o, const json_t *m, int md)
+{
+	size_t i, j;
+	json_t *r, *p;
+	int any = 0;
+	json_array_foreach(json_object_get(m, "runs"), i, r) {
+		json_array_foreach(json_object_get(r, "profiles"), j, p) {
+			if (!any++)
+				sb_add(o, md ? "\n## Profiles\n\nLeft out of `make archive` unless `ARCHIVE_PROFILES=1`.\n\n"
+					     : "\nProfiles (left out of make archive unless ARCHIVE_PROFILES=1)\n");
+			sb_addf(o, md ? "- %s/%s (%lld bytes)\n" : "  %s/%s  %lld bytes\n", report_str(r, "name"),
+				report_str(p, "path"), (long long)json_integer_value(json_object_get(p, "bytes")));
+		}
+	}
+}
+
 void
 report_text(struct sb *o, const json_t *m)
 {
@@ -55,7 +73,7 @@ report_text(struct sb *o, const json_t *m)
 		grid_runs(&g, json_object_get(m, sect[s]), s);
 		grid_text(o, &g);
 		grid_free(&g);
-	}
+	}	profiles_section(o, m, 0);
 }
 
 /* ---- Markdown ------------------------------------------------------------ */
@@ -111,7 +129,7 @@ report_md(struct sb *o, const json_t *m)
 		grid_runs(&g, json_object_get(m, sect[s]), s);
 		grid_md(o, &g);
 		grid_free(&g);
-	}
+	}	profiles_section(o, m, 1);
 }
 
 /* ---- CSV: one line per scale and metric ---------------------------------- */
