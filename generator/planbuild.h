@@ -35,6 +35,8 @@ struct coords {
 struct vars {
 	struct coords at;
 	const char *profile_ranks;  /* {profile_ranks}: PROFILE_RANKS, else "all" */
+	const char *checkpoint_dir; /* {checkpoint_dir}: CHECKPOINT_DIR, else "default" */
+	const char *load_checkpoint_path; /* {load_checkpoint_path}: LOAD_CHECKPOINT_PATH, else "none" */
 	const char *name[MAXVARS];
 	double val[MAXVARS];
 	int n;

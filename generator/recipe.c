@@ -216,6 +216,7 @@ static const struct field knob_fields[] = {
 	{"profile_default", &t_bool, 0, "profiling is on unless ENABLE_PROFILE=false"},
 	{"nccltrace_steps", &t_int, 0, "steps of an ENABLE_NCCLTRACE run"},
 	{"checkpoint", &t_bool, 0, "ENABLE_CHECKPOINT is supported"},
+	{"checkpoint_gb", &t_numdict, 0, "the sizes ENABLE_CHECKPOINT supports (every size when absent), each with the space one save needs, in GB"},
 	{"extra_work_args", &t_words, 0, "argv words added to the training command when EXTRA_WORK is set ({extra_work})"},
 	{NULL},
 };

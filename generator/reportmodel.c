@@ -305,6 +305,19 @@ included_run(const struct run *r)
 		json_object_set_new(o, "profiles", pa);
 	else
 		json_decref(pa);
+	/* its checkpoint saves and loads (ENABLE_CHECKPOINT, LOAD_CHECKPOINT_PATH) */
+	json_t *ca = json_array();
+	json_array_foreach(json_object_get(r->res, "checkpoints"), i, p) {
+		const char *kind = json_string_value(json_object_get(p, "kind"));
+		json_t *it = json_object_get(p, "iteration"), *secs = json_object_get(p, "seconds");
+		if (kind && (!strcmp(kind, "save") || !strcmp(kind, "load")) && json_is_number(secs))
+			json_array_append_new(ca, json_pack("{s:s,s:O,s:O}", "kind", kind, "iteration",
+							    json_is_integer(it) ? it : json_null(), "seconds", secs));
+	}
+	if (json_array_size(ca))
+		json_object_set_new(o, "checkpoints", ca);
+	else
+		json_decref(ca);
 	return o;
 }
 

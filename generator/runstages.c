@@ -69,6 +69,7 @@ struct runknobs {
 	double steps;
 	int profile, nccl;
 	int pytorch, gpu_metrics;   /* the PyTorch profiler; nsys's GPU metrics */
+	double ckpt_gb;             /* the space one checkpoint save needs, GB; 0 unknown */
 	int marked;                 /* not comparable with published numbers */
 	int proxy;                  /* the row's proxy run: labelled, never compared */
 	const char *pstart, *pstop;
@@ -97,6 +98,14 @@ run_knobs(struct wctx *w, const struct sel *s, struct vars *vs, struct runknobs 
 	k->pytorch = knob_true(s->v[K_ENABLE_PYTORCH_PROFILE]);
 	k->gpu_metrics = k->profile && knob_true(s->v[K_ENABLE_GPU_METRICS]);
 	k->marked = k->nccl || s->v[K_LOAD_CHECKPOINT_PATH] || (k->profile && !profile_default) || k->pytorch;
+	/* a checkpoint saved inside the measured window slows the step after it */
+	const struct ynode *win = ymap_get(ymap_get(w->wl, "measure"), "window");
+	if (knob_true(s->v[K_ENABLE_CHECKPOINT]) && win && win->nkids == 2) {
+		long every = s->v[K_CHECKPOINT_INTERVAL] ? strtol(s->v[K_CHECKPOINT_INTERVAL], NULL, 10) : (long)k->steps;
+		long lo = strtol(win->kids[0]->str, NULL, 10) - 1, hi = strtol(win->kids[1]->str, NULL, 10);
+		if (every > 0 && (lo + every - 1) / every * every <= hi)
+			k->marked = 1;
+	}
 	/* Knobs are placeholders too, for commands that pass them on. */
 	var_set(vs, "steps", k->steps);
 	var_set(vs, "profile", k->profile);
@@ -108,6 +117,11 @@ run_knobs(struct wctx *w, const struct sel *s, struct vars *vs, struct runknobs 
 	vs->profile_ranks = s->v[K_PROFILE_RANKS] ? s->v[K_PROFILE_RANKS] : "all";
 	var_set(vs, "nccltrace", k->nccl);
 	var_set(vs, "checkpoint", knob_true(s->v[K_ENABLE_CHECKPOINT]));
+	/* upstream's CHECKPOINT_INTERVAL default: one save, at the last step */
+	var_set(vs, "checkpoint_interval", s->v[K_CHECKPOINT_INTERVAL] ? strtod(s->v[K_CHECKPOINT_INTERVAL], NULL) : k->steps);
+	/* validated by check_knobs: plain paths */
+	vs->checkpoint_dir = s->v[K_CHECKPOINT_DIR] ? s->v[K_CHECKPOINT_DIR] : "default";
+	vs->load_checkpoint_path = s->v[K_LOAD_CHECKPOINT_PATH] ? s->v[K_LOAD_CHECKPOINT_PATH] : "none";
 	var_set(vs, "extra_work", s->v[K_EXTRA_WORK] ? strtod(s->v[K_EXTRA_WORK], NULL) : 0);
 }
 
@@ -224,6 +238,16 @@ train_plan(const struct pc_train *t, const struct sel *s, const struct runknobs 
 		sb_add(&pl, " GPU-METRICS");
 	if (k->nccl)
 		sb_add(&pl, " NCCLTRACE");
+	if (knob_true(s->v[K_ENABLE_CHECKPOINT])) {
+		fmt_num(buf, sizeof buf, s->v[K_CHECKPOINT_INTERVAL] ? strtod(s->v[K_CHECKPOINT_INTERVAL], NULL) : t->steps);
+		sb_addf(&pl, " CHECKPOINT(every %s steps, to %s", buf, s->v[K_CHECKPOINT_DIR] ? s->v[K_CHECKPOINT_DIR] : "the run folder");
+		if (k->ckpt_gb > 0) {
+			long saves = (long)(t->steps / (s->v[K_CHECKPOINT_INTERVAL] ? strtod(s->v[K_CHECKPOINT_INTERVAL], NULL) : t->steps));
+			fmt_num(buf, sizeof buf, k->ckpt_gb * (double)saves);
+			sb_addf(&pl, ", needs %s GB: %ld save%s", buf, saves, saves == 1 ? "" : "s");
+		}
+		sb_add(&pl, ")");
+	}
 	if (s->v[K_LOAD_CHECKPOINT_PATH])
 		sb_add(&pl, " LOAD-CHECKPOINT");
 	if (s->v[K_EXTRA_WORK])
@@ -374,6 +398,7 @@ build_runs(struct wctx *w, const struct ynode *stage)
 			struct runknobs k;
 			run_knobs(w, &s, &vs, &k);
 			k.proxy = ybool(r->row, "proxy", 0);
+			k.ckpt_gb = strtod(ystr(ymap_get(ymap_get(w->wl, "knobs"), "checkpoint_gb"), r->size, "0"), NULL);
 			double mf = 0;
 			int have_flops = model_flops(w, r, &prm, &mf) == 0;
 			if (have_flops)

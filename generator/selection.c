@@ -242,6 +242,25 @@ check_wl_knobs(struct wctx *w)
 		knob_refuse(w, "checkpoint", "ENABLE_CHECKPOINT=true");
 	if (s->v[K_LOAD_CHECKPOINT_PATH] && !ybool(knobs, "checkpoint", 0))
 		knob_refuse(w, "checkpoint", "LOAD_CHECKPOINT_PATH");
+	/* checkpoint_gb names the sizes that checkpoint (upstream: llama3.1 8b) */
+	const struct ynode *cgb = ymap_get(knobs, "checkpoint_gb"), *models = ymap_get(w->wl, "models");
+	if (cgb && ybool(knobs, "checkpoint", 0) && (knob_true(s->v[K_ENABLE_CHECKPOINT]) || s->v[K_LOAD_CHECKPOINT_PATH]))
+		for (size_t i = 0; i < ymap_len(models); i++) {
+			const char *sz = ymap_key(models, i)->str;
+			if (in_words(s->v[K_SIZE], sz) && !ymap_get(cgb, sz)) {
+				char *ok = NULL;
+				struct sb v = {0};
+				for (size_t j = 0; j < ymap_len(cgb); j++)
+					sb_addf(&v, "%s%s", j ? " " : "", ymap_key(cgb, j)->str);
+				ok = sb_steal(&v);
+				fprintf(stderr, "llmb: error: %s: workload %s checkpoints size%s %s only (as upstream), not %s: set SIZE\n",
+					s->v[K_LOAD_CHECKPOINT_PATH] && !knob_true(s->v[K_ENABLE_CHECKPOINT]) ? "LOAD_CHECKPOINT_PATH" : "ENABLE_CHECKPOINT=true",
+					wname, ymap_len(cgb) == 1 ? "" : "s", ok, sz);
+				free(ok);
+				diag_errors++;
+				break;
+			}
+		}
 	if (s->v[K_EXTRA_WORK] && !ymap_get(knobs, "extra_work_args"))
 		knob_refuse(w, "extra_work_args", "EXTRA_WORK");
 	if (profile && !ymap_get(knobs, "profile"))
@@ -307,7 +326,8 @@ check_knobs(const struct sel *s)
 	int errs = 0;
 	static const enum knob bools[] = {K_ENABLE_PROFILE, K_ENABLE_NCCLTRACE, K_ENABLE_CHECKPOINT,
 		K_ENABLE_PYTORCH_PROFILE, K_ENABLE_GPU_METRICS};
-	static const enum knob ints[] = {K_PROFILE_START_STEP, K_PROFILE_STOP_STEP, K_MAX_STEPS, K_EXTRA_WORK};
+	static const enum knob ints[] = {K_PROFILE_START_STEP, K_PROFILE_STOP_STEP, K_MAX_STEPS, K_EXTRA_WORK,
+		K_CHECKPOINT_INTERVAL};
 	for (size_t i = 0; i < sizeof bools / sizeof *bools; i++) {
 		const char *v = s->v[bools[i]];
 		if (v && parse_bool(v) < 0) {
@@ -338,9 +358,17 @@ check_knobs(const struct sel *s)
 		fprintf(stderr, "llmb: error: PREFLIGHT=%s: expected off, warn, fail or exclude\n", pf);
 		errs++;
 	}
-	const char *lp = s->v[K_LOAD_CHECKPOINT_PATH];
-	if (lp && strspn(lp, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/+-=") != strlen(lp)) {
-		fprintf(stderr, "llmb: error: LOAD_CHECKPOINT_PATH=%s: a path may hold only letters, digits and ._/+=-\n", lp);
+	static const enum knob paths[] = {K_LOAD_CHECKPOINT_PATH, K_CHECKPOINT_DIR};
+	for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
+		const char *lp = s->v[paths[i]];
+		if (lp && strspn(lp, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/+-=") != strlen(lp)) {
+			fprintf(stderr, "llmb: error: %s=%s: a path may hold only letters, digits and ._/+=-\n",
+				knob_names[paths[i]], lp);
+			errs++;
+		}
+	}
+	if ((s->v[K_CHECKPOINT_DIR] || s->v[K_CHECKPOINT_INTERVAL]) && !knob_true(s->v[K_ENABLE_CHECKPOINT])) {
+		fprintf(stderr, "llmb: error: CHECKPOINT_DIR and CHECKPOINT_INTERVAL need ENABLE_CHECKPOINT=true\n");
 		errs++;
 	}
 	const char *ap = s->v[K_ADDITIONAL_SLURM_PARAMS];
@@ -366,6 +394,10 @@ check_knobs(const struct sel *s)
 				knob_names[k], v, knob_names[k]);
 			errs++;
 		}
+	}
+	if (s->v[K_CHECKPOINT_INTERVAL] && !errs && strtol(s->v[K_CHECKPOINT_INTERVAL], NULL, 10) < 1) {
+		fprintf(stderr, "llmb: error: CHECKPOINT_INTERVAL=%s: at least one step\n", s->v[K_CHECKPOINT_INTERVAL]);
+		errs++;
 	}
 	if (s->v[K_MAX_STEPS] && !errs && strtol(s->v[K_MAX_STEPS], NULL, 10) < 1) {
 		fprintf(stderr, "llmb: error: MAX_STEPS=%s: a run needs at least one step\n", s->v[K_MAX_STEPS]);

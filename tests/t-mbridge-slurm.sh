@@ -131,4 +131,16 @@ t_nogrep "...but not its nsys reports" 'nsys' "$TRASH/a.list"
 t_ok "make archive ARCHIVE_PROFILES=1" make -C "$TOP" LLMB_INSTALL="$I" ARCHIVE="$TRASH/b.tar.gz" ARCHIVE_FORMAT=gzip ARCHIVE_PROFILES=1 archive
 t_ok "...holds the 8 reports" test "$(tar -tzf "$TRASH/b.tar.gz" | grep -c '/h100_8b_fp8_8/nsys_profile/profile_.*\.nsys-rep$')" = 8
 t_ok "...which llmb verify-archive checks" "$LLMB" verify-archive "$TRASH/b.tar.gz"
+
+# A checkpoint run (ENABLE_CHECKPOINT=1 CHECKPOINT_INTERVAL=25): the
+# stand-in logs Megatron's save lines at iterations 25 and 50; the result
+# and the report give each save's time beside the step time.
+m h GPU_TYPE=h100 DTYPE=fp8 ENABLE_CHECKPOINT=1 CHECKPOINT_INTERVAL=25 >"$TRASH/c.out" 2>&1
+t_ok "make report ... ENABLE_CHECKPOINT=1 CHECKPOINT_INTERVAL=25" test $? = 0 || tail -n 30 "$TRASH/c.out" | sed 's/^/# /'
+t_ok "...result.json: two saves, at iterations 25 and 50, each with its time" /usr/bin/python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1])).get("checkpoints", [])
+sys.exit(0 if [(x["kind"], x["iteration"]) for x in c] == [("save", 25), ("save", 50)] and all(x["seconds"] > 0 for x in c) else 1)' "$X/result.json"
+t_grep "...the report gives the saves beside the step time" \
+	"^  h100_8b_fp8_8  save at iteration 25  [0-9.]+ s \\(step time [0-9.]+ s\\)\$" "$rep.txt"
 t_done

@@ -37,6 +37,11 @@ job directory), so the reports land in DIR/nsys_profile and the PyTorch
 profiler's in DIR/torch_profile, where llmb lists them. The nsys is the
 container's (on PATH) unless --nsys names another.
 
+Checkpoints (ENABLE_CHECKPOINT, CHECKPOINT_INTERVAL, CHECKPOINT_DIR and
+LOAD_CHECKPOINT_PATH) become launch.sh's --save_interval, --save_dir and
+--load_dir: without CHECKPOINT_DIR, Megatron-Bridge saves under the run's
+log directory, as upstream.
+
 ``--print-plan`` prints what the entry point would receive (argv, the
 binding, the performance environment, HF_TOKEN masked) as JSON and starts
 nothing. Exit status: 0 ok, 2 usage, 3 no entry point in the clone or no
@@ -98,6 +103,10 @@ def parse_args(argv):
     p.add_argument("--nsys-trace", default="cuda,nvtx", help="what nsys traces (launch.sh's --nsys_trace)")
     p.add_argument("--profile-dir", help="where the profiles go (the run's directory)")
     p.add_argument("--nsys", default="nsys", help="the nsys to run (default: the container's, on PATH)")
+    p.add_argument("--checkpoint", type=flag, default=False, metavar="0|1", help="save checkpoints")
+    p.add_argument("--checkpoint-interval", type=int, default=0, help="steps between saves")
+    p.add_argument("--checkpoint-dir", default="default", help="where to save (default: Megatron-Bridge's)")
+    p.add_argument("--load-dir", default="none", help="the checkpoint to load, or none")
     try:
         a = p.parse_args(argv[:cut])
     except SystemExit as e:
@@ -107,6 +116,8 @@ def parse_args(argv):
         die(EXIT_USAGE, "--profile and --pytorch-profile exclude each other (as setup_experiment.py)")
     if (a.profile or a.pytorch_profile) and not a.profile_dir:
         die(EXIT_USAGE, "profiling needs --profile-dir")
+    if a.checkpoint and a.checkpoint_interval < 1:
+        die(EXIT_USAGE, "--checkpoint needs --checkpoint-interval of at least 1")
     if a.profile_ranks != "all" and not all(w.isdigit() for w in a.profile_ranks.split(",")):
         die(EXIT_USAGE, f"--profile-ranks {a.profile_ranks}: expected N[,N...] or all")
     return a
@@ -201,6 +212,12 @@ def main(argv):
     numa = binding(args, local_id, a.no_pct_binding)
     prof_args, nsys = profiling(a, args, env, node_id, local_id)
     args += prof_args
+    # launch.sh's CONFIG_OVERRIDES: the entry point's own options
+    if a.checkpoint:
+        args += ([f"--save_dir={a.checkpoint_dir}"] if a.checkpoint_dir != "default" else []) + \
+            [f"--save_interval={a.checkpoint_interval}"]
+    if a.load_dir != "none":
+        args += [f"--load_dir={a.load_dir}"]
     argv_out = nsys + numa + [sys.executable, entry] + args
     if a.print_plan:
         shown = [("***" if i > 0 and args[i - 1] in ("-hf", "--hf_token") else w) for i, w in enumerate(args)]
