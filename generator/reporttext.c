@@ -77,6 +77,13 @@ checkpoints_section(struct sb *o, const json_t *m, int md)
 }
 
 void
+report_run_extras(struct sb *o, const json_t *m)
+{
+	checkpoints_section(o, m, 0);
+	profiles_section(o, m, 0);
+}
+
+void
 report_text(struct sb *o, const json_t *m)
 {
 	struct grid g;

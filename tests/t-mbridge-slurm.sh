@@ -124,6 +124,7 @@ rep=$I/workloads/llama3.1/reports/h100_8b_fp8.json
 t_grep "...the report labels the run profiled" '8 \(profiled\)' "$rep.txt"
 t_grep "...and lists its reports" "^  h100_8b_fp8_8/nsys_profile/profile_[0-9]+_${pjob}_node0_rank0.nsys-rep  [0-9]+ bytes\$" "$rep.txt"
 t_grep "...in Markdown too" "^- h100_8b_fp8_8/nsys_profile/profile_[0-9]+_${pjob}_node0_rank7.nsys-rep \([0-9]+ bytes\)\$" "$rep.md"
+t_grep "...and in HTML" "h100_8b_fp8_8/nsys_profile/profile_[0-9]+_${pjob}_node0_rank3.nsys-rep  [0-9]+ bytes" "$rep.html"
 t_ok "make archive" make -C "$TOP" LLMB_INSTALL="$I" ARCHIVE="$TRASH/a.tar.gz" ARCHIVE_FORMAT=gzip archive
 tar -tzf "$TRASH/a.tar.gz" >"$TRASH/a.list"
 t_grep "...holds the profiled run's result" '/workloads/llama3.1/experiments/h100_8b_fp8_8/result.json$' "$TRASH/a.list"
@@ -143,4 +144,5 @@ c = json.load(open(sys.argv[1])).get("checkpoints", [])
 sys.exit(0 if [(x["kind"], x["iteration"]) for x in c] == [("save", 25), ("save", 50)] and all(x["seconds"] > 0 for x in c) else 1)' "$X/result.json"
 t_grep "...the report gives the saves beside the step time" \
 	"^  h100_8b_fp8_8  save at iteration 25  [0-9.]+ s \\(step time [0-9.]+ s\\)\$" "$rep.txt"
+t_grep "...the HTML report too" 'h100_8b_fp8_8  save at iteration 50  [0-9.]+ s' "$rep.html"
 t_done
