@@ -6,7 +6,8 @@
  * and nights included; every report in every format; the nightly folders
  * (summary, verdict.json, status, trend.html, ...); the history files; the
  * exemplar certification (exemplar/); and a system description of the
- * runs (llmb sysdesc of their provenance).
+ * runs (llmb sysdesc of their provenance). Profiles (layout_profile_file)
+ * only with --profiles, as upstream leaves them out.
  * Nothing else: no image, venv, dataset, job script or job record (a job
  * script may hold what a secret reached), no compressed file (an archive
  * written inside the tree), and nothing outside the tree: every folder is
@@ -52,12 +53,13 @@
 #define MAX_DEPTH 8 /* folders below an experiment folder: repeats, nights */
 
 static const char usage_archive[] =
-	"usage: llmb archive [--install DIR] [--out FILE] [--format=zstd|gzip] [--top DIR]\n"
+	"usage: llmb archive [--install DIR] [--out FILE] [--format=zstd|gzip] [--top DIR] [--profiles]\n"
 	"Packs the results of the install tree (LLMB_INSTALL, else install/): training logs, train.done,\n"
 	"result.json and provenance.json of every run, reports, nightly verdicts, history and a system\n"
 	"description, with a MANIFEST of their sha256, into FILE (default llmb-archive.tar.zst, or .tar.gz\n"
 	"when zstd is not installed). The same results give the same bytes. --top: the checkout whose\n"
-	"git describe names llmb's version (default .).\n";
+	"git describe names llmb's version (default .). --profiles: the runs' profiles too (nsys reports,\n"
+	"PyTorch profiler traces), which are left out otherwise.\n";
 static const char usage_verify[] =
 	"usage: llmb verify-archive FILE\n"
 	"Checks an archive llmb archive wrote: every member against the sha256 and size its MANIFEST\n"
@@ -237,6 +239,7 @@ open_folder(struct collection *c, const char *rel)
 struct walk {
 	int (*keep)(const char *name);
 	int depth;
+	int profiles; /* also what layout_profile_file says is a profile */
 };
 
 /* The results below the open folder dfd, rel below the install tree. A
@@ -258,7 +261,8 @@ walk(struct collection *c, int dfd, const char *rel, const struct walk *w, int d
 			 (fd = openat(dfd, v[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
 			walk(c, fd, r, w, depth + 1);
 			close(fd);
-		} else if (ok && S_ISREG(st.st_mode) && (!w->keep || w->keep(v[i])))
+		} else if (ok && S_ISREG(st.st_mode) &&
+			   (!w->keep || w->keep(v[i]) || (w->profiles && layout_profile_file(r))))
 			add_file(c, dfd, v[i], r);
 		free(r);
 	}
@@ -308,10 +312,10 @@ subfolders(struct collection *c, const char *rel, size_t *n)
 
 /* Every result below the install tree, in c. */
 static void
-collect(struct collection *c)
+collect(struct collection *c, int profiles)
 {
-	static const struct walk runs = {layout_run_file, MAX_DEPTH}, flat = {NULL, 0}, nights = {NULL, 1},
-				 hist = {history_file, 0};
+	static const struct walk flat = {NULL, 0, 0}, nights = {NULL, 1, 0}, hist = {history_file, 0, 0};
+	const struct walk runs = {layout_run_file, MAX_DEPTH, profiles};
 	char *wdir = layout_workloads(NULL);
 	size_t n = 0;
 	char **wl = subfolders(c, wdir, &n);
@@ -595,7 +599,7 @@ pack(struct collection *c, const char *folder, const char *man, time_t t, struct
 
 /* Collects, lists, packs and compresses install's results into out. */
 static int
-archive(const char *install, const char *out, const char *format, const char *top)
+archive(const char *install, const char *out, const char *format, const char *top, int profiles)
 {
 	char real[PATH_MAX];
 	struct stat st;
@@ -615,7 +619,7 @@ archive(const char *install, const char *out, const char *format, const char *to
 		fprintf(stderr, "llmb archive: cannot read %s: %s\n", real, strerror(errno));
 		c.bad = 1;
 	} else {
-		collect(&c);
+		collect(&c, profiles);
 		add_run_configurations(&c);
 	}
 	if (!c.bad)
@@ -661,13 +665,15 @@ cmd_archive(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"install", required_argument, NULL, 'i'}, {"out", required_argument, NULL, 'o'},
 		{"format", required_argument, NULL, 'f'}, {"top", required_argument, NULL, 't'},
-		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+		{"profiles", no_argument, NULL, 'p'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 	};
 	const char *text;
-	int c;
+	int c, profiles = 0;
 	cliopt_start();
 	while ((c = cliopt_next(argc, argv, "h", longopts, &text)) != -1) {
-		if (c == 'i')
+		if (c == 'p')
+			profiles = 1;
+		else if (c == 'i')
 			install = optarg;
 		else if (c == 'o')
 			out = optarg;
@@ -701,7 +707,7 @@ cmd_archive(int argc, char **argv)
 		fprintf(stderr, "llmb archive: %s exists and is not a regular file; not replaced\n", out);
 		rc = 2;
 	} else {
-		rc = archive(install, out, format, top);
+		rc = archive(install, out, format, top, profiles);
 	}
 	free(dflt);
 	return rc;

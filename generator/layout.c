@@ -150,6 +150,24 @@ layout_run_file(const char *name)
 	return n > 8 && !strncmp(name, "log-", 4) && !strcmp(name + n - 4, ".out");
 }
 
+static int
+ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n > k && !strcmp(s + n - k, suffix);
+}
+
+int
+layout_profile_file(const char *rel)
+{
+	static const char *const dirs[] = {"nsys_profile", "torch_profile", "pytorch_profile"};
+	for (const char *p = rel, *slash; (slash = strchr(p, '/')); p = slash + 1)
+		for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
+			if ((size_t)(slash - p) == strlen(dirs[i]) && !strncmp(p, dirs[i], strlen(dirs[i])))
+				return 1;
+	return ends_with(rel, ".nsys-rep") || ends_with(rel, "_trace.json") || ends_with(rel, ".pt.trace.json");
+}
+
 int
 layout_path_placeholder(const char *name, size_t n)
 {

@@ -138,6 +138,11 @@ char *layout_reports(const char *install, const char *workload);
 /* Whether a file of an experiment folder is one a training run leaves:
  * its log (log-*.out), LAYOUT_TRAIN_DONE, LAYOUT_RESULT, LAYOUT_PROVENANCE. */
 int layout_run_file(const char *name);
+/* Whether a file of an experiment folder is a profile, by its path rel below
+ * the folder: *.nsys-rep, *.pt.trace.json, *_trace.json, or anything under
+ * a folder nsys_profile, torch_profile or pytorch_profile (upstream's
+ * archive leaves out the same). */
+int layout_profile_file(const char *rel);
 
 /* Whether name (n bytes) is a path placeholder ({install}, {venv_dir},
  * {repo_<name>}, ...): the planner leaves these for run time, when the job

@@ -40,6 +40,9 @@
  *   proxy              true, only for a proxy run (--proxy): never compared
  *   checkpoints        [{"kind": "save"|"load", "iteration": int|null,
  *                        "seconds": number}...]
+ *   profiles           present only when the run's folder holds profiles
+ *                      (layout_profile_file): [{"path", "bytes"}...],
+ *                      paths below the folder, in byte order
  *   peak_memory_bytes  integer | null
  *   step_lines, duplicate_lines, skipped_long_lines, dropped_samples,
  *   malformed_lines    counts: step lines read, repeated iterations, lines
@@ -503,6 +506,65 @@ print_json(struct lp_result *rs, size_t n, const struct parse_opts *p, const str
 	json_decref(root);
 }
 
+/* The profiles below dir (rel its path below the run's folder) into a: a
+ * folder holding a run's own files is another run's, and is not entered. */
+static void
+scan_profiles(json_t *a, const char *dir, const char *rel, int depth)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	for (struct dirent *e; (e = readdir(d));) {
+		if (e->d_name[0] == '.' || has_control(e->d_name))
+			continue;
+		char *abs = xasprintf("%s/%s", dir, e->d_name);
+		char *r = rel ? xasprintf("%s/%s", rel, e->d_name) : xstrdup(e->d_name);
+		char *done = xasprintf("%s/%s", abs, LAYOUT_TRAIN_DONE);
+		struct stat st;
+		int ok = lstat(abs, &st) == 0; /* a link is never followed */
+		if (ok && S_ISREG(st.st_mode) && layout_profile_file(r))
+			json_array_append_new(a, json_pack("{s:s,s:I}", "path", r, "bytes", (json_int_t)st.st_size));
+		else if (ok && S_ISDIR(st.st_mode) && depth < 4 && !file_exists(done))
+			scan_profiles(a, abs, r, depth + 1);
+		free(done);
+		free(abs);
+		free(r);
+	}
+	closedir(d);
+}
+
+static int
+by_profile_path(const void *a, const void *b)
+{
+	return strcmp(json_string_value(json_object_get(*(json_t *const *)a, "path")),
+		      json_string_value(json_object_get(*(json_t *const *)b, "path")));
+}
+
+/* The profiles of the run whose result is written to result, or NULL. */
+static json_t *
+run_profiles(const char *result)
+{
+	const char *slash = strrchr(result, '/');
+	char *dir = slash ? xstrndup(result, (size_t)(slash - result)) : xstrdup(".");
+	json_t *a = json_array();
+	scan_profiles(a, dir, NULL, 0);
+	free(dir);
+	size_t n = json_array_size(a);
+	if (!n) {
+		json_decref(a);
+		return NULL;
+	}
+	json_t **v = xcalloc(n, sizeof *v), *sorted = json_array();
+	for (size_t i = 0; i < n; i++)
+		v[i] = json_array_get(a, i);
+	qsort(v, n, sizeof *v, by_profile_path);
+	for (size_t i = 0; i < n; i++)
+		json_array_append(sorted, v[i]);
+	free(v);
+	json_decref(a);
+	return sorted;
+}
+
 /* The result of r into --result, with its validity when prov is given;
  * *invalid (to free) the validity's reasons when it found the run
  * invalid. */
@@ -526,6 +588,9 @@ write_result(const struct lp_result *r, const struct parse_opts *p, const json_t
 	}
 	if (p->lp.proxy)
 		json_object_set_new(j, "proxy", json_true());
+	json_t *prof = p->lp.profiled ? run_profiles(p->result) : NULL; /* a profiled run's own */
+	if (prof)
+		json_object_set_new(j, "profiles", prof);
 	char *s = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(12));
 	json_decref(j);
 	size_t len = strlen(s);

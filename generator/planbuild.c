@@ -60,6 +60,12 @@ text_placeholder(const struct vars *vs, const char *name)
 		return vs->at.size;
 	if (!strcmp(name, "dtype"))
 		return vs->at.dtype;
+	if (!strcmp(name, "profile_ranks"))
+		return vs->profile_ranks;
+	if (!strcmp(name, "checkpoint_dir"))
+		return vs->checkpoint_dir;
+	if (!strcmp(name, "load_checkpoint_path"))
+		return vs->load_checkpoint_path;
 	return NULL;
 }
 

@@ -34,6 +34,9 @@ struct coords {
 #define MAXVARS 96
 struct vars {
 	struct coords at;
+	const char *profile_ranks;  /* {profile_ranks}: PROFILE_RANKS, else "all" */
+	const char *checkpoint_dir; /* {checkpoint_dir}: CHECKPOINT_DIR, else "default" */
+	const char *load_checkpoint_path; /* {load_checkpoint_path}: LOAD_CHECKPOINT_PATH, else "none" */
 	const char *name[MAXVARS];
 	double val[MAXVARS];
 	int n;

@@ -223,6 +223,9 @@ static const struct ytype t_refs = {T_LIST, &t_ref, 0, 0};
 static const struct field profile_fields[] = {
 	{"start", &t_int, 1, "first profiled step"},
 	{"stop", &t_int, 1, "last profiled step"},
+	{"pytorch", &t_bool, 0, "ENABLE_PYTORCH_PROFILE is supported (the PyTorch profiler, same steps)"},
+	{"gpu_metrics", &t_bool, 0, "ENABLE_GPU_METRICS is supported (nsys GPU metrics)"},
+	{"ranks", &t_bool, 0, "PROFILE_RANKS is supported (the ranks profiled)"},
 	{NULL},
 };
 static const struct ytype t_profile = {T_OBJ, 0, profile_fields, 0};
@@ -231,6 +234,7 @@ static const struct field knob_fields[] = {
 	{"profile_default", &t_bool, 0, "profiling is on unless ENABLE_PROFILE=false"},
 	{"nccltrace_steps", &t_int, 0, "steps of an ENABLE_NCCLTRACE run"},
 	{"checkpoint", &t_bool, 0, "ENABLE_CHECKPOINT is supported"},
+	{"checkpoint_gb", &t_numdict, 0, "the sizes ENABLE_CHECKPOINT supports (every size when absent), each with the space one save needs, in GB"},
 	{"extra_work_args", &t_words, 0, "argv words added to the training command when EXTRA_WORK is set ({extra_work})"},
 	{NULL},
 };

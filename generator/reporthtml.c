@@ -13,6 +13,7 @@
 #include "provhtml.h"
 #include "reportgrid.h"
 #include "reporthtml.h"
+#include "reporttext.h"
 
 static const char *const palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf", "#e377c2"};
 #define NPAL (sizeof palette / sizeof *palette)
@@ -280,6 +281,14 @@ report_html(struct sb *o, const json_t *m)
 		html_grid(o, &g, sect[s]);
 		grid_free(&g);
 	}
+	struct sb ex = {0};
+	report_run_extras(&ex, m);
+	if (ex.len) {
+		sb_add(o, "<h2>Checkpoints and profiles</h2>\n<pre>");
+		sb_add_html(o, ex.buf + 1); /* past the blank line that parts text sections */
+		sb_add(o, "</pre>\n");
+	}
+	sb_free(&ex);
 	prov_html(o, json_object_get(m, "runs"), json_object_get(m, "excluded"));
 	sb_add(o, "</body></html>\n");
 }

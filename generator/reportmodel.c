@@ -294,6 +294,32 @@ included_run(const struct run *r)
 	json_object_set_new(o, "step_time_std", jnum(report_num(st, "std")));
 	json_object_set_new(o, "window_steps", json_integer((json_int_t)report_num(st, "n")));
 	json_object_set_new(o, "samples", run_samples(r));
+	/* the run's profiles as its result lists them (parse.c) */
+	json_t *pa = json_array(), *p;
+	size_t i;
+	json_array_foreach(json_object_get(r->res, "profiles"), i, p) {
+		const char *path = json_string_value(json_object_get(p, "path"));
+		json_t *b = json_object_get(p, "bytes");
+		if (path && !has_control(path) && json_is_integer(b))
+			json_array_append_new(pa, json_pack("{s:s,s:O}", "path", path, "bytes", b));
+	}
+	if (json_array_size(pa))
+		json_object_set_new(o, "profiles", pa);
+	else
+		json_decref(pa);
+	/* its checkpoint saves and loads (ENABLE_CHECKPOINT, LOAD_CHECKPOINT_PATH) */
+	json_t *ca = json_array();
+	json_array_foreach(json_object_get(r->res, "checkpoints"), i, p) {
+		const char *kind = json_string_value(json_object_get(p, "kind"));
+		json_t *it = json_object_get(p, "iteration"), *secs = json_object_get(p, "seconds");
+		if (kind && (!strcmp(kind, "save") || !strcmp(kind, "load")) && json_is_number(secs))
+			json_array_append_new(ca, json_pack("{s:s,s:O,s:O}", "kind", kind, "iteration",
+							    json_is_integer(it) ? it : json_null(), "seconds", secs));
+	}
+	if (json_array_size(ca))
+		json_object_set_new(o, "checkpoints", ca);
+	else
+		json_decref(ca);
 	return o;
 }
 

@@ -33,6 +33,56 @@ grid_text(struct sb *o, const struct grid *g)
 	free(w);
 }
 
+/* The runs' profiles, by run: listed, never archived unless asked. */
+static void
+profiles_section(struct sb *o, const json_t *m, int md)
+{
+	size_t i, j;
+	json_t *r, *p;
+	int any = 0;
+	json_array_foreach(json_object_get(m, "runs"), i, r) {
+		json_array_foreach(json_object_get(r, "profiles"), j, p) {
+			if (!any++)
+				sb_add(o, md ? "\n## Profiles\n\nLeft out of `make archive` unless `ARCHIVE_PROFILES=1`.\n\n"
+					     : "\nProfiles (left out of make archive unless ARCHIVE_PROFILES=1)\n");
+			sb_addf(o, md ? "- %s/%s (%lld bytes)\n" : "  %s/%s  %lld bytes\n", report_str(r, "name"),
+				report_str(p, "path"), (long long)json_integer_value(json_object_get(p, "bytes")));
+		}
+	}
+}
+
+/* The runs' checkpoint saves and loads, beside their step time. */
+static void
+checkpoints_section(struct sb *o, const json_t *m, int md)
+{
+	size_t i, j;
+	json_t *r, *c;
+	int any = 0;
+	json_array_foreach(json_object_get(m, "runs"), i, r) {
+		json_array_foreach(json_object_get(r, "checkpoints"), j, c) {
+			if (!any++)
+				sb_add(o, md ? "\n## Checkpoints\n\n" : "\nCheckpoints\n");
+			json_t *it = json_object_get(c, "iteration");
+			char at[48] = "";
+			if (json_is_integer(it))
+				snprintf(at, sizeof at, " at iteration %lld", (long long)json_integer_value(it));
+			double st = report_num(r, "step_time_mean");
+			char step[48] = "";
+			if (!isnan(st))
+				snprintf(step, sizeof step, " (step time %.3f s)", st);
+			sb_addf(o, md ? "- %s: %s%s %.3f s%s\n" : "  %s  %s%s  %.3f s%s\n", report_str(r, "name"),
+				report_str(c, "kind"), at, report_num(c, "seconds"), step);
+		}
+	}
+}
+
+void
+report_run_extras(struct sb *o, const json_t *m)
+{
+	checkpoints_section(o, m, 0);
+	profiles_section(o, m, 0);
+}
+
 void
 report_text(struct sb *o, const json_t *m)
 {
@@ -59,7 +109,8 @@ report_text(struct sb *o, const json_t *m)
 		grid_runs(&g, json_object_get(m, sect[s]), s);
 		grid_text(o, &g);
 		grid_free(&g);
-	}
+	}	checkpoints_section(o, m, 0);
+	profiles_section(o, m, 0);
 }
 
 /* ---- Markdown ------------------------------------------------------------ */
@@ -119,7 +170,8 @@ report_md(struct sb *o, const json_t *m)
 		grid_runs(&g, json_object_get(m, sect[s]), s);
 		grid_md(o, &g);
 		grid_free(&g);
-	}
+	}	checkpoints_section(o, m, 1);
+	profiles_section(o, m, 1);
 }
 
 /* ---- CSV: one line per scale and metric ---------------------------------- */

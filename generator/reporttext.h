@@ -9,6 +9,9 @@
 
 void report_text(struct sb *o, const json_t *m);
 void report_md(struct sb *o, const json_t *m);
+/* The runs' checkpoint times and profiles, as the text report lists them
+ * (nothing when no run has any). */
+void report_run_extras(struct sb *o, const json_t *m);
 void report_csv(struct sb *o, const json_t *m);
 void report_json(struct sb *o, const json_t *m);
 

@@ -109,7 +109,7 @@ static int
 run_binds(const struct rc *c, size_t i, const char *name)
 {
 	static const char *const always[] = {"gpu", "size", "dtype", "scale", "gpus_per_node", "nodes", "steps",
-		"profile", "profile_start", "profile_stop", "nccltrace", "checkpoint", "extra_work", NULL};
+		"profile", "profile_start", "profile_stop", "profile_ranks", "pytorch_profile", "gpu_metrics", "nccltrace", "checkpoint", "checkpoint_interval", "checkpoint_dir", "load_checkpoint_path", "extra_work", NULL};
 	const struct plan_run *run = &c->rs->v[i];
 	for (const char *const *p = always; *p; p++)
 		if (!strcmp(*p, name))

@@ -68,6 +68,8 @@ plan_row_args(struct sb *pl, const struct pc_cmd *c, size_t skip)
 struct runknobs {
 	double steps;
 	int profile, nccl;
+	int pytorch, gpu_metrics;   /* the PyTorch profiler; nsys's GPU metrics */
+	double ckpt_gb;             /* the space one checkpoint save needs, GB; 0 unknown */
 	int marked;                 /* not comparable with published numbers */
 	int proxy;                  /* the row's proxy run: labelled, never compared */
 	const char *pstart, *pstop;
@@ -93,14 +95,33 @@ run_knobs(struct wctx *w, const struct sel *s, struct vars *vs, struct runknobs 
 	/* Not comparable with the published numbers: traced runs, one-step
 	 * loads, and profiling the workload does not do by default (the
 	 * published numbers of an always-profiled workload are profiled). */
-	k->marked = k->nccl || s->v[K_LOAD_CHECKPOINT_PATH] || (k->profile && !profile_default);
+	k->pytorch = knob_true(s->v[K_ENABLE_PYTORCH_PROFILE]);
+	k->gpu_metrics = k->profile && knob_true(s->v[K_ENABLE_GPU_METRICS]);
+	k->marked = k->nccl || s->v[K_LOAD_CHECKPOINT_PATH] || (k->profile && !profile_default) || k->pytorch;
+	/* a checkpoint saved inside the measured window slows the step after it */
+	const struct ynode *win = ymap_get(ymap_get(w->wl, "measure"), "window");
+	if (knob_true(s->v[K_ENABLE_CHECKPOINT]) && win && win->nkids == 2) {
+		long every = s->v[K_CHECKPOINT_INTERVAL] ? strtol(s->v[K_CHECKPOINT_INTERVAL], NULL, 10) : (long)k->steps;
+		long lo = strtol(win->kids[0]->str, NULL, 10) - 1, hi = strtol(win->kids[1]->str, NULL, 10);
+		if (every > 0 && (lo + every - 1) / every * every <= hi)
+			k->marked = 1;
+	}
 	/* Knobs are placeholders too, for commands that pass them on. */
 	var_set(vs, "steps", k->steps);
 	var_set(vs, "profile", k->profile);
 	var_set(vs, "profile_start", strtod(k->pstart, NULL));
 	var_set(vs, "profile_stop", strtod(k->pstop, NULL));
+	var_set(vs, "pytorch_profile", k->pytorch);
+	var_set(vs, "gpu_metrics", k->gpu_metrics);
+	/* validated by check_knobs: whole numbers separated by commas */
+	vs->profile_ranks = s->v[K_PROFILE_RANKS] ? s->v[K_PROFILE_RANKS] : "all";
 	var_set(vs, "nccltrace", k->nccl);
 	var_set(vs, "checkpoint", knob_true(s->v[K_ENABLE_CHECKPOINT]));
+	/* upstream's CHECKPOINT_INTERVAL default: one save, at the last step */
+	var_set(vs, "checkpoint_interval", s->v[K_CHECKPOINT_INTERVAL] ? strtod(s->v[K_CHECKPOINT_INTERVAL], NULL) : k->steps);
+	/* validated by check_knobs: plain paths */
+	vs->checkpoint_dir = s->v[K_CHECKPOINT_DIR] ? s->v[K_CHECKPOINT_DIR] : "default";
+	vs->load_checkpoint_path = s->v[K_LOAD_CHECKPOINT_PATH] ? s->v[K_LOAD_CHECKPOINT_PATH] : "none";
 	var_set(vs, "extra_work", s->v[K_EXTRA_WORK] ? strtod(s->v[K_EXTRA_WORK], NULL) : 0);
 }
 
@@ -241,7 +262,8 @@ train_knobs(struct pc_train *t, const struct sel *s)
 	for (int i = K_ENABLE_PROFILE; i < K_NKNOBS; i++) {
 		if (!s->v[i])
 			continue;
-		int b = i == K_ENABLE_PROFILE || i == K_ENABLE_NCCLTRACE || i == K_ENABLE_CHECKPOINT;
+		int b = i == K_ENABLE_PROFILE || i == K_ENABLE_NCCLTRACE || i == K_ENABLE_CHECKPOINT ||
+			i == K_ENABLE_PYTORCH_PROFILE || i == K_ENABLE_GPU_METRICS;
 		t->knobs = xrealloc(t->knobs, (t->nknobs + 1) * sizeof *t->knobs);
 		t->knobs[t->nknobs++] = (struct pc_knob){knob_names[i], b ? (knob_true(s->v[i]) ? "true" : "false") : s->v[i]};
 	}
@@ -274,8 +296,24 @@ train_plan(const struct pc_train *t, const struct sel *s, const struct runknobs 
 		sb_addf(&pl, " container-env: %s", t->container_env);
 	if (k->profile)
 		sb_addf(&pl, " PROFILED(steps %s-%s)", k->pstart, k->pstop);
+	if (k->pytorch)
+		sb_addf(&pl, " PYTORCH-PROFILED(steps %s-%s)", k->pstart, k->pstop);
+	if ((k->profile || k->pytorch) && s->v[K_PROFILE_RANKS])
+		sb_addf(&pl, " PROFILE_RANKS=%s", s->v[K_PROFILE_RANKS]);
+	if (k->gpu_metrics)
+		sb_add(&pl, " GPU-METRICS");
 	if (k->nccl)
 		sb_add(&pl, " NCCLTRACE");
+	if (knob_true(s->v[K_ENABLE_CHECKPOINT])) {
+		fmt_num(buf, sizeof buf, s->v[K_CHECKPOINT_INTERVAL] ? strtod(s->v[K_CHECKPOINT_INTERVAL], NULL) : t->steps);
+		sb_addf(&pl, " CHECKPOINT(every %s steps, to %s", buf, s->v[K_CHECKPOINT_DIR] ? s->v[K_CHECKPOINT_DIR] : "the run folder");
+		if (k->ckpt_gb > 0) {
+			long saves = (long)(t->steps / (s->v[K_CHECKPOINT_INTERVAL] ? strtod(s->v[K_CHECKPOINT_INTERVAL], NULL) : t->steps));
+			fmt_num(buf, sizeof buf, k->ckpt_gb * (double)saves);
+			sb_addf(&pl, ", needs %s GB: %ld save%s", buf, saves, saves == 1 ? "" : "s");
+		}
+		sb_add(&pl, ")");
+	}
 	if (s->v[K_LOAD_CHECKPOINT_PATH])
 		sb_add(&pl, " LOAD-CHECKPOINT");
 	if (s->v[K_EXTRA_WORK])
@@ -437,6 +475,7 @@ build_runs(struct wctx *w, const struct ynode *stage)
 			struct runknobs k;
 			run_knobs(w, &s, &vs, &k);
 			k.proxy = ybool(r->row, "proxy", 0);
+			k.ckpt_gb = strtod(ystr(ymap_get(ymap_get(w->wl, "knobs"), "checkpoint_gb"), r->size, "0"), NULL);
 			double mf = 0;
 			int have_flops = model_flops(w, r, &prm, &mf) == 0;
 			if (have_flops)

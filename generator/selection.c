@@ -202,7 +202,13 @@ knob_workloads(const struct plan *p, const char *key)
 	struct sb sb = {0};
 	for (size_t i = 0; i < p->rec.nworkloads; i++) {
 		const struct ynode *wl = p->rec.workloads[i]->root;
-		const struct ynode *v = ymap_get(ymap_get(wl, "knobs"), key);
+		/* "profile.pytorch": a flag of knobs.profile */
+		const char *dot = strchr(key, '.');
+		char head[32];
+		snprintf(head, sizeof head, "%.*s", dot ? (int)(dot - key) : (int)strlen(key), key);
+		const struct ynode *v = ymap_get(ymap_get(wl, "knobs"), head);
+		if (dot)
+			v = ymap_get(v, dot + 1);
 		if (v && (v->kind != Y_SCALAR || strcmp(v->str, "false")))
 			sb_addf(&sb, "%s%s", sb.len ? ", " : "", ystr(wl, "workload", ""));
 	}
@@ -236,15 +242,42 @@ check_wl_knobs(struct wctx *w)
 		knob_refuse(w, "checkpoint", "ENABLE_CHECKPOINT=true");
 	if (s->v[K_LOAD_CHECKPOINT_PATH] && !ybool(knobs, "checkpoint", 0))
 		knob_refuse(w, "checkpoint", "LOAD_CHECKPOINT_PATH");
+	/* checkpoint_gb names the sizes that checkpoint (upstream: llama3.1 8b) */
+	const struct ynode *cgb = ymap_get(knobs, "checkpoint_gb"), *models = ymap_get(w->wl, "models");
+	if (cgb && ybool(knobs, "checkpoint", 0) && (knob_true(s->v[K_ENABLE_CHECKPOINT]) || s->v[K_LOAD_CHECKPOINT_PATH]))
+		for (size_t i = 0; i < ymap_len(models); i++) {
+			const char *sz = ymap_key(models, i)->str;
+			if (in_words(s->v[K_SIZE], sz) && !ymap_get(cgb, sz)) {
+				char *ok = NULL;
+				struct sb v = {0};
+				for (size_t j = 0; j < ymap_len(cgb); j++)
+					sb_addf(&v, "%s%s", j ? " " : "", ymap_key(cgb, j)->str);
+				ok = sb_steal(&v);
+				fprintf(stderr, "llmb: error: %s: workload %s checkpoints size%s %s only (as upstream), not %s: set SIZE\n",
+					s->v[K_LOAD_CHECKPOINT_PATH] && !knob_true(s->v[K_ENABLE_CHECKPOINT]) ? "LOAD_CHECKPOINT_PATH" : "ENABLE_CHECKPOINT=true",
+					wname, ymap_len(cgb) == 1 ? "" : "s", ok, sz);
+				free(ok);
+				diag_errors++;
+				break;
+			}
+		}
 	if (s->v[K_EXTRA_WORK] && !ymap_get(knobs, "extra_work_args"))
 		knob_refuse(w, "extra_work_args", "EXTRA_WORK");
 	if (profile && !ymap_get(knobs, "profile"))
 		knob_refuse(w, "profile", "ENABLE_PROFILE=true");
+	int pytorch = knob_true(s->v[K_ENABLE_PYTORCH_PROFILE]);
+	if (pytorch && !ybool(ymap_get(knobs, "profile"), "pytorch", 0))
+		knob_refuse(w, "profile.pytorch", "ENABLE_PYTORCH_PROFILE=true");
+	if (knob_true(s->v[K_ENABLE_GPU_METRICS]) && !ybool(ymap_get(knobs, "profile"), "gpu_metrics", 0))
+		knob_refuse(w, "profile.gpu_metrics", "ENABLE_GPU_METRICS=true");
+	if (s->v[K_PROFILE_RANKS] && !ybool(ymap_get(knobs, "profile"), "ranks", 0))
+		knob_refuse(w, "profile.ranks", "PROFILE_RANKS");
 	if (pdef && s->v[K_ENABLE_PROFILE] && !profile) {
 		fprintf(stderr, "llmb: error: ENABLE_PROFILE=%s: workload %s always profiles (its recipe says profile_default: true); leave ENABLE_PROFILE unset\n",
 			s->v[K_ENABLE_PROFILE], wname);
 		diag_errors++;
 	}
+	profile = profile || pytorch; /* the steps serve either profiler */
 	if (pdef && (s->v[K_PROFILE_START_STEP] || s->v[K_PROFILE_STOP_STEP])) {
 		fprintf(stderr, "llmb: error: PROFILE_START_STEP and PROFILE_STOP_STEP cannot change the profiling of workload %s (always on, steps %s-%s)\n",
 			wname, ystr(ymap_get(knobs, "profile"), "start", "?"), ystr(ymap_get(knobs, "profile"), "stop", "?"));
@@ -291,8 +324,10 @@ int
 check_knobs(const struct sel *s)
 {
 	int errs = 0;
-	static const enum knob bools[] = {K_ENABLE_PROFILE, K_ENABLE_NCCLTRACE, K_ENABLE_CHECKPOINT};
-	static const enum knob ints[] = {K_PROFILE_START_STEP, K_PROFILE_STOP_STEP, K_MAX_STEPS, K_EXTRA_WORK};
+	static const enum knob bools[] = {K_ENABLE_PROFILE, K_ENABLE_NCCLTRACE, K_ENABLE_CHECKPOINT,
+		K_ENABLE_PYTORCH_PROFILE, K_ENABLE_GPU_METRICS};
+	static const enum knob ints[] = {K_PROFILE_START_STEP, K_PROFILE_STOP_STEP, K_MAX_STEPS, K_EXTRA_WORK,
+		K_CHECKPOINT_INTERVAL};
 	for (size_t i = 0; i < sizeof bools / sizeof *bools; i++) {
 		const char *v = s->v[bools[i]];
 		if (v && parse_bool(v) < 0) {
@@ -323,9 +358,17 @@ check_knobs(const struct sel *s)
 		fprintf(stderr, "llmb: error: PREFLIGHT=%s: expected off, warn, fail or exclude\n", pf);
 		errs++;
 	}
-	const char *lp = s->v[K_LOAD_CHECKPOINT_PATH];
-	if (lp && strspn(lp, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/+-=") != strlen(lp)) {
-		fprintf(stderr, "llmb: error: LOAD_CHECKPOINT_PATH=%s: a path may hold only letters, digits and ._/+=-\n", lp);
+	static const enum knob paths[] = {K_LOAD_CHECKPOINT_PATH, K_CHECKPOINT_DIR};
+	for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
+		const char *lp = s->v[paths[i]];
+		if (lp && strspn(lp, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/+-=") != strlen(lp)) {
+			fprintf(stderr, "llmb: error: %s=%s: a path may hold only letters, digits and ._/+=-\n",
+				knob_names[paths[i]], lp);
+			errs++;
+		}
+	}
+	if ((s->v[K_CHECKPOINT_DIR] || s->v[K_CHECKPOINT_INTERVAL]) && !knob_true(s->v[K_ENABLE_CHECKPOINT])) {
+		fprintf(stderr, "llmb: error: CHECKPOINT_DIR and CHECKPOINT_INTERVAL need ENABLE_CHECKPOINT=true\n");
 		errs++;
 	}
 	const char *ap = s->v[K_ADDITIONAL_SLURM_PARAMS];
@@ -352,6 +395,10 @@ check_knobs(const struct sel *s)
 			errs++;
 		}
 	}
+	if (s->v[K_CHECKPOINT_INTERVAL] && !errs && strtol(s->v[K_CHECKPOINT_INTERVAL], NULL, 10) < 1) {
+		fprintf(stderr, "llmb: error: CHECKPOINT_INTERVAL=%s: at least one step\n", s->v[K_CHECKPOINT_INTERVAL]);
+		errs++;
+	}
 	if (s->v[K_MAX_STEPS] && !errs && strtol(s->v[K_MAX_STEPS], NULL, 10) < 1) {
 		fprintf(stderr, "llmb: error: MAX_STEPS=%s: a run needs at least one step\n", s->v[K_MAX_STEPS]);
 		errs++;
@@ -362,7 +409,26 @@ check_knobs(const struct sel *s)
 			s->v[K_PROFILE_START_STEP], s->v[K_PROFILE_STOP_STEP]);
 		errs++;
 	}
-	if (knob_true(s->v[K_ENABLE_PROFILE]) && knob_true(s->v[K_ENABLE_NCCLTRACE])) {
+	const char *pr = s->v[K_PROFILE_RANKS];
+	if (pr && (strspn(pr, "0123456789,") != strlen(pr) || pr[0] == ',' || pr[strlen(pr) - 1] == ',' ||
+		   strstr(pr, ",,") || strlen(pr) > 4096)) {
+		fprintf(stderr, "llmb: error: PROFILE_RANKS=%s: expected ranks as whole numbers separated by commas, like 0,8\n", pr);
+		errs++;
+	}
+	int nsys = knob_true(s->v[K_ENABLE_PROFILE]), torch = knob_true(s->v[K_ENABLE_PYTORCH_PROFILE]);
+	if (nsys && torch) {
+		fprintf(stderr, "llmb: error: ENABLE_PROFILE=true and ENABLE_PYTORCH_PROFILE=true exclude each other (as upstream): set one of them\n");
+		errs++;
+	}
+	if (knob_true(s->v[K_ENABLE_GPU_METRICS]) && !nsys) {
+		fprintf(stderr, "llmb: error: ENABLE_GPU_METRICS=true needs ENABLE_PROFILE=true (nsys collects the GPU metrics)\n");
+		errs++;
+	}
+	if (pr && !nsys && !torch) {
+		fprintf(stderr, "llmb: error: PROFILE_RANKS is set but profiling is off: add ENABLE_PROFILE=true or ENABLE_PYTORCH_PROFILE=true\n");
+		errs++;
+	}
+	if ((nsys || torch) && knob_true(s->v[K_ENABLE_NCCLTRACE])) {
 		fprintf(stderr, "llmb: error: ENABLE_PROFILE=true and ENABLE_NCCLTRACE=true exclude each other (as upstream): set one of them\n");
 		errs++;
 	}

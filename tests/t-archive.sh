@@ -61,6 +61,11 @@ mkdir -p "$long" "$longer"
 cp "$run1/result.json" "$long/"
 cp "$run1/result.json" "$longer/"
 
+# a profiled run's nsys report and PyTorch trace: left out unless asked
+mkdir -p "$run1/nsys_profile" "$run1/tb/torch_profile"
+echo nsys >"$run1/nsys_profile/profile_1_2_node0_rank0.nsys-rep"
+echo '{}' >"$run1/tb/torch_profile/rank0.pt.trace.json"
+
 # ---- the gzip archive, always ----
 mkdir -p "$TRASH/a" "$TRASH/b"
 t_ok "make archive ARCHIVE_FORMAT=gzip" m archive ARCHIVE="$TRASH/a/res.tar.gz" ARCHIVE_FORMAT=gzip
@@ -99,6 +104,14 @@ ok = (c["image"] == p["software"]["image"] and c["environment"] == p["configurat
       c["secrets_by_name"] == p["configuration"]["secrets_by_name"])
 sys.exit(not ok)' "$TRASH/a/res.tar.gz" >"$TRASH/.quiet" 2>&1
 t_ok "configuration.json: the job's image, environment, arguments, parallel configuration, from its provenance" test $? = 0
+t_nogrep "no profile (as upstream's archive)" 'nsys|torch_profile' "$TRASH/members"
+t_ok "make archive ARCHIVE_PROFILES=1" m archive ARCHIVE="$TRASH/p.tar.gz" ARCHIVE_FORMAT=gzip ARCHIVE_PROFILES=1
+members "$TRASH/p.tar.gz" >"$TRASH/pmembers"
+t_grep "...holds the nsys report" '^p/workloads/quick/experiments/cpu_tiny_fp32_1/nsys_profile/profile_1_2_node0_rank0\.nsys-rep$' "$TRASH/pmembers"
+t_grep "...and the PyTorch trace" '^p/workloads/quick/experiments/cpu_tiny_fp32_1/tb/torch_profile/rank0\.pt\.trace\.json$' "$TRASH/pmembers"
+t_ok "...two members more" test "$(wc -l <"$TRASH/pmembers")" = "$(($(wc -l <"$TRASH/members") + 2))"
+t_rc "ARCHIVE_PROFILES=maybe: refused" 2 m archive ARCHIVE="$TRASH/q.tar.gz" ARCHIVE_PROFILES=maybe
+t_grep "...saying what it takes" 'ARCHIVE_PROFILES=maybe: expected 1 or 0' "$TRASH/.out"
 stream "$TRASH/a/res.tar.gz" >"$TRASH/a.tar"
 t_nogrep "no secret in the archive's bytes" "$SECRET" "$TRASH/a.tar"
 t_grep "...the value the job printed is replaced by its name" "^HF_TOKEN=<redacted:HF_TOKEN> \\(printed by the job\\)\$" "$TRASH/a.tar"

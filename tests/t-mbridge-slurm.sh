@@ -32,13 +32,15 @@ slurm_need_packages || t_skip_all "$SLURM_SKIP_REASON"
 command -v mksquashfs >/dev/null || t_skip_all "mksquashfs (squashfs-tools) is not installed"
 unset LLMB_TEST_SLURM_STATE SBATCH_ACCOUNT SBATCH_PARTITION SBATCH_GPUS_PER_NODE ADDITIONAL_SLURM_PARAMS TIME_LIMIT ASYNC
 unset MAX_STEPS ENABLE_PROFILE ENABLE_CHECKPOINT LOAD_CHECKPOINT_PATH ENABLE_NCCLTRACE LLMB_IMAGE_DIR
+unset ENABLE_PYTORCH_PROFILE ENABLE_GPU_METRICS PROFILE_RANKS PROFILE_START_STEP PROFILE_STOP_STEP ARCHIVE_PROFILES
 export SLURM_CI_NODES=2 SLURM_CI_GPUS_PER_NODE=8 SLURM_CI_ACCOUNTING=0 SLURM_CI_CGROUP=0 SLURM_CI_CPU_PARTITION=cpu
 t_ok "a 2-node cluster with 8 GPUs per node is up" slurm_test_up || { t_done; exit 1; }
 
 SS=$TESTS_DIR/seeds-scale
 I=$TRASH/inst
 mkdir -p "$TRASH/rec"
-export PATH=$SS/bin:$TESTS_DIR/nemo-driver/bin:$TESTS_DIR/bin:$PATH
+# tests/bin's nsys (writes its report) before nemo-driver's (records only)
+export PATH=$SS/bin:$TESTS_DIR/bin:$TESTS_DIR/nemo-driver/bin:$PATH
 export SEEDS_RECORD=$TRASH/rec SEEDS_PAYLOAD=$SS/payload.sh SEEDS_TABLE=$SS/seeds.tsv SEEDS_PARTITION=debug
 export NUMACTL_RECORD=$TRASH/numa MBRIDGE_STANDIN_RECORD=$TRASH/standin HFSTANDIN_RECORD=$TRASH/hf
 export HF_TOKEN=hf_MBSECRET_77aa LLMB_POLL_SECONDS=1 LLMB_CPU_PARTITION=cpu
@@ -161,4 +163,46 @@ before=$(squeue -h -t all -o %i | wc -l)
 m h GPU_TYPE=h100 DTYPE=fp8 >"$TRASH/h2.out" 2>&1
 t_ok "a second make report succeeds" test $? = 0
 t_ok "...and submits nothing" test "$(squeue -h -t all -o %i | wc -l)" = "$before"
+
+# A profiled run (ENABLE_PROFILE=1): the training again, each of its 8
+# tasks under nsys (the stand-in writes the report nsys names); the result
+# and the report list the reports; make archive leaves them out unless
+# ARCHIVE_PROFILES=1.
+X=$I/workloads/llama3.1/experiments/h100_8b_fp8_8
+m h GPU_TYPE=h100 DTYPE=fp8 ENABLE_PROFILE=1 >"$TRASH/p.out" 2>&1
+t_ok "make report ... ENABLE_PROFILE=1" test $? = 0 || tail -n 30 "$TRASH/p.out" | sed 's/^/# /'
+pjob=$(t_job_field "$I" train.llama3.1.h100.8b.fp8.8 job)
+t_ok "...a new job ($pjob)" test -n "$pjob" -a "$(squeue -h -t all -o %i | wc -l)" = "$((before + 1))"
+t_ok "...one nsys report per task, named as NeMo-Run's Slurm launcher names them" \
+	test "$(find "$X/nsys_profile" -name "profile_*_${pjob}_node0_rank[0-7].nsys-rep" | wc -l)" = 8
+t_ok "...result.json: profiled, its 8 reports listed" /usr/bin/python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+p = [x["path"] for x in r.get("profiles", [])]
+sys.exit(0 if r["status"] == "profiled" and len(p) == 8 and all(x.startswith("nsys_profile/profile_") and x.endswith(".nsys-rep") for x in p) else 1)' "$X/result.json"
+rep=$I/workloads/llama3.1/reports/h100_8b_fp8.json
+t_grep "...the report labels the run profiled" '8 \(profiled\)' "$rep.txt"
+t_grep "...and lists its reports" "^  h100_8b_fp8_8/nsys_profile/profile_[0-9]+_${pjob}_node0_rank0.nsys-rep  [0-9]+ bytes\$" "$rep.txt"
+t_grep "...in Markdown too" "^- h100_8b_fp8_8/nsys_profile/profile_[0-9]+_${pjob}_node0_rank7.nsys-rep \([0-9]+ bytes\)\$" "$rep.md"
+t_grep "...and in HTML" "h100_8b_fp8_8/nsys_profile/profile_[0-9]+_${pjob}_node0_rank3.nsys-rep  [0-9]+ bytes" "$rep.html"
+t_ok "make archive" make -C "$TOP" LLMB_INSTALL="$I" ARCHIVE="$TRASH/a.tar.gz" ARCHIVE_FORMAT=gzip archive
+tar -tzf "$TRASH/a.tar.gz" >"$TRASH/a.list"
+t_grep "...holds the profiled run's result" '/workloads/llama3.1/experiments/h100_8b_fp8_8/result.json$' "$TRASH/a.list"
+t_nogrep "...but not its nsys reports" 'nsys' "$TRASH/a.list"
+t_ok "make archive ARCHIVE_PROFILES=1" make -C "$TOP" LLMB_INSTALL="$I" ARCHIVE="$TRASH/b.tar.gz" ARCHIVE_FORMAT=gzip ARCHIVE_PROFILES=1 archive
+t_ok "...holds the 8 reports" test "$(tar -tzf "$TRASH/b.tar.gz" | grep -c '/h100_8b_fp8_8/nsys_profile/profile_.*\.nsys-rep$')" = 8
+t_ok "...which llmb verify-archive checks" "$LLMB" verify-archive "$TRASH/b.tar.gz"
+
+# A checkpoint run (ENABLE_CHECKPOINT=1 CHECKPOINT_INTERVAL=25): the
+# stand-in logs Megatron's save lines at iterations 25 and 50; the result
+# and the report give each save's time beside the step time.
+m h GPU_TYPE=h100 DTYPE=fp8 ENABLE_CHECKPOINT=1 CHECKPOINT_INTERVAL=25 >"$TRASH/c.out" 2>&1
+t_ok "make report ... ENABLE_CHECKPOINT=1 CHECKPOINT_INTERVAL=25" test $? = 0 || tail -n 30 "$TRASH/c.out" | sed 's/^/# /'
+t_ok "...result.json: two saves, at iterations 25 and 50, each with its time" /usr/bin/python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1])).get("checkpoints", [])
+sys.exit(0 if [(x["kind"], x["iteration"]) for x in c] == [("save", 25), ("save", 50)] and all(x["seconds"] > 0 for x in c) else 1)' "$X/result.json"
+t_grep "...the report gives the saves beside the step time" \
+	"^  h100_8b_fp8_8  save at iteration 25  [0-9.]+ s \\(step time [0-9.]+ s\\)\$" "$rep.txt"
+t_grep "...the HTML report too" 'h100_8b_fp8_8  save at iteration 50  [0-9.]+ s' "$rep.html"
 t_done

@@ -297,6 +297,104 @@ t_grep "...the proxy's record says proxy, with no reference" '"proxy": ?true.*"r
 t_ok "...the full-scale one's does not" sh -c "test -s '$TRASH/px256.jsonl' && ! grep -q '\"proxy\"' '$TRASH/px256.jsonl'"
 t_ok "...the judge reads both" "$LLMB" judge --install "$TRASH/pxinst"
 
+# ---- profiling: knobs.profile of every Megatron-Bridge recipe ------------------------
+# ENABLE_PROFILE (nsys), ENABLE_PYTORCH_PROFILE, ENABLE_GPU_METRICS and
+# PROFILE_RANKS as upstream's launch.sh of each recipe takes them: the
+# profiled run labelled and never compared, its parse marked profiled, the
+# driver told by its job script (a golden one, run below with the nsys
+# stand-in of tests/bin).
+pk() { mbm -n report LLMB_GEN="$TRASH/gp" "$@" >"$TRASH/pk.out" 2>&1; }
+t_ok "llama3.1 h100 8b fp8 x8 with ENABLE_PROFILE=1: planned" pk WORKLOAD=llama3.1 GPU_TYPE=h100 SIZE=8b DTYPE=fp8 SCALES=8 ENABLE_PROFILE=1
+sed -n "s/^: '\\(.*\\)'\$/\\1/p" "$TRASH/pk.out" | sed "s|$TRASH|TRASH|g" >"$TRASH/pk.plan"
+t_cmp "...the plan golden" "$MP/llama3.1.h100.8b.fp8.profile.plan" "$TRASH/pk.plan"
+t_grep "...the training labelled profiled (steps 45-50), not compared" \
+	'train llama3.1 h100 8b fp8 x8: .* PROFILED\(steps 45-50\) \(not compared with the reference\)$' "$TRASH/pk.plan"
+t_grep "...its parse marks the run profiled" '^profiled=true$' "$TRASH/gp/cfg/parse.llama3.1.h100.8b.fp8.8"
+t_grep "...the knob is part of the training's configuration" '^knob=ENABLE_PROFILE=true$|ENABLE_PROFILE' "$TRASH/gp/cfg/train.llama3.1.h100.8b.fp8.8"
+if "$LLMB" script --top "$TOP" --gen "$TRASH/gp" --install "$TRASH/mbinst" train.llama3.1.h100.8b.fp8.8 >"$TRASH/pk.raw" 2>"$TRASH/pk.err"; then
+	sed "s|$TRASH|TRASH|g; s|$TOP|TOP|g" "$TRASH/pk.raw" >"$TRASH/pk.sh"
+	t_cmp "...its job script golden" "$MP/train.llama3.1.h100.8b.fp8.8.profile.sh" "$TRASH/pk.sh"
+	t_grep "...which tells the driver to profile with nsys, steps 45-50, every rank, tracing cuda,nvtx" \
+		"'--profile' '1' '--pytorch-profile' '0' '--gpu-metrics' '0' '--profile-start' '45' '--profile-stop' '50' '--profile-ranks' 'all' '--nsys-trace' 'cuda,nvtx'" "$TRASH/pk.sh"
+else
+	t_fail "...its job script"
+fi
+for w in deepseek-v3 gpt-oss kimi-k2 nemotron-h nemotron3 qwen3; do
+	t_ok "$w with ENABLE_PROFILE=1: planned" pk WORKLOAD="$w" GPU_TYPE=gb200 ENABLE_PROFILE=1
+	t_grep "...labelled profiled" ' PROFILED\(steps 45-50\) .*\(not compared with the reference\)' "$TRASH/pk.out"
+done
+t_ok "PROFILE_START_STEP=40 PROFILE_STOP_STEP=42 ENABLE_GPU_METRICS=1: planned" \
+	pk WORKLOAD=nemotron-h GPU_TYPE=gb200 ENABLE_PROFILE=1 PROFILE_START_STEP=40 PROFILE_STOP_STEP=42 ENABLE_GPU_METRICS=1
+t_grep "...the steps and GPU metrics in the plan line" ' PROFILED\(steps 40-42\) GPU-METRICS ' "$TRASH/pk.out"
+t_ok "ENABLE_PYTORCH_PROFILE=1 on llama3.1: planned" pk WORKLOAD=llama3.1 GPU_TYPE=h100 SIZE=8b DTYPE=fp8 SCALES=8 ENABLE_PYTORCH_PROFILE=1
+t_grep "...labelled, not compared" ' PYTORCH-PROFILED\(steps 45-50\) \(not compared with the reference\)' "$TRASH/pk.out"
+t_grep "...its parse marks the run profiled" '^profiled=true$' "$TRASH/gp/cfg/parse.llama3.1.h100.8b.fp8.8"
+t_ok "PROFILE_RANKS=0,7 on llama3.1: planned" pk WORKLOAD=llama3.1 GPU_TYPE=h100 SIZE=8b DTYPE=fp8 SCALES=8 ENABLE_PROFILE=1 PROFILE_RANKS=0,7
+t_grep "...shown in the plan line" ' PROFILED\(steps 45-50\) PROFILE_RANKS=0,7 ' "$TRASH/pk.out"
+t_rc "ENABLE_PYTORCH_PROFILE=1 on kimi-k2 (upstream's launch.sh has none): refused" 2 pk WORKLOAD=kimi-k2 GPU_TYPE=gb200 ENABLE_PYTORCH_PROFILE=1
+t_grep "...naming the recipes that have it" 'ENABLE_PYTORCH_PROFILE=true is not supported by workload kimi-k2 .*supported by: .*llama3.1' "$TRASH/pk.out"
+t_rc "ENABLE_PROFILE=1 ENABLE_PYTORCH_PROFILE=1: refused" 2 pk WORKLOAD=llama3.1 ENABLE_PROFILE=1 ENABLE_PYTORCH_PROFILE=1
+t_grep "...they exclude each other, as upstream" 'exclude each other' "$TRASH/pk.out"
+t_rc "ENABLE_GPU_METRICS=1 without ENABLE_PROFILE: refused" 2 pk WORKLOAD=llama3.1 ENABLE_GPU_METRICS=1
+t_grep "...saying nsys collects them" 'ENABLE_GPU_METRICS=true needs ENABLE_PROFILE=true' "$TRASH/pk.out"
+t_rc "PROFILE_RANKS=0,,3: refused" 2 pk WORKLOAD=llama3.1 ENABLE_PROFILE=1 PROFILE_RANKS=0,,3
+t_grep "...saying what it takes" 'PROFILE_RANKS=0,,3: expected ranks as whole numbers separated by commas' "$TRASH/pk.out"
+t_rc "PROFILE_RANKS on nemotron3 (upstream profiles every rank): refused" 2 pk WORKLOAD=nemotron3 ENABLE_PROFILE=1 PROFILE_RANKS=0
+t_rc "PROFILE_RANKS without profiling: refused" 2 pk WORKLOAD=llama3.1 PROFILE_RANKS=0
+# Checkpoints (ENABLE_CHECKPOINT, CHECKPOINT_INTERVAL, CHECKPOINT_DIR): on
+# llama3.1 8b and gpt-oss, as upstream; the space the saves need in the
+# plan line; the driver told by the job script (golden, run below: the
+# stand-in logs Megatron's save lines, which llmb parse reads).
+t_ok "llama3.1 h100 8b fp8 x8 with ENABLE_CHECKPOINT=1: planned" pk WORKLOAD=llama3.1 GPU_TYPE=h100 SIZE=8b DTYPE=fp8 SCALES=8 ENABLE_CHECKPOINT=1
+t_grep "...one save at the last step, in the run folder, with the space it needs" \
+	'train llama3.1 h100 8b fp8 x8: .* CHECKPOINT\(every 50 steps, to the run folder, needs 112 GB: 1 save\)'"'"'$' "$TRASH/pk.out"
+t_ok "...CHECKPOINT_INTERVAL=25 CHECKPOINT_DIR=/scratch/ckpt" pk WORKLOAD=llama3.1 GPU_TYPE=h100 SIZE=8b DTYPE=fp8 SCALES=8 \
+	ENABLE_CHECKPOINT=1 CHECKPOINT_INTERVAL=25 CHECKPOINT_DIR=/scratch/ckpt
+sed -n "s/^: '\\(.*\\)'\$/\\1/p" "$TRASH/pk.out" | sed "s|$TRASH|TRASH|g" >"$TRASH/pk.plan"
+t_cmp "...the plan golden" "$MP/llama3.1.h100.8b.fp8.checkpoint.plan" "$TRASH/pk.plan"
+t_grep "...two saves, twice the space" ' CHECKPOINT\(every 25 steps, to /scratch/ckpt, needs 224 GB: 2 saves\)$' "$TRASH/pk.plan"
+if "$LLMB" script --top "$TOP" --gen "$TRASH/gp" --install "$TRASH/mbinst" train.llama3.1.h100.8b.fp8.8 >"$TRASH/pk.raw" 2>"$TRASH/pk.err"; then
+	sed "s|$TRASH|TRASH|g; s|$TOP|TOP|g" "$TRASH/pk.raw" >"$TRASH/pk.sh"
+	t_cmp "...its job script golden" "$MP/train.llama3.1.h100.8b.fp8.8.checkpoint.sh" "$TRASH/pk.sh"
+	t_grep "...which tells the driver" "'--checkpoint' '1' '--checkpoint-interval' '25' '--checkpoint-dir' '/scratch/ckpt' '--load-dir' 'none'" "$TRASH/pk.sh"
+else
+	t_fail "...its job script"
+fi
+t_nogrep "...saves outside the measured window (35-44): compared" 'not compared' "$TRASH/pk.plan"
+t_ok "...CHECKPOINT_INTERVAL=10" pk WORKLOAD=llama3.1 GPU_TYPE=h100 SIZE=8b DTYPE=fp8 SCALES=8 ENABLE_CHECKPOINT=1 CHECKPOINT_INTERVAL=10
+t_grep "...a save inside the window (40): not compared" ' CHECKPOINT\(every 10 steps, to the run folder, needs 560 GB: 5 saves\) \(not compared with the reference\)' "$TRASH/pk.out"
+t_rc "ENABLE_CHECKPOINT=1 on llama3.1 70b (upstream: 8b only): refused" 2 pk WORKLOAD=llama3.1 GPU_TYPE=h100 SIZE=70b ENABLE_CHECKPOINT=1
+t_grep "...naming the size that checkpoints" 'workload llama3.1 checkpoints size 8b only \(as upstream\), not 70b' "$TRASH/pk.out"
+t_ok "gpt-oss with ENABLE_CHECKPOINT=1: planned" pk WORKLOAD=gpt-oss GPU_TYPE=gb200 ENABLE_CHECKPOINT=1
+t_grep "...its space" ' CHECKPOINT\(every 50 steps, to the run folder, needs 1635 GB: 1 save\)' "$TRASH/pk.out"
+t_rc "CHECKPOINT_INTERVAL without ENABLE_CHECKPOINT: refused" 2 pk WORKLOAD=llama3.1 SIZE=8b CHECKPOINT_INTERVAL=10
+t_grep "...saying what it needs" 'CHECKPOINT_DIR and CHECKPOINT_INTERVAL need ENABLE_CHECKPOINT=true' "$TRASH/pk.out"
+t_rc "CHECKPOINT_INTERVAL=0: refused" 2 pk WORKLOAD=llama3.1 SIZE=8b ENABLE_CHECKPOINT=1 CHECKPOINT_INTERVAL=0
+t_rc "CHECKPOINT_DIR='/a b': refused" 2 pk WORKLOAD=llama3.1 SIZE=8b ENABLE_CHECKPOINT=1 CHECKPOINT_DIR='/a b'
+t_grep "...saying what a path may hold" 'CHECKPOINT_DIR=/a b: a path may hold only' "$TRASH/pk.out"
+t_ok "driver: --checkpoint 1 --checkpoint-interval 10 --load-dir /c: the entry point's options" \
+	clean SLURM_LOCALID=0 "$PY" "$DRV" --mbridge-src "$SI" --checkpoint 1 --checkpoint-interval 10 --load-dir /c --print-plan -- --gpu h100
+t_grep "...--save_interval, no --save_dir (Megatron-Bridge's default)" '"--save_interval=10",' "$TRASH/.out"
+t_nogrep "...no --save_dir" 'save_dir' "$TRASH/.out"
+t_grep "...--load_dir" '"--load_dir=/c"' "$TRASH/.out"
+
+# the driver: what the plugins append, the nsys prefix as NeMo-Run's launcher writes it
+drv() { clean SLURM_LOCALID=1 SLURM_NODEID=0 "$PY" "$DRV" --mbridge-src "$SI" "$@"; }
+t_rc "driver: --profile 1 --pytorch-profile 1: usage error" 2 drv --profile 1 --pytorch-profile 1 --profile-dir "$TRASH" -- --gpu h100 --num_gpus 8
+t_rc "driver: --profile 2: usage error" 2 drv --profile 2 -- --gpu h100
+t_rc "driver: a rank the job does not have: usage error" 2 drv --profile 1 --profile-ranks 8 --profile-dir "$TRASH" --print-plan -- --gpu h100 --num_gpus 8
+t_grep "...naming the job's ranks" 'the job has ranks 0 to 7' "$TRASH/.out"
+t_ok "driver: the PyTorch profiler, rank 0 by default" drv --pytorch-profile 1 --profile-dir /x --print-plan -- --gpu h100 --num_gpus 8
+t_grep "...its overrides as PyTorchProfilerPlugin's" '"profiling.use_pytorch_profiler=true"' "$TRASH/.out"
+t_grep "...rank 0" '"profiling.profile_ranks=\[0\]"' "$TRASH/.out"
+t_nogrep "...and no nsys" '"nsys"' "$TRASH/.out"
+t_ok "driver: nsys with GPU metrics on node 0 (GPU_METRICS_NODES' default)" \
+	drv --profile 1 --gpu-metrics 1 --profile-dir /x --print-plan -- --gpu h100 --num_gpus 8
+t_grep "...the task's GPU" '"--gpu-metrics-devices=1"' "$TRASH/.out"
+t_ok "driver: ...none on a node GPU_METRICS_NODES does not name" \
+	clean SLURM_LOCALID=1 SLURM_NODEID=1 "$PY" "$DRV" --mbridge-src "$SI" --profile 1 --gpu-metrics 1 --profile-dir /x --print-plan -- --gpu h100 --num_gpus 8
+t_nogrep "...no metrics flag" 'gpu-metrics-devices' "$TRASH/.out"
+
 # ---- --print-plan and the real run of each golden job script ------------------------
 # The job script's exports (the recipe's environment) and its llmb_launch
 # line, paths made real, llmb_launch replaced by one task of the step.
@@ -336,8 +434,10 @@ for js in "$TESTS_DIR"/plans/train.llama3.1.*.sh "$MP"/train.*.sh; do
 
 	# The real run: numactl (tests/nemo-driver/bin's stand-in), the stand-in entry point.
 	rm -f "$TRASH/numa" "$TRASH/rec"
-	if clean PY="$PY" PATH="$TESTS_DIR/nemo-driver/bin:/usr/bin:/bin" NUMACTL_RECORD="$TRASH/numa" \
+	rm -rf "$TRASH/mbinst/workloads/llama3.1/experiments/h100_8b_fp8_8/nsys_profile"
+	if clean PY="$PY" PATH="$TESTS_DIR/bin:$TESTS_DIR/nemo-driver/bin:/usr/bin:/bin" NUMACTL_RECORD="$TRASH/numa" \
 		MBRIDGE_STANDIN_RECORD="$TRASH/rec" MBRIDGE_STANDIN_OPTIONS="$opts" SLURM_LOCALID=3 SLURM_PROCID=0 \
+		SLURM_JOB_ID=4242 SLURM_NODEID=0 NSYS_STANDIN_RECORD="$TRASH/nsysrec" \
 		bash "$TRASH/$id.launch" >"$TRASH/$id.log" 2>"$TRASH/$id.err"; then
 		t_pass "$id: the stand-in entry point accepts the plan's arguments"
 	else
@@ -350,6 +450,24 @@ for js in "$TESTS_DIR"/plans/train.llama3.1.*.sh "$MP"/train.*.sh; do
 		"$PY" -c "$SAME" "$TRASH/rec" "$TRASH/$id.raw" "$SI"
 	t_grep "$id: a Megatron-Bridge step line" '^Step Time : [0-9.]+s GPU utilization: [0-9.]+MODEL_TFLOP/s/GPU$' "$TRASH/$id.log"
 	t_grep "$id: ...and its iteration line" ' iteration +50/ +50 \| consumed samples: ' "$TRASH/$id.log"
+	case $id in *.checkpoint)
+		"$LLMB" parse --format=json --result="$TRASH/ck.json" "$TRASH/$id.log" >/dev/null 2>&1
+		t_ok "$id: llmb parse reads the two saves (iterations 25 and 50) with their times" "$PY" -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["checkpoints"]
+sys.exit(0 if [(x["kind"], x["iteration"]) for x in c] == [("save", 25), ("save", 50)] and all(x["seconds"] > 0 for x in c) else 1)' "$TRASH/ck.json"
+		;;
+	esac
+	case $id in *.profile)
+		t_grep "$id: nsys wraps the task as NeMo-Run's launcher does" \
+			'^-s none -t cuda,nvtx -o [^ ]*/nsys_profile/profile_%p_%q\{SLURM_JOB_ID\}_node%q\{SLURM_NODEID\}_rank%q\{SLURM_PROCID\} --nvtx-domain-include=NCCL --force-overwrite=true --capture-range=cudaProfilerApi --capture-range-end=stop --cuda-graph-trace=node --cuda-event-trace=false -- numactl ' \
+			"$TRASH/nsysrec"
+		t_ok "$id: ...its report written in the run's nsys_profile/" sh -c 'ls "$1"/profile_*_4242_node0_rank0.nsys-rep' - \
+			"$TRASH/mbinst/workloads/llama3.1/experiments/h100_8b_fp8_8/nsys_profile"
+		t_grep "$id: ...the entry point got the NsysPlugin's overrides, every rank" \
+			'"profiling.use_nsys_profiler=true", "profiling.profile_step_start=45", "profiling.profile_step_end=50", "profiling.profile_ranks=\[0,1,2,3,4,5,6,7\]", "profiling.record_shapes=false"' "$TRASH/rec"
+		;;
+	esac
 done
 
 # ---- every Megatron-Bridge run's arguments pass the pinned parser ---------------------
@@ -483,11 +601,10 @@ for w in qwen3 nemotron3; do
 done
 
 # ---- knobs not wired for Megatron-Bridge are refused, not ignored ----------------------
-for k in ENABLE_PROFILE=true ENABLE_CHECKPOINT=true; do
-	t_rc "llama3.1 with $k: refused" 2 make -C "$TOP" -n report LLMB_GEN="$TRASH/gk" LLMB_INSTALL="$TRASH/ik" EXECUTOR=slurm \
-		HF_TOKEN=x WORKLOAD=llama3.1 GPU_TYPE=h100 SIZE=8b DTYPE=fp8 SCALES=8 "$k"
-	t_grep "...saying the recipe has no such knob" "${k%=*}=true is not supported by workload llama3.1" "$TRASH/.out"
-done
+t_rc "nemotron3 with ENABLE_CHECKPOINT=true (upstream's launch.sh has none): refused" 2 make -C "$TOP" -n report \
+	LLMB_GEN="$TRASH/gk" LLMB_INSTALL="$TRASH/ik" EXECUTOR=slurm HF_TOKEN=x WORKLOAD=nemotron3 GPU_TYPE=gb200 ENABLE_CHECKPOINT=true
+t_grep "...saying the recipe has no such knob, and which have" \
+	"ENABLE_CHECKPOINT=true is not supported by workload nemotron3 .*supported by: .*gpt-oss.*llama3.1" "$TRASH/.out"
 
 # ---- the recipe's FLOPs are Megatron-Bridge's ----------------------------------------
 # WORKLOAD GPU SIZE TP: the TP of the GPU type's first row of that size.

@@ -190,6 +190,27 @@ assert abs(r["tflops_per_gpu"]["mean"] - mean) < 1e-9, (r["tflops_per_gpu"], mea
 assert abs(r["step_time"]["mean"] - sum(s["step_time"] for s in win) / 10) < 1e-9
 ' mb2606.json mbflops.out
 
+# A profiled run's result lists the profiles of its folder (nsys reports,
+# PyTorch traces), in byte order, not another run's folder below it; an
+# unprofiled run's lists none.
+mkdir -p prof/run/nsys_profile prof/run/tb/torch_profile prof/run/repeat-2/nsys_profile
+cp "$MB" prof/run/log-x.out
+printf 'rep' >prof/run/nsys_profile/profile_9_77_node0_rank1.nsys-rep
+printf 'report' >prof/run/nsys_profile/profile_8_77_node0_rank0.nsys-rep
+printf '{}' >prof/run/tb/torch_profile/rank0.pt.trace.json
+: >prof/run/repeat-2/train.done
+: >prof/run/repeat-2/nsys_profile/profile_1_1_node0_rank0.nsys-rep
+t_ok "a profiled run's result" "$LLMB" parse --profiled --format=json --result=prof/run/result.json prof/run/log-x.out
+t_ok "...lists its profiles with their sizes, in byte order, not the repeat's" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["status"] == "profiled", r["status"]
+assert r["profiles"] == [{"path": "nsys_profile/profile_8_77_node0_rank0.nsys-rep", "bytes": 6},
+                         {"path": "nsys_profile/profile_9_77_node0_rank1.nsys-rep", "bytes": 3},
+                         {"path": "tb/torch_profile/rank0.pt.trace.json", "bytes": 2}], r["profiles"]' prof/run/result.json
+t_ok "an unprofiled run's result" "$LLMB" parse --format=json --result=prof/run/result.json prof/run/log-x.out
+t_nogrep "...lists none" '"profiles"' prof/run/result.json
+
 # ---- usage and edge cases ---------------------------------------------------
 t_rc "empty directory: exit 1" 1 "$LLMB" parse exp/empty
 "$LLMB" parse --format=json exp/empty >empty.json 2>/dev/null

@@ -23,6 +23,25 @@ started once per task by srun, only does what NeMo-Run's task does: the
 numactl binding from SLURM_LOCALID, PYTHONPATH, then exec of the entry
 point of the pinned clone with the arguments after ``--``, unchanged.
 
+Profiling (the run knobs ENABLE_PROFILE, ENABLE_PYTORCH_PROFILE,
+ENABLE_GPU_METRICS, PROFILE_START_STEP/STOP_STEP, PROFILE_RANKS) is what
+setup_experiment.py's plugins do with launch.sh's flags (--enable_nsys
+--nsys_trace --nsys_extra_args=--nvtx-domain-include=NCCL --profiling_*
+--pytorch_profiler): NsysPlugin and PyTorchProfilerPlugin append their
+profiling.* overrides to the arguments, and for nsys NeMo-Run's launcher
+puts ``nsys profile -s none -t TRACE -o DIR/nsys_profile/profile_%p_...
+--nvtx-domain-include=NCCL <launcher defaults>`` before the task's command,
+with ``--gpu-metrics-devices=SLURM_LOCALID`` on the nodes GPU_METRICS_NODES
+names (llmb-run's default: node 0). DIR is the run's directory (NeMo-Run's
+job directory), so the reports land in DIR/nsys_profile and the PyTorch
+profiler's in DIR/torch_profile, where llmb lists them. The nsys is the
+container's (on PATH) unless --nsys names another.
+
+Checkpoints (ENABLE_CHECKPOINT, CHECKPOINT_INTERVAL, CHECKPOINT_DIR and
+LOAD_CHECKPOINT_PATH) become launch.sh's --save_interval, --save_dir and
+--load_dir: without CHECKPOINT_DIR, Megatron-Bridge saves under the run's
+log directory, as upstream.
+
 ``--print-plan`` prints what the entry point would receive (argv, the
 binding, the performance environment, HF_TOKEN masked) as JSON and starts
 nothing. Exit status: 0 ok, 2 usage, 3 no entry point in the clone or no
@@ -41,6 +60,12 @@ ENTRY = "scripts/performance/run_script.py"
 # NeMo-Run's task gets these from setup_experiment.py's PerfEnvPlugin; the
 # recipe's arguments never name them.
 PLUGIN_OVERRIDES = ["train.manual_gc=true", "train.manual_gc_interval=100"]
+# NeMo-Run 211d4b7 launcher.py: Launcher.nsys_extra_args' defaults, after the
+# plugin's own (launch.sh's --nsys_extra_args); perf_plugins.py: the Slurm
+# file name (%q{VAR} is nsys's expansion of the task's environment).
+NSYS_EXTRA = ["--nvtx-domain-include=NCCL", "--force-overwrite=true", "--capture-range=cudaProfilerApi",
+              "--capture-range-end=stop", "--cuda-graph-trace=node", "--cuda-event-trace=false"]
+NSYS_FILE = "profile_%p_%q{SLURM_JOB_ID}_node%q{SLURM_NODEID}_rank%q{SLURM_PROCID}"
 # The environment the plan shows: the families Megatron-Bridge's executor
 # and plugins set, and the Hugging Face and PyTorch ones the job passes.
 ENV_PREFIXES = ("CUDA_", "NCCL_", "NVTE_", "TORCH_", "PYTORCH_", "HF_", "TRANSFORMERS_", "TOKENIZERS_",
@@ -53,6 +78,13 @@ def die(code, msg):
     sys.exit(code)
 
 
+def flag(v):
+    """A knob's {placeholder}: 0 or 1."""
+    if v not in ("0", "1"):
+        raise ValueError(v)
+    return v == "1"
+
+
 def parse_args(argv):
     if "--" not in argv:
         die(EXIT_USAGE, "the entry point's arguments must follow '--'")
@@ -62,12 +94,70 @@ def parse_args(argv):
     p.add_argument("--print-plan", action="store_true", help="print what the entry point receives and exit")
     p.add_argument("--no-pct-binding", action="store_true",
                    help="the pinned commit's executor binds no cores (it predates --enable_pct_binding)")
+    p.add_argument("--profile", type=flag, default=False, metavar="0|1", help="profile with nsys")
+    p.add_argument("--pytorch-profile", type=flag, default=False, metavar="0|1", help="profile with PyTorch's profiler")
+    p.add_argument("--gpu-metrics", type=flag, default=False, metavar="0|1", help="nsys collects GPU metrics")
+    p.add_argument("--profile-start", type=int, default=45, help="first profiled step")
+    p.add_argument("--profile-stop", type=int, default=50, help="last profiled step")
+    p.add_argument("--profile-ranks", default="all", help="ranks profiled: N[,N...], or all")
+    p.add_argument("--nsys-trace", default="cuda,nvtx", help="what nsys traces (launch.sh's --nsys_trace)")
+    p.add_argument("--profile-dir", help="where the profiles go (the run's directory)")
+    p.add_argument("--nsys", default="nsys", help="the nsys to run (default: the container's, on PATH)")
+    p.add_argument("--checkpoint", type=flag, default=False, metavar="0|1", help="save checkpoints")
+    p.add_argument("--checkpoint-interval", type=int, default=0, help="steps between saves")
+    p.add_argument("--checkpoint-dir", default="default", help="where to save (default: Megatron-Bridge's)")
+    p.add_argument("--load-dir", default="none", help="the checkpoint to load, or none")
     try:
         a = p.parse_args(argv[:cut])
     except SystemExit as e:
         sys.exit(EXIT_USAGE if e.code else 0)
     a.entry_args = argv[cut + 1:]
+    if a.profile and a.pytorch_profile:
+        die(EXIT_USAGE, "--profile and --pytorch-profile exclude each other (as setup_experiment.py)")
+    if (a.profile or a.pytorch_profile) and not a.profile_dir:
+        die(EXIT_USAGE, "profiling needs --profile-dir")
+    if a.checkpoint and a.checkpoint_interval < 1:
+        die(EXIT_USAGE, "--checkpoint needs --checkpoint-interval of at least 1")
+    if a.profile_ranks != "all" and not all(w.isdigit() for w in a.profile_ranks.split(",")):
+        die(EXIT_USAGE, f"--profile-ranks {a.profile_ranks}: expected N[,N...] or all")
     return a
+
+
+def profile_ranks(a, args):
+    """The profiled ranks: the given ones, else every rank for nsys (launch.sh),
+    rank 0 for the PyTorch profiler (the plugin's default)."""
+    if a.profile_ranks != "all":
+        ranks = [int(w) for w in a.profile_ranks.split(",")]
+    elif a.profile:
+        try:
+            ranks = list(range(int(option(args, "-ng", "--num_gpus") or "")))
+        except ValueError:
+            die(EXIT_USAGE, "the entry point's arguments name no --num_gpus, which nsys's ranks need")
+    else:
+        ranks = [0]
+    n = option(args, "-ng", "--num_gpus")
+    if n and n.isdigit() and any(r >= int(n) for r in ranks):
+        die(EXIT_USAGE, f"--profile-ranks {a.profile_ranks}: the job has ranks 0 to {int(n) - 1}")
+    return "[" + ",".join(str(r) for r in ranks) + "]"
+
+
+def profiling(a, args, env, node_id, local_id):
+    """The profiling overrides the plugins append, and the nsys prefix."""
+    if not (a.profile or a.pytorch_profile):
+        return [], []
+    ranks = profile_ranks(a, args)
+    common = [f"profiling.profile_step_start={a.profile_start}", f"profiling.profile_step_end={a.profile_stop}",
+              f"profiling.profile_ranks={ranks}"]
+    if a.pytorch_profile:
+        snap = os.path.join(a.profile_dir, "pytorch_profile", "snapshot.pickle")
+        return (["profiling.use_pytorch_profiler=true"] + common +
+                ["profiling.record_memory_history=true", f"profiling.memory_snapshot_path={snap}",
+                 "profiling.record_shapes=false"], [])
+    out = os.path.join(a.profile_dir, "nsys_profile", NSYS_FILE)
+    prefix = [a.nsys, "profile", "-s", "none", "-t", a.nsys_trace, "-o", out] + NSYS_EXTRA
+    if a.gpu_metrics and str(node_id) in env.get("GPU_METRICS_NODES", "0").replace(",", " ").split():
+        prefix.append(f"--gpu-metrics-devices={local_id}")
+    return ["profiling.use_nsys_profiler=true"] + common + ["profiling.record_shapes=false"], prefix
 
 
 def option(args, *names):
@@ -114,21 +204,36 @@ def main(argv):
     args = a.entry_args + PLUGIN_OVERRIDES
     try:
         local_id = int(os.environ.get("SLURM_LOCALID", os.environ.get("LOCAL_RANK", "0")))
+        node_id = int(os.environ.get("SLURM_NODEID", "0"))
     except ValueError:
-        die(EXIT_USAGE, "SLURM_LOCALID is not a number")
+        die(EXIT_USAGE, "SLURM_LOCALID or SLURM_NODEID is not a number")
     env = dict(os.environ)
     env["PYTHONPATH"] = perf + (":" + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     numa = binding(args, local_id, a.no_pct_binding)
-    argv_out = numa + [sys.executable, entry] + args
+    prof_args, nsys = profiling(a, args, env, node_id, local_id)
+    args += prof_args
+    # launch.sh's CONFIG_OVERRIDES: the entry point's own options
+    if a.checkpoint:
+        args += ([f"--save_dir={a.checkpoint_dir}"] if a.checkpoint_dir != "default" else []) + \
+            [f"--save_interval={a.checkpoint_interval}"]
+    if a.load_dir != "none":
+        args += [f"--load_dir={a.load_dir}"]
+    argv_out = nsys + numa + [sys.executable, entry] + args
     if a.print_plan:
         shown = [("***" if i > 0 and args[i - 1] in ("-hf", "--hf_token") else w) for i, w in enumerate(args)]
-        print(json.dumps({"entry_point": ENTRY, "mbridge_src": src, "numactl": numa[1:], "args": shown,
-                          "env": shown_env(env)}, indent=1))
+        plan = {"entry_point": ENTRY, "mbridge_src": src, "numactl": numa[1:], "args": shown, "env": shown_env(env)}
+        if nsys:
+            plan["nsys"] = nsys
+        print(json.dumps(plan, indent=1))
         return 0
     if not os.path.isfile(entry):
         die(EXIT_MISSING, f"{entry}: no Megatron-Bridge performance entry point in the clone")
     if not shutil.which("numactl", path=env.get("PATH")):
         die(EXIT_MISSING, "numactl is not on PATH in the container: Megatron-Bridge binds every task with it")
+    if nsys and not shutil.which(a.nsys, path=env.get("PATH")):
+        die(EXIT_MISSING, f"{a.nsys}: no nsys in the container, which ENABLE_PROFILE needs")
+    if nsys:
+        os.makedirs(os.path.join(a.profile_dir, "nsys_profile"), exist_ok=True)
     sys.stdout.flush()
     os.execvpe(argv_out[0], argv_out, env)
     return 0

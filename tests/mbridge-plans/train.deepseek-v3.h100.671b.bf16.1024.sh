@@ -81,7 +81,7 @@ else
 fi
 mkdir -p 'TRASH/mbinst/workloads/deepseek-v3/experiments/h100_671b_bf16_1024'
 cd 'TRASH/mbinst/workloads/deepseek-v3/experiments/h100_671b_bf16_1024'
-llmb_launch 'python3' 'TOP/workloads/mbridge-launch.py' '--mbridge-src' 'TRASH/mbinst/venvs/venv_ad119793e286/src/megatron_bridge' '--' '--model_family_name' 'deepseek' '--gpu' 'h100' '--container_image' 'TRASH/mbinst/images/nvidia+nemo+26.04.01.sqsh' '--num_gpus' '1024' '--gpus_per_node' '8' '--offline' '--max_steps=50' '--custom_mounts=TRASH/mbinst/.cache/huggingface' '--enable_pct_binding' 'false' '--log_dir' 'TRASH/mbinst/workloads/deepseek-v3/experiments/h100_671b_bf16_1024' '-gb' '16384' '--model_recipe_name' 'deepseek_v3' '--compute_dtype' 'bf16'
+llmb_launch 'python3' 'TOP/workloads/mbridge-launch.py' '--mbridge-src' 'TRASH/mbinst/venvs/venv_ad119793e286/src/megatron_bridge' '--profile' '0' '--pytorch-profile' '0' '--gpu-metrics' '0' '--profile-start' '45' '--profile-stop' '50' '--profile-ranks' 'all' '--nsys-trace' 'cuda' '--profile-dir' 'TRASH/mbinst/workloads/deepseek-v3/experiments/h100_671b_bf16_1024' '--' '--model_family_name' 'deepseek' '--gpu' 'h100' '--container_image' 'TRASH/mbinst/images/nvidia+nemo+26.04.01.sqsh' '--num_gpus' '1024' '--gpus_per_node' '8' '--offline' '--max_steps=50' '--custom_mounts=TRASH/mbinst/.cache/huggingface' '--enable_pct_binding' 'false' '--log_dir' 'TRASH/mbinst/workloads/deepseek-v3/experiments/h100_671b_bf16_1024' '-gb' '16384' '--model_recipe_name' 'deepseek_v3' '--compute_dtype' 'bf16'
 echo "llmb: training finished"
 if [ "${LLMB_SKIP_AFTER_PROBE:-0}" != 1 ]; then
 if [ -n "${SLURM_JOB_ID:-}" ]; then

@@ -84,7 +84,7 @@ else
 fi
 mkdir -p 'TRASH/mbinst/workloads/kimi-k2/experiments/gb200_1t_fp8_256'
 cd 'TRASH/mbinst/workloads/kimi-k2/experiments/gb200_1t_fp8_256'
-llmb_launch 'python3' 'TOP/workloads/mbridge-launch.py' '--mbridge-src' 'TRASH/mbinst/venvs/venv_ad119793e286/src/megatron_bridge' '--' '--model_family_name' 'kimi' '--gpu' 'gb200' '--container_image' 'TRASH/mbinst/images/nvidia+nemo+26.04.01.sqsh' '--num_gpus' '256' '--gpus_per_node' '4' '--offline' '--max_steps=50' '--custom_mounts=TRASH/mbinst/.cache/huggingface' '--enable_pct_binding' 'false' '--log_dir' 'TRASH/mbinst/workloads/kimi-k2/experiments/gb200_1t_fp8_256' '-gb' '2048' '--model_recipe_name' 'kimi_k2' '--compute_dtype' 'fp8_mx'
+llmb_launch 'python3' 'TOP/workloads/mbridge-launch.py' '--mbridge-src' 'TRASH/mbinst/venvs/venv_ad119793e286/src/megatron_bridge' '--profile' '0' '--pytorch-profile' '0' '--gpu-metrics' '0' '--profile-start' '45' '--profile-stop' '50' '--profile-ranks' 'all' '--nsys-trace' 'cuda' '--profile-dir' 'TRASH/mbinst/workloads/kimi-k2/experiments/gb200_1t_fp8_256' '--' '--model_family_name' 'kimi' '--gpu' 'gb200' '--container_image' 'TRASH/mbinst/images/nvidia+nemo+26.04.01.sqsh' '--num_gpus' '256' '--gpus_per_node' '4' '--offline' '--max_steps=50' '--custom_mounts=TRASH/mbinst/.cache/huggingface' '--enable_pct_binding' 'false' '--log_dir' 'TRASH/mbinst/workloads/kimi-k2/experiments/gb200_1t_fp8_256' '-gb' '2048' '--model_recipe_name' 'kimi_k2' '--compute_dtype' 'fp8_mx'
 echo "llmb: training finished"
 if [ "${LLMB_SKIP_AFTER_PROBE:-0}" != 1 ]; then
 if [ -n "${SLURM_JOB_ID:-}" ]; then

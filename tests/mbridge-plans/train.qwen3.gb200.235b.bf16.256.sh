@@ -84,7 +84,7 @@ else
 fi
 mkdir -p 'TRASH/mbinst/workloads/qwen3/experiments/gb200_235b_bf16_256'
 cd 'TRASH/mbinst/workloads/qwen3/experiments/gb200_235b_bf16_256'
-llmb_launch 'python3' 'TOP/workloads/mbridge-launch.py' '--mbridge-src' 'TRASH/mbinst/venvs/venv_ad119793e286/src/megatron_bridge' '--' '--model_family_name' 'qwen' '--gpu' 'gb200' '--container_image' 'TRASH/mbinst/images/nvidia+nemo+26.04.01.sqsh' '--num_gpus' '256' '--gpus_per_node' '4' '--offline' '--max_steps=50' '--custom_mounts=TRASH/mbinst/.cache/huggingface' '--enable_pct_binding' 'false' '--log_dir' 'TRASH/mbinst/workloads/qwen3/experiments/gb200_235b_bf16_256' '-gb' '8192' '--model_recipe_name' 'qwen3_235b_a22b' '--compute_dtype' 'bf16'
+llmb_launch 'python3' 'TOP/workloads/mbridge-launch.py' '--mbridge-src' 'TRASH/mbinst/venvs/venv_ad119793e286/src/megatron_bridge' '--profile' '0' '--pytorch-profile' '0' '--gpu-metrics' '0' '--profile-start' '45' '--profile-stop' '50' '--profile-ranks' 'all' '--nsys-trace' 'cuda,nvtx' '--profile-dir' 'TRASH/mbinst/workloads/qwen3/experiments/gb200_235b_bf16_256' '--' '--model_family_name' 'qwen' '--gpu' 'gb200' '--container_image' 'TRASH/mbinst/images/nvidia+nemo+26.04.01.sqsh' '--num_gpus' '256' '--gpus_per_node' '4' '--offline' '--max_steps=50' '--custom_mounts=TRASH/mbinst/.cache/huggingface' '--enable_pct_binding' 'false' '--log_dir' 'TRASH/mbinst/workloads/qwen3/experiments/gb200_235b_bf16_256' '-gb' '8192' '--model_recipe_name' 'qwen3_235b_a22b' '--compute_dtype' 'bf16'
 echo "llmb: training finished"
 if [ "${LLMB_SKIP_AFTER_PROBE:-0}" != 1 ]; then
 if [ -n "${SLURM_JOB_ID:-}" ]; then

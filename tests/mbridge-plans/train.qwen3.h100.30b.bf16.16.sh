@@ -80,7 +80,7 @@ else
 fi
 mkdir -p 'TRASH/mbinst/workloads/qwen3/experiments/h100_30b_bf16_16'
 cd 'TRASH/mbinst/workloads/qwen3/experiments/h100_30b_bf16_16'
-llmb_launch 'python3' 'TOP/workloads/mbridge-launch.py' '--mbridge-src' 'TRASH/mbinst/venvs/venv_ad119793e286/src/megatron_bridge' '--' '--model_family_name' 'qwen' '--gpu' 'h100' '--container_image' 'TRASH/mbinst/images/nvidia+nemo+26.04.01.sqsh' '--num_gpus' '16' '--gpus_per_node' '8' '--offline' '--max_steps=50' '--custom_mounts=TRASH/mbinst/.cache/huggingface' '--enable_pct_binding' 'false' '--log_dir' 'TRASH/mbinst/workloads/qwen3/experiments/h100_30b_bf16_16' '-gb' '1024' '--model_recipe_name' 'qwen3_30b_a3b' '--compute_dtype' 'bf16'
+llmb_launch 'python3' 'TOP/workloads/mbridge-launch.py' '--mbridge-src' 'TRASH/mbinst/venvs/venv_ad119793e286/src/megatron_bridge' '--profile' '0' '--pytorch-profile' '0' '--gpu-metrics' '0' '--profile-start' '45' '--profile-stop' '50' '--profile-ranks' 'all' '--nsys-trace' 'cuda,nvtx' '--profile-dir' 'TRASH/mbinst/workloads/qwen3/experiments/h100_30b_bf16_16' '--' '--model_family_name' 'qwen' '--gpu' 'h100' '--container_image' 'TRASH/mbinst/images/nvidia+nemo+26.04.01.sqsh' '--num_gpus' '16' '--gpus_per_node' '8' '--offline' '--max_steps=50' '--custom_mounts=TRASH/mbinst/.cache/huggingface' '--enable_pct_binding' 'false' '--log_dir' 'TRASH/mbinst/workloads/qwen3/experiments/h100_30b_bf16_16' '-gb' '1024' '--model_recipe_name' 'qwen3_30b_a3b' '--compute_dtype' 'bf16'
 echo "llmb: training finished"
 if [ "${LLMB_SKIP_AFTER_PROBE:-0}" != 1 ]; then
 if [ -n "${SLURM_JOB_ID:-}" ]; then

@@ -81,7 +81,7 @@ else
 fi
 mkdir -p 'TRASH/inst/workloads/llama3.1/experiments/gb200_405b_nvfp4_256'
 cd 'TRASH/inst/workloads/llama3.1/experiments/gb200_405b_nvfp4_256'
-llmb_launch 'python3' 'TOP/workloads/mbridge-launch.py' '--mbridge-src' 'TRASH/inst/venvs/venv_ad119793e286/src/megatron_bridge' '--' '--model_family_name' 'llama' '--gpu' 'gb200' '--container_image' 'TRASH/inst/images/nvidia+nemo+26.04.01.sqsh' '--num_gpus' '256' '--gpus_per_node' '4' '--offline' '--max_steps=50' '--custom_mounts=TRASH/inst/.cache/huggingface' '--enable_pct_binding' 'false' '--config_variant' 'v2' '--log_dir' 'TRASH/inst/workloads/llama3.1/experiments/gb200_405b_nvfp4_256' '-gb' '1536' '--model_recipe_name' 'llama31_405b' '--compute_dtype' 'nvfp4'
+llmb_launch 'python3' 'TOP/workloads/mbridge-launch.py' '--mbridge-src' 'TRASH/inst/venvs/venv_ad119793e286/src/megatron_bridge' '--profile' '0' '--pytorch-profile' '0' '--gpu-metrics' '0' '--profile-start' '45' '--profile-stop' '50' '--profile-ranks' 'all' '--nsys-trace' 'cuda,nvtx' '--profile-dir' 'TRASH/inst/workloads/llama3.1/experiments/gb200_405b_nvfp4_256' '--checkpoint' '0' '--checkpoint-interval' '50' '--checkpoint-dir' 'default' '--load-dir' 'none' '--' '--model_family_name' 'llama' '--gpu' 'gb200' '--container_image' 'TRASH/inst/images/nvidia+nemo+26.04.01.sqsh' '--num_gpus' '256' '--gpus_per_node' '4' '--offline' '--max_steps=50' '--custom_mounts=TRASH/inst/.cache/huggingface' '--enable_pct_binding' 'false' '--config_variant' 'v2' '--log_dir' 'TRASH/inst/workloads/llama3.1/experiments/gb200_405b_nvfp4_256' '-gb' '1536' '--model_recipe_name' 'llama31_405b' '--compute_dtype' 'nvfp4'
 echo "llmb: training finished"
 if [ "${LLMB_SKIP_AFTER_PROBE:-0}" != 1 ]; then
 if [ -n "${SLURM_JOB_ID:-}" ]; then

@@ -112,6 +112,13 @@ def main():
     base = flops / (args.num_gpus * rate * 1e12)
     code = int(os.environ.get("MBRIDGE_STANDIN_EXIT", "0"))
     stop = int(os.environ.get("MBRIDGE_STANDIN_STOP", "0"))
+    # Checkpoints as Megatron's logs give them: the save's success line, then
+    # the timer across ranks (ms); the time at a stand-in rate of
+    # MBRIDGE_STANDIN_CKPT_GBPS (default 2 GB/s) for 14 bytes a parameter.
+    ckpt_s = PARAMS[args.model_recipe_name] * 14 / 1e9 / float(os.environ.get("MBRIDGE_STANDIN_CKPT_GBPS", "2"))
+    if args.load_dir:
+        print("(min, max) time across ranks (ms):")
+        print(f"    load-checkpoint ................................: ({ckpt_s * 500:.2f}, {ckpt_s * 1000:.2f})")
     print("training ...")
     for it in range(1, steps + 1):
         if stop and it > stop:
@@ -125,6 +132,11 @@ def main():
               f"elapsed time per iteration (ms): {t * 1000:.1f} | learning rate: 1.000000E-06 | "
               f"global batch size: {gbs:5d} | lm loss: 1.200000E+01 | loss scale: 1.0 | grad norm: 1.000 | "
               "number of skipped iterations:   0 | number of nan iterations:   0 |")
+        if args.save_interval and it % args.save_interval == 0:
+            where = args.save_dir or "checkpoints"
+            print(f"  successfully saved checkpoint from iteration {it:7d} to {where} [ t 1/1, p 1/1 ]")
+            print("(min, max) time across ranks (ms):")
+            print(f"    save-checkpoint ................................: ({ckpt_s * 990:.2f}, {ckpt_s * 1000:.2f})")
     print("[after training is done] datetime: 2026-07-29 10:00:00")
     if code:
         print("Traceback (most recent call last): stand-in error in cleanup", file=sys.stderr)

@@ -1,0 +1,89 @@
+#!/bin/bash
+# llmb job script for stage train.llama3.1.h100.8b.fp8.8 (train llama3.1 h100 8b fp8 x8), from templates/train.m4.
+# Generated, do not edit. Secrets are passed by name, never written here.
+set -euo pipefail
+export LLMB_STAGE='train.llama3.1.h100.8b.fp8.8'
+export LLMB_INSTALL='TRASH/mbinst'
+export LLMB_JOB_ID="${SLURM_JOB_ID:-${LLMB_JOB_ID:-unknown}}"
+llmb_state='TRASH/mbinst/state/jobs/train.llama3.1.h100.8b.fp8.8'
+llmb_exit_record() {
+	local rc=$? tmp now
+	tmp="$llmb_state/exit.$LLMB_JOB_ID.tmp.$$"
+	printf -v now '%(%s)T' -1
+	printf 'status=%s\nend=%s\njob=%s\n' "$rc" "$now" "$LLMB_JOB_ID" >"$tmp" &&
+		mv -f "$tmp" "$llmb_state/exit.$LLMB_JOB_ID"
+}
+trap llmb_exit_record EXIT
+trap 'echo "llmb: job $LLMB_JOB_ID got SIGTERM" >&2; exit 143' TERM
+trap 'echo "llmb: job $LLMB_JOB_ID got SIGINT" >&2; exit 130' INT
+printf '%s\n' "$LLMB_JOB_ID" >"$llmb_state/started.TOKEN.tmp.$$"
+mv -f "$llmb_state/started.TOKEN.tmp.$$" "$llmb_state/started.TOKEN"
+TZ=UTC0 printf -v llmb_start '%(%Y-%m-%dT%H:%M:%SZ)T' -1
+echo "llmb: job $LLMB_JOB_ID stage $LLMB_STAGE on $HOSTNAME at $llmb_start"
+
+export TORCH_NCCL_AVOID_RECORD_STREAMS='1'
+export TRANSFORMERS_OFFLINE='1'
+export TOKENIZERS_PARALLELISM='False'
+export NCCL_NVLS_ENABLE='0'
+export TORCH_NCCL_HIGH_PRIORITY='1'
+export HF_HUB_OFFLINE='1'
+export NVTE_FWD_LAYERNORM_SM_MARGIN='16'
+export NVTE_BWD_LAYERNORM_SM_MARGIN='16'
+export OPENBLAS_NUM_THREADS='1'
+export HF_HOME='TRASH/mbinst/.cache/huggingface'
+export CUDA_DEVICE_MAX_CONNECTIONS='8'
+export NVTE_NORM_FWD_USE_CUDNN='1'
+export NVTE_NORM_BWD_USE_CUDNN='1'
+export NCCL_CTA_POLICY='1'
+
+llmb_ntasks=8
+llmb_image='TRASH/mbinst/images/nvidia+nemo+26.04.01.sqsh'
+llmb_mounts='TRASH/mbinst:TRASH/mbinst','TOP/workloads:TOP/workloads:ro'
+llmb_launch() {
+	if [ -n "${SLURM_JOB_ID:-}" ]; then
+		local c=()
+		if [ -n "$llmb_image" ]; then
+			c+=("--container-image=$llmb_image" "--no-container-mount-home" '--container-writable')
+			[ -z "$llmb_mounts" ] || c+=("--container-mounts=$llmb_mounts")
+		fi
+		# In the background: bash runs a trap only between commands, and
+		# the exit record must be written before Slurm's KillWait runs out.
+		srun --kill-on-bad-exit=1 '--mpi=pmix' "${c[@]}" "${@}" &
+		wait "$!"
+		return
+	fi
+	if [ -n "$llmb_image" ]; then
+		echo "llmb: stage needs container image $llmb_image: run it with EXECUTOR=slurm on a cluster with pyxis" >&2
+		return 2
+	fi
+	local pids=() i rc=0 port=$((20000 + $$ % 20000))
+	# The first port from there that nothing listens on: another job or
+	# service of this machine may hold the one the pid gives.
+	while (: <>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
+	export MASTER_ADDR=127.0.0.1 MASTER_PORT=$port WORLD_SIZE=$llmb_ntasks
+	for ((i = 0; i < llmb_ntasks; i++)); do
+		RANK=$i LOCAL_RANK=$i "${@}" &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do wait "$i" || rc=$?; done
+	return "$rc"
+}
+
+if [ -n "${SLURM_JOB_ID:-}" ]; then
+	timeout -k 5 60 srun --ntasks-per-node=1 --ntasks="${SLURM_JOB_NUM_NODES:-1}" bash 'TOP/templates/probe-node.sh' "$llmb_state" "$LLMB_JOB_ID" &
+	wait "$!" || echo "llmb: the node probe step failed; the run goes on" >&2
+else
+	bash 'TOP/templates/probe-node.sh' "$llmb_state" "$LLMB_JOB_ID" || true
+fi
+mkdir -p 'TRASH/mbinst/workloads/llama3.1/experiments/h100_8b_fp8_8'
+cd 'TRASH/mbinst/workloads/llama3.1/experiments/h100_8b_fp8_8'
+llmb_launch 'python3' 'TOP/workloads/mbridge-launch.py' '--mbridge-src' 'TRASH/mbinst/venvs/venv_ad119793e286/src/megatron_bridge' '--profile' '0' '--pytorch-profile' '0' '--gpu-metrics' '0' '--profile-start' '45' '--profile-stop' '50' '--profile-ranks' 'all' '--nsys-trace' 'cuda,nvtx' '--profile-dir' 'TRASH/mbinst/workloads/llama3.1/experiments/h100_8b_fp8_8' '--checkpoint' '1' '--checkpoint-interval' '25' '--checkpoint-dir' '/scratch/ckpt' '--load-dir' 'none' '--' '--model_family_name' 'llama' '--gpu' 'h100' '--container_image' 'TRASH/mbinst/images/nvidia+nemo+26.04.01.sqsh' '--num_gpus' '8' '--gpus_per_node' '8' '--offline' '--max_steps=50' '--custom_mounts=TRASH/mbinst/.cache/huggingface' '--enable_pct_binding' 'false' '--config_variant' 'v2' '--log_dir' 'TRASH/mbinst/workloads/llama3.1/experiments/h100_8b_fp8_8' '-gb' '128' '--model_recipe_name' 'llama3_8b' '--compute_dtype' 'fp8_cs'
+echo "llmb: training finished"
+if [ "${LLMB_SKIP_AFTER_PROBE:-0}" != 1 ]; then
+if [ -n "${SLURM_JOB_ID:-}" ]; then
+	timeout -k 5 60 srun --ntasks-per-node=1 --ntasks="${SLURM_JOB_NUM_NODES:-1}" bash 'TOP/templates/probe-node.sh' "$llmb_state" "$LLMB_JOB_ID" after &
+	wait "$!" || echo "llmb: the node probe step failed; the run goes on" >&2
+else
+	bash 'TOP/templates/probe-node.sh' "$llmb_state" "$LLMB_JOB_ID" after || true
+fi
+fi
