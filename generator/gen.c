@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cliopt.h"
 #include "cmds.h"
 #include "diag.h"
 #include "feasible.h"
@@ -30,10 +31,15 @@
 
 struct opts {
 	const char *top, *gen, *install;
+	char **ids; /* the operands, for commands that take stage ids */
+	int nids;
 };
 
+/* Every argument read before anything is done: options, then the stage
+ * ids when the command takes them (with_ids), else no operand. Returns -1
+ * to exit 0 (--help printed), 0 to go on, or 2 after saying what is wrong. */
 static int
-parse_opts(int argc, char **argv, struct opts *o, const char *usage)
+parse_opts(int argc, char **argv, struct opts *o, const char *usage, int with_ids)
 {
 	static const struct option lo[] = {
 		{"top", required_argument, 0, 't'},
@@ -45,16 +51,30 @@ parse_opts(int argc, char **argv, struct opts *o, const char *usage)
 	o->top = ".";
 	o->gen = "build/gen";
 	o->install = layout_install_root();
-	optind = 1;
-	for (int c; (c = getopt_long(argc, argv, "t:o:i:h", lo, NULL)) != -1;) {
+	o->ids = argv + argc;
+	o->nids = 0;
+	const char *text;
+	cliopt_start();
+	for (int c; (c = cliopt_next(argc, argv, "t:o:i:h", lo, &text)) != -1;) {
 		switch (c) {
 		case 't': o->top = optarg; break;
 		case 'o': o->gen = optarg; break;
 		case 'i': o->install = optarg; break;
-		case 'h': printf("%s", usage); exit(0);
-		default: fprintf(stderr, "%s", usage); return -1;
+		case 'h': printf("%s", usage); return -1;
+		default: return cliopt_refuse(text, "t:o:i:h", lo, usage);
 		}
 	}
+	if (optind < argc && !with_ids) {
+		fprintf(stderr, "%s: unexpected argument '%s'\n%s", progname, argv[optind], usage);
+		return 2;
+	}
+	for (int i = optind; i < argc; i++) {
+		/* a stage id never starts with '-': an option after the ids */
+		if (argv[i][0] == '-' && !cliopt_dashes())
+			return cliopt_refuse(argv[i], "t:o:i:h", lo, usage);
+	}
+	o->ids = argv + optind;
+	o->nids = argc - optind;
 	return 0;
 }
 
@@ -111,7 +131,7 @@ write_validity(const struct plan *p, struct sb *mk)
 		for (size_t k = 0; k < p->v[i].noutputs; k++)
 			if (is_json(p->v[i].outputs[k]))
 				sb_addf(mk, " $(wildcard $(LLMB_INSTALL)/%s)", p->v[i].outputs[k]);
-	sb_add(mk, "\n\t@$(LLMB) validate $@ $?\n"
+	sb_add(mk, "\n\t@$(LLMB) validate -- $@ $?\n"
 		   "$(LLMB_STATE)/id/%: $(LLMB_STATE)/done/% ;\n\n");
 }
 
@@ -350,9 +370,10 @@ int
 cmd_gen(int argc, char **argv)
 {
 	struct opts o;
-	if (parse_opts(argc, argv, &o, "usage: llmb gen [--top DIR] [--gen DIR]\n"
-		       "Reads the selection (WORKLOAD, SIZE, ...) from the environment.\n"))
-		return 2;
+	int prc = parse_opts(argc, argv, &o, "usage: llmb gen [--top DIR] [--gen DIR]\n"
+			     "Reads the selection (WORKLOAD, SIZE, ...) from the environment.\n", 0);
+	if (prc)
+		return prc < 0 ? 0 : prc;
 	struct sel s;
 	sel_from_env(&s);
 	struct plan p;
@@ -432,9 +453,10 @@ int
 cmd_check(int argc, char **argv)
 {
 	struct opts o;
-	if (parse_opts(argc, argv, &o, "usage: llmb check [--top DIR]\n"
-		       "Validates every recipe and expands every configuration; exit 2 on errors.\n"))
-		return 2;
+	int prc = parse_opts(argc, argv, &o, "usage: llmb check [--top DIR]\n"
+			     "Validates every recipe and expands every configuration; exit 2 on errors.\n", 0);
+	if (prc)
+		return prc < 0 ? 0 : prc;
 	struct sel s;
 	memset(&s, 0, sizeof s);
 	struct plan p;
@@ -475,8 +497,10 @@ int
 cmd_explain(int argc, char **argv)
 {
 	struct opts o;
-	if (parse_opts(argc, argv, &o, "usage: llmb explain [--top DIR] [--gen DIR] [--install DIR]\n"))
-		return 2;
+	int prc = parse_opts(argc, argv, &o, "usage: llmb explain [--top DIR] [--gen DIR] [--install DIR] [STAGE-ID...]\n"
+			     "Why each stale stage of the selection in the environment (or each stage named) would run.\n", 1);
+	if (prc)
+		return prc < 0 ? 0 : prc;
 	struct sel s;
 	sel_from_env(&s);
 	struct plan p;
@@ -484,7 +508,22 @@ cmd_explain(int argc, char **argv)
 		plan_free(&p);
 		return 2;
 	}
-	int *stale = xcalloc(p.n + 1, sizeof *stale), nstale = 0;
+	/* the stages named, each one of the selection's, before anything is said */
+	unsigned char *only = o.nids ? xcalloc(p.n + 1, 1) : NULL;
+	int unknown = 0;
+	for (int k = 0; k < o.nids; k++) {
+		const struct inst *in = plan_find(&p, o.ids[k]);
+		if (in)
+			only[in - p.v] = 1;
+		else
+			unknown = fprintf(stderr, "llmb explain: error: no stage '%s' in the selection (llmb status lists them)\n", o.ids[k]);
+	}
+	if (unknown) {
+		free(only);
+		plan_free(&p);
+		return 2;
+	}
+	int *stale = xcalloc(p.n + 1, sizeof *stale), nstale = 0, nshown = 0;
 	struct explain e = {&p, stale};
 	for (size_t i = 0; i < p.n; i++) {
 		struct inst *in = &p.v[i];
@@ -503,32 +542,51 @@ cmd_explain(int argc, char **argv)
 			free(cfg);
 			free(cfgp);
 		}
+		int shown = !only || only[i];
+		nshown += shown;
 		if (st != STAGE_DONE) {
 			stale[i] = 1;
-			nstale++;
-			printf("%-56s %s\n", in->id, why.buf);
+			nstale += shown;
+			if (shown)
+				printf("%-56s %s\n", in->id, why.buf);
 		}
 		sb_free(&why);
 	}
-	printf("%d of %zu stages would run\n", nstale, p.n);
+	printf("%d of %d stages would run\n", nstale, nshown);
+	free(only);
 	free(stale);
 	plan_free(&p);
 	return 0;
 }
 
-/* llmb validate OUT FILE...: the JSON outputs among FILE (those make saw
+/* llmb validate OUT.mk FILE...: the JSON outputs among FILE (those make saw
  * change) and those OUT already lists are validated again. */
 int
 cmd_validate(int argc, char **argv)
 {
-	if (argc < 2) {
-		fprintf(stderr, "usage: llmb validate OUT.mk [FILE...]\n");
+	static const char usage[] = "usage: llmb validate [--] OUT.mk [FILE...]\n"
+		"Rewrites OUT.mk (for make) with the JSON outputs among FILE and those it lists that do not validate.\n";
+	static const struct option lo[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+	const char *text;
+	cliopt_start();
+	for (int c; (c = cliopt_next(argc, argv, "h", lo, &text)) != -1;) {
+		if (c != 'h')
+			return cliopt_refuse(text, "h", lo, usage);
+		fputs(usage, stdout);
+		return 0;
+	}
+	/* OUT is rewritten: only a make fragment, never a word meant otherwise */
+	size_t n = optind < argc ? strlen(argv[optind]) : 0;
+	if (n < 4 || strcmp(argv[optind] + n - 3, ".mk")) {
+		if (n)
+			fprintf(stderr, "llmb validate: '%s' is not a make fragment (OUT.mk)\n", argv[optind]);
+		fputs(usage, stderr);
 		return 2;
 	}
 	struct sb cand = {0};
-	for (int i = 2; i < argc; i++)
+	for (int i = optind + 1; i < argc; i++)
 		sb_addf(&cand, " %s", argv[i]);
-	int rc = validity_write("llmb validate", argv[1], &cand);
+	int rc = validity_write("llmb validate", argv[optind], &cand);
 	sb_free(&cand);
 	return rc < 0 ? 2 : 0;
 }

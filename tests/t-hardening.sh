@@ -162,6 +162,64 @@ ASYNC=maybe "$LLMB" run --top "$T2" --gen "$TRASH/gen2" --install "$TRASH/inst2"
 t_ok "llmb run refuses ASYNC=maybe before anything (exit $rc)" test "$rc" = 2
 t_grep "llmb run says which spellings" 'ASYNC=maybe: expected 1/0, true/false, yes/no or on/off' "$TRASH/run.out"
 
+# ---- stage commands: every argument read before anything is done ------------
+# Two trainings of the base recipe "running" on Slurm (job records), and a
+# scancel stand-in that logs what it is asked to cancel.
+C=$TRASH/cmds CI=$TRASH/cmds/inst
+mkdir -p "$C/bin" "$C/cwd"
+printf '#!/bin/sh\necho "$*" >>"%s/scancel.log"\n' "$C" >"$C/bin/scancel"
+chmod +x "$C/bin/scancel"
+for n in 1 2; do
+	mkdir -p "$CI/state/jobs/train.w.cpu.tiny.fp32.$n"
+	printf 'cfg=x\ntoken=t\njob=10%s\nlog=x.out\nexecutor=slurm\nstate=submitted\nattempt=1\nsubmitted=1\n' "$n" \
+		>"$CI/state/jobs/train.w.cpu.tiny.fp32.$n/record"
+done
+# lc CMD ARG...: llmb CMD on the base recipe, from a scratch directory.
+lc() { (cd "$C/cwd" && env -u LLMB_GEN_VARS PATH="$C/bin:$PATH" EXECUTOR=slurm WORKLOAD=w "$LLMB" "$1" --top "$T2" --install "$CI" "${@:2}"); }
+cancelled() { cat "$C/scancel.log" 2>/dev/null | tr '\n' ' '; }
+t_rc "cancel --help: usage, exit 0" 0 lc cancel --help
+t_grep "cancel --help: the usage" '^usage: llmb cancel ' "$TRASH/.out"
+t_ok "cancel --help: nothing cancelled" test -z "$(cancelled)"
+t_rc "cancel -h: exit 0" 0 lc cancel -h
+for a in --bogus -x --top; do
+	t_rc "cancel $a: refused (exit 2)" 2 lc cancel $a
+	t_grep "cancel $a: the option named" "^llmb cancel: (unknown option|option) '$a'" "$TRASH/.out"
+done
+t_rc "cancel after a stage id: --bogus refused (exit 2)" 2 lc cancel train.w.cpu.tiny.fp32.1 --bogus
+t_rc "cancel of a stage not in the selection: refused (exit 2)" 2 lc cancel train.w.cpu.tiny.fp32.1 nosuch.stage
+t_grep "cancel: the unknown stage named" "no stage 'nosuch.stage' in the selection" "$TRASH/.out"
+t_ok "and nothing was cancelled by any of them" test -z "$(cancelled)"
+t_rc "cancel of one stage" 0 lc cancel train.w.cpu.tiny.fp32.1
+t_ok "cancels that stage's job only (got: $(cancelled))" test "$(cancelled)" = "101 "
+t_rc "status --bogus: refused (exit 2)" 2 lc status --bogus
+t_grep "status --bogus: named" "^llmb status: unknown option '--bogus'" "$TRASH/.out"
+t_rc "status --help: exit 0" 0 lc status --help
+t_nogrep "status --help: no stage looked at" '^train\.' "$TRASH/.out"
+t_rc "status of an unknown stage: refused (exit 2)" 2 lc status nosuch.stage
+t_rc "status of one stage" 0 lc status train.w.cpu.tiny.fp32.2
+t_ok "status of one stage: its line and the summary only" test "$(grep -c . "$TRASH/.out")" = 2
+t_rc "explain of an unknown stage: refused (exit 2)" 2 lc explain nosuch.stage
+t_grep "explain: the unknown stage named" "^llmb explain: error: no stage 'nosuch.stage'" "$TRASH/.out"
+t_rc "explain --bogus: refused (exit 2)" 2 lc explain --bogus
+t_rc "explain of one stage" 0 lc explain train.w.cpu.tiny.fp32.1
+t_grep "explain of one stage: that stage only" '^1 of 1 stages would run' "$TRASH/.out"
+t_rc "gen with an operand: refused (exit 2)" 2 lc gen --gen "$C/gen" extra
+t_ok "gen with an operand: no rules written" test ! -e "$C/gen"
+for a in --bogus --help -h; do
+	rc=0
+	(cd "$C/cwd" && "$LLMB" validate $a) >"$TRASH/.out" 2>&1 || rc=$?
+	t_ok "validate $a: exit $rc" test "$rc" = "$([ $a = --bogus ] && echo 2 || echo 0)"
+	t_ok "validate $a: no file written" test -z "$(ls -A "$C/cwd")"
+done
+t_rc "validate of a file that is no make fragment: refused" 2 sh -c "cd '$C/cwd' && '$LLMB' validate result.json"
+for c in run script; do
+	t_rc "$c --help: exit 0" 0 "$LLMB" $c --install "$C/none" --help
+	t_rc "$c --bogus: refused (exit 2)" 2 "$LLMB" $c --install "$C/none" --bogus train.w.cpu.tiny.fp32.1
+	t_grep "$c --bogus: named" "^llmb $c: unknown option '--bogus'" "$TRASH/.out"
+done
+t_ok "run --help and --bogus: no install tree made" test ! -e "$C/none"
+t_ok "still nothing else cancelled" test "$(cancelled)" = "101 "
+
 # ---- bounded readers: history, diff, sysdesc ----------------------------------
 # Deep nesting, many keys, FIFOs, a held lock: an error or a message within
 # seconds, never a crash or a hang.
