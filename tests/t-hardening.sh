@@ -134,6 +134,29 @@ while IFS= read -r line; do
 done <"$H/variables.txt"
 t_cmp "variables: exit status and diagnostics" "$H/variables.out" "$TRASH/vars.all"
 t_ok "no variable ran anything" test ! -e "$d/pwned"
+# A selection that plans no training is refused, naming the knob that
+# emptied it: deepseek-v3 on GB300 has only proxy runs at 64 GPUs and none
+# at 512.
+: >"$TRASH/noplan.all"
+for v in "SCALES=64 PROXY=0" "SCALES=512 PROXY=only"; do
+	rc=0
+	# shellcheck disable=SC2086 # two assignments
+	(cd "$TOP" && env -u LLMB_GEN_VARS EXECUTOR=slurm WORKLOAD=deepseek-v3 GPU_TYPE=gb300 $v \
+		"$LLMB" gen --top . --gen "$TRASH/noplan-gen") >/dev/null 2>"$TRASH/noplan.err" || rc=$?
+	{ echo "--- $v (exit $rc)"; cat "$TRASH/noplan.err"; } >>"$TRASH/noplan.all"
+done
+t_cmp "deepseek-v3 gb300: a selection with no training is refused" "$H/no-training.out" "$TRASH/noplan.all"
+t_ok "and no rules were written for it" test ! -e "$TRASH/noplan-gen/rules.mk"
+# The Megatron-Bridge launcher's plan never shows the token in clear.
+: >"$TRASH/mbtoken.all"
+for a in "--hf_token=hf_SECRET1" "--hf_token hf_SECRET1" "-hf=hf_SECRET1" "-hf hf_SECRET1" "--hf_tok=hf_SECRET1" "--seq hf_SECRET2"; do
+	# shellcheck disable=SC2086 # the option and its value as words
+	HF_TOKEN=hf_SECRET2 python3 "$TOP/workloads/mbridge-launch.py" --mbridge-src "$TRASH" --print-plan -- --gpu h100 $a \
+		>>"$TRASH/mbtoken.all" 2>&1
+done
+t_nogrep "mbridge-launch.py --print-plan: no token in clear" 'hf_SECRET' "$TRASH/mbtoken.all"
+t_grep "mbridge-launch.py --print-plan: masked where it stood" '"--hf_token=\*\*\*"' "$TRASH/mbtoken.all"
+
 # The same boolean in another spelling is the same configuration.
 (cd "$d" && env -u LLMB_GEN_VARS EXECUTOR=slurm ENABLE_PROFILE=true "$LLMB" gen --top . --gen "$TRASH/b1") 2>/dev/null
 (cd "$d" && env -u LLMB_GEN_VARS EXECUTOR=slurm ENABLE_PROFILE=YES "$LLMB" gen --top . --gen "$TRASH/b2") 2>/dev/null
@@ -157,6 +180,20 @@ for a in 1 0 true false FALSE No no off OFF on Yes '' maybe 2 '1 0' "\$(shell to
 done
 t_cmp "ASYNC spellings through make" "$H/async.out" "$TRASH/async.all"
 t_ok "no ASYNC value ran anything" test ! -e "$TRASH/pwned"
+# Every variable the GNUmakefile reads is looked at raw: one holding make
+# text is refused before make expands it, and nothing runs, even under -n.
+for v in WORKLOAD SIZE DTYPE GPU_TYPE SCALES PROXY ENABLE_PROFILE PROFILE_START_STEP PROFILE_STOP_STEP \
+	ENABLE_NCCLTRACE ENABLE_CHECKPOINT LOAD_CHECKPOINT_PATH ADDITIONAL_SLURM_PARAMS TIME_LIMIT MAX_STEPS \
+	EXTRA_WORK PREFLIGHT EXECUTOR LLMB_INSTALL LLMB_GEN ASYNC NIGHT NIGHTLY_NOTIFY EXEMPLAR EXEMPLAR_PASS_PCT \
+	ARCHIVE ARCHIVE_FORMAT LLMB_NIGHT LLMB_NIGHTLY LLMB_NIGHT_TAG LLMB_EXEMPLAR; do
+	case $v in ARCHIVE*) goal=(-n archive) ;; WORKLOAD) goal=(plan) ;; *) goal=(-n report) ;; esac
+	rc=0
+	make -C "$T2" B="$TOP/build" LLMB_GEN="$TRASH/gen2" LLMB_INSTALL="$TRASH/inst2" EXECUTOR=slurm WORKLOAD=w \
+		GPU_TYPE=cpu "${goal[@]}" "$v=\$(shell touch $TRASH/pwned-$v)" >"$TRASH/dollar.out" 2>&1 || rc=$?
+	t_ok "$v=\$(shell ...), make ${goal[*]}: refused (exit $rc), nothing ran" test "$rc" = 2 -a ! -e "$TRASH/pwned-$v"
+	t_grep "$v=\$(shell ...): the refusal names it" "^GNUmakefile:[0-9]+: \*\*\* $v=\\\$\(shell touch .*: a \"\\\$\" is refused" \
+		"$TRASH/dollar.out"
+done
 rc=0
 ASYNC=maybe "$LLMB" run --top "$T2" --gen "$TRASH/gen2" --install "$TRASH/inst2" nosuch.stage >"$TRASH/run.out" 2>&1 || rc=$?
 t_ok "llmb run refuses ASYNC=maybe before anything (exit $rc)" test "$rc" = 2
