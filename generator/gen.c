@@ -137,9 +137,10 @@ write_validity(const struct plan *p, struct sb *mk)
 
 /* Secrets are checked by name (their values stay in the environment,
  * looked at raw, never expanded). A run without one is refused when make
- * reads the rules, before any stage runs; a plan (make -n) is shown with a
- * line saying the secret must be exported first; plan, status and cancel
- * need none. */
+ * reads the rules, before any stage runs (the rules of this selection: not
+ * those left by another, which make reads before it remakes them); a plan
+ * (make -n) is shown with a line saying the secret must be exported first;
+ * plan, status and cancel need none. */
 static void
 write_secret_checks(struct sb *mk, const char *const *names, size_t n)
 {
@@ -149,7 +150,7 @@ write_secret_checks(struct sb *mk, const char *const *names, size_t n)
 	sb_add(mk, "\nLLMB_SECRETS_UNSET := $(foreach s,$(LLMB_SECRETS),$(if $(value $(s)),,$(s)))\n"
 		   "ifneq ($(LLMB_SECRETS_UNSET),)\n"
 		   "ifneq ($(filter report setup train parse llmb-report llmb-setup llmb-train llmb-parse,$(MAKECMDGOALS)),)\n"
-		   "ifeq ($(LLMB_DRYRUN),)\n"
+		   "ifeq ($(LLMB_DRYRUN)$(LLMB_RULES_STALE),)\n"
 		   "$(error $(firstword $(LLMB_SECRETS_UNSET)) is not set: the selected workloads pass it to their jobs "
 		   "by name. Export it (for Hugging Face a token with access to the gated models) and run again)\n"
 		   "endif\nendif\nendif\n.PHONY: llmb-secrets\n");

@@ -257,6 +257,44 @@ done
 t_ok "run --help and --bogus: no install tree made" test ! -e "$C/none"
 t_ok "still nothing else cancelled" test "$(cancelled)" = "101 "
 
+# ---- a plan of one selection never breaks the run of another -----------------
+# Workload s is w with a secret. Its plan (make -n, the secret set), then a
+# run of w without it: w's run reads w's rules, not s's secrets check (a
+# stand-in sbatch that fails shows the run got as far as submitting). With
+# the default rules directory (one per selection) and with one given.
+T3=$TRASH/top3
+mkdir -p "$T3/bin"
+cp -r "$H/base/." "$T3/"
+for f in GNUmakefile generator scripts templates tests; do ln -s "$TOP/$f" "$T3/$f"; done
+sed 's/^workload: w$/workload: s/' "$T3/workloads/w.yaml" >"$T3/workloads/s.yaml"
+printf 'secrets: [LLMB_TEST_SECRET]\n' >>"$T3/workloads/s.yaml"
+cp -r "$T3/workloads/w" "$T3/workloads/s"
+printf '#!/bin/sh\necho "sbatch stand-in: no cluster here" >&2\nexit 1\n' >"$T3/bin/sbatch"
+printf '#!/bin/sh\nexit 1\n' >"$T3/bin/scontrol"
+chmod +x "$T3/bin/sbatch" "$T3/bin/scontrol"
+m3() { env -u LLMB_TEST_SECRET PATH="$T3/bin:$PATH" make -C "$T3" B="$TOP/build" EXECUTOR=slurm GPU_TYPE=cpu "$@"; }
+for gen in keyed given; do
+	with=()
+	[ $gen = keyed ] || with=(LLMB_GEN="$TRASH/gen3")
+	t_ok "selection s ($gen rules): the plan, with its secret" m3 "${with[@]}" LLMB_INSTALL="$TRASH/inst3-$gen" \
+		LLMB_TEST_SECRET=x -n report WORKLOAD=s
+	rc=0
+	m3 "${with[@]}" LLMB_INSTALL="$TRASH/inst3-$gen" report WORKLOAD=w >"$TRASH/sel3.out" 2>&1 || rc=$?
+	t_nogrep "then selection w ($gen rules): not stopped by s's secret" 'LLMB_TEST_SECRET is not set' "$TRASH/sel3.out"
+	t_grep "then selection w ($gen rules): its run went as far as submitting" 'sbatch stand-in: no cluster here' "$TRASH/sel3.out"
+	rc=0
+	m3 "${with[@]}" LLMB_INSTALL="$TRASH/inst3-$gen" report WORKLOAD=s >"$TRASH/sel3.out" 2>&1 || rc=$?
+	t_ok "and selection s without its secret: still refused (exit $rc)" test "$rc" = 2
+	t_grep "and selection s without its secret: the refusal names it" 'LLMB_TEST_SECRET is not set: the selected workloads' "$TRASH/sel3.out"
+	t_nogrep "and selection s without its secret: nothing submitted" 'sbatch stand-in' "$TRASH/sel3.out"
+done
+# Each selection (and install tree, and night) has its own rules directory.
+gen_of() { m3 -pn report "$@" 2>/dev/null | sed -n 's/^LLMB_GEN := //p' | sort -u; }
+ga=$(gen_of WORKLOAD=w LLMB_INSTALL="$TRASH/inst3-keyed") gb=$(gen_of WORKLOAD=w SCALES=1 LLMB_INSTALL="$TRASH/inst3-keyed")
+gc=$(gen_of WORKLOAD=w LLMB_INSTALL="$TRASH/inst3-other") gn=$(LLMB_NIGHT=2026-01-01 gen_of WORKLOAD=w LLMB_INSTALL="$TRASH/inst3-keyed")
+t_ok "rules per selection: [$ga] [$gb] [$gc] [$gn]" test -n "$ga" -a -n "$gb" -a -n "$gc" -a "$ga" != "$gb" -a "$ga" != "$gc" -a "$gb" != "$gc"
+t_ok "a night's rules apart from a plan's: [$gn]" test "${gn#"$TOP"/build/gen-nightly/}" != "$gn"
+
 # ---- bounded readers: history, diff, sysdesc ----------------------------------
 # Deep nesting, many keys, FIFOs, a held lock: an error or a message within
 # seconds, never a crash or a hang.
