@@ -255,6 +255,12 @@ for c in run script; do
 	t_grep "$c --bogus: named" "^llmb $c: unknown option '--bogus'" "$TRASH/.out"
 done
 t_ok "run --help and --bogus: no install tree made" test ! -e "$C/none"
+# The other commands name what they do not understand too, and take --help.
+for c in report flops diff sysdesc exemplar; do
+	t_rc "$c --bogus: refused (exit 2)" 2 "$LLMB" $c --bogus
+	t_grep "$c --bogus: named" "^llmb $c: unknown option '--bogus'" "$TRASH/.out"
+	t_rc "$c --help: exit 0" 0 "$LLMB" $c --help
+done
 t_ok "still nothing else cancelled" test "$(cancelled)" = "101 "
 
 # ---- a plan of one selection never breaks the run of another -----------------
