@@ -521,10 +521,12 @@ cmd_explain(int argc, char **argv)
 	int unknown = 0;
 	for (int k = 0; k < o.nids; k++) {
 		const struct inst *in = plan_find(&p, o.ids[k]);
-		if (in)
+		if (in) {
 			only[in - p.v] = 1;
-		else
-			unknown = fprintf(stderr, "llmb explain: error: no stage '%s' in the selection (llmb status lists them)\n", o.ids[k]);
+		} else {
+			fprintf(stderr, "llmb explain: error: no stage '%s' in the selection (llmb status lists them)\n", o.ids[k]);
+			unknown = 1;
+		}
 	}
 	if (unknown) {
 		free(only);

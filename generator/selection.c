@@ -299,12 +299,17 @@ check_knobs(const struct sel *s)
 	int errs = 0;
 	/* First, and alone: no make variable carries a newline or another
 	 * control character, and the messages below would print it raw. */
-	for (int k = 0; k < K_NKNOBS; k++)
-		if (s->v[k] && has_control(s->v[k]))
-			errs += fprintf(stderr, "llmb: error: %s holds a control character (a newline, a tab?): "
-					"a variable of the selection cannot carry one\n", knob_names[k]) > 0;
-	if (errs)
-		return diag_errors += errs, errs;
+	for (int k = 0; k < K_NKNOBS; k++) {
+		if (s->v[k] && has_control(s->v[k])) {
+			fprintf(stderr, "llmb: error: %s holds a control character (a newline, a tab?): "
+				"a variable of the selection cannot carry one\n", knob_names[k]);
+			errs++;
+		}
+	}
+	if (errs) {
+		diag_errors += errs;
+		return errs;
+	}
 	static const enum knob bools[] = {K_ENABLE_PROFILE, K_ENABLE_NCCLTRACE, K_ENABLE_CHECKPOINT};
 	static const enum knob ints[] = {K_PROFILE_START_STEP, K_PROFILE_STOP_STEP, K_MAX_STEPS, K_EXTRA_WORK};
 	for (size_t i = 0; i < sizeof bools / sizeof *bools; i++) {
