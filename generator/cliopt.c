@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cliopt.h"
+#include "util.h"
 
 void
 cliopt_start(void)
@@ -33,6 +34,25 @@ cliopt_next(int argc, char **argv, const char *shortopts, const struct option *l
 	    strcspn(*text + 2, "=") != strlen(longopts[li].name))
 		return '?';
 	return c;
+}
+
+int
+cliopt_refuse(const char *text, const char *shortopts, const struct option *longopts, const char *usage)
+{
+	/* missing a value: the text names an option that takes one, in full */
+	int missing = 0;
+	if (!strncmp(text, "--", 2)) {
+		size_t n = strcspn(text + 2, "=");
+		for (const struct option *o = longopts; o && o->name; o++)
+			missing |= !text[2 + n] && o->has_arg == required_argument && strlen(o->name) == n &&
+				    !strncmp(o->name, text + 2, n);
+	} else if (text[0] == '-' && text[1] && !text[2]) {
+		const char *at = strchr(shortopts, text[1]);
+		missing = at && text[1] != '-' && at[1] == ':';
+	}
+	fprintf(stderr, missing ? "%s: option '%s' needs a value\n" : "%s: unknown option '%s'\n", progname, text);
+	fputs(usage, stderr);
+	return 2;
 }
 
 int

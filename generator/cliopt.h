@@ -14,6 +14,11 @@ void cliopt_start(void);
  * *text is the argv element it came from, for the command's messages. */
 int cliopt_next(int argc, char **argv, const char *shortopts, const struct option *longopts, const char **text);
 
+/* For a '?' of cliopt_next: says on stderr which option text is wrong
+ * (unknown, or missing its value), then usage; returns 2, the exit status
+ * of a command given an argument it does not understand. */
+int cliopt_refuse(const char *text, const char *shortopts, const struct option *longopts, const char *usage);
+
 /* The options ended at a "--" (which commands that never took one refuse). */
 int cliopt_dashes(void);
 

@@ -122,6 +122,8 @@ cmd_metrics(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return 2;
 	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return fputs(usage_text, stdout), 0;
 	if (parse_opts(argc, argv, opts, &format, &ref, &top))
 		return 2;
 	if (ref)

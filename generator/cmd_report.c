@@ -30,6 +30,7 @@ static const struct option longopts[] = {
 	{"format", optional_argument, NULL, O_FORMAT},
 	{"tolerance", optional_argument, NULL, O_TOLERANCE},
 	{"show", no_argument, NULL, O_SHOW},
+	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
 
@@ -71,8 +72,13 @@ cmd_report(int argc, char **argv)
 	const char *text;
 	int c, bad = 0;
 	cliopt_start();
-	while (!bad && (c = cliopt_next(argc, argv, "", longopts, &text)) != -1)
-		bad = c == '?' || option(c, optarg, text, &o);
+	while (!bad && (c = cliopt_next(argc, argv, "", longopts, &text)) != -1) {
+		if (c == '?')
+			return cliopt_refuse(text, "", longopts, usage_text);
+		if (c == 'h')
+			return fputs(usage_text, stdout), 0;
+		bad = option(c, optarg, text, &o);
+	}
 	int i = optind;
 	/* a lone "-" was never an operand here */
 	bad |= i < argc && !strcmp(argv[i], "-") && strcmp(argv[i - 1], "--");

@@ -427,6 +427,8 @@ cmd_diff(int argc, char **argv)
 			return fputs(usage_text, stdout), 0;
 		else if (c == 1 && n < 2 && optarg[0] != '-')
 			args[n++] = optarg;
+		else if (c == '?' || c == 'h')
+			return cliopt_refuse(text, "h", longopts, usage_text);
 		else
 			return fputs(usage_text, stderr), 2;
 	}

@@ -403,10 +403,12 @@ cmd_exemplar(int argc, char **argv)
 	int c;
 	cliopt_start();
 	while ((c = cliopt_next(argc, argv, "", longopts, &text)) != -1) {
-		if (c == '?' || c == 'h') {
-			fprintf(c == 'h' ? stdout : stderr, "%s", usage);
-			return c == 'h' ? 0 : EX_ERROR;
+		if (c == 'h') {
+			fputs(usage, stdout);
+			return 0;
 		}
+		if (c == '?')
+			return cliopt_refuse(text, "", longopts, usage);
 		*(c == 't' ? &e.top : c == 'i' ? &e.install : &e.suite) = optarg;
 	}
 	if (optind < argc && !cliopt_dashes()) {

@@ -250,10 +250,11 @@ lookup_args(void *ctx, const char *name, double *v)
 int
 cmd_calc(int argc, char **argv)
 {
-	if (argc < 2) {
-		fprintf(stderr, "usage: llmb calc EXPR [name=value...]\n");
-		return 2;
-	}
+	static const char usage[] = "usage: llmb calc EXPR [name=value...]\n";
+	if (argc < 2)
+		return fputs(usage, stderr), 2;
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return fputs(usage, stdout), 0;
 	struct vars vs = {argc - 2, argv + 2};
 	char err[160];
 	int off = 0;

@@ -368,7 +368,10 @@ cmd_flops(int argc, char **argv)
 	const char *top = ".", *args[3] = {NULL, NULL, NULL}, *tps = NULL;
 	int na = 0;
 	static const struct option longopts[] = {
-		{"top", required_argument, NULL, 't'}, {"tp", required_argument, NULL, 'p'}, {NULL, 0, NULL, 0}};
+		{"top", required_argument, NULL, 't'}, {"tp", required_argument, NULL, 'p'},
+		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+	static const char usage[] = "usage: llmb flops WORKLOAD SIZE [GPU_TYPE] [--top DIR]\n"
+				    "       llmb flops MODEL SIZE [--tp N] [--top DIR]   (" MBFLOPS_TABLE ")\n";
 	const char *text;
 	int c;
 	cliopt_start();
@@ -379,6 +382,10 @@ cmd_flops(int argc, char **argv)
 			tps = optarg;
 		else if (c == 1 && optarg[0] != '-' && na < 3)
 			args[na++] = optarg;
+		else if (c == 'h')
+			return fputs(usage, stdout), 0;
+		else if (c == '?')
+			return cliopt_refuse(text, "", longopts, usage);
 		else
 			na = 9;
 	}
@@ -387,8 +394,7 @@ cmd_flops(int argc, char **argv)
 	char *end = NULL;
 	long tp = tps ? strtol(tps, &end, 10) : 1;
 	if (na < 2 || na > 3 || (tps && (*end || tp < 1 || na != 2))) {
-		fprintf(stderr, "usage: llmb flops WORKLOAD SIZE [GPU_TYPE] [--top DIR]\n"
-				"       llmb flops MODEL SIZE [--tp N] [--top DIR]   (" MBFLOPS_TABLE ")\n");
+		fputs(usage, stderr);
 		return 2;
 	}
 	struct recipes r;

@@ -525,14 +525,25 @@ cmd_script(int argc, char **argv)
 	const char *top = ".", *gen = "build/gen", *install = layout_install_root();
 	static const struct option longopts[] = {
 		{"top", required_argument, NULL, 't'}, {"gen", required_argument, NULL, 'g'},
-		{"install", required_argument, NULL, 'i'}, {NULL, 0, NULL, 0},
+		{"install", required_argument, NULL, 'i'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 	};
+	static const char usage[] = "usage: llmb script [--top DIR] [--gen DIR] [--install DIR] STAGE-ID\n";
 	int i = 1, o;
 	cliopt_start();
-	while ((o = cliopt_next_word(argc, argv, longopts, &i)) != -1)
+	while ((o = cliopt_next_word(argc, argv, longopts, &i)) != -1) {
+		if (o == 'h')
+			return fputs(usage, stdout), 0;
 		*(o == 't' ? &top : o == 'g' ? &gen : &install) = optarg;
+	}
+	/* a stage id never starts with '-': an option not understood */
+	if (i < argc && !strcmp(argv[i], "--"))
+		i++;
+	else if (i < argc && !strcmp(argv[i], "-h"))
+		return fputs(usage, stdout), 0;
+	else if (i < argc && argv[i][0] == '-')
+		return cliopt_refuse(argv[i], "", longopts, usage);
 	if (i != argc - 1) {
-		fprintf(stderr, "usage: llmb script [--top DIR] [--gen DIR] [--install DIR] STAGE-ID\n");
+		fputs(usage, stderr);
 		return 2;
 	}
 	char *path = layout_cfg(gen, argv[i]);

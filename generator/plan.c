@@ -445,6 +445,26 @@ plan_build(struct plan *p, const char *top, const struct sel *s, int all)
 		free(w.runs);
 	}
 	free(memo);
+	/* A selection that plans no training would still set up images,
+	 * venvs and downloads, measure nothing and succeed. */
+	if (!all && !alts && diag_errors == before) {
+		size_t ntrain = 0;
+		for (size_t i = 0; i < p->n; i++)
+			ntrain += stage_kind_is(p->v[i].kind, SK_TRAINING);
+		if (!ntrain) {
+			struct sb set = {0};
+			for (int k = K_WORKLOAD; k <= K_PROXY; k++)
+				if (s->v[k])
+					sb_addf(&set, " %s=%s", knob_names[k], s->v[k]);
+			if (p->emptied)
+				fprintf(stderr, "llmb: error: the selection plans no training: %s\n", p->emptied);
+			else
+				fprintf(stderr, "llmb: error: the selection%s plans no training: no run of a workload matches it\n",
+					set.buf ? set.buf : "");
+			sb_free(&set);
+			diag_errors++;
+		}
+	}
 	/* Hash in creation order: every dependency has a lower index. Shared
 	 * instances (images, venvs) were created by their first workload. */
 	link_and_hash(p, 0);
@@ -477,6 +497,7 @@ plan_free(struct plan *p)
 	index_free(&p->ids);
 	index_free(&p->files);
 	free(p->fhash);
+	free(p->emptied);
 	recipes_free(&p->rec);
 	memset(p, 0, sizeof *p);
 }

@@ -77,6 +77,7 @@ struct plan {
 	long night_repeats;         /* runs of each configuration per night (nightly),
 	                             * or measured runs of each (exemplar) */
 	int exemplar_profile;       /* exemplar: one more, profiled run of each */
+	char *emptied;              /* which knob left a workload without runs, first */
 };
 
 /* The instance with that id, or NULL. */

@@ -979,16 +979,28 @@ cmd_run(int argc, char **argv)
 	const char *top = ".", *install = layout_install_root();
 	static const struct option longopts[] = {
 		{"async", no_argument, NULL, 'a'}, {"top", required_argument, NULL, 't'},
-		{"gen", required_argument, NULL, 'g'}, {"install", required_argument, NULL, 'i'}, {NULL, 0, NULL, 0},
+		{"gen", required_argument, NULL, 'g'}, {"install", required_argument, NULL, 'i'},
+		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 	};
+	static const char usage[] = "usage: llmb run [--top DIR] [--gen DIR] [--install DIR] [--async] [K/N] STAGE-ID\n";
 	int i = 1, o;
 	cliopt_start();
 	while ((o = cliopt_next_word(argc, argv, longopts, &i)) != -1) {
+		if (o == 'h')
+			return fputs(usage, stdout), 0;
 		if (o == 'a')
 			c.async = 1;
 		else
 			*(o == 't' ? &top : o == 'g' ? &c.gen : &install) = optarg;
 	}
+	/* a stage id never starts with '-': an option not understood, refused
+	 * before anything is created or submitted */
+	if (i < argc && !strcmp(argv[i], "--"))
+		i++;
+	else if (i < argc && !strcmp(argv[i], "-h"))
+		return fputs(usage, stdout), 0;
+	else if (i < argc && argv[i][0] == '-')
+		return cliopt_refuse(argv[i], "", longopts, usage);
 	if (argc - i == 1) {
 		c.progress = "-";
 		c.id = argv[i];
@@ -996,7 +1008,7 @@ cmd_run(int argc, char **argv)
 		c.progress = argv[i];
 		c.id = argv[i + 1];
 	} else {
-		fprintf(stderr, "usage: llmb run [--top DIR] [--gen DIR] [--install DIR] [--async] [K/N] STAGE-ID\n");
+		fputs(usage, stderr);
 		return 2;
 	}
 	const char *as = getenv("ASYNC");

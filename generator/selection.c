@@ -187,6 +187,12 @@ select_runs(struct wctx *w, const struct sel *s, int all)
 			if (want == 2 ? proxy : want == 1 || !proxy)
 				w->runs[k++] = w->runs[j];
 		}
+		/* said when the selection as a whole plans no training */
+		if (w->nruns && !k && !w->p->emptied)
+			w->p->emptied = xasprintf("PROXY=%s leaves no run of workload %s%s%s (%s)", px ? px : "",
+						  ystr(w->wl, "workload", ""), scales_sel ? " at SCALES=" : "",
+						  scales_sel ? scales_sel : "",
+						  want == 2 ? "no proxy run there" : "only proxy runs there");
 		w->nruns = k;
 	}
 	return 0;
@@ -324,6 +330,19 @@ int
 check_knobs(const struct sel *s)
 {
 	int errs = 0;
+	/* First, and alone: no make variable carries a newline or another
+	 * control character, and the messages below would print it raw. */
+	for (int k = 0; k < K_NKNOBS; k++) {
+		if (s->v[k] && has_control(s->v[k])) {
+			fprintf(stderr, "llmb: error: %s holds a control character (a newline, a tab?): "
+				"a variable of the selection cannot carry one\n", knob_names[k]);
+			errs++;
+		}
+	}
+	if (errs) {
+		diag_errors += errs;
+		return errs;
+	}
 	static const enum knob bools[] = {K_ENABLE_PROFILE, K_ENABLE_NCCLTRACE, K_ENABLE_CHECKPOINT,
 		K_ENABLE_PYTORCH_PROFILE, K_ENABLE_GPU_METRICS};
 	static const enum knob ints[] = {K_PROFILE_START_STEP, K_PROFILE_STOP_STEP, K_MAX_STEPS, K_EXTRA_WORK,

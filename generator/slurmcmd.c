@@ -69,17 +69,30 @@ slurm_argv_shell(struct sb *out, char *const *argv)
 
 /* ---- ADDITIONAL_SLURM_PARAMS ------------------------------------------------- */
 
-/* Options llmb sets from the recipe, or that would change how llmb talks to
- * sbatch. sbatch accepts unambiguous abbreviations of long options, so a key
- * that is a prefix of one of these is refused as well. */
-static const char *const reserved_opts[] = {
-	"parsable", "job-name", "output", "error", "chdir", "nodes",
-	"ntasks-per-node", "gpus-per-node", "exclusive", "time", "dependency",
-	"account", "partition", "export",
-	/* from here on: options that change how sbatch answers llmb */
-	"wrap", "wait", "test-only", "help", "usage", "version",
+/* sbatch options ADDITIONAL_SLURM_PARAMS may not give, each with the reason
+ * said: what llmb sets from the recipe, what would change how sbatch
+ * answers llmb, and what would break its one job per stage (a job llmb
+ * submits, finds by name, waits for and cancels). sbatch accepts
+ * unambiguous abbreviations of long options, so a key that is a prefix of
+ * one of these is refused as well. */
+#define SET_BY_LLMB "is set by llmb itself (from the recipe and the environment); remove it"
+#define ANSWER "would change how sbatch answers llmb; remove it"
+static const struct {
+	const char *name, *why;
+} reserved_opts[] = {
+	{"parsable", SET_BY_LLMB}, {"job-name", SET_BY_LLMB}, {"output", SET_BY_LLMB}, {"error", SET_BY_LLMB},
+	{"chdir", SET_BY_LLMB}, {"nodes", SET_BY_LLMB}, {"ntasks-per-node", SET_BY_LLMB},
+	{"gpus-per-node", SET_BY_LLMB}, {"exclusive", SET_BY_LLMB}, {"time", SET_BY_LLMB},
+	{"dependency", SET_BY_LLMB}, {"account", SET_BY_LLMB}, {"partition", SET_BY_LLMB}, {"export", SET_BY_LLMB},
+	{"wrap", ANSWER}, {"wait", ANSWER}, {"test-only", ANSWER}, {"help", ANSWER}, {"usage", ANSWER},
+	{"version", ANSWER},
+	{"quiet", "would hide the job id sbatch answers llmb with; remove it"},
+	{"array", "would make one stage many jobs (one per index), where llmb submits, waits for and cancels one; "
+		  "give each run its own stage (SCALES, the recipe's configs)"},
+	{"clusters", "would submit to another cluster, where llmb's squeue, sacct and scancel do not look; "
+		     "run llmb on that cluster"},
+	{"hold", "would hold the job until someone releases it, with make waiting on it; remove it"},
 };
-#define FIRST_BEHAVIOUR_OPT 14
 /* Real sbatch options that happen to be prefixes of reserved ones. */
 static const char *const exact_opts[] = {"gpus", "ntasks"};
 
@@ -92,7 +105,7 @@ reserved_match(const char *key)
 		if (!strcmp(key, exact_opts[i]))
 			return -1;
 	for (size_t i = 0; i < sizeof reserved_opts / sizeof *reserved_opts; i++)
-		if (!strncmp(reserved_opts[i], key, n))
+		if (!strncmp(reserved_opts[i].name, key, n))
 			return (int)i;
 	return -1;
 }
@@ -118,13 +131,11 @@ param_add(struct strv *a, const char *p, size_t len, struct sb *err)
 		sb_add_shquote(err, key);
 		sb_add(err, " (want lowercase letters, digits and '-', like 'mem=0' or 'exclusive')");
 	} else if ((r = reserved_match(key)) >= 0) {
-		if (strcmp(reserved_opts[r], key))
+		if (strcmp(reserved_opts[r].name, key))
 			sb_addf(err, "ADDITIONAL_SLURM_PARAMS: '%s' abbreviates sbatch's '--%s', which llmb controls",
-			    key, reserved_opts[r]);
-		else if (r >= FIRST_BEHAVIOUR_OPT)
-			sb_addf(err, "ADDITIONAL_SLURM_PARAMS: '%s' would change how sbatch answers llmb; remove it", key);
+			    key, reserved_opts[r].name);
 		else
-			sb_addf(err, "ADDITIONAL_SLURM_PARAMS: '%s' is set by llmb itself (from the recipe and the environment); remove it", key);
+			sb_addf(err, "ADDITIONAL_SLURM_PARAMS: '%s' %s", key, reserved_opts[r].why);
 	} else if (val && !*val) {
 		sb_addf(err, "ADDITIONAL_SLURM_PARAMS: empty value for '%s'", key);
 	} else if (val && has_control(val)) {

@@ -23,28 +23,74 @@
 #include "stale.h"
 #include "util.h"
 
+static const char usage_status[] =
+	"usage: llmb status [--top DIR] [--install DIR] [STAGE-ID...]\n"
+	"The state of each stage of the selection in the environment (WORKLOAD, SIZE, ...),\n"
+	"or of the stages named (each must be one of the selection's).\n";
+static const char usage_cancel[] =
+	"usage: llmb cancel [--top DIR] [--install DIR] [STAGE-ID...]\n"
+	"Cancels the unfinished jobs of the selection in the environment (WORKLOAD, SIZE, ...),\n"
+	"or of the stages named only (each must be one of the selection's).\n";
+
 /* The plan of the selection in the environment, for status and cancel:
- * [--top DIR] [--install DIR]. Non-zero after printing errors. */
+ * [--top DIR] [--install DIR] [STAGE-ID...], read whole before anything
+ * is looked at or done. *only (p->n entries, or NULL: every stage) marks
+ * the stages named. Returns -1 to exit 0 (--help), 0 to go on, or the exit
+ * status after saying what is wrong. */
 static int
-selected_plan(int argc, char **argv, struct plan *p, const char **install)
+selected_plan(int argc, char **argv, const char *usage, struct plan *p, const char **install, unsigned char **only)
 {
-	const char *top = ".";
+	const char *top = ".", *text;
 	*install = layout_install_root();
+	*only = NULL;
 	static const struct option longopts[] = {
-		{"top", required_argument, NULL, 't'}, {"install", required_argument, NULL, 'i'}, {NULL, 0, NULL, 0},
+		{"top", required_argument, NULL, 't'}, {"install", required_argument, NULL, 'i'},
+		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 	};
-	const char *text;
-	int o;
-	/* anything else is ignored, as make passes what it has */
+	int o, nids = 0;
+	const char **ids = xcalloc((size_t)argc + 1, sizeof *ids);
 	cliopt_start();
-	while ((o = cliopt_next(argc, argv, "", longopts, &text)) != -1)
-		if (o == 't' || o == 'i')
+	/* in order: a stage id may stand before or after the options */
+	while ((o = cliopt_next(argc, argv, "-h", longopts, &text)) != -1) {
+		if (o == 't' || o == 'i') {
 			*(o == 't' ? &top : install) = optarg;
+		} else if (o == 1 && optarg[0] != '-') {
+			ids[nids++] = optarg;
+		} else if (o == 'h') {
+			free(ids);
+			fputs(usage, stdout);
+			return -1;
+		} else {
+			free(ids);
+			return cliopt_refuse(o == 1 ? optarg : text, "h", longopts, usage);
+		}
+	}
+	for (; optind < argc; optind++) /* after "--" */
+		ids[nids++] = argv[optind];
 	struct sel s;
 	sel_from_env(&s);
 	if (plan_build(p, top, &s, 0)) {
 		plan_free(p);
-		return -1;
+		free(ids);
+		return 2;
+	}
+	int bad = 0;
+	if (nids)
+		*only = xcalloc(p->n + 1, 1);
+	for (int k = 0; k < nids; k++) {
+		const struct inst *in = plan_find(p, ids[k]);
+		if (in) {
+			(*only)[in - p->v] = 1;
+		} else {
+			fprintf(stderr, "%s: error: no stage '%s' in the selection (llmb status lists them)\n", progname, ids[k]);
+			bad = 1;
+		}
+	}
+	free(ids);
+	if (bad) {
+		free(*only);
+		plan_free(p);
+		return 2;
 	}
 	return 0;
 }
@@ -58,8 +104,10 @@ cmd_status(int argc, char **argv)
 {
 	const char *install;
 	struct plan p;
-	if (selected_plan(argc, argv, &p, &install))
-		return 2;
+	unsigned char *only;
+	int rc = selected_plan(argc, argv, usage_status, &p, &install, &only);
+	if (rc)
+		return rc < 0 ? 0 : rc;
 	enum { K_DONE, K_STALE, K_SUBMITTED, K_PENDING, K_RUNNING, K_FINISHED, K_FAILED, K_N };
 	static const char *const names[K_N] = {"done", "stale", "submitted now", "pending", "running",
 		"finished (run make to collect)", "failed"};
@@ -75,6 +123,8 @@ cmd_status(int argc, char **argv)
 		const struct executor *ex = e ? &slurm_executor : &local_executor;
 		size_t n = 0;
 		for (size_t i = 0; i < p.n; i++) {
+			if (only && !only[i])
+				continue;
 			char *dir = layout_jobs(install, p.v[i].id);
 			if (e == 0)
 				jobrec_read_dir(dir, &recs[i]);
@@ -91,7 +141,7 @@ cmd_status(int argc, char **argv)
 			ex->query(cache, ji, (int)n);
 		for (size_t i = 0, k = 0; i < p.n && k < n; i++) {
 			struct jobrec *r = &recs[i];
-			if (strcmp(r->cfg, p.v[i].hash) || strcmp(r->state, "submitted") || !*r->job ||
+			if ((only && !only[i]) || strcmp(r->cfg, p.v[i].hash) || strcmp(r->state, "submitted") || !*r->job ||
 			    strcmp(r->executor, ex->name))
 				continue;
 			elapsed[i] = ji[k].elapsed;
@@ -103,6 +153,8 @@ cmd_status(int argc, char **argv)
 		}
 	}
 	for (size_t i = 0; i < p.n; i++) {
+		if (only && !only[i])
+			continue;
 		struct inst *in = &p.v[i];
 		struct jobrec *r = &recs[i];
 		struct stamp st;
@@ -155,20 +207,26 @@ cmd_status(int argc, char **argv)
 	free(elapsed);
 	free(ji);
 	free(recs);
+	free(only);
 	plan_free(&p);
 	return 0;
 }
 
-/* llmb cancel: cancels the unfinished jobs of the selected stages. */
+/* llmb cancel: cancels the unfinished jobs of the selected stages, or of
+ * the stages named only. */
 int
 cmd_cancel(int argc, char **argv)
 {
 	const char *install;
 	struct plan p;
-	if (selected_plan(argc, argv, &p, &install))
-		return 2;
-	int n = 0, rc = 0;
+	unsigned char *only;
+	int rc = selected_plan(argc, argv, usage_cancel, &p, &install, &only);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	int n = 0;
 	for (size_t i = 0; i < p.n; i++) {
+		if (only && !only[i])
+			continue;
 		struct jobrec r;
 		if (jobrec_read(install, p.v[i].id, &r) == 0 && *r.job && !strcmp(r.state, "submitted") &&
 		    executor_find(r.executor)) {
@@ -184,6 +242,7 @@ cmd_cancel(int argc, char **argv)
 		}
 	}
 	printf("%d job(s) cancelled\n", n);
+	free(only);
 	plan_free(&p);
 	return rc;
 }

@@ -292,6 +292,7 @@ cmd_sysdesc(int argc, char **argv)
 			return fputs(usage_text, stdout), 0;
 		} else if (argv[i][0] == '-') {
 			json_decref(all);
+			fprintf(stderr, "%s: unknown option '%s'\n", progname, argv[i]);
 			return fputs(usage_text, stderr), 2;
 		} else {
 			inputs++;

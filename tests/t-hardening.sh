@@ -134,6 +134,29 @@ while IFS= read -r line; do
 done <"$H/variables.txt"
 t_cmp "variables: exit status and diagnostics" "$H/variables.out" "$TRASH/vars.all"
 t_ok "no variable ran anything" test ! -e "$d/pwned"
+# A selection that plans no training is refused, naming the knob that
+# emptied it: deepseek-v3 on GB300 has only proxy runs at 64 GPUs and none
+# at 512.
+: >"$TRASH/noplan.all"
+for v in "SCALES=64 PROXY=0" "SCALES=512 PROXY=only"; do
+	rc=0
+	# shellcheck disable=SC2086 # two assignments
+	(cd "$TOP" && env -u LLMB_GEN_VARS EXECUTOR=slurm WORKLOAD=deepseek-v3 GPU_TYPE=gb300 $v \
+		"$LLMB" gen --top . --gen "$TRASH/noplan-gen") >/dev/null 2>"$TRASH/noplan.err" || rc=$?
+	{ echo "--- $v (exit $rc)"; cat "$TRASH/noplan.err"; } >>"$TRASH/noplan.all"
+done
+t_cmp "deepseek-v3 gb300: a selection with no training is refused" "$H/no-training.out" "$TRASH/noplan.all"
+t_ok "and no rules were written for it" test ! -e "$TRASH/noplan-gen/rules.mk"
+# The Megatron-Bridge launcher's plan never shows the token in clear.
+: >"$TRASH/mbtoken.all"
+for a in "--hf_token=hf_SECRET1" "--hf_token hf_SECRET1" "-hf=hf_SECRET1" "-hf hf_SECRET1" "--hf_tok=hf_SECRET1" "--seq hf_SECRET2"; do
+	# shellcheck disable=SC2086 # the option and its value as words
+	HF_TOKEN=hf_SECRET2 python3 "$TOP/workloads/mbridge-launch.py" --mbridge-src "$TRASH" --print-plan -- --gpu h100 $a \
+		>>"$TRASH/mbtoken.all" 2>&1
+done
+t_nogrep "mbridge-launch.py --print-plan: no token in clear" 'hf_SECRET' "$TRASH/mbtoken.all"
+t_grep "mbridge-launch.py --print-plan: masked where it stood" '"--hf_token=\*\*\*"' "$TRASH/mbtoken.all"
+
 # The same boolean in another spelling is the same configuration.
 (cd "$d" && env -u LLMB_GEN_VARS EXECUTOR=slurm ENABLE_PROFILE=true "$LLMB" gen --top . --gen "$TRASH/b1") 2>/dev/null
 (cd "$d" && env -u LLMB_GEN_VARS EXECUTOR=slurm ENABLE_PROFILE=YES "$LLMB" gen --top . --gen "$TRASH/b2") 2>/dev/null
@@ -157,10 +180,126 @@ for a in 1 0 true false FALSE No no off OFF on Yes '' maybe 2 '1 0' "\$(shell to
 done
 t_cmp "ASYNC spellings through make" "$H/async.out" "$TRASH/async.all"
 t_ok "no ASYNC value ran anything" test ! -e "$TRASH/pwned"
+# Every variable the GNUmakefile reads is looked at raw: one holding make
+# text is refused before make expands it, and nothing runs, even under -n.
+for v in WORKLOAD SIZE DTYPE GPU_TYPE SCALES PROXY ENABLE_PROFILE PROFILE_START_STEP PROFILE_STOP_STEP \
+	ENABLE_NCCLTRACE ENABLE_CHECKPOINT LOAD_CHECKPOINT_PATH ADDITIONAL_SLURM_PARAMS TIME_LIMIT MAX_STEPS \
+	EXTRA_WORK PREFLIGHT EXECUTOR LLMB_INSTALL LLMB_GEN ASYNC NIGHT NIGHTLY_NOTIFY EXEMPLAR EXEMPLAR_PASS_PCT \
+	ARCHIVE ARCHIVE_FORMAT LLMB_NIGHT LLMB_NIGHTLY LLMB_NIGHT_TAG LLMB_EXEMPLAR; do
+	case $v in ARCHIVE*) goal=(-n archive) ;; WORKLOAD) goal=(plan) ;; *) goal=(-n report) ;; esac
+	rc=0
+	make -C "$T2" B="$TOP/build" LLMB_GEN="$TRASH/gen2" LLMB_INSTALL="$TRASH/inst2" EXECUTOR=slurm WORKLOAD=w \
+		GPU_TYPE=cpu "${goal[@]}" "$v=\$(shell touch $TRASH/pwned-$v)" >"$TRASH/dollar.out" 2>&1 || rc=$?
+	t_ok "$v=\$(shell ...), make ${goal[*]}: refused (exit $rc), nothing ran" test "$rc" = 2 -a ! -e "$TRASH/pwned-$v"
+	t_grep "$v=\$(shell ...): the refusal names it" "^GNUmakefile:[0-9]+: \*\*\* $v=\\\$\(shell touch .*: a \"\\\$\" is refused" \
+		"$TRASH/dollar.out"
+done
 rc=0
 ASYNC=maybe "$LLMB" run --top "$T2" --gen "$TRASH/gen2" --install "$TRASH/inst2" nosuch.stage >"$TRASH/run.out" 2>&1 || rc=$?
 t_ok "llmb run refuses ASYNC=maybe before anything (exit $rc)" test "$rc" = 2
 t_grep "llmb run says which spellings" 'ASYNC=maybe: expected 1/0, true/false, yes/no or on/off' "$TRASH/run.out"
+
+# ---- stage commands: every argument read before anything is done ------------
+# Two trainings of the base recipe "running" on Slurm (job records), and a
+# scancel stand-in that logs what it is asked to cancel.
+C=$TRASH/cmds CI=$TRASH/cmds/inst
+mkdir -p "$C/bin" "$C/cwd"
+printf '#!/bin/sh\necho "$*" >>"%s/scancel.log"\n' "$C" >"$C/bin/scancel"
+chmod +x "$C/bin/scancel"
+for n in 1 2; do
+	mkdir -p "$CI/state/jobs/train.w.cpu.tiny.fp32.$n"
+	printf 'cfg=x\ntoken=t\njob=10%s\nlog=x.out\nexecutor=slurm\nstate=submitted\nattempt=1\nsubmitted=1\n' "$n" \
+		>"$CI/state/jobs/train.w.cpu.tiny.fp32.$n/record"
+done
+# lc CMD ARG...: llmb CMD on the base recipe, from a scratch directory.
+lc() { (cd "$C/cwd" && env -u LLMB_GEN_VARS PATH="$C/bin:$PATH" EXECUTOR=slurm WORKLOAD=w "$LLMB" "$1" --top "$T2" --install "$CI" "${@:2}"); }
+cancelled() { cat "$C/scancel.log" 2>/dev/null | tr '\n' ' '; }
+t_rc "cancel --help: usage, exit 0" 0 lc cancel --help
+t_grep "cancel --help: the usage" '^usage: llmb cancel ' "$TRASH/.out"
+t_ok "cancel --help: nothing cancelled" test -z "$(cancelled)"
+t_rc "cancel -h: exit 0" 0 lc cancel -h
+for a in --bogus -x --top; do
+	t_rc "cancel $a: refused (exit 2)" 2 lc cancel $a
+	t_grep "cancel $a: the option named" "^llmb cancel: (unknown option|option) '$a'" "$TRASH/.out"
+done
+t_rc "cancel after a stage id: --bogus refused (exit 2)" 2 lc cancel train.w.cpu.tiny.fp32.1 --bogus
+t_rc "cancel of a stage not in the selection: refused (exit 2)" 2 lc cancel train.w.cpu.tiny.fp32.1 nosuch.stage
+t_grep "cancel: the unknown stage named" "no stage 'nosuch.stage' in the selection" "$TRASH/.out"
+t_ok "and nothing was cancelled by any of them" test -z "$(cancelled)"
+t_rc "cancel of one stage" 0 lc cancel train.w.cpu.tiny.fp32.1
+t_ok "cancels that stage's job only (got: $(cancelled))" test "$(cancelled)" = "101 "
+t_rc "status --bogus: refused (exit 2)" 2 lc status --bogus
+t_grep "status --bogus: named" "^llmb status: unknown option '--bogus'" "$TRASH/.out"
+t_rc "status --help: exit 0" 0 lc status --help
+t_nogrep "status --help: no stage looked at" '^train\.' "$TRASH/.out"
+t_rc "status of an unknown stage: refused (exit 2)" 2 lc status nosuch.stage
+t_rc "status of one stage" 0 lc status train.w.cpu.tiny.fp32.2
+t_ok "status of one stage: its line and the summary only" test "$(grep -c . "$TRASH/.out")" = 2
+t_rc "explain of an unknown stage: refused (exit 2)" 2 lc explain nosuch.stage
+t_grep "explain: the unknown stage named" "^llmb explain: error: no stage 'nosuch.stage'" "$TRASH/.out"
+t_rc "explain --bogus: refused (exit 2)" 2 lc explain --bogus
+t_rc "explain of one stage" 0 lc explain train.w.cpu.tiny.fp32.1
+t_grep "explain of one stage: that stage only" '^1 of 1 stages would run' "$TRASH/.out"
+t_rc "gen with an operand: refused (exit 2)" 2 lc gen --gen "$C/gen" extra
+t_ok "gen with an operand: no rules written" test ! -e "$C/gen"
+for a in --bogus --help -h; do
+	rc=0
+	(cd "$C/cwd" && "$LLMB" validate $a) >"$TRASH/.out" 2>&1 || rc=$?
+	t_ok "validate $a: exit $rc" test "$rc" = "$([ $a = --bogus ] && echo 2 || echo 0)"
+	t_ok "validate $a: no file written" test -z "$(ls -A "$C/cwd")"
+done
+t_rc "validate of a file that is no make fragment: refused" 2 sh -c "cd '$C/cwd' && '$LLMB' validate result.json"
+for c in run script; do
+	t_rc "$c --help: exit 0" 0 "$LLMB" $c --install "$C/none" --help
+	t_rc "$c --bogus: refused (exit 2)" 2 "$LLMB" $c --install "$C/none" --bogus train.w.cpu.tiny.fp32.1
+	t_grep "$c --bogus: named" "^llmb $c: unknown option '--bogus'" "$TRASH/.out"
+done
+t_ok "run --help and --bogus: no install tree made" test ! -e "$C/none"
+# The other commands name what they do not understand too, and take --help.
+for c in report flops diff sysdesc exemplar; do
+	t_rc "$c --bogus: refused (exit 2)" 2 "$LLMB" $c --bogus
+	t_grep "$c --bogus: named" "^llmb $c: unknown option '--bogus'" "$TRASH/.out"
+	t_rc "$c --help: exit 0" 0 "$LLMB" $c --help
+done
+t_ok "still nothing else cancelled" test "$(cancelled)" = "101 "
+
+# ---- a plan of one selection never breaks the run of another -----------------
+# Workload s is w with a secret. Its plan (make -n, the secret set), then a
+# run of w without it: w's run reads w's rules, not s's secrets check (a
+# stand-in sbatch that fails shows the run got as far as submitting). With
+# the default rules directory (one per selection) and with one given.
+T3=$TRASH/top3
+mkdir -p "$T3/bin"
+cp -r "$H/base/." "$T3/"
+for f in GNUmakefile generator scripts templates tests; do ln -s "$TOP/$f" "$T3/$f"; done
+sed 's/^workload: w$/workload: s/' "$T3/workloads/w.yaml" >"$T3/workloads/s.yaml"
+printf 'secrets: [LLMB_TEST_SECRET]\n' >>"$T3/workloads/s.yaml"
+cp -r "$T3/workloads/w" "$T3/workloads/s"
+printf '#!/bin/sh\necho "sbatch stand-in: no cluster here" >&2\nexit 1\n' >"$T3/bin/sbatch"
+printf '#!/bin/sh\nexit 1\n' >"$T3/bin/scontrol"
+chmod +x "$T3/bin/sbatch" "$T3/bin/scontrol"
+m3() { env -u LLMB_TEST_SECRET PATH="$T3/bin:$PATH" make -C "$T3" B="$TOP/build" EXECUTOR=slurm GPU_TYPE=cpu "$@"; }
+for gen in keyed given; do
+	with=()
+	[ $gen = keyed ] || with=(LLMB_GEN="$TRASH/gen3")
+	t_ok "selection s ($gen rules): the plan, with its secret" m3 "${with[@]}" LLMB_INSTALL="$TRASH/inst3-$gen" \
+		LLMB_TEST_SECRET=x -n report WORKLOAD=s
+	rc=0
+	m3 "${with[@]}" LLMB_INSTALL="$TRASH/inst3-$gen" report WORKLOAD=w >"$TRASH/sel3.out" 2>&1 || rc=$?
+	t_nogrep "then selection w ($gen rules): not stopped by s's secret" 'LLMB_TEST_SECRET is not set' "$TRASH/sel3.out"
+	t_grep "then selection w ($gen rules): its run went as far as submitting" 'sbatch stand-in: no cluster here' "$TRASH/sel3.out"
+	rc=0
+	m3 "${with[@]}" LLMB_INSTALL="$TRASH/inst3-$gen" report WORKLOAD=s >"$TRASH/sel3.out" 2>&1 || rc=$?
+	t_ok "and selection s without its secret: still refused (exit $rc)" test "$rc" = 2
+	t_grep "and selection s without its secret: the refusal names it" 'LLMB_TEST_SECRET is not set: the selected workloads' "$TRASH/sel3.out"
+	t_nogrep "and selection s without its secret: nothing submitted" 'sbatch stand-in' "$TRASH/sel3.out"
+done
+# Each selection (and install tree, and night) has its own rules directory.
+gen_of() { m3 -pn report "$@" 2>/dev/null | sed -n 's/^LLMB_GEN := //p' | sort -u; }
+ga=$(gen_of WORKLOAD=w LLMB_INSTALL="$TRASH/inst3-keyed") gb=$(gen_of WORKLOAD=w SCALES=1 LLMB_INSTALL="$TRASH/inst3-keyed")
+gc=$(gen_of WORKLOAD=w LLMB_INSTALL="$TRASH/inst3-other") gn=$(LLMB_NIGHT=2026-01-01 gen_of WORKLOAD=w LLMB_INSTALL="$TRASH/inst3-keyed")
+t_ok "rules per selection: [$ga] [$gb] [$gc] [$gn]" test -n "$ga" -a -n "$gb" -a -n "$gc" -a "$ga" != "$gb" -a "$ga" != "$gc" -a "$gb" != "$gc"
+t_ok "a night's rules apart from a plan's: [$gn]" test "${gn#"$TOP"/build/gen-nightly/}" != "$gn"
 
 # ---- bounded readers: history, diff, sysdesc ----------------------------------
 # Deep nesting, many keys, FIFOs, a held lock: an error or a message within

@@ -188,6 +188,25 @@ def binding(args, local_id, no_pct=False):
     return words
 
 
+def shown_args(args, env):
+    """args with the token masked: the word after -hf or --hf_token, the value
+    of -hf=V or --hf_token=V (or an abbreviation argparse takes), and any word
+    that is a secret's value."""
+    secrets = {env[k] for k in SECRETS if env.get(k)}
+
+    def is_token_opt(n):
+        return n == "-hf" or (len(n) >= 4 and "--hf_token".startswith(n))
+    out = []
+    for i, w in enumerate(args):
+        name = w.split("=", 1)[0]
+        if i > 0 and is_token_opt(args[i - 1]) or w in secrets:
+            w = "***"
+        elif "=" in w and is_token_opt(name):
+            w = name + "=***"
+        out.append(w)
+    return out
+
+
 def shown_env(env):
     out = {}
     for k in sorted(env):
@@ -220,7 +239,7 @@ def main(argv):
         args += [f"--load_dir={a.load_dir}"]
     argv_out = nsys + numa + [sys.executable, entry] + args
     if a.print_plan:
-        shown = [("***" if i > 0 and args[i - 1] in ("-hf", "--hf_token") else w) for i, w in enumerate(args)]
+        shown = shown_args(args, env)
         plan = {"entry_point": ENTRY, "mbridge_src": src, "numactl": numa[1:], "args": shown, "env": shown_env(env)}
         if nsys:
             plan["nsys"] = nsys

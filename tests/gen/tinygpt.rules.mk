@@ -13,7 +13,7 @@ LLMB_REPORT_IDS := report.tinygpt.cpu.tiny.fp32
 
 -include $(LLMB_GEN)/valid.mk
 $(LLMB_GEN)/valid.mk: $(wildcard $(LLMB_INSTALL)/workloads/tinygpt/data/tokens.bin.json) $(wildcard $(LLMB_INSTALL)/workloads/tinygpt/experiments/cpu_tiny_fp32_1/result.json) $(wildcard $(LLMB_INSTALL)/workloads/tinygpt/experiments/cpu_tiny_fp32_2/result.json) $(wildcard $(LLMB_INSTALL)/workloads/tinygpt/reports/cpu_tiny_fp32.json)
-	@$(LLMB) validate $@ $?
+	@$(LLMB) validate -- $@ $?
 $(LLMB_STATE)/id/%: $(LLMB_STATE)/done/% ;
 
 $(LLMB_STATE)/done/venv.597beddc2aa1: $(LLMB_GEN)/cfg/venv.597beddc2aa1 $(if $(filter 1,$(words $(filter-out $(LLMB_INVALID),$(wildcard $(LLMB_INSTALL)/venvs/venv_597beddc2aa1/llmb-venv.txt)))),,FORCE)
