@@ -44,6 +44,9 @@ grid_col_head(const json_t *k)
 {
 	long s = (long)report_num(k, "scale");
 	int prof = json_is_true(json_object_get(k, "profiled")), proxy = json_is_true(json_object_get(k, "proxy"));
+	const char *ovr = json_string_value(json_object_get(k, "override"));
+	if (ovr)
+		return xasprintf("%ld (override %s%s)", s, ovr, prof ? ", profiled" : "");
 	return proxy ? xasprintf("%ld (proxy%s)", s, prof ? ", profiled" : "")
 		     : prof ? xasprintf("%ld (profiled)", s) : xasprintf("%ld", s);
 }
@@ -61,6 +64,8 @@ char *
 grid_diff_cell(const json_t *k, const json_t *cell)
 {
 	const char *vd = report_str(cell, "verdict");
+	if (json_object_get(k, "override"))
+		return xstrdup("override: not compared");
 	if (json_is_true(json_object_get(k, "proxy")))
 		return xstrdup("proxy: not compared");
 	if (json_is_true(json_object_get(k, "profiled")))

@@ -39,6 +39,8 @@ html_cell(struct sb *o, int i, const json_t *k)
 			!strcmp(vd, "within tolerance") ? "within" : vd);
 		sb_add_html(o, d);
 		sb_add(o, "</span>");
+	} else if (json_object_get(k, "override")) {
+		sb_add(o, "<br><span class=\"ref\">override: not compared</span>");
 	} else if (proxy) {
 		sb_add(o, "<br><span class=\"ref\">proxy: not compared</span>");
 	} else if (json_is_true(json_object_get(k, "profiled"))) {

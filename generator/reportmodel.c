@@ -107,6 +107,23 @@ is_proxy(const struct run *r)
 	return r->res && json_is_true(json_object_get(r->res, "proxy"));
 }
 
+/* An overridden run (make's TP, MBS, ... knobs: <run>/override-<tag>): its
+ * tag, else NULL. Its own column, never compared with the recipe's
+ * reference. */
+static const char *
+override_tag(const struct run *r)
+{
+	const char *o = strstr(r->name, "/" LAYOUT_OVERRIDE_PREFIX);
+	return o ? o + 1 + strlen(LAYOUT_OVERRIDE_PREFIX) : NULL;
+}
+
+static int
+same_override(const struct run *x, const struct run *y)
+{
+	const char *a = override_tag(x), *b = override_tag(y);
+	return a == b || (a && b && !strcmp(a, b));
+}
+
 /* ---- finding runs ------------------------------------------------------- */
 
 static void
@@ -132,7 +149,7 @@ add_repeats(struct runs *rs, const char *dir, const char *name, long scale)
 	char *sub = xasprintf("%s/%s", dir, name);
 	DIR *d = opendir(sub);
 	for (struct dirent *e; d && (e = readdir(d));) {
-		if (strncmp(e->d_name, "repeat-", 7))
+		if (strncmp(e->d_name, "repeat-", 7) && strncmp(e->d_name, LAYOUT_OVERRIDE_PREFIX, strlen(LAYOUT_OVERRIDE_PREFIX)))
 			continue;
 		char *rn = xasprintf("%s/%s", name, e->d_name);
 		add_run(rs, dir, rn, scale);
@@ -162,7 +179,7 @@ scan_dir(struct runs *rs, const char *dir, const char *prefix)
 		closedir(d);
 }
 
-/* By scale, then profiled after measured, then name. */
+/* By scale, then profiled after measured, then override, then name. */
 static int
 cmp_run(const void *a, const void *b)
 {
@@ -173,6 +190,8 @@ cmp_run(const void *a, const void *b)
 		return is_proxy(x) - is_proxy(y);
 	if (is_profiled(x) != is_profiled(y))
 		return is_profiled(x) - is_profiled(y);
+	if (!same_override(x, y)) /* the recipe's runs first, then by override */
+		return !override_tag(x) ? -1 : !override_tag(y) ? 1 : strcmp(override_tag(x), override_tag(y));
 	return strcmp(x->name, y->name);
 }
 
@@ -288,6 +307,8 @@ included_run(const struct run *r)
 {
 	json_t *o = run_record(r), *st = json_object_get(r->res, "step_time");
 	json_object_set_new(o, "profiled", json_boolean(is_profiled(r)));
+	if (override_tag(r))
+		json_object_set_new(o, "override", json_string(override_tag(r)));
 	json_object_set_new(o, "step_time_mean", jnum(report_num(st, "mean")));
 	json_object_set_new(o, "step_time_std", jnum(report_num(st, "std")));
 	json_object_set_new(o, "window_steps", json_integer((json_int_t)report_num(st, "n")));
@@ -308,6 +329,7 @@ excluded_run(const struct run *r, const char *why)
 struct col {
 	long scale;
 	int profiled, proxy;
+	const char *ovr;        /* an override's tag, or NULL */
 	size_t n;
 	double mean, std, min, max;
 	double v[RM_N], ref[RM_N];
@@ -379,7 +401,7 @@ col_metrics(const struct ctx *c, struct col *k)
 	metrics_compute(&m, seq, gbs, k->mean, (double)k->scale, isnan(flops) ? 0 : flops,
 			isnan(c->peak) ? 0 : c->peak, METRICS_TOKENS_DEFAULT);
 	double v[RM_N] = {k->mean, m.tokens_per_s, m.tokens_per_s_per_gpu, m.tflops_per_gpu, m.mfu_pct, m.days};
-	const struct ynode *r = k->profiled || k->proxy ? NULL : reference_row(c, k->scale);
+	const struct ynode *r = k->profiled || k->proxy || k->ovr ? NULL : reference_row(c, k->scale);
 	double ref[RM_N] = {ynum(r, "step_time"), ynum(r, "tokens_per_s"), ynum(r, "tokens_per_s") / (double)k->scale,
 			   ynum(r, "tflops_per_gpu"), ynum(r, "mfu_pct"), ynum(r, "days_1t")};
 	memcpy(k->v, v, sizeof v);
@@ -420,7 +442,7 @@ col_json(const struct ctx *c, const struct col *k)
 	json_t *cells = json_object();
 	for (int i = 0; i < RM_N; i++)
 		json_object_set_new(cells, report_metrics[i].key, col_cell(c, k, i));
-	const char *cmp = k->proxy ? "proxy: not compared" : k->profiled ? "profiled: not compared"
+	const char *cmp = k->ovr ? "override: not compared" : k->proxy ? "proxy: not compared" : k->profiled ? "profiled: not compared"
 			: k->refrow ? "compared" : "no reference";
 	const char *note = k->refrow ? ystr(k->refrow, "note", NULL) : NULL;
 	json_t *o = json_pack("{s:I,s:b,s:I,s:s,s:o,s:o}", "scale", (json_int_t)k->scale, "profiled", k->profiled,
@@ -428,6 +450,8 @@ col_json(const struct ctx *c, const struct col *k)
 			      note ? json_string(note) : json_null(), "metrics", cells);
 	if (k->proxy)
 		json_object_set_new(o, "proxy", json_true());
+	if (k->ovr)
+		json_object_set_new(o, "override", json_string(k->ovr));
 	return o;
 }
 
@@ -435,7 +459,8 @@ col_json(const struct ctx *c, const struct col *k)
 static json_t *
 column(const struct ctx *c, const struct run *v, size_t n)
 {
-	struct col k = {.scale = v[0].scale, .profiled = is_profiled(&v[0]), .proxy = is_proxy(&v[0]), .n = n};
+	struct col k = {.scale = v[0].scale, .profiled = is_profiled(&v[0]), .proxy = is_proxy(&v[0]),
+		.ovr = override_tag(&v[0]), .n = n};
 	double *means = xcalloc(n, sizeof *means), *stds = xcalloc(n, sizeof *stds);
 	for (size_t i = 0; i < n; i++) {
 		json_t *st = json_object_get(v[i].res, "step_time");
@@ -467,7 +492,7 @@ classify(const struct ctx *c, struct runs *rs, json_t *cols, json_t *inc, json_t
 	}
 	for (size_t a = 0, b; a < nk; a = b) {
 		for (b = a + 1; b < nk && keep[b].scale == keep[a].scale && is_profiled(&keep[b]) == is_profiled(&keep[a]) &&
-			     is_proxy(&keep[b]) == is_proxy(&keep[a]); b++)
+			     is_proxy(&keep[b]) == is_proxy(&keep[a]) && same_override(&keep[b], &keep[a]); b++)
 			;
 		json_array_append_new(cols, column(c, keep + a, b - a));
 	}

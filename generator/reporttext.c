@@ -150,7 +150,8 @@ csv_jobs(struct sb *o, const json_t *m, const json_t *k)
 	json_array_foreach(json_object_get(m, "runs"), i, r)
 		if (report_num(r, "scale") == report_num(k, "scale") &&
 		    json_is_true(json_object_get(r, "profiled")) == json_is_true(json_object_get(k, "profiled")) &&
-		    json_is_true(json_object_get(r, "proxy")) == json_is_true(json_object_get(k, "proxy")))
+		    json_is_true(json_object_get(r, "proxy")) == json_is_true(json_object_get(k, "proxy")) &&
+		    !strcmp(report_str(r, "override"), report_str(k, "override")))
 			sb_addf(&j, "%s%s", j.len ? " " : "", *report_str(r, "job") ? report_str(r, "job") : "-");
 	csv_field(o, j.buf ? j.buf : "", 1);
 	sb_free(&j);
