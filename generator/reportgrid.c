@@ -177,6 +177,27 @@ grid_runs(struct grid *g, const json_t *runs, int excluded)
 }
 
 void
+grid_sweep(struct grid *g, const json_t *sw)
+{
+	static const char *const head[] = {"configuration", "step time (s)", "tokens/s/GPU", "TFLOPS/GPU", ""};
+	size_t i;
+	json_t *r;
+	const char *best = json_string_value(json_object_get(sw, "best"));
+	grid_init(g, 5, 0);
+	char **h = grid_row(g);
+	for (int c = 0; c < 5; c++)
+		h[c] = xstrdup(head[c]);
+	json_array_foreach(json_object_get(sw, "rows"), i, r) {
+		char **row = grid_row(g);
+		row[0] = xstrdup(report_str(r, "config"));
+		row[1] = fmtnum("%.3f", report_num(r, "step_time"));
+		row[2] = fmtnum("%.1f", report_num(r, "tokens_per_s_per_gpu"));
+		row[3] = fmtnum("%.1f", report_num(r, "tflops_per_gpu"));
+		row[4] = xstrdup(best && !strcmp(best, report_str(r, "config")) ? "best" : "");
+	}
+}
+
+void
 grid_title(struct sb *o, const json_t *m, const char *pre, const char *post)
 {
 	struct sb t = {0};

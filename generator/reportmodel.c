@@ -330,6 +330,7 @@ struct col {
 	long scale;
 	int profiled, proxy;
 	const char *ovr;        /* an override's tag, or NULL */
+	const json_t *prov;     /* an override's: its first run's provenance */
 	size_t n;
 	double mean, std, min, max;
 	double v[RM_N], ref[RM_N];
@@ -375,6 +376,33 @@ scale_inputs(const struct ctx *c, long scale, double *seq, double *gbs, double *
 	params_free(&p);
 }
 
+/* An overridden run's seq, gbs and model FLOPs per sample: its own
+ * parameters as its provenance records them (configuration.knobs), not
+ * the config row's; NaN where it has none. */
+static void
+override_inputs(const struct ctx *c, const json_t *prov, double *seq, double *gbs, double *flops)
+{
+	const json_t *kn = json_object_get(json_object_get(prov, "configuration"), "knobs");
+	struct params p = {0};
+	struct flops f;
+	const char *key;
+	json_t *v;
+	*seq = *gbs = *flops = NAN;
+	p.names = xcalloc(json_object_size(kn) + 1, sizeof *p.names);
+	p.vals = xcalloc(json_object_size(kn) + 1, sizeof *p.vals);
+	json_object_foreach((json_t *)kn, key, v) {
+		if (!json_string_value(v))
+			continue;
+		p.names[p.n] = key;
+		p.vals[p.n++] = strtod(json_string_value(v), NULL);
+	}
+	params_get(&p, "seq", seq);
+	params_get(&p, "gbs", gbs);
+	if (p.n && ymap_get(c->wl, "flops") && !flops_eval(NULL, c->wl, c->size, &p, &f))
+		*flops = f.total;
+	params_free(&p);
+}
+
 /* Mean of the runs' means; spread: one run's own std, else the std of the means. */
 static void
 aggregate(struct col *k, const double *means, const double *stds)
@@ -397,7 +425,10 @@ col_metrics(const struct ctx *c, struct col *k)
 {
 	double seq, gbs, flops;
 	struct metrics m;
-	scale_inputs(c, k->scale, &seq, &gbs, &flops);
+	if (k->ovr)
+		override_inputs(c, k->prov, &seq, &gbs, &flops);
+	else
+		scale_inputs(c, k->scale, &seq, &gbs, &flops);
 	metrics_compute(&m, seq, gbs, k->mean, (double)k->scale, isnan(flops) ? 0 : flops,
 			isnan(c->peak) ? 0 : c->peak, METRICS_TOKENS_DEFAULT);
 	double v[RM_N] = {k->mean, m.tokens_per_s, m.tokens_per_s_per_gpu, m.tflops_per_gpu, m.mfu_pct, m.days};
@@ -460,7 +491,7 @@ static json_t *
 column(const struct ctx *c, const struct run *v, size_t n)
 {
 	struct col k = {.scale = v[0].scale, .profiled = is_profiled(&v[0]), .proxy = is_proxy(&v[0]),
-		.ovr = override_tag(&v[0]), .n = n};
+		.ovr = override_tag(&v[0]), .prov = v[0].prov, .n = n};
 	double *means = xcalloc(n, sizeof *means), *stds = xcalloc(n, sizeof *stds);
 	for (size_t i = 0; i < n; i++) {
 		json_t *st = json_object_get(v[i].res, "step_time");
@@ -499,6 +530,45 @@ classify(const struct ctx *c, struct runs *rs, json_t *cols, json_t *inc, json_t
 	free(keep);
 }
 
+/* The sweep of each scale that has overridden runs: the recipe's column
+ * and each override's, measured (not profiled, not proxy), and the best
+ * of them by tokens/s/GPU (GBS may differ between them: step time alone
+ * would not rank them). */
+static json_t *
+sweeps(const json_t *cols)
+{
+	json_t *out = json_array(), *k;
+	size_t i, j;
+	json_array_foreach(cols, i, k) {
+		long scale = (long)report_num(k, "scale");
+		if (!json_object_get(k, "override") || (i && (long)report_num(json_array_get(cols, i - 1), "scale") == scale &&
+							 json_object_get(json_array_get(cols, i - 1), "override")))
+			continue; /* the first override column of its scale starts the sweep */
+		json_t *rows = json_array(), *best = NULL, *o;
+		double bv = NAN;
+		json_array_foreach(cols, j, o) {
+			if ((long)report_num(o, "scale") != scale || json_is_true(json_object_get(o, "profiled")) ||
+			    json_is_true(json_object_get(o, "proxy")))
+				continue;
+			const json_t *mt = json_object_get(o, "metrics");
+			double tpg = report_num(json_object_get(mt, "tokens_per_s_per_gpu"), "value");
+			const char *name = json_string_value(json_object_get(o, "override"));
+			json_t *row = json_pack("{s:s,s:o,s:o,s:o}", "config", name ? name : "recipe", "step_time",
+						jnum(report_num(json_object_get(mt, "step_time"), "value")), "tokens_per_s_per_gpu",
+						jnum(tpg), "tflops_per_gpu",
+						jnum(report_num(json_object_get(mt, "tflops_per_gpu"), "value")));
+			if (!isnan(tpg) && (isnan(bv) || tpg > bv)) {
+				bv = tpg;
+				best = row;
+			}
+			json_array_append_new(rows, row);
+		}
+		json_t *b = best ? json_incref(json_object_get(best, "config")) : json_null();
+		json_array_append_new(out, json_pack("{s:I,s:o,s:o}", "scale", (json_int_t)scale, "rows", rows, "best", b));
+	}
+	return out;
+}
+
 static json_t *
 build_model(struct ctx *c, struct runs *rs)
 {
@@ -508,6 +578,11 @@ build_model(struct ctx *c, struct runs *rs)
 			      "gpu", c->g, "size", c->size, "dtype", c->dtype, "tolerance_pct", c->tol,
 			      "peak_tflops", jnum(c->peak), "aggregation",
 			      "mean of the runs' means; std: one run's window std, else the sample std of the means");
+	json_t *sw = sweeps(cols);
+	if (json_array_size(sw))
+		json_object_set_new(m, "sweeps", sw);
+	else
+		json_decref(sw);
 	json_object_set_new(m, "columns", cols);
 	json_object_set_new(m, "runs", inc);
 	json_object_set_new(m, "excluded", exc);

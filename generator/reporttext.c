@@ -33,6 +33,24 @@ grid_text(struct sb *o, const struct grid *g)
 	free(w);
 }
 
+/* Each sweep's table and its best configuration, in one layout. */
+static void
+report_sweeps(struct sb *o, const json_t *m, void (*lay)(struct sb *, const struct grid *))
+{
+	size_t i;
+	json_t *sw;
+	json_array_foreach(json_object_get(m, "sweeps"), i, sw) {
+		struct grid g;
+		const char *best = json_string_value(json_object_get(sw, "best"));
+		sb_addf(o, "\nSweep at %lld GPUs (overridden runs are not compared with the reference)\n",
+			(long long)report_num(sw, "scale"));
+		grid_sweep(&g, sw);
+		lay(o, &g);
+		grid_free(&g);
+		sb_addf(o, "best: %s\n", best ? best : "none measured");
+	}
+}
+
 void
 report_text(struct sb *o, const json_t *m)
 {
@@ -47,6 +65,7 @@ report_text(struct sb *o, const json_t *m)
 		grid_text(o, &g);
 		grid_free(&g);
 	}
+	report_sweeps(o, m, grid_text);
 	static const char *const sect[] = {"runs", "excluded"};
 	for (int s = 0; s < 2; s++) {
 		if (!json_array_size(json_object_get(m, sect[s])))
@@ -103,6 +122,7 @@ report_md(struct sb *o, const json_t *m)
 		grid_md(o, &g);
 		grid_free(&g);
 	}
+	report_sweeps(o, m, grid_md);
 	static const char *const sect[] = {"runs", "excluded"};
 	for (int s = 0; s < 2; s++) {
 		if (!json_array_size(json_object_get(m, sect[s])))
