@@ -15,7 +15,9 @@ void
 sel_from_env(struct sel *s)
 {
 	for (int i = 0; i < K_NKNOBS; i++) {
-		const char *v = getenv(knob_names[i]);
+		/* ENV is also sh's start-up file: the make variable arrives
+		 * under a name of llmb's (GNUmakefile) */
+		const char *v = getenv(i == K_ENV ? "LLMB_KNOB_ENV" : knob_names[i]);
 		s->v[i] = v && *v ? v : NULL;
 	}
 	s->night = getenv("LLMB_NIGHT") && *getenv("LLMB_NIGHT") ? getenv("LLMB_NIGHT") : NULL;
