@@ -190,6 +190,10 @@ t_grep "...names the best configuration (most tokens/s/GPU: the larger GBS)" '^b
 t_grep "...beside the recipe's own" '^recipe ' "$TRASH/ovr.txt"
 rep --format=md "$O" >"$TRASH/ovr.md" 2>&1
 t_grep "Markdown: the sweep too" '^best: tp2-gbs128$' "$TRASH/ovr.md"
+rep --format=html "$O" >"$TRASH/ovr.html" 2>&1
+t_grep "HTML: the sweep, its best named" '^<h2>Sweep at 16 GPUs</h2>$' "$TRASH/ovr.html"
+t_grep "...its best named" 'Best: tp2-gbs128</p>$' "$TRASH/ovr.html"
+t_grep "...the override's column not compared" 'override: not compared' "$TRASH/ovr.html"
 t_nogrep "a report without overrides has no sweep" '^Sweep' "$TRASH/out.text"
 
 # The HTML page in a real browser: the DOM has the table and both charts,
