@@ -144,6 +144,11 @@ ovr_check(const struct sel *s, const struct recipes *rec)
 		const char *v = s->v[ovk[i].k], *name = knob_names[ovk[i].k];
 		if (!v)
 			continue;
+		if (!v[strspn(v, " \t")]) { /* set, naming nothing: not a configuration */
+			fprintf(stderr, "llmb: error: %s='%s' gives no value: give one or more, or leave %s unset\n", name, v, name);
+			errs++;
+			continue;
+		}
 		if (ovk[i].k == K_ENV) {
 			errs += env_check(v, rec);
 			continue;

@@ -254,6 +254,10 @@ t_rc "ENV with a name like a secret's: refused" 2 ovplan ENV="MY_API_KEY=x"
 t_rc "ENV with a bad name: refused" 2 ovplan ENV="1A=2"
 t_grep "...naming it" "ENV: '1A=2' is not NAME=VALUE" "$TRASH/ov.out"
 t_rc "ENV with a placeholder: refused" 2 ovplan ENV="A={install}"
+# (make strips a command line's blank value: llmb gen sees one from elsewhere)
+t_rc "TP=' ' (no value) in llmb gen's environment: refused" 2 \
+	env WORKLOAD=llama3.1 TP=" " "$LLMB" gen --top "$TOP" --gen "$TRASH/ovgen"
+t_grep "...saying so" "TP=' ' gives no value" "$TRASH/.out"
 t_rc "an override on a recipe that is not Megatron-Bridge's: refused" 2 ovany WORKLOAD=nemotron4 SIZE=15b DTYPE=bf16 GPU_TYPE=h100 SCALES=16 TP=2
 t_grep "...saying whose they are" 'TP=2: workload nemotron4 \(framework nemo2\) takes no overrides' "$TRASH/ov.out"
 t_rc "overrides are not for make nightly" 2 ovany WORKLOAD=llama3.1 LLMB_NIGHT=2026-01-05 LLMB_NIGHTLY=nosuch.yaml TP=2
