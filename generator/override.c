@@ -369,3 +369,18 @@ ovr_env(const struct ovr *o, void (*add)(void *ctx, char *kv), void *ctx)
 		q += n;
 	}
 }
+
+/* Megatron-Bridge's PerfEnvPlugin (perf_plugins.py at the pin,
+ * _set_num_cuda_device_max_connections): before SM100 (h100 among llmb's
+ * GPU types), 1 with TP or CP above 1, else 8 (a row with an all-to-all
+ * overlap or DeepEP keeps its own value: it does not follow the rule). */
+const char *
+ovr_max_connections(const char *gpu, const char *cur, double rtp, double rcp, double tp, double cp)
+{
+	if (strcmp(gpu, "h100") || !cur)
+		return NULL;
+	const char *rule = rtp > 1 || rcp > 1 ? "1" : "8";
+	if (strcmp(cur, rule))
+		return NULL;
+	return tp > 1 || cp > 1 ? "1" : "8";
+}

@@ -40,5 +40,9 @@ int ovr_params(const struct ovr *o, struct params *prm, long scale, char *why, s
  * over by add(ctx, word). */
 void ovr_args(const struct ovr *o, void (*add)(void *ctx, char *word), void *ctx);
 void ovr_env(const struct ovr *o, void (*add)(void *ctx, char *kv), void *ctx);
+/* CUDA_DEVICE_MAX_CONNECTIONS after TP or CP changed from the row's
+ * (rtp, rcp) to (tp, cp) on gpu, where the row's value (cur) follows
+ * Megatron-Bridge's rule; NULL: leave it as it is. */
+const char *ovr_max_connections(const char *gpu, const char *cur, double rtp, double rcp, double tp, double cp);
 
 #endif

@@ -279,6 +279,27 @@ set_env(void *ctx, char *kv)
 	pc_strv_add(&c->env, &c->nenv, kv);
 }
 
+/* The row's CUDA_DEVICE_MAX_CONNECTIONS as Megatron-Bridge sets it for
+ * the overridden TP and CP (override.h). */
+static void
+ovr_connections(struct pc_cmd *c, const struct plan_run *r, const struct vars *vs)
+{
+	static const char key[] = "CUDA_DEVICE_MAX_CONNECTIONS=";
+	const struct ynode *params = ymap_get(r->row, "params");
+	double tp = 1, cp = 1;
+	var_get(vs, "tp", &tp);
+	var_get(vs, "cp", &cp);
+	for (size_t i = 0; i < c->nenv; i++) {
+		if (strncmp(c->env[i], key, sizeof key - 1))
+			continue;
+		const char *v = ovr_max_connections(r->gpu, c->env[i] + sizeof key - 1, strtod(ystr(params, "tp", "1"), NULL),
+						    strtod(ystr(params, "cp", "1"), NULL), tp, cp);
+		if (v)
+			set_env(c, xasprintf("%s%s", key, v));
+		return;
+	}
+}
+
 /* The plan line of a train job: its shape, parameters, knobs, image,
  * the row's arguments, environment and secrets. */
 static char *
@@ -380,6 +401,7 @@ build_train(struct wctx *w, struct inst *in, const struct plan_run *r, const cha
 	add_env(w, &t->cmd, ymap_get(r->row, "env"), vs);
 	if (r->ovr) {
 		ovr_args(r->ovr, add_word, &t->cmd);
+		ovr_connections(&t->cmd, r, vs);
 		ovr_env(r->ovr, set_env, &t->cmd);
 	}
 	add_mounts(w, &t->cmd, ymap_get(train, "mounts"), vs);

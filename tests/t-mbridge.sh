@@ -217,6 +217,12 @@ C=$TRASH/mbgen/cfg/train.llama3.1.h100.8b.fp8.8.override-mbs2
 t_grep "...the knob in the training's configuration" '^knob=MBS=2$' "$C"
 t_grep "...in its own run directory" '^run=h100_8b_fp8_8/override-mbs2$' "$C"
 t_ok "...one report of both" test "$(grep -c '\] report llama3.1 h100 8b fp8:' "$TRASH/ov-mbs.txt")" = 1
+# PerfEnvPlugin's rule on H100: CUDA_DEVICE_MAX_CONNECTIONS 1 with TP or CP
+# above 1, else 8, follows the overridden TP and CP.
+t_ok "TP=2 on H100: planned" ovplan TP=2
+t_grep "...CUDA_DEVICE_MAX_CONNECTIONS=1, as Megatron-Bridge sets it for TP 2" ' env: .* CUDA_DEVICE_MAX_CONNECTIONS=1 ' "$TRASH/ov.out"
+t_ok "70b on H100 (TP 4) with TP=1: planned" ovany WORKLOAD=llama3.1 SIZE=70b DTYPE=fp8 GPU_TYPE=h100 SCALES=64 TP=1
+t_grep "...CUDA_DEVICE_MAX_CONNECTIONS=8 for TP 1, CP 1" ' env: .* CUDA_DEVICE_MAX_CONNECTIONS=8 ' "$TRASH/ov.out"
 t_rc "TP=3 at 8 GPUs: refused" 2 ovplan TP=3
 t_grep "...naming the constraint" 'error: TP=3 on llama3.1 h100 8b fp8 x8: GPUs \(8\) must be divisible by TP\*PP\*CP \(3 = TP 3 x PP 1 x CP 1\)' "$TRASH/ov.out"
 t_rc "GBS=100: refused" 2 ovplan GBS=100
