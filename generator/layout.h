@@ -106,6 +106,8 @@ char *layout_exemplar(const char *install, const char *file);
 /* The folder of an exemplar suite's runs below a workload's experiments
  * (<run>/repeat-<r> in it), apart from the report's runs. */
 #define LAYOUT_EXEMPLAR_RUNS "exemplar"
+/* An overridden run (override.h) beside its recipe run: <run>/override-<tag>. */
+#define LAYOUT_OVERRIDE_PREFIX "override-"
 /* night NULL: the nightly folder; file NULL: the night's folder. */
 char *layout_nightly(const char *install, const char *night, const char *file);
 /* A night's files (layout_nightly's file): its status line, the judge's

@@ -5,6 +5,7 @@
 #include "diag.h"
 #include "instance.h"
 #include "nightmatrix.h"
+#include "override.h"
 #include "plan.h"
 #include "planbuild.h"
 #include "recipecheck.h"
@@ -363,8 +364,9 @@ plan_build(struct plan *p, const char *top, const struct sel *s, int all)
 	p->sel = *s;
 	if (recipes_load(&p->rec, top) || recipes_check_values(&p->rec))
 		return diag_errors - before;
-	if (check_knobs(s))
+	if (check_knobs(s) || ovr_check(s, &p->rec))
 		return diag_errors - before;
+	p->novr = ovr_expand(s, &p->ovr);
 	qsort(p->rec.workloads, p->rec.nworkloads, sizeof *p->rec.workloads, cmp_wl);
 	struct sel *alts = NULL;
 	struct exsuite ex = {0};
@@ -422,6 +424,8 @@ plan_build(struct plan *p, const char *top, const struct sel *s, int all)
 		if (no < 0)
 			continue;
 		int selected = (alts ? select_matrix_runs(&w, alts, mx->n) : select_runs(&w, s, all)) == 0;
+		if (selected && p->novr)
+			selected = select_overrides(&w) == 0;
 		int said = check_runs(&w, order, no, selected);
 		if (!selected) {
 			free(w.runs);
@@ -498,6 +502,7 @@ plan_free(struct plan *p)
 	index_free(&p->files);
 	free(p->fhash);
 	free(p->emptied);
+	ovr_free(p->ovr, p->novr);
 	recipes_free(&p->rec);
 	memset(p, 0, sizeof *p);
 }

@@ -9,13 +9,16 @@ const char *const knob_names[K_NKNOBS] = {
 	"PROFILE_RANKS", "ENABLE_PYTORCH_PROFILE", "ENABLE_GPU_METRICS",
 	"ENABLE_NCCLTRACE", "ENABLE_CHECKPOINT", "LOAD_CHECKPOINT_PATH", "CHECKPOINT_DIR", "CHECKPOINT_INTERVAL",
 	"ADDITIONAL_SLURM_PARAMS", "TIME_LIMIT", "MAX_STEPS", "EXTRA_WORK", "PREFLIGHT",
+	"TP", "PP", "CP", "VP", "EP", "ETP", "MBS", "GBS", "FP8_RECIPE", "CONFIG_VARIANT", "CUDA_GRAPH_SCOPE", "ENV",
 };
 
 void
 sel_from_env(struct sel *s)
 {
 	for (int i = 0; i < K_NKNOBS; i++) {
-		const char *v = getenv(knob_names[i]);
+		/* ENV is also sh's start-up file: the make variable arrives
+		 * under a name of llmb's (GNUmakefile) */
+		const char *v = getenv(i == K_ENV ? "LLMB_KNOB_ENV" : knob_names[i]);
 		s->v[i] = v && *v ? v : NULL;
 	}
 	s->night = getenv("LLMB_NIGHT") && *getenv("LLMB_NIGHT") ? getenv("LLMB_NIGHT") : NULL;

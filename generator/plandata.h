@@ -13,6 +13,8 @@
 #include "recipe.h"
 #include "util.h"
 
+struct ovr;
+
 /* Make variables that select what runs and change what a run does. */
 enum knob {
 	K_WORKLOAD, K_SIZE, K_DTYPE, K_GPU_TYPE, K_SCALES, K_PROXY,
@@ -20,6 +22,8 @@ enum knob {
 	K_PROFILE_RANKS, K_ENABLE_PYTORCH_PROFILE, K_ENABLE_GPU_METRICS,
 	K_ENABLE_NCCLTRACE, K_ENABLE_CHECKPOINT, K_LOAD_CHECKPOINT_PATH, K_CHECKPOINT_DIR, K_CHECKPOINT_INTERVAL,
 	K_ADDITIONAL_SLURM_PARAMS, K_TIME_LIMIT, K_MAX_STEPS, K_EXTRA_WORK, K_PREFLIGHT,
+	/* the overrides (override.h) */
+	K_TP, K_PP, K_CP, K_VP, K_EP, K_ETP, K_MBS, K_GBS, K_FP8_RECIPE, K_CONFIG_VARIANT, K_CUDA_GRAPH_SCOPE, K_ENV,
 	K_NKNOBS
 };
 extern const char *const knob_names[K_NKNOBS];
@@ -78,6 +82,8 @@ struct plan {
 	                             * or measured runs of each (exemplar) */
 	int exemplar_profile;       /* exemplar: one more, profiled run of each */
 	char *emptied;              /* which knob left a workload without runs, first */
+	struct ovr *ovr;            /* the overrides' combinations (override.h) */
+	size_t novr;
 };
 
 /* The instance with that id, or NULL. */

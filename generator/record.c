@@ -166,6 +166,19 @@ static const struct {
 	{"TIME_LIMIT", NULL},
 	{"ADDITIONAL_SLURM_PARAMS", NULL},
 	{"EXTRA_WORK", NULL},       /* the demo's deliberate slowdown: a real regression */
+	/* the overrides (override.h): never a baseline of the recipe's run */
+	{"TP", "configuration differs from the recipe: TP"},
+	{"PP", "configuration differs from the recipe: PP"},
+	{"CP", "configuration differs from the recipe: CP"},
+	{"VP", "configuration differs from the recipe: VP"},
+	{"EP", "configuration differs from the recipe: EP"},
+	{"ETP", "configuration differs from the recipe: ETP"},
+	{"MBS", "configuration differs from the recipe: MBS"},
+	{"GBS", "configuration differs from the recipe: GBS"},
+	{"FP8_RECIPE", "configuration differs from the recipe: FP8_RECIPE"},
+	{"CONFIG_VARIANT", "configuration differs from the recipe: CONFIG_VARIANT"},
+	{"CUDA_GRAPH_SCOPE", "configuration differs from the recipe: CUDA_GRAPH_SCOPE"},
+	{"ENV", "configuration differs from the recipe: ENV"},
 };
 
 static void

@@ -44,6 +44,9 @@ grid_col_head(const json_t *k)
 {
 	long s = (long)report_num(k, "scale");
 	int prof = json_is_true(json_object_get(k, "profiled")), proxy = json_is_true(json_object_get(k, "proxy"));
+	const char *ovr = json_string_value(json_object_get(k, "override"));
+	if (ovr)
+		return xasprintf("%ld (override %s%s)", s, ovr, prof ? ", profiled" : "");
 	return proxy ? xasprintf("%ld (proxy%s)", s, prof ? ", profiled" : "")
 		     : prof ? xasprintf("%ld (profiled)", s) : xasprintf("%ld", s);
 }
@@ -61,6 +64,8 @@ char *
 grid_diff_cell(const json_t *k, const json_t *cell)
 {
 	const char *vd = report_str(cell, "verdict");
+	if (json_object_get(k, "override"))
+		return xstrdup("override: not compared");
 	if (json_is_true(json_object_get(k, "proxy")))
 		return xstrdup("proxy: not compared");
 	if (json_is_true(json_object_get(k, "profiled")))
@@ -208,6 +213,27 @@ grid_runs(struct grid *g, const json_t *runs, int excluded)
 		row[5] = xstrdup(cfg);
 		row[6] = jstr_or_dash(r, excluded ? "reason" : "note");
 		row[7] = jstr_or_dash(r, "log");
+	}
+}
+
+void
+grid_sweep(struct grid *g, const json_t *sw)
+{
+	static const char *const head[] = {"configuration", "step time (s)", "tokens/s/GPU", "TFLOPS/GPU", ""};
+	size_t i;
+	json_t *r;
+	const char *best = json_string_value(json_object_get(sw, "best"));
+	grid_init(g, 5, 0);
+	char **h = grid_row(g);
+	for (int c = 0; c < 5; c++)
+		h[c] = xstrdup(head[c]);
+	json_array_foreach(json_object_get(sw, "rows"), i, r) {
+		char **row = grid_row(g);
+		row[0] = xstrdup(report_str(r, "config"));
+		row[1] = fmtnum("%.3f", report_num(r, "step_time"));
+		row[2] = fmtnum("%.1f", report_num(r, "tokens_per_s_per_gpu"));
+		row[3] = fmtnum("%.1f", report_num(r, "tflops_per_gpu"));
+		row[4] = xstrdup(best && !strcmp(best, report_str(r, "config")) ? "best" : "");
 	}
 }
 

@@ -26,6 +26,9 @@ void grid_published(struct sb *o, const json_t *m, const char *bullet);
 /* The runs (excluded: their reasons) of the model's "runs" or "excluded". */
 void grid_runs(struct grid *g, const json_t *runs, int excluded);
 void grid_free(struct grid *g);
+/* One entry of the model's sweeps: each configuration's step time,
+ * tokens/s/GPU and TFLOPS/GPU, the best marked. */
+void grid_sweep(struct grid *g, const json_t *sw);
 
 /* A column's heading: its scale, marked when profiled. */
 char *grid_col_head(const json_t *k);

@@ -40,6 +40,8 @@ html_cell(struct sb *o, int i, const json_t *k)
 			!strcmp(vd, "within tolerance") ? "within" : vd);
 		sb_add_html(o, d);
 		sb_add(o, "</span>");
+	} else if (json_object_get(k, "override")) {
+		sb_add(o, "<br><span class=\"ref\">override: not compared</span>");
 	} else if (proxy) {
 		sb_add(o, "<br><span class=\"ref\">proxy: not compared</span>");
 	} else if (json_is_true(json_object_get(k, "profiled"))) {
@@ -273,6 +275,20 @@ report_html(struct sb *o, const json_t *m)
 	step_chart(o, m);
 	tokens_chart(o, m);
 	sb_add(o, "</div>\n");
+	size_t i;
+	json_t *sw;
+	json_array_foreach(json_object_get(m, "sweeps"), i, sw) {
+		const char *best = json_string_value(json_object_get(sw, "best"));
+		char *id = xasprintf("sweep-%lld", (long long)report_num(sw, "scale"));
+		sb_addf(o, "<h2>Sweep at %lld GPUs</h2>\n<p>Overridden runs are not compared with the reference. Best: ",
+			(long long)report_num(sw, "scale"));
+		sb_add_html(o, best ? best : "none measured");
+		sb_add(o, "</p>\n");
+		grid_sweep(&g, sw);
+		html_grid(o, &g, id);
+		grid_free(&g);
+		free(id);
+	}
 	for (int s = 0; s < 2; s++) {
 		if (!json_array_size(json_object_get(m, sect[s])))
 			continue;

@@ -109,6 +109,23 @@ is_proxy(const struct run *r)
 	return r->res && json_is_true(json_object_get(r->res, "proxy"));
 }
 
+/* An overridden run (make's TP, MBS, ... knobs: <run>/override-<tag>): its
+ * tag, else NULL. Its own column, never compared with the recipe's
+ * reference. */
+static const char *
+override_tag(const struct run *r)
+{
+	const char *o = strstr(r->name, "/" LAYOUT_OVERRIDE_PREFIX);
+	return o ? o + 1 + strlen(LAYOUT_OVERRIDE_PREFIX) : NULL;
+}
+
+static int
+same_override(const struct run *x, const struct run *y)
+{
+	const char *a = override_tag(x), *b = override_tag(y);
+	return a == b || (a && b && !strcmp(a, b));
+}
+
 /* ---- finding runs ------------------------------------------------------- */
 
 static void
@@ -134,7 +151,7 @@ add_repeats(struct runs *rs, const char *dir, const char *name, long scale)
 	char *sub = xasprintf("%s/%s", dir, name);
 	DIR *d = opendir(sub);
 	for (struct dirent *e; d && (e = readdir(d));) {
-		if (strncmp(e->d_name, "repeat-", 7))
+		if (strncmp(e->d_name, "repeat-", 7) && strncmp(e->d_name, LAYOUT_OVERRIDE_PREFIX, strlen(LAYOUT_OVERRIDE_PREFIX)))
 			continue;
 		char *rn = xasprintf("%s/%s", name, e->d_name);
 		add_run(rs, dir, rn, scale);
@@ -164,7 +181,7 @@ scan_dir(struct runs *rs, const char *dir, const char *prefix)
 		closedir(d);
 }
 
-/* By scale, then profiled after measured, then name. */
+/* By scale, then profiled after measured, then override, then name. */
 static int
 cmp_run(const void *a, const void *b)
 {
@@ -175,6 +192,8 @@ cmp_run(const void *a, const void *b)
 		return is_proxy(x) - is_proxy(y);
 	if (is_profiled(x) != is_profiled(y))
 		return is_profiled(x) - is_profiled(y);
+	if (!same_override(x, y)) /* the recipe's runs first, then by override */
+		return !override_tag(x) ? -1 : !override_tag(y) ? 1 : strcmp(override_tag(x), override_tag(y));
 	return strcmp(x->name, y->name);
 }
 
@@ -290,6 +309,8 @@ included_run(const struct run *r)
 {
 	json_t *o = run_record(r), *st = json_object_get(r->res, "step_time");
 	json_object_set_new(o, "profiled", json_boolean(is_profiled(r)));
+	if (override_tag(r))
+		json_object_set_new(o, "override", json_string(override_tag(r)));
 	json_object_set_new(o, "step_time_mean", jnum(report_num(st, "mean")));
 	json_object_set_new(o, "step_time_std", jnum(report_num(st, "std")));
 	json_object_set_new(o, "window_steps", json_integer((json_int_t)report_num(st, "n")));
@@ -336,6 +357,8 @@ excluded_run(const struct run *r, const char *why)
 struct col {
 	long scale;
 	int profiled, proxy;
+	const char *ovr;        /* an override's tag, or NULL */
+	const json_t *prov;     /* an override's: its first run's provenance */
 	size_t n;
 	double mean, std, min, max;
 	double v[RM_N], ref[RM_N];
@@ -438,6 +461,33 @@ published_ref(const struct ctx *c, struct col *k)
 	memcpy(k->ref, ref, sizeof ref);
 }
 
+/* An overridden run's seq, gbs and model FLOPs per sample: its own
+ * parameters as its provenance records them (configuration.knobs), not
+ * the config row's; NaN where it has none. */
+static void
+override_inputs(const struct ctx *c, const json_t *prov, double *seq, double *gbs, double *flops)
+{
+	const json_t *kn = json_object_get(json_object_get(prov, "configuration"), "knobs");
+	struct params p = {0};
+	struct flops f;
+	const char *key;
+	json_t *v;
+	*seq = *gbs = *flops = NAN;
+	p.names = xcalloc(json_object_size(kn) + 1, sizeof *p.names);
+	p.vals = xcalloc(json_object_size(kn) + 1, sizeof *p.vals);
+	json_object_foreach((json_t *)kn, key, v) {
+		if (!json_string_value(v))
+			continue;
+		p.names[p.n] = key;
+		p.vals[p.n++] = strtod(json_string_value(v), NULL);
+	}
+	params_get(&p, "seq", seq);
+	params_get(&p, "gbs", gbs);
+	if (p.n && ymap_get(c->wl, "flops") && !flops_eval(NULL, c->wl, c->size, &p, &f))
+		*flops = f.total;
+	params_free(&p);
+}
+
 /* Mean of the runs' means; spread: one run's own std, else the std of the means. */
 static void
 aggregate(struct col *k, const double *means, const double *stds)
@@ -460,17 +510,20 @@ col_metrics(const struct ctx *c, struct col *k)
 {
 	double seq, gbs, flops;
 	struct metrics m;
-	scale_inputs(c, k->scale, &seq, &gbs, &flops);
+	if (k->ovr)
+		override_inputs(c, k->prov, &seq, &gbs, &flops);
+	else
+		scale_inputs(c, k->scale, &seq, &gbs, &flops);
 	metrics_compute(&m, seq, gbs, k->mean, (double)k->scale, isnan(flops) ? 0 : flops,
 			isnan(c->peak) ? 0 : c->peak, METRICS_TOKENS_DEFAULT);
 	double v[RM_N] = {k->mean, m.tokens_per_s, m.tokens_per_s_per_gpu, m.tflops_per_gpu, m.mfu_pct, m.days};
-	const struct ynode *r = k->profiled || k->proxy ? NULL : reference_row(c, k->scale);
+	const struct ynode *r = k->profiled || k->proxy || k->ovr ? NULL : reference_row(c, k->scale);
 	double ref[RM_N] = {ynum(r, "step_time"), ynum(r, "tokens_per_s"), ynum(r, "tokens_per_s") / (double)k->scale,
 			   ynum(r, "tflops_per_gpu"), ynum(r, "mfu_pct"), ynum(r, "days_1t")};
 	memcpy(k->v, v, sizeof v);
 	memcpy(k->ref, ref, sizeof ref);
 	k->refrow = r;
-	if (!r && !k->profiled && !k->proxy)
+	if (!r && !k->profiled && !k->proxy && !k->ovr)
 		published_ref(c, k);
 }
 
@@ -507,9 +560,9 @@ col_json(const struct ctx *c, const struct col *k)
 	json_t *cells = json_object();
 	for (int i = 0; i < RM_N; i++)
 		json_object_set_new(cells, report_metrics[i].key, col_cell(c, k, i));
-	const json_t *pub = k->published;
-	char *cmp = xstrdup(k->proxy ? "proxy: not compared" : k->profiled ? "profiled: not compared"
-			: k->refrow ? "compared" : !pub ? "no reference" : "");
+	const json_t *pub = k->published; /* never of a profiled, proxy or overridden run */
+	char *cmp = xstrdup(k->ovr ? "override: not compared" : k->proxy ? "proxy: not compared"
+			: k->profiled ? "profiled: not compared" : k->refrow ? "compared" : !pub ? "no reference" : "");
 	if (pub)
 		cmp = json_is_true(json_object_get(pub, "match")) ? (free(cmp), xstrdup("compared"))
 			: (free(cmp), xasprintf("%s: not compared", report_str(pub, "label")));
@@ -522,6 +575,8 @@ col_json(const struct ctx *c, const struct col *k)
 		json_object_set_new(o, "proxy", json_true());
 	if (k->published)
 		json_object_set_new(o, "published", k->published);
+	if (k->ovr)
+		json_object_set_new(o, "override", json_string(k->ovr));
 	return o;
 }
 
@@ -529,7 +584,8 @@ col_json(const struct ctx *c, const struct col *k)
 static json_t *
 column(const struct ctx *c, const struct run *v, size_t n)
 {
-	struct col k = {.scale = v[0].scale, .profiled = is_profiled(&v[0]), .proxy = is_proxy(&v[0]), .n = n};
+	struct col k = {.scale = v[0].scale, .profiled = is_profiled(&v[0]), .proxy = is_proxy(&v[0]),
+		.ovr = override_tag(&v[0]), .prov = v[0].prov, .n = n};
 	double *means = xcalloc(n, sizeof *means), *stds = xcalloc(n, sizeof *stds);
 	for (size_t i = 0; i < n; i++) {
 		json_t *st = json_object_get(v[i].res, "step_time");
@@ -561,11 +617,50 @@ classify(const struct ctx *c, struct runs *rs, json_t *cols, json_t *inc, json_t
 	}
 	for (size_t a = 0, b; a < nk; a = b) {
 		for (b = a + 1; b < nk && keep[b].scale == keep[a].scale && is_profiled(&keep[b]) == is_profiled(&keep[a]) &&
-			     is_proxy(&keep[b]) == is_proxy(&keep[a]); b++)
+			     is_proxy(&keep[b]) == is_proxy(&keep[a]) && same_override(&keep[b], &keep[a]); b++)
 			;
 		json_array_append_new(cols, column(c, keep + a, b - a));
 	}
 	free(keep);
+}
+
+/* The sweep of each scale that has overridden runs: the recipe's column
+ * and each override's, measured (not profiled, not proxy), and the best
+ * of them by tokens/s/GPU (GBS may differ between them: step time alone
+ * would not rank them). */
+static json_t *
+sweeps(const json_t *cols)
+{
+	json_t *out = json_array(), *k;
+	size_t i, j;
+	json_array_foreach(cols, i, k) {
+		long scale = (long)report_num(k, "scale");
+		if (!json_object_get(k, "override") || (i && (long)report_num(json_array_get(cols, i - 1), "scale") == scale &&
+							 json_object_get(json_array_get(cols, i - 1), "override")))
+			continue; /* the first override column of its scale starts the sweep */
+		json_t *rows = json_array(), *best = NULL, *o;
+		double bv = NAN;
+		json_array_foreach(cols, j, o) {
+			if ((long)report_num(o, "scale") != scale || json_is_true(json_object_get(o, "profiled")) ||
+			    json_is_true(json_object_get(o, "proxy")))
+				continue;
+			const json_t *mt = json_object_get(o, "metrics");
+			double tpg = report_num(json_object_get(mt, "tokens_per_s_per_gpu"), "value");
+			const char *name = json_string_value(json_object_get(o, "override"));
+			json_t *row = json_pack("{s:s,s:o,s:o,s:o}", "config", name ? name : "recipe", "step_time",
+						jnum(report_num(json_object_get(mt, "step_time"), "value")), "tokens_per_s_per_gpu",
+						jnum(tpg), "tflops_per_gpu",
+						jnum(report_num(json_object_get(mt, "tflops_per_gpu"), "value")));
+			if (!isnan(tpg) && (isnan(bv) || tpg > bv)) {
+				bv = tpg;
+				best = row;
+			}
+			json_array_append_new(rows, row);
+		}
+		json_t *b = best ? json_incref(json_object_get(best, "config")) : json_null();
+		json_array_append_new(out, json_pack("{s:I,s:o,s:o}", "scale", (json_int_t)scale, "rows", rows, "best", b));
+	}
+	return out;
 }
 
 static json_t *
@@ -577,6 +672,11 @@ build_model(struct ctx *c, struct runs *rs)
 			      "gpu", c->g, "size", c->size, "dtype", c->dtype, "tolerance_pct", c->tol,
 			      "peak_tflops", jnum(c->peak), "aggregation",
 			      "mean of the runs' means; std: one run's window std, else the sample std of the means");
+	json_t *sw = sweeps(cols);
+	if (json_array_size(sw))
+		json_object_set_new(m, "sweeps", sw);
+	else
+		json_decref(sw);
 	json_object_set_new(m, "columns", cols);
 	json_object_set_new(m, "runs", inc);
 	json_object_set_new(m, "excluded", exc);

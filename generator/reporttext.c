@@ -83,6 +83,24 @@ report_run_extras(struct sb *o, const json_t *m)
 	profiles_section(o, m, 0);
 }
 
+/* Each sweep's table and its best configuration, in one layout. */
+static void
+report_sweeps(struct sb *o, const json_t *m, void (*lay)(struct sb *, const struct grid *))
+{
+	size_t i;
+	json_t *sw;
+	json_array_foreach(json_object_get(m, "sweeps"), i, sw) {
+		struct grid g;
+		const char *best = json_string_value(json_object_get(sw, "best"));
+		sb_addf(o, "\nSweep at %lld GPUs (overridden runs are not compared with the reference)\n",
+			(long long)report_num(sw, "scale"));
+		grid_sweep(&g, sw);
+		lay(o, &g);
+		grid_free(&g);
+		sb_addf(o, "best: %s\n", best ? best : "none measured");
+	}
+}
+
 void
 report_text(struct sb *o, const json_t *m)
 {
@@ -101,6 +119,7 @@ report_text(struct sb *o, const json_t *m)
 			grid_published(o, m, "  ");
 		}
 	}
+	report_sweeps(o, m, grid_text);
 	static const char *const sect[] = {"runs", "excluded"};
 	for (int s = 0; s < 2; s++) {
 		if (!json_array_size(json_object_get(m, sect[s])))
@@ -162,6 +181,7 @@ report_md(struct sb *o, const json_t *m)
 			grid_published(o, m, "- ");
 		}
 	}
+	report_sweeps(o, m, grid_md);
 	static const char *const sect[] = {"runs", "excluded"};
 	for (int s = 0; s < 2; s++) {
 		if (!json_array_size(json_object_get(m, sect[s])))
@@ -210,7 +230,8 @@ csv_jobs(struct sb *o, const json_t *m, const json_t *k)
 	json_array_foreach(json_object_get(m, "runs"), i, r)
 		if (report_num(r, "scale") == report_num(k, "scale") &&
 		    json_is_true(json_object_get(r, "profiled")) == json_is_true(json_object_get(k, "profiled")) &&
-		    json_is_true(json_object_get(r, "proxy")) == json_is_true(json_object_get(k, "proxy")))
+		    json_is_true(json_object_get(r, "proxy")) == json_is_true(json_object_get(k, "proxy")) &&
+		    !strcmp(report_str(r, "override"), report_str(k, "override")))
 			sb_addf(&j, "%s%s", j.len ? " " : "", *report_str(r, "job") ? report_str(r, "job") : "-");
 	csv_field(o, j.buf ? j.buf : "", 1);
 	sb_free(&j);

@@ -20,6 +20,7 @@ struct plan_run {
 	const struct ynode *row;
 	const char *gpu, *size, *dtype;
 	long scale;
+	const struct ovr *ovr;      /* its overrides (override.h), or NULL */
 };
 
 /* The runs the plan will expand and what its stages will expand of them. */

@@ -6,6 +6,7 @@
 #include "flops.h"
 #include "instance.h"
 #include "layout.h"
+#include "override.h"
 #include "recipecheck.h"
 #include "runcheck.h"
 #include "runstages.h"
@@ -28,6 +29,11 @@ bind_run(struct wctx *w, const struct plan_run *r, struct vars *vs, struct param
 	for (size_t i = 0; i < ymap_len(model); i++)
 		var_set(vs, ymap_key(model, i)->str, strtod(ymap_val(model, i)->str, NULL));
 	if (run_params(&w->p->rec, r, prm)) {
+		w->unsaid++;
+		return -1;
+	}
+	char why[256];
+	if (r->ovr && ovr_params(r->ovr, prm, r->scale, why, sizeof why)) { /* said by select_overrides */
 		w->unsaid++;
 		return -1;
 	}
@@ -72,6 +78,7 @@ struct runknobs {
 	double ckpt_gb;             /* the space one checkpoint save needs, GB; 0 unknown */
 	int marked;                 /* not comparable with published numbers */
 	int proxy;                  /* the row's proxy run: labelled, never compared */
+	const char *ovr;            /* its overrides ("TP=2 MBS=1"), or NULL: labelled, never compared */
 	const char *pstart, *pstop;
 };
 
@@ -269,6 +276,52 @@ train_knobs(struct pc_train *t, const struct sel *s)
 	}
 }
 
+/* An override's word after the command's words. */
+static void
+add_word(void *ctx, char *word)
+{
+	struct pc_cmd *c = ctx;
+	c->args = xrealloc(c->args, (c->nargs + 1) * sizeof *c->args);
+	c->args[c->nargs].word = word;
+	c->args[c->nargs++].hash = NULL;
+}
+
+/* An override's NAME=VALUE, in place of the recipe's value of NAME. */
+static void
+set_env(void *ctx, char *kv)
+{
+	struct pc_cmd *c = ctx;
+	size_t n = strcspn(kv, "=") + 1;
+	for (size_t i = 0; i < c->nenv; i++)
+		if (!strncmp(c->env[i], kv, n)) {
+			free(c->env[i]);
+			c->env[i] = kv;
+			return;
+		}
+	pc_strv_add(&c->env, &c->nenv, kv);
+}
+
+/* The row's CUDA_DEVICE_MAX_CONNECTIONS as Megatron-Bridge sets it for
+ * the overridden TP and CP (override.h). */
+static void
+ovr_connections(struct pc_cmd *c, const struct plan_run *r, const struct vars *vs)
+{
+	static const char key[] = "CUDA_DEVICE_MAX_CONNECTIONS=";
+	const struct ynode *params = ymap_get(r->row, "params");
+	double tp = 1, cp = 1;
+	var_get(vs, "tp", &tp);
+	var_get(vs, "cp", &cp);
+	for (size_t i = 0; i < c->nenv; i++) {
+		if (strncmp(c->env[i], key, sizeof key - 1))
+			continue;
+		const char *v = ovr_max_connections(r->gpu, c->env[i] + sizeof key - 1, strtod(ystr(params, "tp", "1"), NULL),
+						    strtod(ystr(params, "cp", "1"), NULL), tp, cp);
+		if (v)
+			set_env(c, xasprintf("%s%s", key, v));
+		return;
+	}
+}
+
 /* The plan line of a train job: its shape, parameters, knobs, image,
  * the row's arguments, environment and secrets. */
 static char *
@@ -322,7 +375,9 @@ train_plan(const struct pc_train *t, const struct sel *s, const struct runknobs 
 		sb_addf(&pl, " PREFLIGHT=%s", t->preflight);
 	if (k->proxy)
 		sb_add(&pl, " PROXY");
-	if (k->marked || k->proxy)
+	if (k->ovr)
+		sb_addf(&pl, " OVERRIDE(%s)", k->ovr);
+	if (k->marked || k->proxy || k->ovr)
 		sb_add(&pl, " (not compared with the reference)");
 	return sb_steal(&pl);
 }
@@ -382,6 +437,11 @@ build_train(struct wctx *w, struct inst *in, const struct plan_run *r, const cha
 		add_argv(w, &t->cmd, in->workload, ymap_get(ymap_get(w->wl, "knobs"), "extra_work_args"), vs);
 	add_env(w, &t->cmd, ymap_get(train, "env"), vs);
 	add_env(w, &t->cmd, ymap_get(r->row, "env"), vs);
+	if (r->ovr) {
+		ovr_args(r->ovr, add_word, &t->cmd);
+		ovr_connections(&t->cmd, r, vs);
+		ovr_env(r->ovr, set_env, &t->cmd);
+	}
 	add_mounts(w, &t->cmd, ymap_get(train, "mounts"), vs);
 	add_launch(w, t, train, r->gpu);
 	add_secrets(&t->cmd, ymap_get(w->wl, "secrets"));
@@ -441,7 +501,8 @@ build_runs(struct wctx *w, const struct ynode *stage)
 	long nper = nrep + (exemplar && w->p->exemplar_profile);
 	for (size_t j = 0; j < w->nruns * (size_t)nper; j++) {
 		const struct plan_run *r = &w->runs[j / (size_t)nper];
-		char *rep = run_rep(w->p, j, nrep, nper);
+		/* an overridden run lives apart (its report is the row's) */
+		char *rep = r->ovr && !report ? xasprintf(LAYOUT_OVERRIDE_PREFIX "%s", r->ovr->tag) : run_rep(w->p, j, nrep, nper);
 		char *id = instance_id(&(struct instance_key){sname, wname, .gpu = r->gpu, .size = r->size, .dtype = r->dtype,
 							      .scale = report ? 0 : r->scale, .rep = report ? NULL : rep});
 		if (plan_find(w->p, id)) {
@@ -466,7 +527,7 @@ build_runs(struct wctx *w, const struct ynode *stage)
 		in->conf.kind = train ? PC_TRAIN : PC_PARSE;
 		in->conf.run = run;
 		/* the exemplar's profiled run: this instance alone profiles */
-		struct sel s = w->p->sel;
+		struct sel s = r->ovr ? r->ovr->s : w->p->sel;
 		if (rep && !strcmp(rep, "exemplar-profile"))
 			s.v[K_ENABLE_PROFILE] = "true";
 		struct vars vs = {0};
@@ -476,6 +537,7 @@ build_runs(struct wctx *w, const struct ynode *stage)
 			run_knobs(w, &s, &vs, &k);
 			k.proxy = ybool(r->row, "proxy", 0);
 			k.ckpt_gb = strtod(ystr(ymap_get(ymap_get(w->wl, "knobs"), "checkpoint_gb"), r->size, "0"), NULL);
+			k.ovr = r->ovr ? r->ovr->show : NULL;
 			double mf = 0;
 			int have_flops = model_flops(w, r, &prm, &mf) == 0;
 			if (have_flops)

@@ -4,6 +4,7 @@
 
 #include "diag.h"
 #include "nightmatrix.h"
+#include "override.h"
 #include "recipecheck.h"
 #include "selection.h"
 #include "slurmcmd.h"
@@ -134,7 +135,7 @@ select_runs(struct wctx *w, const struct sel *s, int all)
 							     !in_words(sel_v(s, K_DTYPE), dt[c]->str)))
 							continue;
 						w->runs = xrealloc(w->runs, (w->nruns + 1) * sizeof *w->runs);
-						w->runs[w->nruns++] = (struct plan_run){row, g[a]->str, sz[b]->str, dt[c]->str, sc};
+						w->runs[w->nruns++] = (struct plan_run){row, g[a]->str, sz[b]->str, dt[c]->str, sc, NULL};
 					}
 				}
 			}
@@ -613,4 +614,52 @@ select_matrix_runs(struct wctx *w, const struct sel *alts, size_t nalts)
 		free(t.runs);
 	}
 	return 0;
+}
+
+/* ---- the overrides ------------------------------------------------------- */
+
+int
+select_overrides(struct wctx *w)
+{
+	const struct plan *p = w->p;
+	const char *wname = ystr(w->wl, "workload", "");
+	const char *fw = ystr(w->wl, "framework", "");
+	if (strcmp(fw, "megatron_bridge")) {
+		fprintf(stderr, "llmb: error: %s: workload %s (framework %s) takes no overrides: they are Megatron-Bridge's (its recipes have framework: megatron_bridge)\n",
+			p->ovr[0].show, wname, *fw ? fw : "none");
+		diag_errors++;
+		return -1;
+	}
+	struct plan_run *v = xcalloc(w->nruns * p->novr + 1, sizeof *v);
+	size_t n = 0;
+	int errs = 0;
+	for (size_t i = 0; i < w->nruns; i++)
+		for (size_t c = 0; c < p->novr; c++) {
+			const struct plan_run *r = &w->runs[i];
+			const struct ovr *o = &p->ovr[c];
+			char why[256] = "";
+			struct params prm = {0};
+			if (o->s.v[K_FP8_RECIPE] && strcmp(r->dtype, "fp8"))
+				snprintf(why, sizeof why, "FP8_RECIPE applies to fp8 runs, this one is %s", r->dtype);
+			else if (run_params(&p->rec, r, &prm) == 0) /* else the recipe checks say why */
+				ovr_params(o, &prm, r->scale, why, sizeof why);
+			params_free(&prm);
+			if (!*why) {
+				v[n] = *r;
+				v[n++].ovr = o;
+				continue;
+			}
+			fprintf(stderr, "llmb: %s: %s on %s %s %s %s x%ld: %s%s\n", p->novr > 1 ? "warning" : "error", o->show,
+				wname, r->gpu, r->size, r->dtype, r->scale, why, p->novr > 1 ? "; skipped" : "");
+			errs += p->novr == 1;
+		}
+	if (!errs && !n) {
+		fprintf(stderr, "llmb: error: no combination of the sweep suits a selected run of workload %s\n", wname);
+		errs++;
+	}
+	diag_errors += errs;
+	free(w->runs);
+	w->runs = v;
+	w->nruns = n;
+	return errs ? -1 : 0;
 }

@@ -16,6 +16,10 @@
 /* Appends to w->runs the runs of w's workload that s selects (every run
  * when all); -1 after saying why the selection is wrong for it. */
 int select_runs(struct wctx *w, const struct sel *s, int all);
+/* w's runs, one per combination of the overrides (w->p->ovr) that suits
+ * it; a combination that does not is named and skipped (a sweep), or
+ * refused (one combination); -1 after saying why none is left. */
+int select_overrides(struct wctx *w);
 /* The runs of w that the matrix entries alts select, each once; -1 as
  * select_runs. */
 int select_matrix_runs(struct wctx *w, const struct sel *alts, size_t nalts);

@@ -205,4 +205,22 @@ sys.exit(0 if [(x["kind"], x["iteration"]) for x in c] == [("save", 25), ("save"
 t_grep "...the report gives the saves beside the step time" \
 	"^  h100_8b_fp8_8  save at iteration 25  [0-9.]+ s \\(step time [0-9.]+ s\\)\$" "$rep.txt"
 t_grep "...the HTML report too" 'h100_8b_fp8_8  save at iteration 50  [0-9.]+ s' "$rep.html"
+
+# An override (MBS=2) re-runs its own run only: one new job, the recipe's
+# run as it was; the entry point gets the parser's -mb 2; the report has
+# the override's column, not compared.
+E8=$I/workloads/llama3.1/experiments/h100_8b_fp8_8
+base_job=$(t_job_field "$I" train.llama3.1.h100.8b.fp8.8 job)
+base_done=$(cat "$E8/train.done")
+before=$(squeue -h -t all -o %i | wc -l)
+m h GPU_TYPE=h100 DTYPE=fp8 MBS=2 >"$TRASH/o.out" 2>&1
+t_ok "MBS=2: make report succeeds" test $? = 0 || tail -n 20 "$TRASH/o.out" | sed 's/^/# /'
+t_ok "...one job submitted" test "$(squeue -h -t all -o %i | wc -l)" = "$((before + 1))"
+t_ok "...the override's run, apart" test -s "$E8/override-mbs2/result.json"
+t_ok "...the recipe's run untouched" test "$(cat "$E8/train.done")" = "$base_done"
+t_ok "...its job the same" test "$(t_job_field "$I" train.llama3.1.h100.8b.fp8.8 job)" = "$base_job"
+t_grep "...the entry point got -mb 2 after the row's arguments" '"--compute_dtype", "fp8_cs", "-mb", "2"' "$MBRIDGE_STANDIN_RECORD"
+t_grep "...the report's override column, not compared" 'override: not compared' "$I/workloads/llama3.1/reports/h100_8b_fp8.json.txt"
+m h GPU_TYPE=h100 DTYPE=fp8 MBS=2 >"$TRASH/o2.out" 2>&1
+t_ok "...a second make MBS=2 submits nothing" test "$(squeue -h -t all -o %i | wc -l)" = "$((before + 1))"
 t_done

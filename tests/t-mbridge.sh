@@ -198,6 +198,77 @@ t_nogrep "...no proxy" "train deepseek-v3 gb200 671b bf16 x64:" "$TRASH/px.out"
 t_rc "PROXY=maybe: refused" 2 mbplan PROXY=maybe
 t_grep "...saying what it takes" 'PROXY=maybe: expected true, false or only' "$TRASH/px.out"
 
+# ---- overrides and sweeps (TP PP CP VP EP ETP MBS GBS FP8_RECIPE CONFIG_VARIANT
+# CUDA_GRAPH_SCOPE ENV) ----------------------------------------------------------------
+# Each combination a run of its own (<run>/override-<tag>), its knobs in the
+# training's configuration, labelled and never compared; a combination the
+# run's parallelism cannot divide is named (one: refused; a sweep: skipped).
+ovplan() { mbm -n report WORKLOAD=llama3.1 SIZE=8b DTYPE=fp8 GPU_TYPE=h100 SCALES=8 "$@" >"$TRASH/ov.out" 2>&1; }
+ovany() { mbm -n report "$@" >"$TRASH/ov.out" 2>&1; }
+ovlines() { sed -n "s/^: '\\(.*\\)'\$/\\1/p" "$TRASH/ov.out" | sed "s|$TRASH|TRASH|g" >"$TRASH/$1"; }
+t_ok "MBS=\"1 2\": planned" ovplan MBS="1 2"
+ovlines ov-mbs.txt
+t_cmp "MBS=\"1 2\": the plan golden (two trainings)" "$MP/llama3.1.h100.8b.fp8.mbs-1-2.plan" "$TRASH/ov-mbs.txt"
+t_ok "...two trainings, each its own run" test "$(grep -c '\] train llama3.1 h100 8b fp8 x8 override-mbs[12]: .* OVERRIDE(MBS=[12]) (not compared with the reference)$' "$TRASH/ov-mbs.txt")" = 2
+t_nogrep "...the recipe's run is not planned" '\] train llama3.1 h100 8b fp8 x8:' "$TRASH/ov-mbs.txt"
+t_grep "...the parser's flag after the row's" ' args: --model_recipe_name llama3_8b --compute_dtype fp8_cs -mb 2 env: ' "$TRASH/ov-mbs.txt"
+t_grep "...GA derived again (128 / (2 x 8))" 'x8 override-mbs2: .* mbs=2 gbs=128 dp=8 ga=8 ' "$TRASH/ov-mbs.txt"
+C=$TRASH/mbgen/cfg/train.llama3.1.h100.8b.fp8.8.override-mbs2
+t_grep "...the knob in the training's configuration" '^knob=MBS=2$' "$C"
+t_grep "...in its own run directory" '^run=h100_8b_fp8_8/override-mbs2$' "$C"
+t_ok "...one report of both" test "$(grep -c '\] report llama3.1 h100 8b fp8:' "$TRASH/ov-mbs.txt")" = 1
+# PerfEnvPlugin's rule on H100: CUDA_DEVICE_MAX_CONNECTIONS 1 with TP or CP
+# above 1, else 8, follows the overridden TP and CP.
+t_ok "TP=2 on H100: planned" ovplan TP=2
+t_grep "...CUDA_DEVICE_MAX_CONNECTIONS=1, as Megatron-Bridge sets it for TP 2" ' env: .* CUDA_DEVICE_MAX_CONNECTIONS=1 ' "$TRASH/ov.out"
+t_ok "70b on H100 (TP 4) with TP=1: planned" ovany WORKLOAD=llama3.1 SIZE=70b DTYPE=fp8 GPU_TYPE=h100 SCALES=64 TP=1
+t_grep "...CUDA_DEVICE_MAX_CONNECTIONS=8 for TP 1, CP 1" ' env: .* CUDA_DEVICE_MAX_CONNECTIONS=8 ' "$TRASH/ov.out"
+t_rc "TP=3 at 8 GPUs: refused" 2 ovplan TP=3
+t_grep "...naming the constraint" 'error: TP=3 on llama3.1 h100 8b fp8 x8: GPUs \(8\) must be divisible by TP\*PP\*CP \(3 = TP 3 x PP 1 x CP 1\)' "$TRASH/ov.out"
+t_rc "GBS=100: refused" 2 ovplan GBS=100
+t_grep "...GBS by MBS x DP" 'error: GBS=100 on .*: GBS \(100\) must be divisible by MBS\*DP \(8 = MBS 1 x DP 8' "$TRASH/ov.out"
+t_rc "EP=16 at 8 GPUs: refused" 2 ovplan EP=16
+t_grep "...ETP x EP x PP" 'GPUs \(8\) must be divisible by ETP\*EP\*PP' "$TRASH/ov.out"
+t_rc "VP=2 with PP 1: refused" 2 ovplan VP=2
+t_grep "...interleaving needs PP" 'VP \(2\) needs PP above 1' "$TRASH/ov.out"
+t_ok "a 2 x 2 sweep (TP=\"1 2\" MBS=\"16 32\") with one invalid combination: planned" ovplan TP="1 2" MBS="16 32"
+t_grep "...the invalid one named and skipped" 'warning: TP=1 MBS=32 on llama3.1 h100 8b fp8 x8: GBS \(128\) must be divisible by MBS\*DP \(256 = MBS 32 x DP 8, .*\); skipped' "$TRASH/ov.out"
+ovlines ov-sweep.txt
+t_cmp "...the plan golden (three trainings)" "$MP/llama3.1.h100.8b.fp8.sweep.plan" "$TRASH/ov-sweep.txt"
+t_ok "...three trainings" test "$(grep -c '\] train llama3.1 ' "$TRASH/ov-sweep.txt")" = 3
+t_rc "a sweep of none valid: exit 2" 2 ovplan TP="3 5"
+t_grep "...saying so" 'error: no combination of the sweep suits a selected run of workload llama3.1' "$TRASH/ov.out"
+t_ok "FP8_RECIPE CONFIG_VARIANT CUDA_GRAPH_SCOPE ENV: planned" \
+	ovplan FP8_RECIPE=mx CONFIG_VARIANT=v1 CUDA_GRAPH_SCOPE=attn,mlp ENV="NCCL_DEBUG=INFO CUDA_DEVICE_MAX_CONNECTIONS=4"
+t_grep "...the parser's flags" 'args: --model_recipe_name llama3_8b --compute_dtype fp8_cs --compute_dtype fp8_mx --config_variant v1 --cuda_graph_scope attn,mlp env: ' "$TRASH/ov.out"
+t_grep "...ENV's variable in the environment" ' env: .* NCCL_DEBUG=INFO' "$TRASH/ov.out"
+t_grep "...ENV's value replaces the recipe's" ' env: .* CUDA_DEVICE_MAX_CONNECTIONS=4 ' "$TRASH/ov.out"
+t_nogrep "...once" 'CUDA_DEVICE_MAX_CONNECTIONS=8' "$TRASH/ov.out"
+ovid=$(sed -n 's/.*\] train llama3.1 h100 8b fp8 x8 \(override-[^:]*\):.*/\1/p' "$TRASH/ov.out")
+"$LLMB" script --top "$TOP" --gen "$TRASH/mbgen" --install "$TRASH/mbinst" "train.llama3.1.h100.8b.fp8.8.$ovid" >"$TRASH/ov.sh" 2>&1
+t_grep "...exported quoted in the job script" "^export NCCL_DEBUG='INFO'\$" "$TRASH/ov.sh"
+t_rc "FP8_RECIPE=xx: refused" 2 ovplan FP8_RECIPE=xx
+t_grep "...with the parser's choices" "FP8_RECIPE=xx: 'xx' is not cs, mx or sc" "$TRASH/ov.out"
+t_rc "CUDA_GRAPH_SCOPE=attn,foo: refused" 2 ovplan CUDA_GRAPH_SCOPE=attn,foo
+t_grep "...with the parser's scopes" 'is not scopes of full_iteration, attn, mlp' "$TRASH/ov.out"
+t_rc "FP8_RECIPE on a bf16 run: refused" 2 ovany WORKLOAD=llama3.1 SIZE=8b DTYPE=bf16 GPU_TYPE=h100 SCALES=8 FP8_RECIPE=mx
+t_grep "...saying so" 'FP8_RECIPE applies to fp8 runs, this one is bf16' "$TRASH/ov.out"
+t_rc "ENV with a secret's name: refused" 2 ovplan ENV="HF_TOKEN=hf_x"
+t_grep "...saying secrets go by name" 'ENV: HF_TOKEN is a secret.s name' "$TRASH/ov.out"
+t_nogrep "...its value never said" 'hf_x' "$TRASH/ov.out"
+t_rc "ENV with a name like a secret's: refused" 2 ovplan ENV="MY_API_KEY=x"
+t_rc "ENV with a bad name: refused" 2 ovplan ENV="1A=2"
+t_grep "...naming it" "ENV: '1A=2' is not NAME=VALUE" "$TRASH/ov.out"
+t_rc "ENV with a placeholder: refused" 2 ovplan ENV="A={install}"
+# (make strips a command line's blank value: llmb gen sees one from elsewhere)
+t_rc "TP=' ' (no value) in llmb gen's environment: refused" 2 \
+	env WORKLOAD=llama3.1 TP=" " "$LLMB" gen --top "$TOP" --gen "$TRASH/ovgen"
+t_grep "...saying so" "TP=' ' gives no value" "$TRASH/.out"
+t_rc "an override on a recipe that is not Megatron-Bridge's: refused" 2 ovany WORKLOAD=nemotron4 SIZE=15b DTYPE=bf16 GPU_TYPE=h100 SCALES=16 TP=2
+t_grep "...saying whose they are" 'TP=2: workload nemotron4 \(framework nemo2\) takes no overrides' "$TRASH/ov.out"
+t_rc "overrides are not for make nightly" 2 ovany WORKLOAD=llama3.1 LLMB_NIGHT=2026-01-05 LLMB_NIGHTLY=nosuch.yaml TP=2
+t_grep "...saying why" 'are not for make nightly' "$TRASH/ov.out"
+
 # ---- every row against the workload base config its run loads -------------------------
 # tests/mbridge-base-configs.tsv: Megatron-Bridge's pre-training base
 # configs at the pinned commits (kept as data, scripts/mbridge-base-configs.py).

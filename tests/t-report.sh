@@ -210,6 +210,38 @@ t_grep "HTML provenance: the dotted key quoted" '^<tr><td class="l">configuratio
 t_grep "HTML provenance: the nested key, a row of its own" '^<tr><td class="l">configuration\.a\.b</td><td class="l">2</td></tr>$' "$TRASH/prov.html"
 t_grep "HTML provenance: clocks.sm as before" '^<tr><td class="l">nodes\.n1\.gpus\[0\]\.clocks\.sm</td><td class="l">1980</td></tr>$' "$TRASH/prov.html"
 
+# Overridden runs (make's TP, MBS, ... knobs) live beside the recipe's as
+# <run>/override-<tag>: each its own column, never compared with the
+# reference; its metrics from its own parameters (provenance); the sweep
+# table names the best configuration by tokens/s/GPU.
+O=$TRASH/ovr
+mkdir -p "$O/h100_15b_bf16_16/override-mbs2" "$O/h100_15b_bf16_16/override-tp2-gbs128"
+cp "$E/h100_15b_bf16_16/result.json" "$E/h100_15b_bf16_16/train.done" "$O/h100_15b_bf16_16/"
+(cd "$O/h100_15b_bf16_16/override-mbs2" && nemo_log 2.60 >log.out &&
+	"$LLMB" parse --window=40-49 --steps=50 --result=result.json log.out >/dev/null 2>&1)
+(cd "$O/h100_15b_bf16_16/override-tp2-gbs128" && nemo_log 4.00 >log.out &&
+	"$LLMB" parse --window=40-49 --steps=50 --result=result.json log.out >/dev/null 2>&1)
+printf '{"configuration": {"knobs": {"seq": "4096", "gbs": "64", "mbs": "2"}}}\n' >"$O/h100_15b_bf16_16/override-mbs2/provenance.json"
+printf '{"configuration": {"knobs": {"seq": "4096", "gbs": "128", "tp": "2"}}}\n' >"$O/h100_15b_bf16_16/override-tp2-gbs128/provenance.json"
+rep "$O" >"$TRASH/ovr.txt" 2>&1
+t_grep "an override's column, labelled" '16 \(override mbs2\)' "$TRASH/ovr.txt"
+t_grep "...never compared with the reference" 'override: not compared' "$TRASH/ovr.txt"
+rep --format=json "$O" >"$TRASH/ovr.json" 2>&1
+t_ok "...no reference in an override's column" test "$(jq '[.columns[] | select(.override) | .metrics.step_time.reference] | map(select(. != null)) | length' "$TRASH/ovr.json")" = 0
+t_ok "...the recipe's column keeps its comparison" test "$(jq -r '.columns[] | select(.override == null) | .comparison' "$TRASH/ovr.json")" = compared
+t_ok "an override's tokens/s from its own GBS (128 x 4096 / 4.00 s / 16)" \
+	test "$(jq -r '.columns[] | select(.override == "tp2-gbs128") | .metrics.tokens_per_s_per_gpu.value | floor' "$TRASH/ovr.json")" = 8192
+t_grep "the sweep table" '^Sweep at 16 GPUs' "$TRASH/ovr.txt"
+t_grep "...names the best configuration (most tokens/s/GPU: the larger GBS)" '^best: tp2-gbs128$' "$TRASH/ovr.txt"
+t_grep "...beside the recipe's own" '^recipe ' "$TRASH/ovr.txt"
+rep --format=md "$O" >"$TRASH/ovr.md" 2>&1
+t_grep "Markdown: the sweep too" '^best: tp2-gbs128$' "$TRASH/ovr.md"
+rep --format=html "$O" >"$TRASH/ovr.html" 2>&1
+t_grep "HTML: the sweep, its best named" '^<h2>Sweep at 16 GPUs</h2>$' "$TRASH/ovr.html"
+t_grep "...its best named" 'Best: tp2-gbs128</p>$' "$TRASH/ovr.html"
+t_grep "...the override's column not compared" 'override: not compared' "$TRASH/ovr.html"
+t_nogrep "a report without overrides has no sweep" '^Sweep' "$TRASH/out.text"
+
 # The HTML page in a real browser: the DOM has the table and both charts,
 # and a screenshot is not blank.
 if ! command -v chromium >/dev/null; then

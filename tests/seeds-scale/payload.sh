@@ -78,8 +78,10 @@ if [ "$fw" = mbridge ]; then
 	# point, the stand-in of tests/mbridge-standin, which writes the log.
 	case ",$SEEDS_CONTAINER_MOUNTS," in *",$LLMB_INSTALL:$LLMB_INSTALL,"*) ;; *) fail "the install tree is not mounted: $SEEDS_CONTAINER_MOUNTS" ;; esac
 	case "$SEEDS_CONTAINER_FLAGS " in *" --container-writable "*) ;; *) fail "no --container-writable" ;; esac
-	# (the workload's name holds a dot: the stage's last four fields)
-	s=$LLMB_STAGE scale=${LLMB_STAGE##*.}
+	# (the workload's name holds a dot: the stage's last four fields,
+	# before an overridden run's .override-<tag>)
+	s=${LLMB_STAGE%.override-*}
+	scale=${s##*.}
 	s=${s%.*} && s=${s%.*} && s=${s%.*} && gpu=${s##*.}
 	g='' ng='' gpn='' img='' prev=
 	for a; do
