@@ -353,11 +353,17 @@ prov_differences(json_t *a, json_t *b, size_t *count)
 	return grouped_differences(a, b, prov_groups, NGROUPS - 1, count);
 }
 
+const char *
+prov_absent(const char *group, const char *field)
+{
+	return !strcmp(group, "configuration") && !strncmp(field, "environment.", 12) ? "unset" : "(absent)";
+}
+
 static void
-print_value(json_t *v)
+print_value(json_t *v, const char *absent)
 {
 	if (!v) {
-		fputs("(absent)", stdout);
+		fputs(absent, stdout);
 	} else if (json_is_string(v)) {
 		fputs(json_string_value(v), stdout);
 	} else {
@@ -382,10 +388,11 @@ print_text(json_t *d, const char *a, const char *b, size_t count)
 			continue;
 		printf("%s:\n", groups[g]);
 		json_array_foreach(list, i, x) {
-			printf("  %s: ", json_string_value(json_object_get(x, "field")));
-			print_value(json_object_get(x, "a"));
+			const char *f = json_string_value(json_object_get(x, "field"));
+			printf("  %s: ", f);
+			print_value(json_object_get(x, "a"), prov_absent(groups[g], f));
 			fputs(" -> ", stdout);
-			print_value(json_object_get(x, "b"));
+			print_value(json_object_get(x, "b"), prov_absent(groups[g], f));
 			putchar('\n');
 		}
 	}

@@ -101,6 +101,10 @@ struct pc_train {
 	size_t cmd_nargs;           /* cmd's words from train.cmd; the rest: the row's */
 	const char *srun_mpi;
 	int container_writable, node_setup;
+	/* the caller's variables of the recorded families (envrec.h),
+	 * "NAME=value", borrowed */
+	const char *const *callerenv;
+	size_t ncallerenv;
 };
 
 struct pc_parse {

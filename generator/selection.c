@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "envrec.h"
 #include "nightmatrix.h"
 #include "recipecheck.h"
 #include "selection.h"
@@ -290,7 +291,7 @@ time_limit_ok(const char *t)
 int
 check_knobs(const struct sel *s)
 {
-	int errs = 0;
+	int errs = envrec_check();
 	static const enum knob bools[] = {K_ENABLE_PROFILE, K_ENABLE_NCCLTRACE, K_ENABLE_CHECKPOINT};
 	static const enum knob ints[] = {K_PROFILE_START_STEP, K_PROFILE_STOP_STEP, K_MAX_STEPS, K_EXTRA_WORK};
 	for (size_t i = 0; i < sizeof bools / sizeof *bools; i++) {

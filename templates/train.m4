@@ -14,6 +14,20 @@ LLMB_NODE_SETUP=$llmb_setup llmb_launch LLMB_CMD
 bash LLMB_NODE_SETUP_SCRIPT "$llmb_setup" "$llmb_state/note.$LLMB_JOB_ID" &
 wait "$!"
 ]])m4_dnl
-llmb_launch LLMB_CMD
+# The rank-0 task's environment, as upstream's --dump-env: the task itself
+# writes it to the state directory (NAME=value entries ended by NUL), each
+# secret's value (by name) replaced, then becomes the training (exec);
+# provenance.json takes it from there. A dump that fails fails nothing.
+# shellcheck disable=SC2016 # the task's own program, expanded there
+llmb_envdump='if [ "${SLURM_PROCID:-${RANK:-0}}" = 0 ]; then
+	for n in $(compgen -e); do
+		case $n in
+		LLMB_REDACT) printf "%s=%s\0" "$n" "LLMB_REDACTED" ;;
+		*) printf "%s=%s\0" "$n" "${!n}" ;;
+		esac
+	done >"$0.tmp.$$" 2>/dev/null && mv -f "$0.tmp.$$" "$0" || :
+fi
+exec "$@"'
+llmb_launch bash -c "$llmb_envdump" "$llmb_state/env.$LLMB_JOB_ID" LLMB_CMD
 echo "llmb: training finished"
 LLMB_PROBE_AFTER

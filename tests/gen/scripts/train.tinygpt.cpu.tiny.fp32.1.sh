@@ -64,7 +64,21 @@ else
 fi
 mkdir -p '/llmb-install/workloads/tinygpt/experiments/cpu_tiny_fp32_1'
 cd '/llmb-install/workloads/tinygpt/experiments/cpu_tiny_fp32_1'
-llmb_launch '/llmb-install/venvs/venv_597beddc2aa1/bin/python' '@TOP@/workloads/tinygpt/train.py' '--data' '/llmb-install/workloads/tinygpt/data/tokens.bin' '--steps' '50' '--seq' '128' '--layers' '2' '--hidden' '128' '--heads' '4' '--vocab' '256' '--mbs' '4' '--gbs' '8' '--model-flops' '377487360'
+# The rank-0 task's environment, as upstream's --dump-env: the task itself
+# writes it to the state directory (NAME=value entries ended by NUL), each
+# secret's value (by name) replaced, then becomes the training (exec);
+# provenance.json takes it from there. A dump that fails fails nothing.
+# shellcheck disable=SC2016 # the task's own program, expanded there
+llmb_envdump='if [ "${SLURM_PROCID:-${RANK:-0}}" = 0 ]; then
+	for n in $(compgen -e); do
+		case $n in
+		HF_TOKEN|*_TOKEN|*_TOKEN_*|*SECRET*|*PASSWORD*|*PASSWD*|*_KEY|*_KEY_ID|*CREDENTIAL*) printf "%s=%s\0" "$n" "<redacted>" ;;
+		*) printf "%s=%s\0" "$n" "${!n}" ;;
+		esac
+	done >"$0.tmp.$$" 2>/dev/null && mv -f "$0.tmp.$$" "$0" || :
+fi
+exec "$@"'
+llmb_launch bash -c "$llmb_envdump" "$llmb_state/env.$LLMB_JOB_ID" '/llmb-install/venvs/venv_597beddc2aa1/bin/python' '@TOP@/workloads/tinygpt/train.py' '--data' '/llmb-install/workloads/tinygpt/data/tokens.bin' '--steps' '50' '--seq' '128' '--layers' '2' '--hidden' '128' '--heads' '4' '--vocab' '256' '--mbs' '4' '--gbs' '8' '--model-flops' '377487360'
 echo "llmb: training finished"
 if [ "${LLMB_SKIP_AFTER_PROBE:-0}" != 1 ]; then
 if [ -n "${SLURM_JOB_ID:-}" ]; then
