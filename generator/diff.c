@@ -362,7 +362,7 @@ prov_absent(const char *group, const char *field)
 static void
 print_value(json_t *v, const char *absent)
 {
-	if (!v) {
+	if (!v || (json_is_null(v) && !strcmp(absent, "unset"))) {
 		fputs(absent, stdout);
 	} else if (json_is_string(v)) {
 		fputs(json_string_value(v), stdout);
