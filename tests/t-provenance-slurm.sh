@@ -88,6 +88,7 @@ assert d["configuration"]["environment"] == {"NCCL_IB_QPS_PER_CONNECTION": "4"},
 v = d["job_environment"]["variables"]
 assert v["SLURM_PROCID"] == "0" and v["NCCL_IB_QPS_PER_CONNECTION"] == "4" and v["HF_TOKEN"] == "<redacted>", v
 EOF
+# shellcheck disable=SC2016 # for sh -c
 t_ok "the secret's value is in no file of the install tree, the rules or the job logs" \
 	sh -c '! grep -rlI -e hf_envrecSLURMsecret "$0" "$1"' "$I" "$TRASH/gen"
 t_done

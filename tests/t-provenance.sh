@@ -119,6 +119,7 @@ t_rc "llmb diff of the runs without and with it: different" 1 "$TOP/build/llmb" 
 cp "$TRASH/.out" "$TRASH/diff-env.out"
 t_grep "llmb diff names the variable" '^  environment\.NCCL_DEBUG_SUBSYS: unset -> INIT$' "$TRASH/diff-env.out"
 t_nogrep "llmb diff names nothing of the job's own environment (job id, port)" 'job_environment|MASTER_PORT' "$TRASH/diff-env.out"
+# shellcheck disable=SC2016 # for sh -c
 t_ok "the secret's value is in no file of the install tree or the generated rules" \
 	sh -c '! grep -rlI -e "$0" "$1" "$2"' "$SECRET" "$I" "$TRASH/tgen"
 # make's own list (what regenerates the rules) and llmb's (what the
