@@ -369,11 +369,17 @@ put_text(const char *s)
 	json_decref(j);
 }
 
-static void
-print_value(json_t *v)
+const char *
+prov_absent(const char *group, const char *field)
 {
-	if (!v) {
-		fputs("(absent)", stdout);
+	return !strcmp(group, "configuration") && !strncmp(field, "environment.", 12) ? "unset" : "(absent)";
+}
+
+static void
+print_value(json_t *v, const char *absent)
+{
+	if (!v || (json_is_null(v) && !strcmp(absent, "unset"))) {
+		fputs(absent, stdout);
 	} else if (json_is_string(v)) {
 		put_text(json_string_value(v));
 	} else {
@@ -398,12 +404,13 @@ print_text(json_t *d, const char *a, const char *b, size_t count)
 			continue;
 		printf("%s:\n", groups[g]);
 		json_array_foreach(list, i, x) {
+			const char *f = json_string_value(json_object_get(x, "field"));
 			fputs("  ", stdout);
-			put_text(json_string_value(json_object_get(x, "field")));
+			put_text(f);
 			fputs(": ", stdout);
-			print_value(json_object_get(x, "a"));
+			print_value(json_object_get(x, "a"), prov_absent(groups[g], f));
 			fputs(" -> ", stdout);
-			print_value(json_object_get(x, "b"));
+			print_value(json_object_get(x, "b"), prov_absent(groups[g], f));
 			putchar('\n');
 		}
 	}

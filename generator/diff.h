@@ -25,6 +25,9 @@ void prov_flatten(json_t *v, const char *path, json_t *out);
  * or the canonical one where two fields share a short name ({"a.b":1}
  * beside {"a":{"b":1}}: "a.b" and a.b). */
 json_t *prov_names(json_t *fa, json_t *fb);
+/* How a field one side lacks is shown: "unset" for a variable of the
+ * caller's environment (configuration.environment.NAME), else "(absent)". */
+const char *prov_absent(const char *group, const char *field);
 /* The groups of prov_differences, in order, NULL-terminated. */
 extern const char *const prov_groups[];
 

@@ -15,6 +15,7 @@
 #include "capture.h"
 #include "cliopt.h"
 #include "cmds.h"
+#include "envrec.h"
 #include "jobscript.h"
 #include "layout.h"
 #include "slurmcmd.h"
@@ -157,6 +158,33 @@ quoted_list(const struct jobctx *c, const char *key, const char *sep, const char
 			rc = -1;
 		}
 		sb_free(&r);
+		free(v[i]);
+	}
+	free(v);
+	return rc;
+}
+
+/* The caller's recorded variables (callerenv=NAME=value, envrec.h),
+ * exported as planned, before the recipe's own env (which wins): the job
+ * runs with what its configuration says, whatever shell submits it. */
+static int
+caller_env(const struct jobctx *c, struct sb *out, struct sb *err)
+{
+	size_t n;
+	char **v = cfg_values(c->cfg, "callerenv", &n);
+	int rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strcspn(v[i], "=");
+		if (!l || !v[i][l] || strspn(v[i], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != l) {
+			if (!rc)
+				sb_addf(err, "callerenv line is not NAME=value with a variable name: %.64s", v[i]);
+			rc = -1;
+		} else if (!rc) {
+			if (out->len)
+				sb_addc(out, '\n');
+			sb_addf(out, "export %.*s=", (int)l, v[i]);
+			sb_add_shquote(out, v[i] + l + 1);
+		}
 		free(v[i]);
 	}
 	free(v);
@@ -424,6 +452,7 @@ definitions(const struct jobctx *c, struct sb *d, struct sb *err)
 	int rc = quoted_list(c, "arg", " ", NULL, &s, err);
 	define(d, "LLMB_CMD", s.len ? s.buf : ":");
 	sb_reset(&s);
+	rc |= caller_env(c, &s, err);
 	rc |= quoted_list(c, "env", "\n", "export ", &s, err);
 	define(d, "LLMB_ENV", s.buf ? s.buf : "");
 	sb_reset(&s);
@@ -433,11 +462,17 @@ definitions(const struct jobctx *c, struct sb *d, struct sb *err)
 		/* Names only: the value comes from the environment of the job. */
 		sb_addf(&s, ": \"${%s:?%s must be set in the environment (it is passed by name)}\"\nexport %s\n",
 			sec[i], sec[i], sec[i]);
-		free(sec[i]);
 	}
-	free(sec);
 	define(d, "LLMB_SECRETS", s.buf ? s.buf : "");
 	sb_reset(&s);
+	/* the rank-0 task's environment dump leaves these values out */
+	envrec_case_pattern(&s, sec, n);
+	define(d, "LLMB_REDACT", s.buf);
+	define(d, "LLMB_REDACTED", ENVREC_REDACTED);
+	sb_reset(&s);
+	for (size_t i = 0; i < n; i++)
+		free(sec[i]);
+	free(sec);
 	char *img = jobscript_path_value(c, "image_file");
 	sb_add_shquote(&s, img ? img : "");
 	define(d, "LLMB_IMAGE", s.buf);

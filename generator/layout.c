@@ -70,6 +70,12 @@ layout_job_exit(const char *state_dir, const char *job)
 }
 
 char *
+layout_job_env(const char *state_dir, const char *job)
+{
+	return under(state_dir, "env.%s", job);
+}
+
+char *
 layout_job_output(const char *state_dir)
 {
 	return under(state_dir, "%%j.out");

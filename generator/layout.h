@@ -82,6 +82,9 @@ char *layout_executor_state(const char *install);
  * and the exit status a job's trap writes. */
 char *layout_job_script(const char *state_dir, const char *token);
 char *layout_job_exit(const char *state_dir, const char *job);
+/* ... the environment the rank-0 task of training job JOB ran with
+ * (env.JOB, NAME=value entries ended by NUL, secrets' values replaced). */
+char *layout_job_env(const char *state_dir, const char *job);
 /* ... the marker a job writes when it starts, and the note it leaves. */
 char *layout_job_started(const char *state_dir, const char *token);
 /* ... the output of a job that is not a training run (%j: the job). */

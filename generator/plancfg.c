@@ -178,6 +178,14 @@ render_train(const struct pc_train *t, struct sb *out)
 	}
 	put_args(out, &t->cmd);
 	put_strv(out, "env", t->cmd.env, t->cmd.nenv);
+	/* the caller's value of a variable the recipe sets is not the job's */
+	for (size_t i = 0; i < t->ncallerenv; i++) {
+		size_t l = strcspn(t->callerenv[i], "="), k = 0;
+		while (k < t->cmd.nenv && !(!strncmp(t->cmd.env[k], t->callerenv[i], l + 1)))
+			k++;
+		if (k == t->cmd.nenv)
+			cfg_add(out, "callerenv", t->callerenv[i]);
+	}
 	put_strv(out, "mount", t->cmd.mounts, t->cmd.nmounts);
 	if (t->srun_mpi)
 		cfg_add(out, "srun_mpi", t->srun_mpi);

@@ -105,6 +105,10 @@ struct pc_train {
 	const char *sbatch_mem;     /* NULL: the cluster's default */
 	long segment;               /* 0: no --segment */
 	char *recompute;            /* the row's recompute modules, comma-joined; NULL: none */
+	/* the caller's variables of the recorded families (envrec.h),
+	 * "NAME=value", borrowed */
+	const char *const *callerenv;
+	size_t ncallerenv;
 };
 
 struct pc_parse {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "envrec.h"
 #include "layout.h"
 #include "stagecfg.h"
 #include "provenance.h"
@@ -237,6 +238,13 @@ configuration(const struct prov_src *s)
 	/* the run knobs as set (MAX_STEPS, ENABLE_*, EXTRA_WORK, TIME_LIMIT, ...): what "what changed" names */
 	json_object_set_new(o, "run_knobs", pairs(s->cfg, "knob"));
 	json_object_set_new(o, "env", pairs(s->cfg, "env"));
+	/* the caller's variables of the recorded families (envrec.h), only
+	 * when there are some: a provenance without them reads as before */
+	json_t *ce = pairs(s->cfg, "callerenv");
+	if (json_object_size(ce))
+		json_object_set_new(o, "environment", ce);
+	else
+		json_decref(ce);
 	/* the training command as configured: the recipe's and the row's
 	 * arguments, the overrides a reviewer reads */
 	size_t n;
@@ -411,6 +419,45 @@ nodes(const struct prov_src *s, const char *file)
 	return o;
 }
 
+/* The environment the rank-0 task of the training ran with, as it dumped
+ * it (env.JOB: NAME=value entries ended by NUL). Secrets are redacted
+ * again here, by name, whatever the job wrote. Outside provenance's
+ * groups: it holds the job's own identity (SLURM_JOB_ID, ports), which
+ * llmb diff would name for every pair of runs. */
+static json_t *
+job_environment(const struct prov_src *s)
+{
+	char *path = layout_job_env(s->state_dir, s->job);
+	size_t len;
+	const char *why;
+	char *txt = read_regular_file(path, &len, &why);
+	free(path);
+	if (!txt)
+		return prov_missing("the training's rank-0 task left no environment dump");
+	size_t nsec;
+	char **sec = cfg_values(s->cfg, "secret", &nsec);
+	json_t *vars = json_object();
+	for (size_t at = 0; at < len;) {
+		const char *e = txt + at, *eq = memchr(e, '=', len - at), *end = memchr(e, 0, len - at);
+		size_t l = end ? (size_t)(end - e) : len - at;
+		at += l + 1;
+		if (!eq || eq >= e + l || eq == e)
+			continue;
+		char *name = xstrndup(e, (size_t)(eq - e));
+		json_t *v = envrec_is_secret(name, sec, nsec) ? json_string(ENVREC_REDACTED)
+			: json_stringn(eq + 1, (size_t)(e + l - eq - 1));
+		if (!v) /* not UTF-8: JSON cannot hold it as it is */
+			v = json_string("<not UTF-8>");
+		json_object_set_new(vars, name, v);
+		free(name);
+	}
+	for (size_t i = 0; i < nsec; i++)
+		free(sec[i]);
+	free(sec);
+	free(txt);
+	return json_pack("{s:s, s:o}", "task", "rank 0", "variables", vars);
+}
+
 json_t *
 provenance_build(const struct prov_src *s)
 {
@@ -419,8 +466,9 @@ provenance_build(const struct prov_src *s)
 			       strcmp(ver, "unknown") ? json_string(ver) : prov_missing("the checkout is not a git repository"),
 			       "image", image_fact(s), "venv", venv_fact(s));
 	free(ver);
-	return json_pack("{s:i, s:o, s:o, s:o, s:o, s:o}", "v", 1, "software", sw, "configuration", configuration(s),
-			 "machine", machine(s), "nodes", nodes(s, "probe"), "nodes_after", nodes(s, "probe-after"));
+	return json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:o}", "v", 1, "software", sw, "configuration", configuration(s),
+			 "machine", machine(s), "nodes", nodes(s, "probe"), "nodes_after", nodes(s, "probe-after"),
+			 "job_environment", job_environment(s));
 }
 
 void

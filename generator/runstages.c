@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "envrec.h"
 #include "flops.h"
 #include "instance.h"
 #include "layout.h"
@@ -274,6 +275,7 @@ train_knobs(struct pc_train *t, const struct sel *s)
 		t->knobs = xrealloc(t->knobs, (t->nknobs + 1) * sizeof *t->knobs);
 		t->knobs[t->nknobs++] = (struct pc_knob){knob_names[i], b ? (knob_true(s->v[i]) ? "true" : "false") : s->v[i]};
 	}
+	t->callerenv = envrec_caller(&t->ncallerenv);
 }
 
 /* An override's word after the command's words. */

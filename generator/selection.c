@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "envrec.h"
 #include "nightmatrix.h"
 #include "override.h"
 #include "recipecheck.h"
@@ -330,7 +331,7 @@ time_limit_ok(const char *t)
 int
 check_knobs(const struct sel *s)
 {
-	int errs = 0;
+	int errs = envrec_check();
 	/* First, and alone: no make variable carries a newline or another
 	 * control character, and the messages below would print it raw. */
 	for (int k = 0; k < K_NKNOBS; k++) {

@@ -75,10 +75,10 @@ whatchanged(const char *install, const struct hrun *good, const struct hrun *bad
 }
 
 static void
-value_text(struct sb *o, const json_t *v)
+value_text(struct sb *o, const json_t *v, const char *absent)
 {
 	if (!v || json_is_null(v)) {
-		sb_add(o, "(absent)");
+		sb_add(o, absent);
 	} else if (json_is_string(v)) {
 		sb_add(o, json_string_value(v));
 	} else {
@@ -106,10 +106,11 @@ whatchanged_text(struct sb *o, const json_t *w)
 		size_t i;
 		json_t *x;
 		json_array_foreach(json_object_get(d, prov_groups[g]), i, x) {
-			sb_addf(o, "    %s.%s: ", prov_groups[g], json_string_value(json_object_get(x, "field")));
-			value_text(o, json_object_get(x, "a"));
+			const char *f = json_string_value(json_object_get(x, "field"));
+			sb_addf(o, "    %s.%s: ", prov_groups[g], f);
+			value_text(o, json_object_get(x, "a"), prov_absent(prov_groups[g], f));
 			sb_add(o, " -> ");
-			value_text(o, json_object_get(x, "b"));
+			value_text(o, json_object_get(x, "b"), prov_absent(prov_groups[g], f));
 			sb_addc(o, '\n');
 		}
 	}

@@ -40,11 +40,15 @@ LLMB_ENV
 # llmb_launch CMD...: runs CMD once per task. Under Slurm, srun starts the
 # tasks (in the container through pyxis when there is an image), with the
 # recipe's srun flags (train.srun) as literal words; the local executor
-# starts them itself with torchrun-style variables.
+# starts them itself with torchrun-style variables. With llmb_dump_env set
+# (the training, train.m4), each task starts through llmb_envdump, whose
+# rank 0 writes its environment there.
 m4_define([[LLMB_LAUNCHER]], [[llmb_ntasks=LLMB_NTASKS
 llmb_image=LLMB_IMAGE
 llmb_mounts=LLMB_MOUNTS
 llmb_launch() {
+	local w=()
+	[ -z "${llmb_dump_env:-}" ] || w=(bash -c "$llmb_envdump" "$llmb_dump_env")
 	if [ -n "${SLURM_JOB_ID:-}" ]; then
 		local c=()
 		if [ -n "$llmb_image" ]; then
@@ -53,7 +57,7 @@ llmb_launch() {
 		fi
 		# In the background: bash runs a trap only between commands, and
 		# the exit record must be written before Slurm's KillWait runs out.
-		srun --kill-on-bad-exit=1 LLMB_SRUN_FLAGS"${c[@]}" "${@}" &
+		srun --kill-on-bad-exit=1 LLMB_SRUN_FLAGS"${c[@]}" "${w[@]}" "${@}" &
 		wait "$!"
 		return
 	fi
@@ -67,7 +71,7 @@ llmb_launch() {
 	while (: <>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
 	export MASTER_ADDR=127.0.0.1 MASTER_PORT=$port WORLD_SIZE=$llmb_ntasks
 	for ((i = 0; i < llmb_ntasks; i++)); do
-		RANK=$i LOCAL_RANK=$i "${@}" &
+		RANK=$i LOCAL_RANK=$i "${w[@]}" "${@}" &
 		pids+=($!)
 	done
 	for i in "${pids[@]}"; do wait "$i" || rc=$?; done

@@ -14,6 +14,23 @@ LLMB_NODE_SETUP=$llmb_setup llmb_launch LLMB_CMD
 bash LLMB_NODE_SETUP_SCRIPT "$llmb_setup" "$llmb_state/note.$LLMB_JOB_ID" &
 wait "$!"
 ]])m4_dnl
+# The rank-0 task's environment, as upstream's --dump-env: llmb_launch
+# starts each task of the training through llmb_envdump, whose rank 0
+# writes its environment to the state directory (NAME=value entries ended
+# by NUL), each secret's value (by name) replaced, then becomes the
+# training (exec); provenance.json takes it from there. A dump that fails
+# fails nothing.
+# shellcheck disable=SC2016 # the task's own program, expanded there
+llmb_envdump='if [ "${SLURM_PROCID:-${RANK:-0}}" = 0 ]; then
+	for n in $(compgen -e); do
+		case $n in
+		LLMB_REDACT) printf "%s=%s\0" "$n" "LLMB_REDACTED" ;;
+		*) printf "%s=%s\0" "$n" "${!n}" ;;
+		esac
+	done >"$0.tmp.$$" 2>/dev/null && mv -f "$0.tmp.$$" "$0" || :
+fi
+exec "$@"'
+llmb_dump_env="$llmb_state/env.$LLMB_JOB_ID"
 llmb_launch LLMB_CMD
 echo "llmb: training finished"
 LLMB_PROBE_AFTER

@@ -16,6 +16,12 @@ T_FAIL=0
 # of CPU against 20 s passive). The tests' trainings, local or Slurm jobs,
 # inherit this.
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
+# The caller's NCCL_, NVTE_, CUDA_, TORCH_, UCX_, FI_, OMPI_ and PMIX_
+# variables are part of every training's configuration (README: The job's
+# environment): a test machine's own (CUDA_HOME) would change the golden
+# configurations and job scripts. A test sets the ones it means.
+while IFS= read -r _v; do unset "$_v"; done < <(compgen -e | grep -E '^(NCCL|NVTE|CUDA|TORCH|UCX|FI|OMPI|PMIX)_.')
+unset _v
 # UPDATE_GOLDEN=1 rewrites golden files instead of comparing.
 UPDATE_GOLDEN=${UPDATE_GOLDEN:-0}
 

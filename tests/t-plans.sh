@@ -163,6 +163,21 @@ m -n report WORKLOAD=nemotron4 GPU_TYPE=h100 SIZE=15b DTYPE=bf16 SCALES=16 LOAD_
 t_grep "LOAD_CHECKPOINT_PATH runs one step" '^steps=1$' "$G/cfg/train.nemotron4.h100.15b.bf16.16"
 t_grep "a one-step load is not compared" '^profiled=true$' "$G/cfg/parse.nemotron4.h100.15b.bf16.16"
 
+# ---- the caller's environment in the training configuration ------------------
+# A recorded family's variable the recipe itself sets (deepseek-v3's
+# NCCL_NVLS_ENABLE) is the recipe's in the job: the caller's value is not
+# recorded; another is, and only in the training's configuration.
+env NCCL_NVLS_ENABLE=1 NCCL_IB_QPS_PER_CONNECTION=4 make -C "$TOP" LLMB_GEN="$TRASH/genv" LLMB_INSTALL="$I" EXECUTOR=slurm \
+	-n report WORKLOAD=deepseek-v3 GPU_TYPE=h100 DTYPE=bf16 SCALES=1024 >/dev/null 2>&1
+t_grep "callerenv: the caller's NCCL_IB_QPS_PER_CONNECTION" '^callerenv=NCCL_IB_QPS_PER_CONNECTION=4$' \
+	"$TRASH/genv/cfg/train.deepseek-v3.h100.671b.bf16.1024"
+t_nogrep "callerenv: not NCCL_NVLS_ENABLE, which the recipe sets" '^callerenv=NCCL_NVLS' "$TRASH/genv/cfg/train.deepseek-v3.h100.671b.bf16.1024"
+t_grep "...the recipe's value stays" '^env=NCCL_NVLS_ENABLE=0$' "$TRASH/genv/cfg/train.deepseek-v3.h100.671b.bf16.1024"
+# shellcheck disable=SC2016 # for sh -c
+t_ok "...no other stage records the caller's environment" sh -c '! grep -l "^callerenv=" "$0"/cfg/* | grep -v /train\\.' "$TRASH/genv"
+"$LLMB" script --top "$TOP" --gen "$TRASH/genv" --install "$I" train.deepseek-v3.h100.671b.bf16.1024 >"$TRASH/genv.sh" 2>&1
+t_grep "the job script exports the recorded value" "^export NCCL_IB_QPS_PER_CONNECTION='4'\$" "$TRASH/genv.sh"
+
 # ---- the srun settings and the node setup step in the stage configuration ----
 m -n report WORKLOAD=grok1 GPU_TYPE=h100 SIZE=314b DTYPE=bf16 >/dev/null 2>&1
 cfg train.grok1.h100.314b.bf16.512 >"$TRASH/l.train"

@@ -24,8 +24,11 @@ sed -e 's/^  steps: 50$/  steps: 12/' -e 's/^  window: \[11, 44\]$/  window: [3,
 	"$TOP/workloads/tinygpt.yaml" >"$T/workloads/tinygpt.yaml"
 git -C "$T" init -q && git -C "$T" add -A && git -C "$T" -c user.name=t -c user.email=t@t commit -qm t
 I=$TRASH/tinst
-t_ok "tinygpt trains with the local executor" make -C "$T" B="$TOP/build" LLMB_GEN="$TRASH/tgen" LLMB_INSTALL="$I" \
-	EXECUTOR=local WORKLOAD=tinygpt SCALES=1 train
+# A secret in the caller's environment (by name pattern: HF_TOKEN, *_TOKEN),
+# also under a name of a recorded family: its value is written nowhere.
+SECRET=hf_envrecSECRETvalue
+t_ok "tinygpt trains with the local executor" env HF_TOKEN=$SECRET NCCL_FAKE_TOKEN=$SECRET \
+	make -C "$T" B="$TOP/build" LLMB_GEN="$TRASH/tgen" LLMB_INSTALL="$I" EXECUTOR=local WORKLOAD=tinygpt SCALES=1 train
 P=$I/workloads/tinygpt/experiments/cpu_tiny_fp32_1/provenance.json
 t_ok "the run directory has provenance.json" test -s "$P"
 t_ok "provenance.json: keys sorted, indented by 2" python3 -c '
@@ -77,6 +80,60 @@ assert d["host_processor_model_name"] == cpu and int(d["host_processor_vcpu_coun
 assert d["host_memory_capacity"].endswith(" GiB") and d["operating_system"].startswith("Linux "), d
 assert d["framework"].startswith("Python 3."), d
 EOF
+
+# ---- the job's environment -------------------------------------------------------
+t_ok "provenance: the rank-0 task's environment, secrets by name redacted" python3 - "$P" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert "environment" not in d["configuration"], d["configuration"]
+e = d["job_environment"]
+v = e["variables"]
+assert e["task"] == "rank 0" and v["RANK"] == "0" and v["LLMB_STAGE"] == "train.tinygpt.cpu.tiny.fp32.1", e
+assert v["HF_TOKEN"] == "<redacted>" and v["NCCL_FAKE_TOKEN"] == "<redacted>", v
+EOF
+cp "$P" "$TRASH/tiny-a.json"
+# An NCCL_ variable in the caller's shell is part of the training's
+# configuration: it re-runs the training alone (and what reads its
+# result), never the data or the venv, and llmb diff names it.
+tm() { make -C "$T" B="$TOP/build" LLMB_GEN="$TRASH/tgen" LLMB_INSTALL="$I" EXECUTOR=local WORKLOAD=tinygpt SCALES=1 "$@"; }
+t_ok "without the variable, nothing to run" tm -n train
+t_nogrep "...no stage would run" 'llmb run ' "$TRASH/.out"
+t_ok "with NCCL_DEBUG_SUBSYS=INIT: the plan" env NCCL_DEBUG_SUBSYS=INIT make -C "$T" B="$TOP/build" \
+	LLMB_GEN="$TRASH/tgen" LLMB_INSTALL="$I" EXECUTOR=local WORKLOAD=tinygpt SCALES=1 -n train
+cp "$TRASH/.out" "$TRASH/plan-env.out"
+t_grep "...runs the training again" 'llmb run .* train\.tinygpt\.cpu\.tiny\.fp32\.1$' "$TRASH/plan-env.out"
+t_ok "...and nothing else (no data, no venv)" test "$(grep -c 'llmb run ' "$TRASH/plan-env.out")" = 1
+t_grep "the training's configuration records the variable" '^callerenv=NCCL_DEBUG_SUBSYS=INIT$' \
+	"$TRASH/tgen/cfg/train.tinygpt.cpu.tiny.fp32.1"
+t_nogrep "...and no other stage's" 'callerenv=' "$TRASH/tgen/cfg/data.tinygpt.tokens"
+t_ok "tinygpt with NCCL_DEBUG_SUBSYS=INIT in the caller's environment" \
+	env NCCL_DEBUG_SUBSYS=INIT HF_TOKEN=$SECRET make -C "$T" B="$TOP/build" LLMB_GEN="$TRASH/tgen" LLMB_INSTALL="$I" \
+	EXECUTOR=local WORKLOAD=tinygpt SCALES=1 train
+t_ok "provenance: the variable as configured and as the rank-0 task had it" python3 - "$P" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["configuration"]["environment"] == {"NCCL_DEBUG_SUBSYS": "INIT"}, d["configuration"]
+assert d["job_environment"]["variables"]["NCCL_DEBUG_SUBSYS"] == "INIT", d["job_environment"]
+EOF
+t_rc "llmb diff of the runs without and with it: different" 1 "$TOP/build/llmb" diff "$TRASH/tiny-a.json" "$P"
+cp "$TRASH/.out" "$TRASH/diff-env.out"
+t_grep "llmb diff names the variable" '^  environment\.NCCL_DEBUG_SUBSYS: unset -> INIT$' "$TRASH/diff-env.out"
+t_nogrep "llmb diff names nothing of the job's own environment (job id, port)" 'job_environment|MASTER_PORT' "$TRASH/diff-env.out"
+# shellcheck disable=SC2016 # for sh -c
+t_ok "the secret's value is in no file of the install tree or the generated rules" \
+	sh -c '! grep -rlI -e "$0" "$1" "$2"' "$SECRET" "$I" "$TRASH/tgen"
+# make's own list (what regenerates the rules) and llmb's (what the
+# configuration records) leave out the same secret names.
+t_ok "names near the secret patterns: make -n" env NCCL_FAKE_TOKEN=a NCCL_A_SECRET_B=b NCCL_KEY=c NCCL_KEYS=d \
+	TORCH_X_KEY_ID=e UCX_TOKENS=f FI_MY_TOKEN_X=g OMPI_PASSWDX=h PMIX_CREDENTIALS=i NVTE_OK=j make -C "$T" B="$TOP/build" \
+	LLMB_GEN="$TRASH/tgen2" LLMB_INSTALL="$I" EXECUTOR=local WORKLOAD=tinygpt SCALES=1 -n train
+t_ok "...make and the configuration record the same names" test \
+	"$(sed -n 's/^callerenv=\([^=]*\)=.*/\1/p' "$TRASH/tgen2/cfg/train.tinygpt.cpu.tiny.fp32.1" | tr '\n' ' ')" = \
+	"$(sed -n 's/^LLMB_GENERATED_FOR := .*EXECUTOR=local //p' "$TRASH/tgen2/rules.mk" | sed 's/=[a-z]//g') "
+t_grep "...the names that are not secrets'" '^callerenv=NCCL_KEYS=d$' "$TRASH/tgen2/cfg/train.tinygpt.cpu.tiny.fp32.1"
+t_rc "a recorded variable holding a newline is refused" 2 env NCCL_ALGO="$(printf 'Ring\nTree')" make -C "$T" B="$TOP/build" \
+	LLMB_GEN="$TRASH/tgen" LLMB_INSTALL="$I" EXECUTOR=local WORKLOAD=tinygpt SCALES=1 -n train
+t_grep "...naming the variable" '^llmb: error: environment variable NCCL_ALGO holds a newline' "$TRASH/.out"
 
 # ---- quick: diffs --------------------------------------------------------------
 Q=$TRASH/quick

@@ -642,6 +642,14 @@ printf '{"machine": {"job": "1002"}, "configuration": {"a": {"b": "1"}}}\n' >"$T
 t_rc "prov: confirmed (exit 1)" 1 timeout 20 "$LLMB" judge --install "$TRASH/prov"
 t_grep "prov: the dotted key, quoted where it meets the nested one" '^    configuration\."a\.b": 1 -> \(absent\)$' "$TRASH/.out"
 t_grep "prov: the nested key" '^    configuration\.a\.b: \(absent\) -> 1$' "$TRASH/.out"
+# A variable of the caller's environment the later night had (README: the
+# job's environment) is named, unset on the night without it.
+printf '{"machine": {"job": "1001"}, "configuration": {"environment": {"NCCL_ALGO": "Ring"}}}\n' >"$TRASH/prov/runs/2026-01-02/provenance.json"
+printf '{"machine": {"job": "1002"}, "configuration": {"environment": {"NCCL_ALGO": "Tree", "NCCL_IB_QPS_PER_CONNECTION": "4"}}}\n' >"$TRASH/prov/runs/2026-01-03/provenance.json"
+t_rc "prov env: confirmed (exit 1)" 1 timeout 20 "$LLMB" judge --install "$TRASH/prov"
+t_grep "prov env: what changed names the variable the later night set" \
+	'^    configuration\.environment\.NCCL_IB_QPS_PER_CONNECTION: unset -> 4$' "$TRASH/.out"
+t_grep "prov env: ...and the one whose value changed" '^    configuration\.environment\.NCCL_ALGO: Ring -> Tree$' "$TRASH/.out"
 rm "$TRASH/prov/runs/2026-01-02/provenance.json" && mkfifo "$TRASH/prov/runs/2026-01-02/provenance.json"
 t_rc "prov: a FIFO for a provenance.json: judged without blocking (exit 1)" 1 timeout 20 "$LLMB" judge --install "$TRASH/prov"
 t_grep "prov: the FIFO: not compared, and why" 'provenance: not compared: runs/2026-01-02/provenance.json: not a regular file' "$TRASH/.out"

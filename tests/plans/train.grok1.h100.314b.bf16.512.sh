@@ -29,6 +29,8 @@ llmb_ntasks=8
 llmb_image='TRASH/inst/images/nvidia+nemo+25.04.00.sqsh'
 llmb_mounts='TRASH/inst:TRASH/inst','TOP/workloads:TOP/workloads:ro'
 llmb_launch() {
+	local w=()
+	[ -z "${llmb_dump_env:-}" ] || w=(bash -c "$llmb_envdump" "$llmb_dump_env")
 	if [ -n "${SLURM_JOB_ID:-}" ]; then
 		local c=()
 		if [ -n "$llmb_image" ]; then
@@ -37,7 +39,7 @@ llmb_launch() {
 		fi
 		# In the background: bash runs a trap only between commands, and
 		# the exit record must be written before Slurm's KillWait runs out.
-		srun --kill-on-bad-exit=1 '--mpi=pmix' "${c[@]}" "${@}" &
+		srun --kill-on-bad-exit=1 '--mpi=pmix' "${c[@]}" "${w[@]}" "${@}" &
 		wait "$!"
 		return
 	fi
@@ -51,7 +53,7 @@ llmb_launch() {
 	while (: <>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
 	export MASTER_ADDR=127.0.0.1 MASTER_PORT=$port WORLD_SIZE=$llmb_ntasks
 	for ((i = 0; i < llmb_ntasks; i++)); do
-		RANK=$i LOCAL_RANK=$i "${@}" &
+		RANK=$i LOCAL_RANK=$i "${w[@]}" "${@}" &
 		pids+=($!)
 	done
 	for i in "${pids[@]}"; do wait "$i" || rc=$?; done
@@ -75,6 +77,23 @@ llmb_setup="$llmb_state/node-setup.$LLMB_JOB_ID"
 LLMB_NODE_SETUP=$llmb_setup llmb_launch 'python3' 'TOP/workloads/nemo-inproc.py' '--script' 'scripts.performance.llm.pretrain_grok1_314b' '--nemo-src' 'TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo' '--nemo-run-src' 'TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo_run' '--log-dir' 'TRASH/inst/workloads/grok1/experiments/h100_314b_bf16_512' '--profile' '0' '--profile-start' '45' '--profile-stop' '50' '--nccltrace' '0' '--hf-token-from-env' '--' '--gpu' 'h100' '--container_image' 'TRASH/inst/images/nvidia+nemo+25.04.00.sqsh' '--compute_dtype' 'bf16' '--num_gpus' '512' '--gpus_per_node' '8' '--max_steps' '50' '-tp' '4' '-pp' '8' '-cp' '2' '-ep' '8' '-vp' '8' '-et' '1' '-gb' '1024' '-mb' '1' '--cuda_graphs' '0' '--num_layers' '64' '--hidden_size' '6144' 'slurm'
 bash 'TOP/workloads/node-setup.sh' "$llmb_setup" "$llmb_state/note.$LLMB_JOB_ID" &
 wait "$!"
+# The rank-0 task's environment, as upstream's --dump-env: llmb_launch
+# starts each task of the training through llmb_envdump, whose rank 0
+# writes its environment to the state directory (NAME=value entries ended
+# by NUL), each secret's value (by name) replaced, then becomes the
+# training (exec); provenance.json takes it from there. A dump that fails
+# fails nothing.
+# shellcheck disable=SC2016 # the task's own program, expanded there
+llmb_envdump='if [ "${SLURM_PROCID:-${RANK:-0}}" = 0 ]; then
+	for n in $(compgen -e); do
+		case $n in
+		HF_TOKEN|*_TOKEN|*_TOKEN_*|*SECRET*|*PASSWORD*|*PASSWD*|*_KEY|*_KEY_ID|*CREDENTIAL*|HF_TOKEN) printf "%s=%s\0" "$n" "<redacted>" ;;
+		*) printf "%s=%s\0" "$n" "${!n}" ;;
+		esac
+	done >"$0.tmp.$$" 2>/dev/null && mv -f "$0.tmp.$$" "$0" || :
+fi
+exec "$@"'
+llmb_dump_env="$llmb_state/env.$LLMB_JOB_ID"
 llmb_launch 'python3' 'TOP/workloads/nemo-inproc.py' '--script' 'scripts.performance.llm.pretrain_grok1_314b' '--nemo-src' 'TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo' '--nemo-run-src' 'TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo_run' '--log-dir' 'TRASH/inst/workloads/grok1/experiments/h100_314b_bf16_512' '--profile' '0' '--profile-start' '45' '--profile-stop' '50' '--nccltrace' '0' '--hf-token-from-env' '--' '--gpu' 'h100' '--container_image' 'TRASH/inst/images/nvidia+nemo+25.04.00.sqsh' '--compute_dtype' 'bf16' '--num_gpus' '512' '--gpus_per_node' '8' '--max_steps' '50' '-tp' '4' '-pp' '8' '-cp' '2' '-ep' '8' '-vp' '8' '-et' '1' '-gb' '1024' '-mb' '1' '--cuda_graphs' '0' '--num_layers' '64' '--hidden_size' '6144' 'slurm'
 echo "llmb: training finished"
 if [ "${LLMB_SKIP_AFTER_PROBE:-0}" != 1 ]; then

@@ -31,6 +31,8 @@ llmb_ntasks=8
 llmb_image='TRASH/inst/images/nvidia+nemo+25.04.01.sqsh'
 llmb_mounts='TRASH/inst:TRASH/inst','TOP/workloads:TOP/workloads:ro','TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo:/opt/NeMo'
 llmb_launch() {
+	local w=()
+	[ -z "${llmb_dump_env:-}" ] || w=(bash -c "$llmb_envdump" "$llmb_dump_env")
 	if [ -n "${SLURM_JOB_ID:-}" ]; then
 		local c=()
 		if [ -n "$llmb_image" ]; then
@@ -39,7 +41,7 @@ llmb_launch() {
 		fi
 		# In the background: bash runs a trap only between commands, and
 		# the exit record must be written before Slurm's KillWait runs out.
-		srun --kill-on-bad-exit=1 '--mpi=pmix' "${c[@]}" "${@}" &
+		srun --kill-on-bad-exit=1 '--mpi=pmix' "${c[@]}" "${w[@]}" "${@}" &
 		wait "$!"
 		return
 	fi
@@ -53,7 +55,7 @@ llmb_launch() {
 	while (: <>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
 	export MASTER_ADDR=127.0.0.1 MASTER_PORT=$port WORLD_SIZE=$llmb_ntasks
 	for ((i = 0; i < llmb_ntasks; i++)); do
-		RANK=$i LOCAL_RANK=$i "${@}" &
+		RANK=$i LOCAL_RANK=$i "${w[@]}" "${@}" &
 		pids+=($!)
 	done
 	for i in "${pids[@]}"; do wait "$i" || rc=$?; done
@@ -77,6 +79,23 @@ llmb_setup="$llmb_state/node-setup.$LLMB_JOB_ID"
 LLMB_NODE_SETUP=$llmb_setup llmb_launch 'python3' 'TOP/workloads/nemo-inproc.py' '--script' 'scripts.performance.llm.finetune_llama4_e128' '--nemo-src' 'TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo' '--nemo-run-src' 'TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo_run' '--log-dir' 'TRASH/inst/workloads/llama4-maverick/experiments/b200_400b_bf16_256' '--profile' '0' '--profile-start' '45' '--profile-stop' '50' '--nccltrace' '0' '--hf-token-from-env' '--' '-cm' 'TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo:/opt/NeMo' '--gpu' 'b200' '--num_gpus' '256' '--container_image' 'TRASH/inst/images/nvidia+nemo+25.04.01.sqsh' '--compute_dtype' 'bf16' '--gpus_per_node' '8' '--max_steps' '50' '--finetuning' 'sft' '--skip_dataset_download' '--skip_import_checkpoint' '-tp' '8' '-pp' '1' '-cp' '1' '-ep' '32' '-vp' '1' '-et' '8' '-gb' '32' '-mb' '1' '--cuda_graphs' 'true' '--num_layers' '48' '--hidden_size' '5120' 'slurm'
 bash 'TOP/workloads/node-setup.sh' "$llmb_setup" "$llmb_state/note.$LLMB_JOB_ID" &
 wait "$!"
+# The rank-0 task's environment, as upstream's --dump-env: llmb_launch
+# starts each task of the training through llmb_envdump, whose rank 0
+# writes its environment to the state directory (NAME=value entries ended
+# by NUL), each secret's value (by name) replaced, then becomes the
+# training (exec); provenance.json takes it from there. A dump that fails
+# fails nothing.
+# shellcheck disable=SC2016 # the task's own program, expanded there
+llmb_envdump='if [ "${SLURM_PROCID:-${RANK:-0}}" = 0 ]; then
+	for n in $(compgen -e); do
+		case $n in
+		HF_TOKEN|*_TOKEN|*_TOKEN_*|*SECRET*|*PASSWORD*|*PASSWD*|*_KEY|*_KEY_ID|*CREDENTIAL*|HF_TOKEN) printf "%s=%s\0" "$n" "<redacted>" ;;
+		*) printf "%s=%s\0" "$n" "${!n}" ;;
+		esac
+	done >"$0.tmp.$$" 2>/dev/null && mv -f "$0.tmp.$$" "$0" || :
+fi
+exec "$@"'
+llmb_dump_env="$llmb_state/env.$LLMB_JOB_ID"
 llmb_launch 'python3' 'TOP/workloads/nemo-inproc.py' '--script' 'scripts.performance.llm.finetune_llama4_e128' '--nemo-src' 'TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo' '--nemo-run-src' 'TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo_run' '--log-dir' 'TRASH/inst/workloads/llama4-maverick/experiments/b200_400b_bf16_256' '--profile' '0' '--profile-start' '45' '--profile-stop' '50' '--nccltrace' '0' '--hf-token-from-env' '--' '-cm' 'TRASH/inst/venvs/venv_8fa6c6b8f2a2/src/nemo:/opt/NeMo' '--gpu' 'b200' '--num_gpus' '256' '--container_image' 'TRASH/inst/images/nvidia+nemo+25.04.01.sqsh' '--compute_dtype' 'bf16' '--gpus_per_node' '8' '--max_steps' '50' '--finetuning' 'sft' '--skip_dataset_download' '--skip_import_checkpoint' '-tp' '8' '-pp' '1' '-cp' '1' '-ep' '32' '-vp' '1' '-et' '8' '-gb' '32' '-mb' '1' '--cuda_graphs' 'true' '--num_layers' '48' '--hidden_size' '5120' 'slurm'
 echo "llmb: training finished"
 if [ "${LLMB_SKIP_AFTER_PROBE:-0}" != 1 ]; then

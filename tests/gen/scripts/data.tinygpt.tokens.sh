@@ -27,6 +27,8 @@ llmb_ntasks=1
 llmb_image=''
 llmb_mounts=''
 llmb_launch() {
+	local w=()
+	[ -z "${llmb_dump_env:-}" ] || w=(bash -c "$llmb_envdump" "$llmb_dump_env")
 	if [ -n "${SLURM_JOB_ID:-}" ]; then
 		local c=()
 		if [ -n "$llmb_image" ]; then
@@ -35,7 +37,7 @@ llmb_launch() {
 		fi
 		# In the background: bash runs a trap only between commands, and
 		# the exit record must be written before Slurm's KillWait runs out.
-		srun --kill-on-bad-exit=1 "${c[@]}" "${@}" &
+		srun --kill-on-bad-exit=1 "${c[@]}" "${w[@]}" "${@}" &
 		wait "$!"
 		return
 	fi
@@ -49,7 +51,7 @@ llmb_launch() {
 	while (: <>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
 	export MASTER_ADDR=127.0.0.1 MASTER_PORT=$port WORLD_SIZE=$llmb_ntasks
 	for ((i = 0; i < llmb_ntasks; i++)); do
-		RANK=$i LOCAL_RANK=$i "${@}" &
+		RANK=$i LOCAL_RANK=$i "${w[@]}" "${@}" &
 		pids+=($!)
 	done
 	for i in "${pids[@]}"; do wait "$i" || rc=$?; done

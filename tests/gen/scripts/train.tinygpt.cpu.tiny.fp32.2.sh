@@ -27,6 +27,8 @@ llmb_ntasks=2
 llmb_image=''
 llmb_mounts=''
 llmb_launch() {
+	local w=()
+	[ -z "${llmb_dump_env:-}" ] || w=(bash -c "$llmb_envdump" "$llmb_dump_env")
 	if [ -n "${SLURM_JOB_ID:-}" ]; then
 		local c=()
 		if [ -n "$llmb_image" ]; then
@@ -35,7 +37,7 @@ llmb_launch() {
 		fi
 		# In the background: bash runs a trap only between commands, and
 		# the exit record must be written before Slurm's KillWait runs out.
-		srun --kill-on-bad-exit=1 "${c[@]}" "${@}" &
+		srun --kill-on-bad-exit=1 "${c[@]}" "${w[@]}" "${@}" &
 		wait "$!"
 		return
 	fi
@@ -49,7 +51,7 @@ llmb_launch() {
 	while (: <>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
 	export MASTER_ADDR=127.0.0.1 MASTER_PORT=$port WORLD_SIZE=$llmb_ntasks
 	for ((i = 0; i < llmb_ntasks; i++)); do
-		RANK=$i LOCAL_RANK=$i "${@}" &
+		RANK=$i LOCAL_RANK=$i "${w[@]}" "${@}" &
 		pids+=($!)
 	done
 	for i in "${pids[@]}"; do wait "$i" || rc=$?; done
@@ -64,6 +66,23 @@ else
 fi
 mkdir -p '/llmb-install/workloads/tinygpt/experiments/cpu_tiny_fp32_2'
 cd '/llmb-install/workloads/tinygpt/experiments/cpu_tiny_fp32_2'
+# The rank-0 task's environment, as upstream's --dump-env: llmb_launch
+# starts each task of the training through llmb_envdump, whose rank 0
+# writes its environment to the state directory (NAME=value entries ended
+# by NUL), each secret's value (by name) replaced, then becomes the
+# training (exec); provenance.json takes it from there. A dump that fails
+# fails nothing.
+# shellcheck disable=SC2016 # the task's own program, expanded there
+llmb_envdump='if [ "${SLURM_PROCID:-${RANK:-0}}" = 0 ]; then
+	for n in $(compgen -e); do
+		case $n in
+		HF_TOKEN|*_TOKEN|*_TOKEN_*|*SECRET*|*PASSWORD*|*PASSWD*|*_KEY|*_KEY_ID|*CREDENTIAL*) printf "%s=%s\0" "$n" "<redacted>" ;;
+		*) printf "%s=%s\0" "$n" "${!n}" ;;
+		esac
+	done >"$0.tmp.$$" 2>/dev/null && mv -f "$0.tmp.$$" "$0" || :
+fi
+exec "$@"'
+llmb_dump_env="$llmb_state/env.$LLMB_JOB_ID"
 llmb_launch '/llmb-install/venvs/venv_597beddc2aa1/bin/python' '@TOP@/workloads/tinygpt/train.py' '--data' '/llmb-install/workloads/tinygpt/data/tokens.bin' '--steps' '50' '--seq' '128' '--layers' '2' '--hidden' '128' '--heads' '4' '--vocab' '256' '--mbs' '4' '--gbs' '8' '--model-flops' '377487360'
 echo "llmb: training finished"
 if [ "${LLMB_SKIP_AFTER_PROBE:-0}" != 1 ]; then
