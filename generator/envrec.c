@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "envrec.h"
+#include "plandata.h"
 
 extern char **environ;
 
@@ -45,9 +46,13 @@ recorded(const char *entry)
 	if (!fam)
 		return 0;
 	char *name = xstrndup(entry, l);
-	int secret = envrec_is_secret(name, NULL, 0);
+	int skip = envrec_is_secret(name, NULL, 0);
+	/* llmb's own knobs (CUDA_GRAPH_SCOPE), which make exports, are the
+	 * selection's, not the caller's environment */
+	for (int k = 0; k < K_NKNOBS && !skip; k++)
+		skip = !strcmp(name, knob_names[k]);
 	free(name);
-	return !secret;
+	return !skip;
 }
 
 static int

@@ -47,6 +47,8 @@ llmb_ntasks=4
 llmb_image='TRASH/mbinst/images/nvidia+nemo+26.04.01.sqsh'
 llmb_mounts='TRASH/mbinst:TRASH/mbinst','TOP/workloads:TOP/workloads:ro'
 llmb_launch() {
+	local w=()
+	[ -z "${llmb_dump_env:-}" ] || w=(bash -c "$llmb_envdump" "$llmb_dump_env")
 	if [ -n "${SLURM_JOB_ID:-}" ]; then
 		local c=()
 		if [ -n "$llmb_image" ]; then
@@ -55,7 +57,7 @@ llmb_launch() {
 		fi
 		# In the background: bash runs a trap only between commands, and
 		# the exit record must be written before Slurm's KillWait runs out.
-		srun --kill-on-bad-exit=1 '--mpi=pmix' "${c[@]}" "${@}" &
+		srun --kill-on-bad-exit=1 '--mpi=pmix' "${c[@]}" "${w[@]}" "${@}" &
 		wait "$!"
 		return
 	fi
@@ -69,7 +71,7 @@ llmb_launch() {
 	while (: <>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
 	export MASTER_ADDR=127.0.0.1 MASTER_PORT=$port WORLD_SIZE=$llmb_ntasks
 	for ((i = 0; i < llmb_ntasks; i++)); do
-		RANK=$i LOCAL_RANK=$i "${@}" &
+		RANK=$i LOCAL_RANK=$i "${w[@]}" "${@}" &
 		pids+=($!)
 	done
 	for i in "${pids[@]}"; do wait "$i" || rc=$?; done
@@ -84,6 +86,23 @@ else
 fi
 mkdir -p 'TRASH/mbinst/workloads/qwen3/experiments/gb200_235b_bf16_256'
 cd 'TRASH/mbinst/workloads/qwen3/experiments/gb200_235b_bf16_256'
+# The rank-0 task's environment, as upstream's --dump-env: llmb_launch
+# starts each task of the training through llmb_envdump, whose rank 0
+# writes its environment to the state directory (NAME=value entries ended
+# by NUL), each secret's value (by name) replaced, then becomes the
+# training (exec); provenance.json takes it from there. A dump that fails
+# fails nothing.
+# shellcheck disable=SC2016 # the task's own program, expanded there
+llmb_envdump='if [ "${SLURM_PROCID:-${RANK:-0}}" = 0 ]; then
+	for n in $(compgen -e); do
+		case $n in
+		HF_TOKEN|*_TOKEN|*_TOKEN_*|*SECRET*|*PASSWORD*|*PASSWD*|*_KEY|*_KEY_ID|*CREDENTIAL*) printf "%s=%s\0" "$n" "<redacted>" ;;
+		*) printf "%s=%s\0" "$n" "${!n}" ;;
+		esac
+	done >"$0.tmp.$$" 2>/dev/null && mv -f "$0.tmp.$$" "$0" || :
+fi
+exec "$@"'
+llmb_dump_env="$llmb_state/env.$LLMB_JOB_ID"
 llmb_launch 'python3' 'TOP/workloads/mbridge-launch.py' '--mbridge-src' 'TRASH/mbinst/venvs/venv_ad119793e286/src/megatron_bridge' '--profile' '0' '--pytorch-profile' '0' '--gpu-metrics' '0' '--profile-start' '45' '--profile-stop' '50' '--profile-ranks' 'all' '--nsys-trace' 'cuda,nvtx' '--profile-dir' 'TRASH/mbinst/workloads/qwen3/experiments/gb200_235b_bf16_256' '--' '--model_family_name' 'qwen' '--gpu' 'gb200' '--container_image' 'TRASH/mbinst/images/nvidia+nemo+26.04.01.sqsh' '--num_gpus' '256' '--gpus_per_node' '4' '--offline' '--max_steps=50' '--custom_mounts=TRASH/mbinst/.cache/huggingface' '--enable_pct_binding' 'false' '--log_dir' 'TRASH/mbinst/workloads/qwen3/experiments/gb200_235b_bf16_256' '-gb' '8192' '--model_recipe_name' 'qwen3_235b_a22b' '--compute_dtype' 'bf16'
 echo "llmb: training finished"
 if [ "${LLMB_SKIP_AFTER_PROBE:-0}" != 1 ]; then
