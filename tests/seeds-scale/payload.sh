@@ -27,6 +27,16 @@
 fail() { echo "seeds payload: task ${SLURM_PROCID:-?} on ${SLURMD_NODENAME:-?}: $*" >&2; exit 1; }
 want() { [ "$2" = "$3" ] || fail "$1 is '$2', expected '$3'"; }
 
+# llmb_launch starts each training task through its environment dump
+# (bash -c SCRIPT FILE COMMAND...): run the dump as the container would,
+# then look at the command itself.
+if [ "$#" -ge 4 ] && [ "$1" = bash ] && [ "$2" = -c ]; then
+	case $3 in *"compgen -e"*)
+		bash -c "$3" "$4" true
+		shift 4
+		;;
+	esac
+fi
 fw=
 case " $* " in
 *" "*/workloads/nemo-inproc.py" "*) fw=nemo2 ;;
