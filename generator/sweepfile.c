@@ -34,7 +34,7 @@ static int
 word_ok(const char *f, const struct ynode *v, const char *key)
 {
 	if (v->kind != Y_SCALAR) {
-		diag_error(f, v->line, v->col, "%s: a value must be a scalar, not a %s", key, ykind_name(v->kind));
+		diag_error(f, v->line, v->col, "%s: a value must be a scalar, not %s", key, ykind_name(v->kind));
 		return 0;
 	}
 	if (!*v->str || v->str[strcspn(v->str, " \t\n\r")]) {
