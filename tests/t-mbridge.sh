@@ -247,6 +247,10 @@ t_cmp "...the same plan as TP=\"1 2\" MBS=\"16 32\"" "$MP/llama3.1.h100.8b.fp8.s
 printf 'overrides:\n  mbs: 2\n' >"$TRASH/sweep1.yaml"
 t_ok "SWEEP=file with one value (mbs: 2): planned" ovplan SWEEP="$TRASH/sweep1.yaml"
 t_ok "...as MBS=2" test "$(grep -c '\] train llama3.1 h100 8b fp8 x8 override-mbs2: ' "$TRASH/ov.out")" = 1
+printf 'overrides:\n  mbs: 4\n' >"$TRASH/sweep1.yaml"
+touch -d '+2 seconds' "$TRASH/sweep1.yaml"
+t_ok "...the file edited (mbs: 4): planned again" ovplan SWEEP="$TRASH/sweep1.yaml"
+t_ok "...its new value, not the rules of the old" test "$(grep -c '\] train llama3.1 h100 8b fp8 x8 override-mbs4: ' "$TRASH/ov.out")" = 1
 t_rc "SWEEP=file and MBS= on the command line: refused" 2 ovplan SWEEP="$TRASH/sweep1.yaml" MBS=4
 t_grep "...saying where" "sweep1.yaml:2:3: error: mbs is also given as MBS=4 on the command line" "$TRASH/ov.out"
 printf 'overrides:\n  mbs: [1, 2]\n  tq: [2]\n  gbs: []\n  pp: [1 2]\nrepeat: 2\n' >"$TRASH/sweepbad.yaml"
