@@ -266,6 +266,8 @@ printf 'overrides:\n  tp: [3]\n' >"$TRASH/sweep3.yaml"
 t_rc "a sweep file's values checked as the command line's (TP 3 at 8 GPUs)" 2 ovplan SWEEP="$TRASH/sweep3.yaml"
 t_grep "...naming the constraint" 'error: TP=3 on llama3.1 h100 8b fp8 x8: GPUs \(8\) must be divisible' "$TRASH/ov.out"
 t_rc "SWEEP= a file that is not there: refused" 2 ovplan SWEEP="$TRASH/nosuch.yaml"
+t_rc "SWEEP= a path make cannot take: refused" 2 ovplan SWEEP="a;b.yaml"
+t_grep "...saying what a path may hold" 'SWEEP=a;b.yaml must be a plain path' "$TRASH/ov.out"
 t_rc "a sweep of none valid: exit 2" 2 ovplan TP="3 5"
 t_grep "...saying so" 'error: no combination of the sweep suits a selected run of workload llama3.1' "$TRASH/ov.out"
 t_ok "FP8_RECIPE CONFIG_VARIANT CUDA_GRAPH_SCOPE ENV: planned" \
