@@ -14,6 +14,7 @@
 #include "selection.h"
 #include "setupstages.h"
 #include "stagekind.h"
+#include "sweepfile.h"
 
 /* ---- the stage graph of a pipeline --------------------------------------- */
 
@@ -364,6 +365,10 @@ plan_build(struct plan *p, const char *top, const struct sel *s, int all)
 	p->sel = *s;
 	if (recipes_load(&p->rec, top) || recipes_check_values(&p->rec))
 		return diag_errors - before;
+	/* a sweep file's knobs join the command line's: planned as they are */
+	if (s->sweep && sweep_file_apply(&p->sel, s->sweep, &p->sweep_vals))
+		return diag_errors - before;
+	s = &p->sel;
 	if (check_knobs(s) || ovr_check(s, &p->rec))
 		return diag_errors - before;
 	p->novr = ovr_expand(s, &p->ovr);
@@ -503,6 +508,7 @@ plan_free(struct plan *p)
 	free(p->fhash);
 	free(p->emptied);
 	ovr_free(p->ovr, p->novr);
+	free(p->sweep_vals);
 	recipes_free(&p->rec);
 	memset(p, 0, sizeof *p);
 }

@@ -26,6 +26,7 @@ sel_from_env(struct sel *s)
 	const char *tag = getenv("LLMB_NIGHT_TAG");
 	s->night_tag = tag && *tag && strlen(tag) <= 16 && !tag[strspn(tag, "abcdefghijklmnopqrstuvwxyz")] ? tag : NULL;
 	s->exemplar = getenv("LLMB_EXEMPLAR") && *getenv("LLMB_EXEMPLAR") ? getenv("LLMB_EXEMPLAR") : NULL;
+	s->sweep = getenv("SWEEP") && *getenv("SWEEP") ? getenv("SWEEP") : NULL;
 }
 
 /* ---- instances ----------------------------------------------------------- */

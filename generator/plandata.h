@@ -40,6 +40,8 @@ struct sel {
 	/* make exemplar: LLMB_EXEMPLAR is the suite file; its runs are new
 	 * instances too (run directories exemplar/<run>/repeat-<r>). */
 	const char *exemplar;
+	/* SWEEP: a file of override knobs (sweepfile.h), read by plan_build */
+	const char *sweep;
 };
 /* Fills s from the environment (the GNUmakefile exports the variables). */
 void sel_from_env(struct sel *s);
@@ -83,6 +85,7 @@ struct plan {
 	int exemplar_profile;       /* exemplar: one more, profiled run of each */
 	char *emptied;              /* which knob left a workload without runs, first */
 	struct ovr *ovr;            /* the overrides' combinations (override.h) */
+	char *sweep_vals;           /* the sweep file's values, which sel points into */
 	size_t novr;
 };
 

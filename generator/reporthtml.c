@@ -1,6 +1,7 @@
 /* reporthtml: the report as one self-contained HTML page: inline CSS,
  * the metrics table with references and verdicts, SVG charts of step time
- * per iteration and tokens/s per scale, the runs tables and each run's
+ * per iteration, tokens/s per scale and each sweep's tokens/s/GPU per
+ * configuration, the runs tables and each run's
  * provenance. Its own module because the page and its charts are most of
  * the rendering code and share nothing with the plain formats but the
  * cells. */
@@ -204,14 +205,16 @@ step_chart(struct sb *o, const json_t *m)
 	sb_add(o, "</svg>\n");
 }
 
+/* A bar of value v; cls, when not NULL, its class (what a reader or a
+ * test finds it by). */
 static void
-bar(struct sb *o, const struct frame *f, double x, double w, double v, const char *color)
+bar(struct sb *o, const struct frame *f, double x, double w, double v, const char *color, const char *cls)
 {
 	if (isnan(v))
 		return;
 	double y = fy(f, v);
-	sb_addf(o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>%.6g</title></rect>\n",
-		x, y, w, f->y1 - y, color, v);
+	sb_addf(o, "<rect%s%s%s x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>%.6g</title></rect>\n",
+		cls ? " class=\"" : "", cls ? cls : "", cls ? "\"" : "", x, y, w, f->y1 - y, color, v);
 }
 
 static void
@@ -235,8 +238,8 @@ tokens_chart(struct sb *o, const json_t *m)
 	json_array_foreach(cols, i, k) {
 		const json_t *c = json_object_get(json_object_get(k, "metrics"), "tokens_per_s");
 		double x = f.x0 + slot * (double)i + slot * 0.1, w = slot * 0.4;
-		bar(o, &f, x, w, report_num(c, "value"), palette[0]);
-		bar(o, &f, x + w, w, report_num(c, "reference"), "#aaa");
+		bar(o, &f, x, w, report_num(c, "value"), palette[0], NULL);
+		bar(o, &f, x + w, w, report_num(c, "reference"), "#aaa", NULL);
 		char *h = grid_col_head(k);
 		sb_addf(o, "<text x=\"%.1f\" y=\"278\" text-anchor=\"middle\">", x + w);
 		sb_add_html(o, h);
@@ -245,6 +248,45 @@ tokens_chart(struct sb *o, const json_t *m)
 	}
 	legend(o, 572, 40, palette[0], "measured");
 	legend(o, 572, 56, "#aaa", "reference");
+	sb_add(o, "</svg>\n");
+}
+
+/* A sweep's tokens/s/GPU, a bar per configuration (GBS may differ between
+ * them: step time alone would not rank them), the best in its own colour;
+ * a configuration without a measurement keeps its slot, labelled so. */
+static void
+sweep_chart(struct sb *o, const json_t *sw, const char *id)
+{
+	const json_t *rows = json_object_get(sw, "rows");
+	const char *best = json_string_value(json_object_get(sw, "best"));
+	size_t n = json_array_size(rows), i;
+	json_t *r;
+	struct frame f = {70, 560, 24, 260, 0, 0};
+	json_array_foreach(rows, i, r) {
+		double v = report_num(r, "tokens_per_s_per_gpu");
+		f.hi = fmax(f.hi, isnan(v) ? 0 : v);
+	}
+	if (!n || !(f.hi > 0))
+		return;
+	f.hi *= 1.1;
+	double slot = (f.x1 - f.x0) / (double)n;
+	sb_addf(o, "<svg id=\"%s-chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"880\" height=\"300\" role=\"img\">\n", id);
+	y_axis(o, &f, "tokens/s/GPU per configuration");
+	json_array_foreach(rows, i, r) {
+		const char *cfg = report_str(r, "config");
+		int is_best = best && !strcmp(best, cfg);
+		double x = f.x0 + slot * (double)i + slot * 0.15, w = slot * 0.7,
+		       v = report_num(r, "tokens_per_s_per_gpu");
+		bar(o, &f, x, w, v, is_best ? palette[2] : palette[0], is_best ? "sweep-bar best" : "sweep-bar");
+		if (isnan(v))
+			sb_addf(o, "<text class=\"unmeasured\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">not measured</text>\n",
+				x + w / 2, f.y1 - 4);
+		sb_addf(o, "<text x=\"%.1f\" y=\"278\" text-anchor=\"middle\">", x + w / 2);
+		sb_add_html(o, cfg);
+		sb_add(o, "</text>\n");
+	}
+	legend(o, 572, 40, palette[2], "best");
+	legend(o, 572, 56, palette[0], "other configurations");
 	sb_add(o, "</svg>\n");
 }
 
@@ -287,6 +329,7 @@ report_html(struct sb *o, const json_t *m)
 		grid_sweep(&g, sw);
 		html_grid(o, &g, id);
 		grid_free(&g);
+		sweep_chart(o, sw, id);
 		free(id);
 	}
 	for (int s = 0; s < 2; s++) {

@@ -236,6 +236,38 @@ t_grep "...the invalid one named and skipped" 'warning: TP=1 MBS=32 on llama3.1 
 ovlines ov-sweep.txt
 t_cmp "...the plan golden (three trainings)" "$MP/llama3.1.h100.8b.fp8.sweep.plan" "$TRASH/ov-sweep.txt"
 t_ok "...three trainings" test "$(grep -c '\] train llama3.1 ' "$TRASH/ov-sweep.txt")" = 3
+# The same sweep from a file (SWEEP=, like upstream's bulk YAML): an
+# overrides: mapping of knobs to values or lists, planned exactly as the
+# command line's.
+printf '# a 2 x 2 sweep\noverrides:\n  tp: [1, 2]\n  mbs: [16, 32]\n' >"$TRASH/sweep.yaml"
+t_ok "SWEEP=file with tp: [1, 2], mbs: [16, 32]: planned" ovplan SWEEP="$TRASH/sweep.yaml"
+t_grep "...the invalid one named and skipped" 'warning: TP=1 MBS=32 on llama3.1 h100 8b fp8 x8: .*; skipped' "$TRASH/ov.out"
+ovlines ov-sweepfile.txt
+t_cmp "...the same plan as TP=\"1 2\" MBS=\"16 32\"" "$MP/llama3.1.h100.8b.fp8.sweep.plan" "$TRASH/ov-sweepfile.txt"
+printf 'overrides:\n  mbs: 2\n' >"$TRASH/sweep1.yaml"
+t_ok "SWEEP=file with one value (mbs: 2): planned" ovplan SWEEP="$TRASH/sweep1.yaml"
+t_ok "...as MBS=2" test "$(grep -c '\] train llama3.1 h100 8b fp8 x8 override-mbs2: ' "$TRASH/ov.out")" = 1
+printf 'overrides:\n  mbs: 4\n' >"$TRASH/sweep1.yaml"
+touch -d '+2 seconds' "$TRASH/sweep1.yaml"
+t_ok "...the file edited (mbs: 4): planned again" ovplan SWEEP="$TRASH/sweep1.yaml"
+t_ok "...its new value, not the rules of the old" test "$(grep -c '\] train llama3.1 h100 8b fp8 x8 override-mbs4: ' "$TRASH/ov.out")" = 1
+t_rc "SWEEP=file and MBS= on the command line: refused" 2 ovplan SWEEP="$TRASH/sweep1.yaml" MBS=4
+t_grep "...saying where" "sweep1.yaml:2:3: error: mbs is also given as MBS=4 on the command line" "$TRASH/ov.out"
+printf 'overrides:\n  mbs: [1, 2]\n  tq: [2]\n  gbs: []\n  pp: [1 2]\nrepeat: 2\n' >"$TRASH/sweepbad.yaml"
+t_rc "a sweep file with bad keys and values: refused" 2 ovplan SWEEP="$TRASH/sweepbad.yaml"
+t_grep "...an unknown knob at its place" "sweepbad.yaml:3:3: error: 'tq' is not an override knob" "$TRASH/ov.out"
+t_grep "...an empty list" "sweepbad.yaml:4:8: error: gbs: the list of values is empty" "$TRASH/ov.out"
+t_grep "...a value of two words" "sweepbad.yaml:5:8: error: pp: '1 2' must be one word" "$TRASH/ov.out"
+t_grep "...an unknown top-level key" "sweepbad.yaml:6:1: error: unknown key 'repeat'" "$TRASH/ov.out"
+printf 'overrides:\n  tp: [[1]]\n' >"$TRASH/sweepnest.yaml"
+t_rc "a sweep file with a nested list: refused" 2 ovplan SWEEP="$TRASH/sweepnest.yaml"
+t_grep "...saying a value is a scalar" "sweepnest.yaml:2:8: error: tp: a value must be a scalar, not a list" "$TRASH/ov.out"
+printf 'overrides:\n  tp: [3]\n' >"$TRASH/sweep3.yaml"
+t_rc "a sweep file's values checked as the command line's (TP 3 at 8 GPUs)" 2 ovplan SWEEP="$TRASH/sweep3.yaml"
+t_grep "...naming the constraint" 'error: TP=3 on llama3.1 h100 8b fp8 x8: GPUs \(8\) must be divisible' "$TRASH/ov.out"
+t_rc "SWEEP= a file that is not there: refused" 2 ovplan SWEEP="$TRASH/nosuch.yaml"
+t_rc "SWEEP= a path make cannot take: refused" 2 ovplan SWEEP="a;b.yaml"
+t_grep "...saying what a path may hold" 'SWEEP=a;b.yaml must be a plain path' "$TRASH/ov.out"
 t_rc "a sweep of none valid: exit 2" 2 ovplan TP="3 5"
 t_grep "...saying so" 'error: no combination of the sweep suits a selected run of workload llama3.1' "$TRASH/ov.out"
 t_ok "FP8_RECIPE CONFIG_VARIANT CUDA_GRAPH_SCOPE ENV: planned" \

@@ -240,6 +240,11 @@ rep --format=html "$O" >"$TRASH/ovr.html" 2>&1
 t_grep "HTML: the sweep, its best named" '^<h2>Sweep at 16 GPUs</h2>$' "$TRASH/ovr.html"
 t_grep "...its best named" 'Best: tp2-gbs128</p>$' "$TRASH/ovr.html"
 t_grep "...the override's column not compared" 'override: not compared' "$TRASH/ovr.html"
+t_grep "...its chart" '^<svg id="sweep-16-chart" ' "$TRASH/ovr.html"
+t_ok "...a bar per configuration (recipe, mbs2, tp2-gbs128)" \
+	test "$(sed -n '/^<svg id="sweep-16-chart"/,/^<\/svg>/p' "$TRASH/ovr.html" | grep -c '<rect class="sweep-bar')" = 3
+t_ok "...the best alone marked, and it is tp2-gbs128's (the third)" \
+	test "$(sed -n '/^<svg id="sweep-16-chart"/,/^<\/svg>/p' "$TRASH/ovr.html" | grep '<rect class="sweep-bar' | grep -n 'sweep-bar best' | cut -d: -f1 | tr '\n' ' ')" = "3 "
 t_nogrep "a report without overrides has no sweep" '^Sweep' "$TRASH/out.text"
 
 # The HTML page in a real browser: the DOM has the table and both charts,
