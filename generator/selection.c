@@ -25,8 +25,11 @@ sel_v(const struct sel *s, enum knob k)
  * is said as a warning and that workload left out, not the whole
  * selection refused. */
 static int
-sel_soft(const struct sel *s)
+sel_soft(const struct wctx *w, const struct sel *s)
 {
+	/* a night's matrix or a suite names its entries: each must hold */
+	if (w->p->sel.night || w->p->sel.exemplar)
+		return 0;
 	const char *q = s->v[K_WORKLOAD];
 	size_t n = q ? list_word(&q) : 0;
 	return !q || (n && list_word((q += n, &q)));
@@ -99,7 +102,7 @@ check_sel_value(struct wctx *w, const struct sel *s, enum knob k, const char *ke
 			char hw[160] = "";
 			if (nohw)
 				snprintf(hw, sizeof hw, " (%s has no %s: gpus.yaml lists no %s peak for it)", gpu, one, one);
-			sel_refuse(w, sel_soft(s), "%s=%s is not supported by workload %s%s%s%s; valid: %s",
+			sel_refuse(w, sel_soft(w, s), "%s=%s is not supported by workload %s%s%s%s; valid: %s",
 				   knob_names[k], one, ystr(w->wl, "workload", ""), gpu ? " on " : "", gpu ? gpu : "", hw,
 				   valid.buf ? valid.buf : "none");
 			bad = 1;
@@ -203,7 +206,7 @@ static int
 select_scales(struct wctx *w, const struct sel *s, const char *scales_sel)
 {
 	const char *wname = ystr(w->wl, "workload", "");
-	int soft = sel_soft(s);
+	int soft = sel_soft(w, s);
 	size_t n = w->nruns;
 	char *keep = xcalloc(n + 1, 1);
 	int bad = 0;
@@ -276,7 +279,7 @@ select_runs(struct wctx *w, const struct sel *s, int all)
 			for (size_t i = 0; i < configs->nkids; i++)
 				list_names(&gpus, ymap_get(configs->kids[i], "gpu"));
 			if (strchr(gpus.buf, ',')) {
-				sel_refuse(w, sel_soft(s), "GPU_TYPE is required for workload %s: one of %s",
+				sel_refuse(w, sel_soft(w, s), "GPU_TYPE is required for workload %s: one of %s",
 					   ystr(w->wl, "workload", ""), gpus.buf);
 				sb_free(&gpus);
 				return -1;
