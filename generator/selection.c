@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +33,7 @@ sel_soft(const struct wctx *w, const struct sel *s)
 		return 0;
 	const char *q = s->v[K_WORKLOAD];
 	size_t n = q ? list_word(&q) : 0;
-	return !q || (n && list_word((q += n, &q)));
+	return !q ? w->p->rec.nworkloads > 1 : n && list_word((q += n, &q));
 }
 
 static void sel_refuse(const struct wctx *w, int soft, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -134,12 +135,13 @@ scale_range(const char *q, size_t n, long *lo, long *hi)
 	if (!dots)
 		return 0;
 	char *e1, *e2;
+	errno = 0;
 	*lo = strtol(q, &e1, 10);
 	if (e1 != dots || dots == q || *q == '-' || *q == '+' || dots + 2 > q + n || dots[1] != '.' ||
 	    dots + 2 == q + n || dots[2] == '-' || dots[2] == '+')
 		return -1;
 	*hi = strtol(dots + 2, &e2, 10);
-	return e2 == q + n && *lo >= 1 && *lo <= *hi ? 1 : -1;
+	return e2 == q + n && !errno && *lo >= 1 && *lo <= *hi ? 1 : -1;
 }
 
 /* Scale sc, which no selected run lists, for the combinations of the
@@ -149,6 +151,10 @@ scale_range(const char *q, size_t n, long *lo, long *hi)
  * derived from the GPU count (override.c's checks); below it, or where
  * the row says exact_scales, it is refused. Appends the runs it plans;
  * says why each other combination is left out in *why. */
+/* The largest GPU count planned unlisted: far above any cluster, and low
+ * enough that the params derived from it (GBS over scale) stay exact. */
+#define MAX_UNLISTED (1L << 24)
+
 static void
 unlisted_scale(struct wctx *w, size_t n, long sc, struct sb *why)
 {
@@ -173,7 +179,9 @@ unlisted_scale(struct wctx *w, size_t n, long sc, struct sb *why)
 		char no[256] = "";
 		u.scale = sc;
 		u.unlisted = 1;
-		if (ybool(u.row, "exact_scales", 0))
+		if (sc > MAX_UNLISTED)
+			snprintf(no, sizeof no, "a scale not listed is at most %ld GPUs", MAX_UNLISTED);
+		else if (ybool(u.row, "exact_scales", 0))
 			snprintf(no, sizeof no, "its recipe row has exact_scales: true (only the listed scales run)");
 		else if (sc < w->runs[top].scale)
 			snprintf(no, sizeof no, "a scale not listed runs only above the largest listed one (%ld)",
@@ -223,8 +231,9 @@ select_scales(struct wctx *w, const struct sel *s, const char *scales_sel)
 			break;
 		}
 		if (!rg) {
+			errno = 0;
 			lo = hi = strtol(q, &end, 10);
-			if (end != q + len || lo < 1)
+			if (end != q + len || lo < 1 || errno)
 				lo = hi = -1;
 		}
 		int found = 0;

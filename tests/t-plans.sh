@@ -312,6 +312,7 @@ sc_plan unlisted WORKLOAD=llama3.1 GPU_TYPE=h100 SIZE=8b DTYPE=fp8 SCALES=1024
 sc_plan unlisted-below WORKLOAD=llama3.1 GPU_TYPE=h100 SIZE=70b SCALES=96
 sc_plan unlisted-indivisible WORKLOAD=llama3.1 GPU_TYPE=h100 SIZE=70b SCALES=1000
 sc_plan unlisted-gbs WORKLOAD=llama4-maverick GPU_TYPE=h100 SCALES=512
+sc_plan unlisted-huge WORKLOAD=llama3.1 GPU_TYPE=h100 SIZE=8b DTYPE=fp8 SCALES=99999999
 # a listed scale and an unlisted one together
 sc_plan listed-and-unlisted WORKLOAD=llama3.1 GPU_TYPE=h100 SIZE=8b DTYPE=bf16 SCALES="128 256"
 # several workloads: each keeps what it can run, the rest is named
