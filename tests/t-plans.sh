@@ -308,6 +308,8 @@ sc_plan() {
 }
 # above the largest listed scale of a non-exact row: planned, DP and GA derived, with a warning
 sc_plan unlisted WORKLOAD=llama3.1 GPU_TYPE=h100 SIZE=8b DTYPE=fp8 SCALES=1024
+# a row whose GBS, DP and GA are numbers: GBS kept, DP = GPUs / (TP*PP*CP), GA = GBS / (MBS*DP)
+sc_plan unlisted-fixed-gbs WORKLOAD=grok1 GPU_TYPE=h100 DTYPE=bf16 SCALES=1024
 # below it, or where TP*PP*CP or MBS*DP do not divide: refused, naming why
 sc_plan unlisted-below WORKLOAD=llama3.1 GPU_TYPE=h100 SIZE=70b SCALES=96
 sc_plan unlisted-indivisible WORKLOAD=llama3.1 GPU_TYPE=h100 SIZE=70b SCALES=1000
