@@ -129,9 +129,11 @@ row(struct imp *im, struct sb *o, const char *gpu, const char *size, const struc
 		imp_mb_row(im, o, size);
 	if (proxy)
 		sb_add(o, "    proxy: true\n");
+	else if (d[i].exact)
+		sb_add(o, "    exact_scales: true\n");
 	sb_addf(o, "    source: \"upstream metadata.yaml run.gpu_configs.%s%s\"\n", gpu, proxy ? " proxy_scales" : "");
 	if (!proxy && !d[i].exact && !im->said_inexact++)
-		imp_note(im, sc, "exact_scales is false (here and in the rows below that leave it so): llmb-run also accepts scales above %s; llmb runs the listed scales only",
+		imp_note(im, sc, "exact_scales is false (here and in the rows below that leave it so): llmb-run also accepts scales above %s, and so does llmb (SCALES), with a warning",
 			 sc->kids[sc->nkids - 1]->str);
 }
 

@@ -192,6 +192,8 @@ static const struct field config_fields[] = {
 	{"size", &t_names, 1, "model size(s)"},
 	{"dtype", &t_names, 1, "dtype(s)"},
 	{"scales", &t_ints, 1, "GPU counts"},
+	{"exact_scales", &t_bool, 0, "only the listed scales run (upstream metadata.yaml's exact_scales); else a scale above "
+	 "the largest listed one (SCALES) runs with a warning, the row's parallelism kept and DP and GA derived"},
 	{"params", &t_exprdict, 0, "run parameters (numbers or expressions over scale, gpus_per_node, nodes)"},
 	{"time_limit", &t_time, 0, "time limit"},
 	{"env", &t_env, 0, "extra environment"},

@@ -91,7 +91,7 @@ check_inputs(const struct recipes *r, const char *file, const struct ynode *w, c
 		long scale = yint(row, "scale", 0);
 		const struct ynode *c = workload_config(w, gpu, size, dtype, scale);
 		if (c && gpu_find(r, gpu))
-			v[rs.n++] = (struct plan_run){c, gpu, size, dtype, scale, NULL};
+			v[rs.n++] = (struct plan_run){c, gpu, size, dtype, scale, NULL, 0};
 	}
 	recipe_check_exprs(r, file, w, &rs);
 	const struct ynode *configs = ymap_get(w, "configs");

@@ -21,6 +21,7 @@ struct plan_run {
 	const char *gpu, *size, *dtype;
 	long scale;
 	const struct ovr *ovr;      /* its overrides (override.h), or NULL */
+	int unlisted;               /* a scale the row does not list (SCALES): DP and GA derived */
 };
 
 /* The runs the plan will expand and what its stages will expand of them. */

@@ -34,7 +34,9 @@ bind_run(struct wctx *w, const struct plan_run *r, struct vars *vs, struct param
 		return -1;
 	}
 	char why[256];
-	if (r->ovr && ovr_params(r->ovr, prm, r->scale, why, sizeof why)) { /* said by select_overrides */
+	static const struct ovr none;
+	const struct ovr *o = r->ovr ? r->ovr : r->unlisted ? &none : NULL;
+	if (o && ovr_params(o, prm, r->scale, why, sizeof why)) { /* said by select_runs, select_overrides */
 		w->unsaid++;
 		return -1;
 	}

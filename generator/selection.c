@@ -1,3 +1,5 @@
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,36 @@ static const char *
 sel_v(const struct sel *s, enum knob k)
 {
 	return s->v[k];
+}
+
+/* A selection across several workloads (WORKLOAD unset or naming more
+ * than one) keeps what suits each workload: what one workload cannot run
+ * is said as a warning and that workload left out, not the whole
+ * selection refused. */
+static int
+sel_soft(const struct wctx *w, const struct sel *s)
+{
+	/* a night's matrix or a suite names its entries: each must hold */
+	if (w->p->sel.night || w->p->sel.exemplar)
+		return 0;
+	const char *q = s->v[K_WORKLOAD];
+	size_t n = q ? list_word(&q) : 0;
+	return !q ? w->p->rec.nworkloads > 1 : n && list_word((q += n, &q));
+}
+
+static void sel_refuse(const struct wctx *w, int soft, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void
+sel_refuse(const struct wctx *w, int soft, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "llmb: %s: ", soft ? "warning" : "error");
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	if (soft)
+		fprintf(stderr, " (workload %s left out of the selection)", ystr(w->wl, "workload", ""));
+	fputc('\n', stderr);
+	diag_errors += !soft;
 }
 
 static void
@@ -71,16 +103,171 @@ check_sel_value(struct wctx *w, const struct sel *s, enum knob k, const char *ke
 			char hw[160] = "";
 			if (nohw)
 				snprintf(hw, sizeof hw, " (%s has no %s: gpus.yaml lists no %s peak for it)", gpu, one, one);
-			fprintf(stderr, "llmb: error: %s=%s is not supported by workload %s%s%s%s; valid: %s\n",
-				knob_names[k], one, ystr(w->wl, "workload", ""), gpu ? " on " : "", gpu ? gpu : "", hw,
-				valid.buf ? valid.buf : "none");
-			diag_errors++;
+			sel_refuse(w, sel_soft(w, s), "%s=%s is not supported by workload %s%s%s%s; valid: %s",
+				   knob_names[k], one, ystr(w->wl, "workload", ""), gpu ? " on " : "", gpu ? gpu : "", hw,
+				   valid.buf ? valid.buf : "none");
 			bad = 1;
 		}
 		free(one);
 	}
 	sb_free(&valid);
 	return bad;
+}
+
+/* The listed scales of the selected runs, for messages. */
+static void
+listed_scales(const struct wctx *w, size_t n, struct sb *valid)
+{
+	for (size_t j = 0; j < n; j++) {
+		char b[32];
+		snprintf(b, sizeof b, "%ld", w->runs[j].scale);
+		if (!valid->len || !in_words(valid->buf, b))
+			sb_addf(valid, "%s%s", valid->len ? " " : "", b);
+	}
+}
+
+/* A SCALES word MIN..MAX into *lo, *hi: 1, 0 when it is no range, -1
+ * when it is one, malformed. */
+static int
+scale_range(const char *q, size_t n, long *lo, long *hi)
+{
+	const char *dots = memchr(q, '.', n);
+	if (!dots)
+		return 0;
+	char *e1, *e2;
+	errno = 0;
+	*lo = strtol(q, &e1, 10);
+	if (e1 != dots || dots == q || *q == '-' || *q == '+' || dots + 2 > q + n || dots[1] != '.' ||
+	    dots + 2 == q + n || dots[2] == '-' || dots[2] == '+')
+		return -1;
+	*hi = strtol(dots + 2, &e2, 10);
+	return e2 == q + n && !errno && *lo >= 1 && *lo <= *hi ? 1 : -1;
+}
+
+/* Scale sc, which no selected run lists, for the combinations of the
+ * first n runs: as upstream's llmb-run (non-exact workloads), a scale
+ * above a combination's largest listed one runs with a warning, on the
+ * row of that largest scale with its TP, PP, CP and EP kept and DP and GA
+ * derived from the GPU count (override.c's checks); below it, or where
+ * the row says exact_scales, it is refused. Appends the runs it plans;
+ * says why each other combination is left out in *why. */
+/* The largest GPU count planned unlisted: far above any cluster, and low
+ * enough that the params derived from it (GBS over scale) stay exact. */
+#define MAX_UNLISTED (1L << 24)
+
+static void
+unlisted_scale(struct wctx *w, size_t n, long sc, struct sb *why)
+{
+	const char *wname = ystr(w->wl, "workload", "");
+	for (size_t j = 0; j < n; j++) {
+		const struct plan_run *r = &w->runs[j];
+		if (ybool(r->row, "proxy", 0))
+			continue;
+		/* the first run of its combination stands for it */
+		size_t first = 0, top = j;
+		while (first < j && (ybool(w->runs[first].row, "proxy", 0) || strcmp(w->runs[first].gpu, r->gpu) ||
+				     strcmp(w->runs[first].size, r->size) || strcmp(w->runs[first].dtype, r->dtype)))
+			first++;
+		if (first < j)
+			continue;
+		for (size_t k = j; k < n; k++)
+			if (!ybool(w->runs[k].row, "proxy", 0) && !strcmp(w->runs[k].gpu, r->gpu) &&
+			    !strcmp(w->runs[k].size, r->size) && !strcmp(w->runs[k].dtype, r->dtype) &&
+			    w->runs[k].scale > w->runs[top].scale)
+				top = k;
+		struct plan_run u = w->runs[top];
+		char no[256] = "";
+		u.scale = sc;
+		u.unlisted = 1;
+		if (sc > MAX_UNLISTED)
+			snprintf(no, sizeof no, "a scale not listed is at most %ld GPUs", MAX_UNLISTED);
+		else if (ybool(u.row, "exact_scales", 0))
+			snprintf(no, sizeof no, "its recipe row has exact_scales: true (only the listed scales run)");
+		else if (sc < w->runs[top].scale)
+			snprintf(no, sizeof no, "a scale not listed runs only above the largest listed one (%ld)",
+				 w->runs[top].scale);
+		else {
+			static const struct ovr none;
+			struct params prm = {0};
+			if (run_params(&w->p->rec, &u, &prm))
+				snprintf(no, sizeof no, "the row's params do not hold at %ld GPUs", sc);
+			else
+				ovr_params(&none, &prm, sc, no, sizeof no);
+			params_free(&prm);
+		}
+		if (*no) {
+			sb_addf(why, "%s%s %s %s: %s", why->len ? "; " : "", u.gpu, u.size, u.dtype, no);
+			continue;
+		}
+		fprintf(stderr, "llmb: warning: SCALES: %ld is not a listed scale of %s %s %s %s (largest: %ld): planned "
+			"with its row's TP, PP, CP and EP, DP and GA derived from %ld GPUs; not validated upstream\n",
+			sc, wname, u.gpu, u.size, u.dtype, w->runs[top].scale, sc);
+		w->runs = xrealloc(w->runs, (w->nruns + 1) * sizeof *w->runs);
+		w->runs[w->nruns++] = u;
+	}
+}
+
+/* SCALES over the runs selected so far: each word a listed scale of some
+ * run, a range MIN..MAX of listed scales, or a scale unlisted_scale
+ * plans. */
+static int
+select_scales(struct wctx *w, const struct sel *s, const char *scales_sel)
+{
+	const char *wname = ystr(w->wl, "workload", "");
+	int soft = sel_soft(w, s);
+	size_t n = w->nruns;
+	char *keep = xcalloc(n + 1, 1);
+	int bad = 0;
+	const char *q = scales_sel;
+	for (size_t len; !bad && (len = list_word(&q)); q += len) {
+		long lo, hi;
+		char *end;
+		int rg = scale_range(q, len, &lo, &hi);
+		if (rg < 0) {
+			fprintf(stderr, "llmb: error: SCALES: %.*s is not a range MIN..MAX of GPU counts (e.g. 64..256, MIN at "
+				"least 1 and not above MAX)\n", (int)len, q);
+			diag_errors++;
+			bad = 1;
+			break;
+		}
+		if (!rg) {
+			errno = 0;
+			lo = hi = strtol(q, &end, 10);
+			if (end != q + len || lo < 1 || errno)
+				lo = hi = -1;
+		}
+		int found = 0;
+		for (size_t j = 0; j < n; j++)
+			if (w->runs[j].scale >= lo && w->runs[j].scale <= hi)
+				found = keep[j] = 1;
+		if (found)
+			continue;
+		struct sb why = {0}, valid = {0};
+		size_t before = w->nruns;
+		if (!rg && lo > 0)
+			unlisted_scale(w, n, lo, &why);
+		listed_scales(w, n, &valid);
+		if (w->nruns == before) {
+			sel_refuse(w, soft, "SCALES: %.*s %s of %s for this selection; valid: %s%s%s", (int)len, q,
+				   rg ? "holds no configured scale" : "is not a configured scale", wname,
+				   valid.buf ? valid.buf : "none", why.len ? "; " : "", why.len ? why.buf : "");
+			bad = 1;
+		} else if (why.len)
+			fprintf(stderr, "llmb: warning: SCALES: %.*s left out for %s %s\n", (int)len, q, wname, why.buf);
+		sb_free(&why);
+		sb_free(&valid);
+	}
+	if (bad) {
+		free(keep);
+		return -1;
+	}
+	size_t k = 0;
+	for (size_t j = 0; j < w->nruns; j++)
+		if (j >= n || keep[j])
+			w->runs[k++] = w->runs[j];
+	w->nruns = k;
+	free(keep);
+	return 0;
 }
 
 int
@@ -101,9 +288,8 @@ select_runs(struct wctx *w, const struct sel *s, int all)
 			for (size_t i = 0; i < configs->nkids; i++)
 				list_names(&gpus, ymap_get(configs->kids[i], "gpu"));
 			if (strchr(gpus.buf, ',')) {
-				fprintf(stderr, "llmb: error: GPU_TYPE is required for workload %s: one of %s\n",
-					ystr(w->wl, "workload", ""), gpus.buf);
-				diag_errors++;
+				sel_refuse(w, sel_soft(w, s), "GPU_TYPE is required for workload %s: one of %s",
+					   ystr(w->wl, "workload", ""), gpus.buf);
 				sb_free(&gpus);
 				return -1;
 			}
@@ -136,46 +322,17 @@ select_runs(struct wctx *w, const struct sel *s, int all)
 							     !in_words(sel_v(s, K_DTYPE), dt[c]->str)))
 							continue;
 						w->runs = xrealloc(w->runs, (w->nruns + 1) * sizeof *w->runs);
-						w->runs[w->nruns++] = (struct plan_run){row, g[a]->str, sz[b]->str, dt[c]->str, sc, NULL};
+						w->runs[w->nruns++] = (struct plan_run){row, g[a]->str, sz[b]->str, dt[c]->str, sc, NULL, 0};
 					}
 				}
 			}
 		}
 	}
-	/* SCALES: each must be a configured scale of every selected combination. */
+	/* SCALES: listed scales, MIN..MAX ranges of them, and scales the
+	 * recipe does not list (unlisted_scale). */
 	const char *scales_sel = all ? NULL : sel_v(s, K_SCALES);
-	if (scales_sel) {
-		const char *q = scales_sel;
-		for (size_t n; (n = list_word(&q)); q += n) {
-			char *end;
-			long sc = strtol(q, &end, 10);
-			int found = 0;
-			for (size_t j = 0; j < w->nruns; j++)
-				found |= w->runs[j].scale == sc;
-			if (end != q + n || !found) {
-				struct sb valid = {0};
-				for (size_t j = 0; j < w->nruns; j++) {
-					char b[32];
-					snprintf(b, sizeof b, "%ld", w->runs[j].scale);
-					if (!in_words(valid.buf ? valid.buf : "", b) || !valid.len)
-						sb_addf(&valid, "%s%s", valid.len ? " " : "", b);
-				}
-				fprintf(stderr, "llmb: error: SCALES: %.*s is not a configured scale of %s for this selection; valid: %s\n",
-					(int)n, q, ystr(w->wl, "workload", ""), valid.buf ? valid.buf : "none");
-				sb_free(&valid);
-				diag_errors++;
-				return -1;
-			}
-		}
-		size_t k = 0;
-		for (size_t j = 0; j < w->nruns; j++) {
-			char buf[32];
-			snprintf(buf, sizeof buf, "%ld", w->runs[j].scale);
-			if (in_words(scales_sel, buf))
-				w->runs[k++] = w->runs[j];
-		}
-		w->nruns = k;
-	}
+	if (scales_sel && select_scales(w, s, scales_sel) < 0)
+		return -1;
 	/* Proxy rows (shrunken models, never compared with a reference) are
 	 * planned when asked: PROXY=1 adds them all, PROXY=only plans only
 	 * them, and without PROXY a scale SCALES names brings its proxy run;

@@ -291,4 +291,59 @@ PATH=$TRASH/dead/bin:$PATH SLURM_CONF=$TRASH/dead/slurm.conf make -C "$TOP" LLMB
 t_ok "a controller that does not answer: the plan is made" test "$rc" = 0
 t_grep "...and scontrol was asked whether it answers" '^ping$' "$TRASH/dead/calls"
 t_nogrep "...but not for its configuration (9 s of retries per llmb gen)" '^show config' "$TRASH/dead/calls"
+# ---- scales the recipe does not list, ranges, several workloads ------------------
+# The llmb warning and error lines, make's exit status and the training plan
+# lines (up to their environment) of each selection, golden
+# (tests/plans/scales/NAME.txt).
+sc_plan() {
+	local name=$1 rc=0
+	shift
+	m -n report "$@" >"$TRASH/sc-$name.out" 2>&1 || rc=$?
+	{
+		echo "make -n report $* -> exit $rc"
+		grep -E '^llmb: (warning|error)' "$TRASH/sc-$name.out"
+		plan_lines "$TRASH/sc-$name.out" | grep -E '^\[[0-9]+/[0-9]+\] train ' | sed 's/ args: .*//'
+	} >"$TRASH/sc-$name.txt"
+	t_cmp "scales: $name" "$P/scales/$name.txt" "$TRASH/sc-$name.txt"
+}
+# above the largest listed scale of a non-exact row: planned, DP and GA derived, with a warning
+sc_plan unlisted WORKLOAD=llama3.1 GPU_TYPE=h100 SIZE=8b DTYPE=fp8 SCALES=1024
+# a row whose GBS, DP and GA are numbers: GBS kept, DP = GPUs / (TP*PP*CP), GA = GBS / (MBS*DP)
+sc_plan unlisted-fixed-gbs WORKLOAD=grok1 GPU_TYPE=h100 DTYPE=bf16 SCALES=1024
+# below it, or where TP*PP*CP or MBS*DP do not divide: refused, naming why
+sc_plan unlisted-below WORKLOAD=llama3.1 GPU_TYPE=h100 SIZE=70b SCALES=96
+sc_plan unlisted-indivisible WORKLOAD=llama3.1 GPU_TYPE=h100 SIZE=70b SCALES=1000
+sc_plan unlisted-gbs WORKLOAD=llama4-maverick GPU_TYPE=h100 SCALES=512
+sc_plan unlisted-huge WORKLOAD=llama3.1 GPU_TYPE=h100 SIZE=8b DTYPE=fp8 SCALES=99999999
+# a listed scale and an unlisted one together
+sc_plan listed-and-unlisted WORKLOAD=llama3.1 GPU_TYPE=h100 SIZE=8b DTYPE=bf16 SCALES="128 256"
+# several workloads: each keeps what it can run, the rest is named
+sc_plan across GPU_TYPE=h100 SCALES=64
+sc_plan across-none GPU_TYPE=h100 SCALES=3
+# ranges of listed scales
+sc_plan range WORKLOAD=llama3.1 GPU_TYPE=h100 SIZE=70b DTYPE=bf16 SCALES=64..256
+sc_plan range-empty WORKLOAD=llama3.1 GPU_TYPE=h100 SIZE=70b DTYPE=bf16 SCALES=1..32
+sc_plan range-reversed WORKLOAD=llama3.1 GPU_TYPE=h100 SCALES=256..64
+sc_plan range-malformed WORKLOAD=llama3.1 GPU_TYPE=h100 SCALES=64...256
+# nothing planned across workloads is llmb's exit 2, one workload's refusal too
+rc=0
+(cd "$TOP" && GPU_TYPE=h100 SCALES=3 EXECUTOR=slurm "$LLMB" gen --top . --gen "$TRASH/sc-gen") >/dev/null 2>&1 || rc=$?
+t_ok "scales: no workload left across the selection: exit 2" test "$rc" = 2
+# A row with exact_scales: true (upstream's llama3 finetune from 26.05 on)
+# runs its listed scales only.
+t_checkout "$TRASH/exact"
+cp "$TOP"/workloads/*.yaml "$TRASH/exact/workloads/"
+cp -r "$TOP"/workloads/models "$TOP"/workloads/published "$TRASH/exact/workloads/"
+sed -i 's/^    scales: \[8, 16, 32\]$/&\n    exact_scales: true/' "$TRASH/exact/workloads/llama3-lora.yaml"
+rc=0
+(cd "$TRASH/exact" && WORKLOAD=llama3-lora GPU_TYPE=h100 DTYPE=bf16 SCALES=64 EXECUTOR=slurm "$LLMB" gen --top . \
+	--gen "$TRASH/exact/gen") >"$TRASH/exact.out" 2>&1 || rc=$?
+t_ok "scales: exact row: exit 2" test "$rc" = 2
+t_grep "scales: exact row: refused, naming why" \
+	'^llmb: error: SCALES: 64 is not a configured scale of llama3-lora for this selection; valid: 8 16 32; h100 70b bf16: its recipe row has exact_scales: true' \
+	"$TRASH/exact.out"
+rc=0
+(cd "$TRASH/exact" && WORKLOAD=llama3-lora GPU_TYPE=h100 DTYPE=bf16 SCALES=16 EXECUTOR=slurm "$LLMB" gen --top . \
+	--gen "$TRASH/exact/gen") >"$TRASH/exact16.out" 2>&1 || rc=$?
+t_ok "scales: exact row: a listed scale is planned" test "$rc" = 0
 t_done
