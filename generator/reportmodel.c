@@ -358,7 +358,7 @@ struct col {
 	long scale;
 	int profiled, proxy;
 	const char *ovr;        /* an override's tag, or NULL */
-	const json_t *prov;     /* an override's: its first run's provenance */
+	const json_t *prov;     /* its first run's provenance */
 	size_t n;
 	double mean, std, min, max;
 	double v[RM_N], ref[RM_N];
@@ -461,11 +461,11 @@ published_ref(const struct ctx *c, struct col *k)
 	memcpy(k->ref, ref, sizeof ref);
 }
 
-/* An overridden run's seq, gbs and model FLOPs per sample: its own
- * parameters as its provenance records them (configuration.knobs), not
- * the config row's; NaN where it has none. */
+/* A run's seq, gbs and model FLOPs per sample as its provenance records
+ * its parameters (configuration.knobs), for a run no config row describes
+ * as it ran (an override, an unlisted scale); NaN where it has none. */
 static void
-override_inputs(const struct ctx *c, const json_t *prov, double *seq, double *gbs, double *flops)
+run_inputs(const struct ctx *c, const json_t *prov, double *seq, double *gbs, double *flops)
 {
 	const json_t *kn = json_object_get(json_object_get(prov, "configuration"), "knobs");
 	struct params p = {0};
@@ -510,8 +510,10 @@ col_metrics(const struct ctx *c, struct col *k)
 {
 	double seq, gbs, flops;
 	struct metrics m;
-	if (k->ovr)
-		override_inputs(c, k->prov, &seq, &gbs, &flops);
+	/* an override, or a scale the recipe does not list (planned on the row
+	 * of its largest listed scale, DP and GA derived): the run's own */
+	if (k->ovr || !workload_config(c->wl, c->g, c->size, c->dtype, k->scale))
+		run_inputs(c, k->prov, &seq, &gbs, &flops);
 	else
 		scale_inputs(c, k->scale, &seq, &gbs, &flops);
 	metrics_compute(&m, seq, gbs, k->mean, (double)k->scale, isnan(flops) ? 0 : flops,

@@ -247,6 +247,22 @@ t_ok "...the best alone marked, and it is tp2-gbs128's (the third)" \
 	test "$(sed -n '/^<svg id="sweep-16-chart"/,/^<\/svg>/p' "$TRASH/ovr.html" | grep '<rect class="sweep-bar' | grep -n 'sweep-bar best' | cut -d: -f1 | tr '\n' ' ')" = "3 "
 t_nogrep "a report without overrides has no sweep" '^Sweep' "$TRASH/out.text"
 
+# A run at a scale the recipe does not list (SCALES above its largest,
+# planned on that row with DP and GA derived) is measured with its own
+# parameters, as its provenance records them: no config row describes it.
+U=$TRASH/unlisted
+mkdir -p "$U/h100_15b_bf16_4096"
+cp "$E/h100_15b_bf16_16/train.done" "$U/h100_15b_bf16_4096/"
+(cd "$U/h100_15b_bf16_4096" && nemo_log 2.00 >log.out &&
+	"$LLMB" parse --window=40-49 --steps=50 --result=result.json log.out >/dev/null 2>&1)
+printf '{"configuration": {"knobs": {"seq": "4096", "gbs": "16384", "layers": "32", "tp": "2", "dp": "2048"}}}\n' \
+	>"$U/h100_15b_bf16_4096/provenance.json"
+rep --format=json "$U" >"$TRASH/unl.json" 2>&1
+t_ok "an unlisted scale's tokens/s/GPU from its own GBS (16384 x 4096 / 2.00 s / 4096)" \
+	test "$(jq -r '.columns[] | select(.scale == 4096) | .metrics.tokens_per_s_per_gpu.value | floor' "$TRASH/unl.json")" = 8192
+t_ok "...and its MFU from its own parameters" \
+	test "$(jq -r '.columns[] | select(.scale == 4096) | .metrics.mfu_pct.value | . > 0' "$TRASH/unl.json")" = true
+
 # The HTML page in a real browser: the DOM has the table and both charts,
 # and a screenshot is not blank.
 if ! command -v chromium >/dev/null; then
