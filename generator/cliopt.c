@@ -74,3 +74,16 @@ cliopt_next_word(int argc, char **argv, const struct option *longopts, int *next
 	*next = optind;
 	return c;
 }
+
+int
+cliopt_operands(int argc, char **argv, const struct option *longopts, const char *usage, int *next)
+{
+	int i = *next;
+	if (i < argc && !strcmp(argv[i], "--"))
+		*next = i + 1;
+	else if (i < argc && !strcmp(argv[i], "-h"))
+		return fputs(usage, stdout), 0;
+	else if (i < argc && argv[i][0] == '-')
+		return cliopt_refuse(argv[i], "", longopts, usage);
+	return -1;
+}

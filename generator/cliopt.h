@@ -29,4 +29,10 @@ int cliopt_dashes(void);
  * (start it at 1, after cliopt_start). */
 int cliopt_next_word(int argc, char **argv, const struct option *longopts, int *next);
 
+/* After cliopt_next_word, for commands whose operands never start with
+ * '-' (stage ids): a "--" is skipped, "-h" prints usage on stdout (0) and
+ * any other word starting with '-' is refused (2), before the command acts
+ * on anything. Returns -1 when the operands from *next on are to be read. */
+int cliopt_operands(int argc, char **argv, const struct option *longopts, const char *usage, int *next);
+
 #endif

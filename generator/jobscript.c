@@ -571,12 +571,9 @@ cmd_script(int argc, char **argv)
 		*(o == 't' ? &top : o == 'g' ? &gen : &install) = optarg;
 	}
 	/* a stage id never starts with '-': an option not understood */
-	if (i < argc && !strcmp(argv[i], "--"))
-		i++;
-	else if (i < argc && !strcmp(argv[i], "-h"))
-		return fputs(usage, stdout), 0;
-	else if (i < argc && argv[i][0] == '-')
-		return cliopt_refuse(argv[i], "", longopts, usage);
+	int stop = cliopt_operands(argc, argv, longopts, usage, &i);
+	if (stop >= 0)
+		return stop;
 	if (i != argc - 1) {
 		fputs(usage, stderr);
 		return 2;

@@ -995,12 +995,9 @@ cmd_run(int argc, char **argv)
 	}
 	/* a stage id never starts with '-': an option not understood, refused
 	 * before anything is created or submitted */
-	if (i < argc && !strcmp(argv[i], "--"))
-		i++;
-	else if (i < argc && !strcmp(argv[i], "-h"))
-		return fputs(usage, stdout), 0;
-	else if (i < argc && argv[i][0] == '-')
-		return cliopt_refuse(argv[i], "", longopts, usage);
+	int stop = cliopt_operands(argc, argv, longopts, usage, &i);
+	if (stop >= 0)
+		return stop;
 	if (argc - i == 1) {
 		c.progress = "-";
 		c.id = argv[i];
