@@ -1,38 +1,100 @@
 #!/usr/bin/env bash
-# The generator's include graph, read from the #include "..." lines of
-# generator/*.[ch]: a module is a .c/.h pair, and X -> Y when X.c or X.h
-# includes Y.h. It has no cycle, and the bottom modules include only each
-# other (docs/architecture.md draws the layers).
+# The generator's layers, checked on the code: generator/ holds one folder
+# per layer, in the order docs/architecture.md lists them (its "Layers"
+# block, top first); a module is a .c/.h pair inside a folder, named
+# folder/module. On the link graph (nm of build/obj/*/*.o: X -> Y when
+# X's object uses a symbol Y's object defines) and on the include graph
+# (#include "folder/module.h") there is no cycle and no edge from a folder
+# to one above it; every source file lies in a listed folder; every
+# include names its folder; cmds.h names the file of each command.
 . "$(dirname "$0")/lib.sh"
 
-# include_edges DIR: one "X Y" line per include of Y.h by module X.
-include_edges() {
-	awk '/^[ \t]*#[ \t]*include[ \t]*"/ {
-		m = FILENAME; sub(/.*\//, "", m); sub(/\.[ch]$/, "", m)
-		h = $0; sub(/^[^"]*"/, "", h); sub(/\.h".*/, "", h); print m, h }' "$1"/*.[ch]
+GEN=$TOP/generator
+OBJ=$TOP/build/obj
+
+# layers DOC: the folders, bottom first, from the doc's Layers block (lines
+# "    folder/   what it holds" between "## Layers" and the next heading).
+layers() {
+	awk '/^## Layers/ { on = 1; next } /^## / { on = 0 }
+		on && /^    [a-z]+\/ / { sub(/^ +/, ""); sub(/\/.*/, ""); print }' "$1" | tac
 }
-# no_cycle DIR: tsort fails on a loop and names its modules.
-no_cycle() { include_edges "$1" | tsort >/dev/null; }
+# include_edges DIR: "X Y" per include of Y.h by module X (folder/module).
+include_edges() {
+	(cd "$1" && awk '/^[ \t]*#[ \t]*include[ \t]*"/ {
+		m = FILENAME; sub(/\.[ch]$/, "", m)
+		h = $0; sub(/^[^"]*"/, "", h); sub(/\.h".*/, "", h)
+		if (m != h) print m, h }' */*.[ch]) | sort -u
+}
+# link_edges DIR: "X Y" when object X uses a global symbol object Y defines.
+link_edges() {
+	local o m
+	for o in "$1"/*/*.o; do
+		m=${o#"$1"/}; m=${m%.o}
+		nm -g --defined-only "$o" | awk -v m="$m" 'NF == 3 { print $3, m }'
+	done | sort >"$TRASH/defs"
+	for o in "$1"/*/*.o; do
+		m=${o#"$1"/}; m=${m%.o}
+		nm -g --undefined-only "$o" | awk -v m="$m" '{ print $2, m }'
+	done | sort >"$TRASH/uses"
+	join "$TRASH/uses" "$TRASH/defs" | awk '$2 != $3 { print $2, $3 }' | sort -u
+}
+# upward ORDER: the edges of stdin from a folder to one above it.
+upward() {
+	awk -v o="$1" 'BEGIN { n = split(o, v, " "); for (i = 1; i <= n; i++) r[v[i]] = i }
+		{ split($1, a, "/"); split($2, b, "/")
+		  if (!(b[1] in r) || !(a[1] in r) || r[b[1]] > r[a[1]]) print $1 " -> " $2 }'
+}
+no_cycle() { tsort "$1" >/dev/null; }
 export -f include_edges no_cycle
 
-t_ok "generator/: no include cycle" no_cycle "$TOP/generator"
+order=$(layers "$TOP/docs/architecture.md" | tr '\n' ' ')
+t_ok "docs/architecture.md lists the layers" test -n "$order"
+echo "# layers, bottom first: $order"
 
-# The check can fail: two modules that include each other.
-mkdir -p "$TRASH/cycle"
-printf '#include "b.h"\n' >"$TRASH/cycle/a.c"
-printf '#include "a.h"\n' >"$TRASH/cycle/b.c"
-printf '#include "c.h"\n' >"$TRASH/cycle/a.h"
-t_rc "a cycle is found" 1 bash -c 'no_cycle "$1"' _ "$TRASH/cycle"
-t_grep "the cycle names its modules" '^tsort: [ab]$' "$TRASH/.out"
+# Every file in a listed folder, and every listed folder there.
+stray=$( (cd "$GEN" && find . -name '*.[ch]' | sed 's|^\./||') | while read -r f; do
+	case " $order " in *" ${f%%/*} "*) ;; *) echo "$f" ;; esac
+done)
+t_ok "every source file lies in a listed layer folder" test -z "$stray"
+[ -n "$stray" ] && printf '# %s\n' $stray
+for d in $order; do [ -d "$GEN/$d" ] || t_fail "listed layer $d/ is not a folder"; done
 
-# The bottom: the stage configuration record, the index, the install-tree
-# layout, a stage instance's files, the stage kinds, the process runner,
-# diagnostics and the utilities are used by everything and use nothing above.
-bottom="util diag capture htab stagecfg stagekind layout instance"
-include_edges "$TOP/generator" | awk -v b="$bottom" '
-	BEGIN { n = split(b, v, " "); for (i = 1; i <= n; i++) low[v[i]] = 1 }
-	($1 in low) && $1 != $2 && !($2 in low) { print $1 " includes " $2 ".h" }' >"$TRASH/up.txt"
-t_ok "bottom modules ($bottom) include only each other" test ! -s "$TRASH/up.txt"
-[ -s "$TRASH/up.txt" ] && sed 's/^/# /' "$TRASH/up.txt"
+# Includes name their folder (a bare "x.h" would be found by -I only by luck).
+bare=$(grep -n '^[ \t]*#[ \t]*include[ \t]*"[^/"]*"' "$GEN"/*/*.[ch] | sed "s|$GEN/||")
+t_ok "every include names its folder" test -z "$bare"
+[ -n "$bare" ] && printf '# %s\n' "$bare"
+
+include_edges "$GEN" >"$TRASH/inc"
+t_ok "include graph: no cycle" no_cycle "$TRASH/inc"
+upward "$order" <"$TRASH/inc" >"$TRASH/inc.up"
+t_ok "include graph: no folder includes one above it" test ! -s "$TRASH/inc.up"
+sed 's/^/# /' "$TRASH/inc.up"
+
+objs=("$OBJ"/*/*.o)
+[ -f "${objs[0]}" ] || t_skip_all "no objects under build/obj (run make)"
+link_edges "$OBJ" >"$TRASH/link"
+t_ok "link graph has edges" test -s "$TRASH/link"
+t_ok "link graph: no cycle" no_cycle "$TRASH/link"
+upward "$order" <"$TRASH/link" >"$TRASH/link.up"
+t_ok "link graph: no folder uses one above it" test ! -s "$TRASH/link.up"
+sed 's/^/# /' "$TRASH/link.up"
+echo "# $(wc -l <"$TRASH/link") link edges, $(wc -l <"$TRASH/inc") include edges"
+
+# cmds.h: the file beside each command defines it.
+while read -r fn file; do
+	grep -q "^$fn(" "$GEN/$file" 2>/dev/null || echo "$fn: not in $file"
+done < <(sed -n 's|^int \(cmd_[a-z_]*\)(.*/\* \([a-z]*/[a-z_]*\.c\):.*|\1 \2|p' "$GEN/base/cmds.h") >"$TRASH/cmds.bad"
+t_ok "cmds.h names the file of each command" test ! -s "$TRASH/cmds.bad"
+sed 's/^/# /' "$TRASH/cmds.bad"
+
+# The checks can fail: two modules that include each other, and a bottom
+# folder that uses one above it.
+mkdir -p "$TRASH/cycle/a" "$TRASH/cycle/b"
+printf '#include "b/y.h"\n' >"$TRASH/cycle/a/x.c"
+printf '#include "a/x.h"\n' >"$TRASH/cycle/b/y.c"
+include_edges "$TRASH/cycle" >"$TRASH/cycle.edges"
+t_rc "a cycle is found" 1 bash -c 'no_cycle "$1"' _ "$TRASH/cycle.edges"
+t_grep "the cycle names its modules" '^tsort: [ab]/[xy]$' "$TRASH/.out"
+t_ok "an upward edge is found" test -n "$(upward "a b" <"$TRASH/cycle.edges")"
 
 t_done

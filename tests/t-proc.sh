@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# t-proc: the process runner (generator/capture.c) through
+# t-proc: the process runner (generator/base/capture.c) through
 # tests/proc/proc-driver.c: megabytes through stdin and back on stdout and
 # stderr at once without a pipe deadlock, a time limit that kills the whole
 # process group, and the message when a program cannot be run.
 . "$(dirname "$0")/lib.sh"
 
 DRV=$TRASH/proc-driver
-objs=("$TOP"/build/obj/{capture,util}.o)
+objs=("$TOP"/build/obj/base/{capture,util}.o)
 for f in "$TOP/build/CFLAGS" "${objs[@]}"; do
 	[ -f "$f" ] || t_skip_all "missing $f (run make)"
 done

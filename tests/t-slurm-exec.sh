@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# t-slurm-exec: the Slurm executor (generator/slurm.c, slurmcmd.c,
+# t-slurm-exec: the Slurm executor (generator/exec/slurm.c, slurmcmd.c,
 # slurmqueue.c) against a real cluster, through tests/slurm/exec-driver.c:
 # sbatch argv and ADDITIONAL_SLURM_PARAMS checks, submit/query/cancel, and
 # one squeue per poll interval for 20 processes waiting at once.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# t-validity: a run's validity from what the job saw (generator/validity.c),
+# t-validity: a run's validity from what the job saw (generator/results/validity.c),
 # end to end with the local executor and the quick workload: the probe
 # before training records the node's RDMA ports (a fake sysfs tree holding
 # one InfiniBand port), the probe after training samples the GPUs again

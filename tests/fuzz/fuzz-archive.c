@@ -15,9 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "archive.h"
-#include "tar.h"
-#include "util.h"
+#include "results/archive.h"
+#include "base/tar.h"
+#include "base/util.h"
 #include "quiet.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

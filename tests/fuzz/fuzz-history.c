@@ -15,11 +15,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "diag.h"
-#include "history.h"
-#include "policy.h"
-#include "verdict.h"
-#include "util.h"
+#include "base/diag.h"
+#include "store/history.h"
+#include "recipe/policy.h"
+#include "verdict/verdict.h"
+#include "base/util.h"
 #include "quiet.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

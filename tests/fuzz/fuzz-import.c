@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmds.h"
-#include "diag.h"
-#include "util.h"
+#include "base/cmds.h"
+#include "base/diag.h"
+#include "base/util.h"
 #include "quiet.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "logparse.h"
-#include "util.h"
+#include "results/logparse.h"
+#include "base/util.h"
 #include "quiet.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

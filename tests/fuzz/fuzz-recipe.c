@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "diag.h"
-#include "plan.h"
-#include "util.h"
+#include "base/diag.h"
+#include "plan/plan.h"
+#include "base/util.h"
 #include "quiet.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,4 +1,4 @@
-/* proc-driver: drives the process runner (generator/capture.c) for
+/* proc-driver: drives the process runner (generator/base/capture.c) for
  * t-proc.sh, linked against build/obj/{capture,util}.o.
  *
  *   proc-driver echo BYTES CMD...  feed BYTES bytes of a pattern to CMD's stdin;
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture.h"
+#include "base/capture.h"
 
 static int
 echo(long n, char **argv)

@@ -16,8 +16,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "slurm.h"
-#include "slurmcmd.h"
+#include "exec/slurm.h"
+#include "recipe/slurmcmd.h"
 
 /* executor.o refers to it; this driver only uses Slurm. */
 const struct executor local_executor = {"local", NULL, NULL, NULL, NULL, NULL, NULL};

@@ -1,0 +1,18 @@
+/* slurmqueue: Slurm job states, one squeue per poll interval shared by
+ * every waiting llmb process (see slurmqueue.c).
+ *
+ * Files in cache_dir: slurm.lock (flock), slurm.jobs (registry of active job
+ * ids), slurm.cache (last answer), queries.log (one line per scheduler
+ * query: "<epoch seconds> <tool> <number of ids>"). */
+#ifndef LLMB_SLURMQUEUE_H
+#define LLMB_SLURMQUEUE_H
+
+#include "exec/executor.h"
+
+/* The executor's query: fills jobs[0..n) from the cache in cache_dir,
+ * asking the scheduler first when the cache is older than the poll
+ * interval (LLMB_POLL_SECONDS, backing off while nothing changes). 0, or
+ * -1 when the scheduler could not be asked (states then J_UNKNOWN). */
+int slurm_query(const char *cache_dir, struct jobinfo *jobs, int n);
+
+#endif

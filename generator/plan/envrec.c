@@ -1,0 +1,114 @@
+/* envrec: see envrec.h. */
+#define _POSIX_C_SOURCE 200809L
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/envrec.h"
+#include "plan/plandata.h"
+
+extern char **environ;
+
+/* The communication and kernel libraries' settings (NCCL, UCX, libfabric,
+ * Open MPI, PMIx), Transformer Engine's, CUDA's and PyTorch's: each can
+ * change step time. Slurm's own SLURM_* are the job's, not the caller's. */
+const char *const envrec_families[] = {"NCCL_", "NVTE_", "CUDA_", "TORCH_", "UCX_", "FI_", "OMPI_", "PMIX_",
+				       NULL};
+
+/* Secret names (upstream's --dump-env redacts the same kinds): tokens,
+ * secrets, passwords, keys and credentials. */
+const char *const envrec_secret_patterns[] = {"HF_TOKEN", "*_TOKEN", "*_TOKEN_*", "*SECRET*", "*PASSWORD*",
+					      "*PASSWD*", "*_KEY", "*_KEY_ID", "*CREDENTIAL*", NULL};
+
+int
+envrec_is_secret(const char *name, char *const *declared, size_t n)
+{
+	for (size_t i = 0; envrec_secret_patterns[i]; i++)
+		if (!fnmatch(envrec_secret_patterns[i], name, 0))
+			return 1;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(declared[i], name))
+			return 1;
+	return 0;
+}
+
+/* NAME=...: a shell identifier of a family. */
+static int
+recorded(const char *entry)
+{
+	size_t l = strcspn(entry, "=");
+	if (!entry[l] || !l || strspn(entry, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != l)
+		return 0;
+	int fam = 0;
+	for (size_t i = 0; envrec_families[i] && !fam; i++)
+		fam = !strncmp(entry, envrec_families[i], strlen(envrec_families[i])) && l > strlen(envrec_families[i]);
+	if (!fam)
+		return 0;
+	char *name = xstrndup(entry, l);
+	int skip = envrec_is_secret(name, NULL, 0);
+	/* llmb's own knobs (CUDA_GRAPH_SCOPE), which make exports, are the
+	 * selection's, not the caller's environment */
+	for (int k = 0; k < K_NKNOBS && !skip; k++)
+		skip = !strcmp(name, knob_names[k]);
+	free(name);
+	return !skip;
+}
+
+static int
+by_name(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	size_t lx = strcspn(x, "="), ly = strcspn(y, "=");
+	int c = strncmp(x, y, lx < ly ? lx : ly);
+	return c ? c : (lx > ly) - (lx < ly);
+}
+
+const char *const *
+envrec_caller(size_t *n)
+{
+	static const char **v;
+	static size_t nv;
+	static int done;
+	if (!done) {
+		done = 1;
+		for (char **e = environ; e && *e; e++)
+			if (recorded(*e)) {
+				v = xrealloc(v, (nv + 1) * sizeof *v);
+				v[nv++] = *e;
+			}
+		if (nv)
+			qsort(v, nv, sizeof *v, by_name);
+	}
+	*n = nv;
+	return v;
+}
+
+int
+envrec_check(void)
+{
+	size_t n;
+	const char *const *v = envrec_caller(&n);
+	int errs = 0;
+	for (size_t i = 0; i < n; i++)
+		if (has_control(v[i])) {
+			fprintf(stderr, "llmb: error: environment variable %.*s holds a newline or another control character: "
+				"it is part of the training's configuration (one line each); unset it or give it a one-line value\n",
+				(int)strcspn(v[i], "="), v[i]);
+			errs++;
+		}
+	return errs;
+}
+
+void
+envrec_case_pattern(struct sb *out, char *const *declared, size_t n)
+{
+	for (size_t i = 0; envrec_secret_patterns[i]; i++)
+		sb_addf(out, "%s%s", i ? "|" : "", envrec_secret_patterns[i]);
+	/* a declared name is a word of the pattern: identifiers only (no
+	 * other name can be exported to a job) */
+	for (size_t i = 0; i < n; i++)
+		if (*declared[i] && strspn(declared[i], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+		    == strlen(declared[i]))
+			sb_addf(out, "|%s", declared[i]);
+}

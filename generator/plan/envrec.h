@@ -1,0 +1,45 @@
+/* envrec: the job's environment as llmb records it. Jobs inherit the
+ * caller's whole environment (sbatch --export=ALL, and the local executor
+ * likewise); two records say what reached them:
+ * - the caller's variables of the families that change performance
+ *   (envrec_families: NCCL_, NVTE_, CUDA_, ...) are part of each training
+ *   stage's configuration ("callerenv=NAME=value" lines), so changing one
+ *   re-runs exactly the trainings, and llmb diff names it;
+ * - the rank-0 task of every training dumps its own environment into the
+ *   job's state directory, each secret's value replaced, for provenance.
+ * Secrets are recognized by name (envrec_secret_patterns, and the names a
+ * recipe declares): their values are never recorded. */
+#ifndef LLMB_ENVREC_H
+#define LLMB_ENVREC_H
+
+#include <stddef.h>
+
+#include "base/util.h"
+
+/* The prefixes of the recorded families, and the glob patterns (fnmatch)
+ * of secret names; NULL-terminated. */
+extern const char *const envrec_families[];
+extern const char *const envrec_secret_patterns[];
+
+/* What replaces a secret's value wherever an environment is recorded. */
+#define ENVREC_REDACTED "<redacted>"
+
+/* Whether name is a secret's: it matches a pattern, or is one of the n
+ * names the recipe declares. */
+int envrec_is_secret(const char *name, char *const *declared, size_t n);
+
+/* The caller's variables of the families, "NAME=value" borrowed from the
+ * environment, sorted by name, secrets and malformed names left out
+ * (*n of them). Computed once. */
+const char *const *envrec_caller(size_t *n);
+
+/* Says (llmb: error: ...) of each recorded variable whose value holds a
+ * newline or another control character, which no key=value line carries;
+ * returns their number. */
+int envrec_check(void);
+
+/* Appends the secret names as one bash case pattern
+ * (HF_TOKEN|*_TOKEN|...|DECLARED...), for the job's environment dump. */
+void envrec_case_pattern(struct sb *out, char *const *declared, size_t n);
+
+#endif

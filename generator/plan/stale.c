@@ -1,0 +1,219 @@
+/* stale: see stale.h. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "plan/stale.h"
+#include "store/instance.h"
+#include "store/jobrecord.h"
+#include "store/layout.h"
+#include "store/outputs.h"
+#include "store/stagecfg.h"
+#include "store/stagekind.h"
+
+static int
+ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && !strcmp(s + n - k, suffix);
+}
+
+int
+stage_outputs_ok(const char *install, const char *cfg, const char *except, struct sb *why)
+{
+	size_t n;
+	char **outs = cfg_values(cfg, "output", &n);
+	int ok = 1;
+	for (size_t i = 0; i < n; i++) {
+		char *p = xasprintf("%s/%s", install, outs[i]);
+		if (!(except && ends_with(outs[i], except)) && !output_valid(p, outs[i], ok ? why : NULL))
+			ok = 0;
+		free(p);
+		free(outs[i]);
+	}
+	free(outs);
+	return ok;
+}
+
+static int
+newer(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec > b->tv_nsec);
+}
+
+/* Dependents follow what an upstream stage made, not when: the identity
+ * the stamp recorded against the one there now (redo's rule), by time
+ * only for a stamp that recorded none. after= lines are "<id> <hash>", in
+ * dependency order. */
+static int
+upstream_changed(const struct stage_query *q, const struct stamp *stamp, const char *up)
+{
+	char *then = stamp_upstream(stamp, up);
+	int changed;
+	if (then) {
+		char *now = identity_read(q->install, up);
+		changed = !now || strcmp(now, then);
+		free(now);
+	} else {
+		struct timespec t;
+		changed = identity_mtime(q->install, up, &t) == 0 && newer(&t, &stamp->mtime);
+	}
+	free(then);
+	return changed;
+}
+
+static int
+upstream_stale(const struct stage_query *q, const struct stamp *stamp, struct sb *why)
+{
+	size_t n;
+	char **after = cfg_values(q->cfg, "after", &n);
+	int stale = 0;
+	for (size_t i = 0; i < n; i++) {
+		after[i][strcspn(after[i], " ")] = 0;
+		if (stale) {
+			/* first reason only */
+		} else if (q->will_run && q->will_run(q->arg, after[i])) {
+			stale = 1;
+			if (why)
+				sb_addf(why, "upstream %s will run", after[i]);
+		} else if (upstream_changed(q, stamp, after[i])) {
+			stale = 1;
+			if (why)
+				sb_addf(why, "upstream %s changed its outputs after it ran", after[i]);
+		}
+		free(after[i]);
+	}
+	free(after);
+	return stale;
+}
+
+int
+stage_stamped(const char *install, const char *id, const char *hash)
+{
+	struct stamp s;
+	stamp_read(install, id, &s);
+	int yes = stamp_is_of(&s, hash);
+	stamp_free(&s);
+	return yes;
+}
+
+enum staleness
+stage_staleness(const struct stage_query *q, struct sb *why)
+{
+	struct stamp stamp;
+	enum staleness s = STAGE_DONE;
+	if (stamp_read(q->install, q->id, &stamp) < 0) {
+		s = STAGE_NEVER_RUN;
+		if (why)
+			sb_add(why, "never run (no stamp)");
+	} else if (!stamp_is_of(&stamp, q->hash)) {
+		s = STAGE_CONFIG;
+		if (why)
+			sb_add(why, "its configuration changed since it ran");
+	} else if (!stage_outputs_ok(q->install, q->cfg, NULL, why)) {
+		s = STAGE_OUTPUT;
+	} else if (upstream_stale(q, &stamp, why)) {
+		s = STAGE_UPSTREAM;
+	}
+	stamp_free(&stamp);
+	return s;
+}
+
+int
+stage_level_config(const char *install, const char *gen, const char *id, const char *hash)
+{
+	char *cp = layout_cfg(gen, id);
+	struct stamp stamp;
+	struct stat cs;
+	int rc = 0;
+	if (stamp_read(install, id, &stamp) == 0 && stamp_is_of(&stamp, hash) &&
+	    stat(cp, &cs) == 0 && newer(&cs.st_mtim, &stamp.mtime)) {
+		struct timespec t[2] = {{.tv_nsec = UTIME_OMIT}, stamp.mtime};
+		rc = utimensat(AT_FDCWD, cp, t, 0) == 0;
+	}
+	stamp_free(&stamp);
+	free(cp);
+	return rc;
+}
+
+int
+stage_level(const char *install, const char *gen, const char *id, const char *hash, const char *cfg)
+{
+	int rc = stage_level_config(install, gen, id, hash);
+	struct stamp stamp;
+	if (stamp_read(install, id, &stamp) == 0 && stamp_is_of(&stamp, hash)) {
+		struct timespec t = stamp.mtime, up;
+		size_t n;
+		char **after = cfg_values(cfg, "after", &n);
+		for (size_t i = 0; i < n; i++) {
+			after[i][strcspn(after[i], " ")] = 0;
+			if (identity_mtime(install, after[i], &up) == 0 && newer(&up, &t))
+				t = up;
+			free(after[i]);
+		}
+		free(after);
+		if (newer(&t, &stamp.mtime))
+			rc |= stamp_set_mtime(install, id, &t) == 0;
+		identity_level(install, id, &t);
+	}
+	stamp_free(&stamp);
+	return rc;
+}
+
+/* A run is done when its train.done belongs to this configuration, failed
+ * when its job failed without one, pending otherwise. */
+static const struct inst *
+run_training(const struct plan *p, const struct inst *parse)
+{
+	const struct inst *train = NULL;
+	for (size_t i = 0; i < parse->ndeps; i++)
+		if (stage_kind_is(p->v[parse->deps[i]].kind, SK_TRAINING))
+			train = &p->v[parse->deps[i]];
+	return train;
+}
+
+int
+run_never_started(const struct plan *p, const struct inst *parse, const char *install, struct sb *why)
+{
+	const struct inst *train = run_training(p, parse);
+	struct jobrec jr;
+	if (!train || jobrec_read(install, train->id, &jr) < 0 || strcmp(jr.cfg, train->hash) ||
+	    strcmp(jr.state, "failed") || !*jr.job)
+		return 0;
+	char *dir = layout_jobs(install, train->id), *path = layout_job_pending(dir, jr.job);
+	char *s = read_file(path, NULL);
+	if (s) {
+		s[strcspn(s, "\n")] = 0;
+		for (char *q = s; *q; q++)
+			if ((unsigned char)*q < ' ' || *q == 0x7f)
+				*q = ' ';
+		sb_addf(why, "%s: job %s (%s): %s", train->id, jr.job, jr.executor, s);
+	}
+	free(s);
+	free(path);
+	free(dir);
+	return s != NULL;
+}
+
+enum runstate
+run_state(const struct plan *p, const struct inst *parse, const char *install)
+{
+	const struct inst *train = run_training(p, parse);
+	if (!train)
+		return R_PENDING;
+	char run[512];
+	cfg_get(parse->cfg.buf, "run", run, sizeof run);
+	char *dir = layout_experiment(install, parse->workload, run);
+	struct runrec *td = runrec_load(dir);
+	struct jobrec jr;
+	enum runstate st = R_PENDING;
+	if (td && td->cfg && !strcmp(td->cfg, train->hash))
+		st = R_DONE;
+	else if (jobrec_read(install, train->id, &jr) == 0 && !strcmp(jr.cfg, train->hash) && !strcmp(jr.state, "failed"))
+		st = R_FAILED;
+	runrec_free(td);
+	free(dir);
+	return st;
+}

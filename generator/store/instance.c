@@ -1,0 +1,282 @@
+/* instance: see instance.h. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/util.h"
+#include "store/instance.h"
+#include "store/layout.h"
+#include "store/stagecfg.h"
+
+char *
+instance_id(const struct instance_key *k)
+{
+	struct sb s = {0};
+	sb_add(&s, k->stage);
+	if (k->workload)
+		sb_addf(&s, ".%s", k->workload);
+	if (k->part)
+		sb_addf(&s, ".%s", k->part);
+	if (k->hash)
+		sb_addf(&s, ".%.12s", k->hash);
+	if (k->gpu)
+		sb_addf(&s, ".%s.%s.%s", k->gpu, k->size, k->dtype);
+	if (k->scale)
+		sb_addf(&s, ".%ld", k->scale);
+	if (k->rep)
+		sb_addf(&s, ".%s", k->rep);
+	return sb_steal(&s);
+}
+
+/* ---- file times ------------------------------------------------------------- */
+
+static int
+newer(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec > b->tv_nsec);
+}
+
+/* The time of the file layout names for (install, id). */
+static int
+mtime_of(char *(*where)(const char *, const char *), const char *install, const char *id, struct timespec *t)
+{
+	char *p = where(install, id);
+	struct stat st;
+	int rc = stat(p, &st);
+	if (rc == 0)
+		*t = st.st_mtim;
+	free(p);
+	return rc < 0 ? -1 : 0;
+}
+
+static int
+set_mtime(char *(*where)(const char *, const char *), const char *install, const char *id, const struct timespec *t)
+{
+	char *p = where(install, id);
+	int rc = utimensat(AT_FDCWD, p, (struct timespec[2]){{.tv_nsec = UTIME_OMIT}, *t}, 0);
+	free(p);
+	return rc;
+}
+
+/* ---- the done stamp --------------------------------------------------------- */
+
+int
+stamp_read(const char *install, const char *id, struct stamp *s)
+{
+	memset(s, 0, sizeof *s);
+	char *path = layout_done(install, id);
+	struct stat st;
+	s->text = read_file(path, NULL);
+	if (s->text && stat(path, &st) == 0) {
+		s->mtime = st.st_mtim;
+		cfg_get(s->text, "job", s->job, sizeof s->job);
+	} else {
+		free(s->text);
+		s->text = NULL;
+	}
+	free(path);
+	return s->text ? 0 : -1;
+}
+
+void
+stamp_free(struct stamp *s)
+{
+	free(s->text);
+	s->text = NULL;
+}
+
+int
+stamp_is_of(const struct stamp *s, const char *hash)
+{
+	char buf[80];
+	return s && s->text && cfg_get(s->text, "cfg", buf, sizeof buf) && !strcmp(buf, hash);
+}
+
+char *
+stamp_upstream(const struct stamp *s, const char *up)
+{
+	size_t n, l = strlen(up);
+	char **v = cfg_values(s->text, "up", &n), *r = NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (!r && !strncmp(v[i], up, l) && v[i][l] == ' ')
+			r = xstrdup(v[i] + l + 1);
+		free(v[i]);
+	}
+	free(v);
+	return r;
+}
+
+/* "up=<id> <identity>" for each upstream stage of cfg that has one. */
+static void
+record_upstream(const char *install, const char *cfg, struct sb *stamp)
+{
+	size_t n;
+	char **after = cfg_values(cfg, "after", &n);
+	for (size_t i = 0; i < n; i++) {
+		after[i][strcspn(after[i], " ")] = 0;
+		char *now = identity_read(install, after[i]);
+		if (now && *now)
+			sb_addf(stamp, "up=%s %s\n", after[i], now);
+		free(now);
+		free(after[i]);
+	}
+	free(after);
+}
+
+int
+stamp_write(const char *install, const char *id, const char *hash, const char *cfg, const char *job,
+	    const char *note)
+{
+	struct sb s = {0};
+	sb_addf(&s, "cfg=%s\njob=%s\ntime=%ld\n", hash, job ? job : "", (long)time(NULL));
+	if (note)
+		sb_addf(&s, "note=%s\n", note);
+	record_upstream(install, cfg, &s);
+	char *path = layout_done(install, id);
+	int rc = write_file_atomic(path, s.buf, s.len), e = errno;
+	struct stat st;
+	if (rc == 0 && stat(path, &st) == 0)
+		identity_level(install, id, &st.st_mtim);
+	free(path);
+	sb_free(&s);
+	errno = e;
+	return rc;
+}
+
+void
+stamp_remove(const char *install, const char *id)
+{
+	char *path = layout_done(install, id);
+	unlink(path);
+	free(path);
+}
+
+int
+stamp_mtime(const char *install, const char *id, struct timespec *t)
+{
+	return mtime_of(layout_done, install, id, t);
+}
+
+int
+stamp_set_mtime(const char *install, const char *id, const struct timespec *t)
+{
+	return set_mtime(layout_done, install, id, t);
+}
+
+/* ---- the identity ----------------------------------------------------------- */
+
+char *
+identity_read(const char *install, const char *id)
+{
+	char *p = layout_identity(install, id), *s = read_file(p, NULL);
+	if (s)
+		s[strcspn(s, "\n")] = 0;
+	free(p);
+	return s;
+}
+
+int
+identity_store(const char *install, const char *id, const char *hash)
+{
+	char *path = layout_identity(install, id), *line = xasprintf("%s\n", hash);
+	int rc = mkdir_p(path, 1) == 0 ? write_file_if_changed(path, line, strlen(line)) : -1;
+	free(line);
+	free(path);
+	return rc;
+}
+
+int
+identity_mtime(const char *install, const char *id, struct timespec *t)
+{
+	return mtime_of(layout_identity, install, id, t);
+}
+
+void
+identity_level(const char *install, const char *id, const struct timespec *t)
+{
+	struct timespec cur = {0};
+	if (identity_mtime(install, id, &cur) == 0 && newer(t, &cur))
+		set_mtime(layout_identity, install, id, t);
+}
+
+/* ---- the run record (train.done) -------------------------------------------- */
+
+char *
+runrec_path(const char *dir)
+{
+	return layout_in(dir, LAYOUT_TRAIN_DONE);
+}
+
+/* The value of the first key= line, or NULL. */
+static char *
+value(const char *text, const char *key)
+{
+	size_t n;
+	char **v = cfg_values(text, key, &n), *r = n ? v[0] : NULL;
+	for (size_t i = 1; i < n; i++)
+		free(v[i]);
+	free(v);
+	return r;
+}
+
+struct runrec *
+runrec_load(const char *dir)
+{
+	char *path = runrec_path(dir), *s = read_file(path, NULL);
+	free(path);
+	if (!s)
+		return NULL;
+	struct runrec *r = xcalloc(1, sizeof *r);
+	*r = (struct runrec){value(s, "job"), value(s, "log"), value(s, "cfg"), value(s, "image"), value(s, "executor"),
+			     value(s, "note")};
+	free(s);
+	return r;
+}
+
+void
+runrec_free(struct runrec *r)
+{
+	if (!r)
+		return;
+	const char *v[] = {r->job, r->log, r->cfg, r->image, r->executor, r->note};
+	for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+		free((char *)v[i]);
+	free(r);
+}
+
+int
+runrec_exists(const char *dir)
+{
+	char *path = runrec_path(dir);
+	int yes = file_exists(path);
+	free(path);
+	return yes;
+}
+
+static const char *
+or_empty(const char *s)
+{
+	return s ? s : "";
+}
+
+int
+runrec_write(const char *dir, const struct runrec *r)
+{
+	struct sb s = {0};
+	sb_addf(&s, "job=%s\nlog=%s\ncfg=%s\nimage=%s\nexecutor=%s\n", or_empty(r->job), or_empty(r->log),
+		or_empty(r->cfg), or_empty(r->image), or_empty(r->executor));
+	if (r->note)
+		sb_addf(&s, "note=%s\n", r->note);
+	char *path = runrec_path(dir);
+	int rc = write_file_atomic(path, s.buf, s.len), e = errno;
+	free(path);
+	sb_free(&s);
+	errno = e;
+	return rc;
+}

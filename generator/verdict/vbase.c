@@ -1,0 +1,281 @@
+#include <limits.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/stats.h"
+#include "base/util.h"
+#include "verdict/mixture.h"
+
+#include "verdict/vbase.h"
+
+/* The separation two modes of n nights need: the 95th percentile of that
+ * split for one normal's nights (bench/regime-split.py), at least 3. At 3
+ * alone, 27% of 30-night baselines of one normal had a mode, and a small
+ * rise within it was no change; 6% of 90-night ones. */
+static double
+split_sep(size_t n)
+{
+	return fmax(3, 2.36 + 6.2 / sqrt((double)n));
+}
+
+/* A recurring regime: the baseline split in two by 1-D 2-means (the
+ * split of the sorted nights with the largest between-group sum of
+ * squares) is two modes when each group has at least two nights and they
+ * lie apart by min_effect and by split_sep(n) pooled within-group
+ * deviations (node placement, a slower switch, one rack's clocks); the
+ * group with at most 45% of the nights is the mode (for one normal the
+ * best split gives halves 2.7 deviations apart). Sets the night's reg_*
+ * fields: reg_hi is a slow mode, reg_lo a fast one, NAN when there is
+ * none. */
+static void
+find_regime(struct vnight *v, const struct base *b, const struct policy *p, int fit)
+{
+	size_t n = b->n, best = 0;
+	double x[1024], pre[1025], pre2[1025], bss = 0;
+	v->reg_lo = v->reg_hi = v->reg_sd = NAN;
+	v->reg_done = 1;
+	if (fit)
+		v->mix.lo = NAN, v->mix_done = 1;
+	if (n < 5 || n > 1024)
+		return;
+	memcpy(x, b->m, n * sizeof *x);
+	stats_sort(x, n);
+	pre[0] = pre2[0] = 0;
+	for (size_t a = 0; a < n; a++)
+		pre[a + 1] = pre[a] + x[a], pre2[a + 1] = pre2[a] + x[a] * x[a];
+	for (size_t k = 2; k + 2 <= n; k++) {
+		double ml = pre[k] / (double)k, mh = (pre[n] - pre[k]) / (double)(n - k);
+		double s = (double)k * (double)(n - k) / (double)n * (mh - ml) * (mh - ml);
+		if (s > bss)
+			bss = s, best = k;
+	}
+	if (!best)
+		return;
+	size_t k = best, h = n - k;
+	double ml = pre[k] / (double)k, mh = (pre[n] - pre[k]) / (double)h;
+	double wss = pre2[k] - (double)k * ml * ml + (pre2[n] - pre2[k]) - (double)h * mh * mh;
+	double sp = fmax(sqrt(fmax(wss, 0) / (double)(n - 2)), p->noise_floor * ml);
+	if (fit)
+		mixture_fit(&v->mix, x, n, ml, mh, sp, p->noise_floor * ml);
+	if (mh - ml < fmax(p->min_effect * ml, split_sep(n) * sp))
+		return;
+	/* Two modes when one group holds at most 45% of the nights (one
+	 * normal splits in halves): a level within either is no change. */
+	if (20 * k > 9 * n && 20 * h > 9 * n)
+		return;
+	v->reg_lo = ml, v->reg_hi = mh;
+	v->reg_sd = sp, v->reg_nlo = k, v->reg_nhi = h;
+}
+
+/* Is a level (the mean of nl nights, NAN-free) beyond the mode of night
+ * w's baseline that lies its way (dir), by a t-test at level alpha? Always
+ * when that baseline has no modes: then the plain tests decide. */
+int
+beyond_regime(const struct vnight *w, double level, double nl, int dir, double extra2, double alpha)
+{
+	double ref = dir == VB_SLOWER ? w->reg_hi : w->reg_lo;
+	if (isnan(ref))
+		return 1;
+	double nr = (double)(dir == VB_SLOWER ? w->reg_nhi : w->reg_nlo);
+	double t = (level - ref) / sqrt(w->reg_sd * w->reg_sd * (1 / nl + 1 / nr) + extra2);
+	if (dir == VB_FASTER)
+		t = -t;
+	return stats_t_sf(t, (double)(w->reg_nlo + w->reg_nhi) - 2) < alpha;
+}
+
+static int
+accept_day(const struct history *h, int day)
+{
+	int best = INT_MIN;
+	for (size_t i = 0; i < h->nanns; i++)
+		if (h->anns[i].action == ANN_ACCEPT && h->anns[i].day <= day && h->anns[i].day > best)
+			best = h->anns[i].day;
+	return best;
+}
+
+int
+seg_day(const struct vengine *j, size_t i)
+{
+	int a = accept_day(j->c->h, j->c->nights[i].day);
+	return a > j->auto_day ? a : j->auto_day;
+}
+
+/* A quarantined night that no rule confirmed while it could (confirm_k
+ * nights), or one of a confirmed episode that fell back within confirm_k
+ * nights (brief), returns into the baseline, unless it was off by
+ * large_effect or more: a recurring slow mode (node placement, a slower
+ * switch) is part of the noise, and a baseline purged of it would flag
+ * its next night; a spike stays out. later: the eligible nights between
+ * it and the judged night. */
+static int
+released(const struct vengine *j, const struct vnight *v, int later)
+{
+	return (!v->confirmed || v->brief) && later >= j->p->confirm_k - 1 && fabs(v->effect) < j->p->large_effect;
+}
+
+void
+collect_base(struct vengine *j, size_t i, struct base *b, int window)
+{
+	int from = seg_day(j, i), later = 0;
+	b->m = j->buf, b->n = 0, b->se2 = 0;
+	for (size_t k = i; k-- > 0 && (int)b->n < window;) {
+		const struct vnight *v = &j->c->nights[k];
+		if (v->day < from)
+			break;
+		if (!eligible(v))
+			continue;
+		if (v->quarantined && !released(j, v, later++))
+			continue;
+		b->m[b->n++] = v->mean;
+		b->se2 += v->se * v->se;
+	}
+	if (b->n)
+		b->se2 /= (double)b->n;
+}
+
+/* Night k's modes, from its baseline, when first asked for (a few nights
+ * need them: finding them for every night is most of the judging time). */
+const struct vnight *
+regime_of(struct vengine *j, size_t k)
+{
+	struct vnight *w = &j->c->nights[k];
+	if (!w->reg_done) {
+		struct base b;
+		collect_base(j, k, &b, j->p->regime_window);
+		find_regime(w, &b, j->p, 0);
+	}
+	return w;
+}
+
+/* mixture_sf of night k's baseline (fitted when first asked for: a few
+ * nights need it); 0 when it has no split. */
+double
+base_mixture_sf(struct vengine *j, size_t k, double level, double L, int dir)
+{
+	struct vnight *w = &j->c->nights[k];
+	if (!w->mix_done) {
+		struct base b;
+		collect_base(j, k, &b, j->p->regime_window);
+		find_regime(w, &b, j->p, 1);
+	}
+	return isnan(w->mix.lo) ? 0 : mixture_sf(&w->mix, level, L, dir == VB_SLOWER ? 1 : -1);
+}
+
+/* A level of nl nights beyond what night k's baseline has seen: past its
+ * slow or fast mode (beyond_regime) and unlikely under its two-normal
+ * mixture as the mean of nmix nights, both at alpha. Every rule that
+ * confirms a shift over several nights asks both. */
+int
+beyond_modes(struct vengine *j, size_t k, double level, double nl, double nmix, int dir, double alpha)
+{
+	return beyond_regime(regime_of(j, k), level, nl, dir, 0, alpha) && base_mixture_sf(j, k, level, nmix, dir) < alpha;
+}
+
+/* The deviation the tail and ramp tests divide by: the baseline's, or
+ * that of the regime window's nights when larger. Most chance runs stand
+ * on a 30-night deviation that is low by chance (0.77% where the truth is
+ * 1.05%); the longer window seldom is, and with the t-test's degrees of
+ * freedom kept at the baseline's, a long history's false alarms halve
+ * while a young one (30 nights: both windows the same) is judged as
+ * before. A level that really moved is in neither window. */
+double
+test_sd(struct vengine *j, size_t k)
+{
+	struct vnight *w = &j->c->nights[k];
+	if (!(w->long_sd > 0)) {
+		struct base b;
+		collect_base(j, k, &b, j->p->regime_window);
+		w->long_sd = w->base_sd;
+		if (b.n > w->base_n)
+			w->long_sd = fmax(w->base_sd, stats_std(b.m, b.n));
+		size_t r = (size_t)j->p->noise_nights;
+		if (r >= 2 && b.n >= 2 * r) {
+			double sr = stats_std(b.m, r);
+			w->rec_ss = sr * sr * (double)(r - 1), w->rec_n = r;
+			w->old_var = stats_std(b.m + r, b.n - r), w->old_var *= w->old_var, w->old_n = b.n - r;
+		}
+	}
+	return w->long_sd;
+}
+
+/* The deviation of the test of nights x[0..n) against night k's baseline:
+ * test_sd, or, when the noise grew, that of the nights now. Nights that
+ * scatter both ways at twice the old deviation are no shift, and until
+ * the baseline has taken them in, they look like one. "Now" is the
+ * window's own nights about their mean together with the last
+ * noise_nights baseline nights before it about theirs, so a step at the
+ * window's first night adds nothing; it counts when it exceeds the older
+ * nights' variance by an F-test at noise_alpha. A spike in the window
+ * counts in full (the window is then no steady level): taken as the test
+ * takes it, within 3 deviations, more spikes were confirmed at 2% noise. */
+double
+now_sd(struct vengine *j, size_t k, const double *x, size_t n)
+{
+	double sd = test_sd(j, k);
+	const struct vnight *w = &j->c->nights[k];
+	if (!w->rec_n || n < 2 || !(w->old_var > 0))
+		return sd;
+	double m = stats_mean(x, n), ss = w->rec_ss;
+	for (size_t a = 0; a < n; a++)
+		ss += (x[a] - m) * (x[a] - m);
+	double df = (double)(w->rec_n - 1 + n - 1), var = ss / df;
+	if (var > sd * sd && stats_f_sf(var / w->old_var, df, (double)w->old_n - 1) < j->p->noise_alpha)
+		return sqrt(var);
+	return sd;
+}
+
+/* The median of the eligible nights in [from, to): one spike cannot move it. */
+double
+median_between(const struct vengine *j, size_t from, size_t to)
+{
+	size_t n = 0;
+	double *m = xmalloc((to - from + 1) * sizeof *m);
+	for (size_t k = from; k < to; k++)
+		if (eligible(&j->c->nights[k]))
+			m[n++] = j->c->nights[k].mean;
+	double r = n ? stats_median(m, n) : NAN;
+	free(m);
+	return r;
+}
+
+/* The eligible nights from night from up to night to (not counted),
+ * counted no further than cap: the callers ask whether there are more
+ * than a few, some of them every night of an episode that may last
+ * hundreds. */
+size_t
+eligible_between(const struct vengine *j, size_t from, size_t to, size_t cap)
+{
+	size_t n = 0;
+	for (size_t k = from; k < to && n < cap; k++)
+		n += eligible(&j->c->nights[k]);
+	return n;
+}
+
+/* The night after the last night of a confirmed episode from night from
+ * up to night to (not counted), or from when there is none. Before the
+ * night judged, that episode ended. */
+size_t
+last_confirmed(const struct vengine *j, size_t from, size_t to)
+{
+	for (size_t k = to; k-- > from;)
+		if (j->c->nights[k].confirmed)
+			return k + 1;
+	return from;
+}
+
+/* The eligible night before night i in its segment, or NULL. */
+const struct vnight *
+prev_night(const struct vengine *j, size_t i)
+{
+	int from = seg_day(j, i);
+	for (size_t k = i; k-- > 0;) {
+		const struct vnight *w = &j->c->nights[k];
+		if (w->day < from)
+			return NULL;
+		if (eligible(w))
+			return w;
+	}
+	return NULL;
+}

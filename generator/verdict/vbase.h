@@ -1,0 +1,47 @@
+/* vbase: the state of the verdict engine's night-by-night judge (struct
+ * judge: one configuration's nights, the policy, scratch space) and what
+ * each of its rules asks of it: the segment since an accepted baseline or
+ * a confirmed improvement (which nights count: eligible, vnight.h), a
+ * night's baseline (collect_base), the modes that baseline has seen (regime_of,
+ * beyond_regime, base_mixture_sf, beyond_modes), the deviation the tests divide by
+ * (test_sd, now_sd), and counts and medians over a span of nights. Private
+ * to the engine: verdict.c and its rules (vconfirm, vepisode). */
+#ifndef LLMB_VBASE_H
+#define LLMB_VBASE_H
+
+#include <stddef.h>
+
+#include "verdict/vnight.h"
+
+/* A night's baseline: the nights collect_base gathered. */
+struct base {
+	double *m;              /* night means */
+	double se2;             /* mean squared within-run error */
+	size_t n;
+};
+
+/* The verdict engine's state for one configuration, night by night
+ * (`llmb judge` is judge.c; this is what its verdicts are computed with). */
+struct vengine {
+	struct vconfig *c;
+	const struct policy *p;
+	int auto_day;           /* a confirmed improvement starts a segment here */
+	long watch;             /* the last CONFIRMED night, while its episode is watched (resumed_confirms); -1: none */
+	double *buf;            /* scratch: night means */
+	size_t *idx;            /* scratch: night indices */
+};
+
+int beyond_regime(const struct vnight *w, double level, double nl, int dir, double extra2, double alpha);
+int seg_day(const struct vengine *j, size_t i);
+void collect_base(struct vengine *j, size_t i, struct base *b, int window);
+const struct vnight *regime_of(struct vengine *j, size_t k);
+double base_mixture_sf(struct vengine *j, size_t k, double level, double L, int dir);
+int beyond_modes(struct vengine *j, size_t k, double level, double nl, double nmix, int dir, double alpha);
+double test_sd(struct vengine *j, size_t k);
+double now_sd(struct vengine *j, size_t k, const double *x, size_t n);
+double median_between(const struct vengine *j, size_t from, size_t to);
+size_t eligible_between(const struct vengine *j, size_t from, size_t to, size_t cap);
+size_t last_confirmed(const struct vengine *j, size_t from, size_t to);
+const struct vnight *prev_night(const struct vengine *j, size_t i);
+
+#endif

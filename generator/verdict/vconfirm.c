@@ -1,0 +1,392 @@
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "base/stats.h"
+#include "base/util.h"
+#include "verdict/changepoint.h"
+#include "verdict/vepisode.h"
+
+#include "verdict/vconfirm.h"
+
+/* M of the last K eligible nights of the segment (night i included) went
+ * the same way as night i, and M of them, night i one of them, agree on
+ * the size of the change within confirm_ratio: a sustained shift keeps its
+ * size, while a spike next to an unrelated noisy night does not. */
+int
+m_of_k(const struct vengine *j, size_t i)
+{
+	int from = seg_day(j, i), seen = 0, same = 0, m = j->p->confirm_m;
+	double e[100];
+	for (size_t k = i + 1; k-- > 0 && seen < j->p->confirm_k;) {
+		const struct vnight *v = &j->c->nights[k];
+		if (v->day < from)
+			break;
+		if (!eligible(v))
+			continue;
+		seen++;
+		if (v->vb == j->c->nights[i].vb)
+			e[same++] = fabs(v->effect);
+	}
+	/* Night i (e[0]) must be one of the M that agree: two noisy nights
+	 * next to a spike do not confirm the spike's night. */
+	int agree = 0;
+	for (int a = 0; a < same; a++)
+		agree += fmin(e[a], e[0]) >= j->p->confirm_ratio * fmax(e[a], e[0]);
+	return agree >= m;
+}
+
+/* The first night of the streak that confirmed night i: back over eligible
+ * nights while at most K-M of them in a row went another way. */
+size_t
+streak_first(const struct vengine *j, size_t i, int dir)
+{
+	int from = seg_day(j, i), gap = 0;
+	size_t first = i;
+	for (size_t k = i; k-- > 0;) {
+		const struct vnight *v = &j->c->nights[k];
+		if (v->day < from)
+			break;
+		if (!eligible(v))
+			continue;
+		/* A night of another size (a spike before a small shift) is
+		 * not the streak's first night. */
+		double a = fabs(v->effect), b = fabs(j->c->nights[i].effect);
+		if (v->vb == dir && fmin(a, b) >= j->p->confirm_ratio * fmax(a, b))
+			first = k, gap = 0;
+		else if (++gap > j->p->confirm_k - j->p->confirm_m)
+			break;
+	}
+	return first;
+}
+
+/* E-divisive over the eligible nights of the segment up to night i (the
+ * last cp_window of them). Marks nothing; returns the change points as
+ * night indices in cps (at most max) and their p-values. */
+size_t
+changepoints(struct vengine *j, size_t i, size_t to, size_t *cps, double *ps, size_t max)
+{
+	int from = seg_day(j, i);
+	size_t n = 0;
+	for (size_t k = to; k-- > 0 && (int)n < j->p->cp_window;) {
+		const struct vnight *v = &j->c->nights[k];
+		if (v->day < from)
+			break;
+		if (eligible(v))
+			j->idx[n++] = k;
+	}
+	for (size_t a = 0; a < n / 2; a++) {
+		size_t t = j->idx[a];
+		j->idx[a] = j->idx[n - 1 - a], j->idx[n - 1 - a] = t;
+	}
+	/* Each night clipped to 3 sigma of its own baseline: one spike is one
+	 * unusual night, not the energy of a whole new segment. */
+	for (size_t a = 0; a < n; a++) {
+		const struct vnight *v = &j->c->nights[j->idx[a]];
+		j->buf[a] = fmin(fmax(v->mean, v->clip_lo), v->clip_hi);
+	}
+	struct cp_opts o = {j->p->cp_perms, j->p->cp_alpha, 2, j->p->seed + (uint64_t)j->c->nights[i].day};
+	struct cpoint cp[16];
+	size_t ncp = cp_edivisive(j->buf, n, &o, cp, max < 16 ? max : 16);
+	for (size_t a = 0; a < ncp; a++)
+		cps[a] = j->idx[cp[a].at], ps[a] = cp[a].p;
+	return ncp;
+}
+
+/* Do the nights m[0..n) after the change point at night c lie off c's
+ * baseline by a t-test at cp_level_alpha (each within 3 deviations, the
+ * tail test's way)? The permutation test finds where a series splits
+ * best, at cp_alpha; that the nights after the split lie off the old
+ * level is a second question. Without it, runs of slow-mode nights on
+ * bimodal histories were confirmed: at 1% noise 1.03 false alarms per
+ * 1,000 nights, 0.91 with it, the longest 88 nights, 34 with it. Of 900
+ * rises of 2% and 900 drifts, one rise was confirmed a night later. */
+static int
+level_significant(struct vengine *j, size_t c, const double *m, size_t n)
+{
+	const struct vnight *w = &j->c->nights[c];
+	if (n < 2 || !(w->base_sd > 0))
+		return 1;
+	double lim = 3 * w->base_sd, sum = 0;
+	for (size_t a = 0; a < n; a++)
+		sum += fmin(fmax(m[a], w->base_mean - lim), w->base_mean + lim);
+	double t = (sum / (double)n - w->base_mean) / (test_sd(j, c) * sqrt(1.0 / (double)n + 1.0 / (double)w->base_n));
+	return stats_t_sf(fabs(t), (double)w->base_n - 1) < j->p->cp_level_alpha;
+}
+
+/* A change point confirms a shift at night i when it is the latest one,
+ * its baseline has min_nights nights, enough nights lie at and after it,
+ * the level after it differs from the level before it by min_effect and
+ * off the baseline by a t-test, and night i itself is still shifted. On
+ * fewer baseline nights llmb calls only large shifts (M of K), and the tail
+ * test starts no window there: a change point at a history's fifth night,
+ * after four fast ones, confirmed bimodal nights as a regression of +2%
+ * against those four, CONFIRMED for the history's 286 nights after. */
+int
+cp_confirms(struct vengine *j, size_t i, const size_t *cps, size_t ncp, size_t *at)
+{
+	if (!ncp)
+		return VB_NONE;
+	size_t c = cps[ncp - 1], prev = ncp > 1 ? cps[ncp - 2] : 0;
+	if (c >= i || (int)j->c->nights[c].base_n < j->p->min_nights)
+		return VB_NONE;
+	/* The nights of an earlier confirmed episode (which ended) are no new
+	 * regression: its change point would confirm it once more. */
+	if (last_confirmed(j, c, i) > c)
+		return VB_NONE;
+	/* The nights between the change point and night i, by their median,
+	 * less the most extreme of them when it lies outside its clip bounds:
+	 * a spike is neither one of the cp_min_after nights nor part of the
+	 * level, and night i alone cannot make the segment look shifted. */
+	size_t n = 0, out = i;
+	double *m = xmalloc((i - c + 1) * sizeof *m), worst = 0;
+	for (size_t k = c; k < i; k++) {
+		const struct vnight *v = &j->c->nights[k];
+		double d = fmax(v->mean - v->clip_hi, v->clip_lo - v->mean);
+		if (eligible(v) && d > 0 && d > worst)
+			worst = d, out = k;
+	}
+	for (size_t k = c; k < i; k++)
+		if (k != out && eligible(&j->c->nights[k]))
+			m[n++] = j->c->nights[k].mean;
+	double after = n ? stats_median(m, n) : NAN;
+	int sure = (int)n >= j->p->cp_min_after && level_significant(j, c, m, n);
+	free(m);
+	if (!sure)
+		return VB_NONE;
+	double before = median_between(j, prev, c);
+	double e = (after - before) / before, ei = (j->c->nights[i].mean - before) / before;
+	if (fabs(e) < j->p->min_effect || fabs(ei) < j->p->min_effect / 2 || (e > 0) != (ei > 0))
+		return VB_NONE;
+	/* Night i back at the old level (a fix), or a level within a mode
+	 * of the baseline before the change (a run of slow-mode nights), is
+	 * no shift. */
+	const struct vnight *v = &j->c->nights[i];
+	int dir = e > 0 ? VB_SLOWER : VB_FASTER;
+	if (v->base_sd > 0 && (dir == VB_SLOWER ? after - v->mean : v->mean - after) > 2.5 * v->base_sd)
+		return VB_NONE;
+	if (!beyond_modes(j, c, after, (double)n, (double)n, dir, j->p->cp_alpha))
+		return VB_NONE;
+	*at = c;
+	return e > 0 ? VB_SLOWER : VB_FASTER;
+}
+
+/* Tail and ramp levels times (noise_ref / deviation)^2 on a noisier
+ * baseline: there min_effect no longer gates chance runs. */
+static double
+noise_scale(const struct policy *p, const struct vnight *w)
+{
+	double rel = w->base_sd / w->base_mean;
+	return rel > p->noise_ref ? (p->noise_ref / rel) * (p->noise_ref / rel) : 1;
+}
+
+/* A shift seen in the last few nights together: the mean of the last L
+ * eligible nights (L = 2 .. tail_max, night i the last) against the
+ * baseline of the first of them, which none of them is in. Each night
+ * enters winsorized to 3 deviations of that baseline, so that one spike
+ * counts as one unusual night and never carries the mean; with L = 2 the
+ * two nights enter as they are but must agree on the size of the change
+ * (confirm_ratio): a spike has no partner.
+ * Confirms when the most significant L has p < tail_alpha (tail_alpha_pair
+ * for two nights: strict levels, since this is asked every night and for
+ * several L) and an effect of min_effect, and the level is unlikely under
+ * the baseline's two-normal mixture; its first night is the first bad
+ * night. Large shifts show at L = 2, small ones accumulate over more
+ * nights, and drifts also show against a ramp (below). Unless the
+ * night before i was CONFIRMED (ongoing), the window stops at the nights
+ * of an earlier confirmed episode. */
+int
+tail_confirms(struct vengine *j, size_t i, int ongoing, size_t *first, double *tmax)
+{
+	const struct policy *p = j->p;
+	const struct vnight *v = &j->c->nights[i];
+	int from = seg_day(j, i), dir = v->effect > 0 ? VB_SLOWER : VB_FASTER;
+	double best = 0, x[1000];
+	size_t n = 0, bestf = 0, kfirst = i;
+	*tmax = 0;
+	if (!(fabs(v->effect) >= p->min_effect / 2))
+		return VB_NONE;
+	int nmax = p->tail_max > p->ramp_max ? p->tail_max : p->ramp_max;
+	for (size_t k = i + 1; k-- > 0 && (int)n < nmax && n < 1000;) {
+		const struct vnight *w = &j->c->nights[k];
+		if (w->day < from)
+			break;
+		if (!eligible(w))
+			continue;
+		/* After a confirmed episode ended, its nights are no part of a
+		 * new one. */
+		if (k < i && w->confirmed && !ongoing)
+			break;
+		x[n++] = w->mean;
+		if ((int)n > p->tail_max)
+			continue;
+		kfirst = k;
+		if (n < 2 || (int)w->base_n < p->min_nights || !(w->base_sd > 0))
+			continue;
+		double mu = w->base_mean, lim = 3 * w->base_sd, sum = 0;
+		size_t used = 0;
+		for (size_t a = 0; a < n; a++) {
+			if (n > 2 && fabs(x[a] - mu) > 5 * w->base_sd)
+				continue;
+			sum += n == 2 ? x[a] : fmin(fmax(x[a], mu - lim), mu + lim);
+			used++;
+		}
+		if (used < 2)
+			continue;
+		double m = sum / (double)used, e;
+		if (n == 2) {
+			/* An improvement starts a new segment, and a false one
+			 * leaves the gate without a baseline for weeks: neither
+			 * two nights nor a ramp confirms one (a step is confirmed
+			 * on its third night, a drift by the flat mean of its
+			 * nights). */
+			if (dir == VB_FASTER)
+				continue;
+			double d0 = fabs(x[0] - mu), d1 = fabs(x[1] - mu);
+			if ((x[0] > mu) != (x[1] > mu) || fmin(d0, d1) < p->confirm_ratio * fmax(d0, d1))
+				continue;
+			/* The farther night counts at most twice the nearer: an
+			 * outlier (a spike, a noisy stall night) does not carry a
+			 * partner that moved a little. */
+			double dn = fmin(d0, d1), df = fmin(fmax(d0, d1), 2 * dn);
+			m = mu + (x[0] > mu ? 1 : -1) * (dn + df) / 2;
+		}
+		e = (m - mu) / mu;
+		if ((e > 0) != (dir == VB_SLOWER) || fabs(e) < p->min_effect)
+			continue;
+		/* Night i back at the old level by 2.5 deviations ends the
+		 * tail (a regression that was fixed), and a level within a
+		 * slow mode the baseline has seen is none. */
+		if (dir == VB_SLOWER ? m - v->mean > 2.5 * w->base_sd : v->mean - m > 2.5 * w->base_sd)
+			continue;
+		double t = (m - mu) / (now_sd(j, k, x, n) * sqrt(1.0 / (double)used + 1.0 / (double)w->base_n));
+		*tmax = fmax(*tmax, fabs(t));
+		/* two nights, or two left beside a spike: the pair's level */
+		double alpha = (used == 2 ? p->tail_alpha_pair : p->tail_alpha) * noise_scale(p, w);
+		if (!(fabs(t) > best) || !(stats_t_sf(fabs(t), (double)w->base_n - 1) < alpha))
+			continue;
+		if (beyond_modes(j, k, m, (double)n, (double)used, dir, alpha))
+			best = fabs(t), bestf = k;
+	}
+	/* A drift: the nights against a ramp (weights 1..L, night i highest:
+	 * the matched filter of a steady rise), L = ramp_min..ramp_max. */
+	for (size_t L = (size_t)p->ramp_min; dir == VB_SLOWER && !(best > 0) && L <= n && (int)L <= p->ramp_max; L++) {
+		size_t k = L - 1, kw = i;
+		for (size_t a = i + 1, c = 0; a-- > 0 && c < L;)
+			if (eligible(&j->c->nights[a]))
+				kw = a, c++;
+		const struct vnight *w = &j->c->nights[kw];
+		if ((int)w->base_n < p->min_nights || !(w->base_sd > 0))
+			continue;
+		double mu = w->base_mean, lim = 3 * w->base_sd, sw = 0, sw2 = 0, sxw = 0;
+		/* A spike or a stall night is no step of a drift, and the
+		 * nights beside it are too few for one. */
+		int outlier = 0;
+		for (size_t a = 0; a <= k; a++)
+			outlier |= fabs(x[a] - mu) > 5 * w->base_sd;
+		if (outlier)
+			continue;
+		for (size_t a = 0; a <= k; a++) {
+			double wt = (double)(L - a), d = fmin(fmax(x[a], mu - lim), mu + lim) - mu;
+			sw += wt, sw2 += wt * wt, sxw += wt * d;
+		}
+		/* the level the ramp reaches at night i */
+		double level = mu + sxw / sw2 * (double)L, e = (level - mu) / mu;
+		if ((e > 0) != (dir == VB_SLOWER) || fabs(e) < p->min_effect)
+			continue;
+		double t = sxw / (now_sd(j, kw, x, L) * sqrt(sw2 + sw * sw / (double)w->base_n));
+		*tmax = fmax(*tmax, fabs(t));
+		double alpha = p->ramp_alpha * noise_scale(p, w);
+		if (!(fabs(t) > best) || !(stats_t_sf(fabs(t), (double)w->base_n - 1) < alpha))
+			continue;
+		if (beyond_modes(j, kw, sxw / sw + mu, (double)L, (double)L, dir, alpha))
+			best = fabs(t), bestf = kw, kfirst = kw;
+	}
+	if (!(best > 0))
+		return VB_NONE;
+	*first = step_at(j, kfirst, i, &j->c->nights[bestf], dir);
+	return dir;
+}
+
+const char resumed_how[] = "a regression declared over whose nights since stand at its level";
+
+/* How long a regression declared over is watched, in baseline windows:
+ * of the 2% rises that lasted and were still silent after one window, 2
+ * of 13 at 1% noise and a sixth at 2% were confirmed again within three,
+ * and quiet, bimodal and fixed histories gave not one alarm more. */
+#define WATCH_WINDOWS 3
+
+/* A regression declared over whose nights since then, together, still
+ * stand above the level before it: the mean of every eligible night from
+ * the one that ended it to night i (two at least, within 3 deviations),
+ * against the baseline of the episode's first bad night, as the tail test
+ * weighs a window (its levels, min_effect, the modes and mixture of that
+ * baseline). The tail test sees the same nights against a baseline that
+ * takes them in as they come, and one night low by chance ended a
+ * regression that went on: at 1% noise 5 in 100 rises of 2% that lasted
+ * were no longer CONFIRMED on their last night, the gate silent on them
+ * for as long as 115 nights. Watched for WATCH_WINDOWS windows of nights
+ * after the end (j->watch, the episode's last night); names the episode's
+ * first bad night again. */
+int
+resumed_confirms(struct vengine *j, size_t i, size_t *first)
+{
+	const struct policy *p = j->p;
+	const struct vnight *v = &j->c->nights[i];
+	if (j->watch < 0 || !(v->effect > 0))
+		return VB_NONE;
+	const struct vnight *last = &j->c->nights[j->watch];
+	size_t cap = (size_t)WATCH_WINDOWS * (size_t)p->window, n = 0;
+	double x[1000];
+	if (last->day < seg_day(j, i) || last->first_bad < 0) {
+		j->watch = -1;
+		return VB_NONE;
+	}
+	for (size_t k = (size_t)j->watch + 1; k <= i; k++) {
+		if (!eligible(&j->c->nights[k]))
+			continue;
+		if (n >= cap || n >= sizeof x / sizeof *x) {
+			j->watch = -1;
+			return VB_NONE;
+		}
+		x[n++] = j->c->nights[k].mean;
+	}
+	if (n < 2)
+		return VB_NONE;
+	size_t f = (size_t)last->first_bad;
+	const struct vnight *w = &j->c->nights[f];
+	if ((int)w->base_n < p->min_nights || !(w->base_sd > 0))
+		return VB_NONE;
+	double mu = w->base_mean, lim = 3 * w->base_sd, sum = 0;
+	for (size_t a = 0; a < n; a++)
+		sum += fmin(fmax(x[a], mu - lim), mu + lim);
+	double m = sum / (double)n;
+	if ((m - mu) / mu < p->min_effect || m - v->mean > 2.5 * w->base_sd)
+		return VB_NONE;
+	double t = (m - mu) / (now_sd(j, f, x, n) * sqrt(1.0 / (double)n + 1.0 / (double)w->base_n));
+	double alpha = (n == 2 ? p->tail_alpha_pair : p->tail_alpha) * noise_scale(p, w);
+	if (!(stats_t_sf(t, (double)w->base_n - 1) < alpha) || !beyond_modes(j, f, m, (double)n, (double)n, VB_SLOWER, alpha))
+		return VB_NONE;
+	*first = f;
+	return VB_SLOWER;
+}
+
+/* Can the change-point test confirm anything at night i? Only if the
+ * cp_min_after nights before it lean night i's way by half the minimum
+ * effect (their median, against night i's baseline): cp_confirms needs
+ * that much and more, and the test is the costly part of judging. */
+int
+leaning(const struct vengine *j, size_t i)
+{
+	const struct vnight *v = &j->c->nights[i];
+	double m[64];
+	size_t n = 0;
+	for (size_t k = i; k-- > 0 && n < (size_t)j->p->cp_min_after && n < 64;)
+		if (eligible(&j->c->nights[k]))
+			m[n++] = j->c->nights[k].mean;
+	if ((int)n < j->p->cp_min_after || !(v->base_mean > 0))
+		return 0;
+	double e = (stats_median(m, n) - v->base_mean) / v->base_mean;
+	return (v->effect > 0 ? e : -e) >= j->p->min_effect / 2;
+}

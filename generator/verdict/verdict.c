@@ -1,0 +1,301 @@
+#include <limits.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/stats.h"
+#include "base/util.h"
+#include "verdict/vbase.h"
+#include "verdict/vconfirm.h"
+#include "verdict/vepisode.h"
+
+#include "verdict/verdict.h"
+
+const char *const vb_names[] = {"NONE", "SAME", "SLOWER", "FASTER", "UNKNOWN"};
+const char *const state_names[] = {"OK", "SUSPECT", "CONFIRMED", "INVALID", "FAILED", "INCONCLUSIVE", "NEW"};
+
+/* ---- nights ------------------------------------------------------------- */
+
+static int
+cmp_run_day(const void *a, const void *b)
+{
+	const struct hrun *x = *(const struct hrun *const *)a, *y = *(const struct hrun *const *)b;
+	if (x->day != y->day)
+		return x->day < y->day ? -1 : 1;
+	return (x->line > y->line) - (x->line < y->line);
+}
+
+/* One night from its runs: the mean of the valid runs' means (each of
+ * the steps within 10 robust deviations of its median: stalled steps are
+ * left out) and the
+ * root-mean-square of their within-run standard errors over sqrt(runs). */
+static void
+night_from_runs(struct vnight *v, const struct hrun *const *r, size_t n)
+{
+	double sum = 0, se2 = 0;
+	memset(v, 0, sizeof *v);
+	v->first_bad = v->conf_first = -1;
+	v->day = r[0]->day;
+	memcpy(v->night, r[0]->night, sizeof v->night);
+	v->nruns = n;
+	v->rep = r[n - 1];
+	v->failed = 1;
+	for (size_t i = 0; i < n; i++) {
+		v->failed &= !r[i]->ok;
+		if (!r[i]->valid)
+			continue;
+		double m = r[i]->mean, se = r[i]->se;
+		sum += m, se2 += isnan(se) ? 0 : se * se;
+		v->nvalid++;
+		v->rep = r[i];
+		if (!isnan(r[i]->ref))
+			v->ref = r[i]->ref, v->tol = r[i]->tol;
+	}
+	v->valid = v->nvalid > 0;
+	v->mean = v->valid ? sum / (double)v->nvalid : NAN;
+	v->se = v->valid ? sqrt(se2 / (double)v->nvalid) / sqrt((double)v->nvalid) : NAN;
+	v->effect = v->base_mean = v->base_sd = v->band_lo = v->band_hi = v->ref_effect = v->cp_p = NAN;
+	v->clip_lo = -INFINITY, v->clip_hi = INFINITY;
+	v->reg_lo = v->reg_hi = v->reg_sd = v->mix.lo = NAN;
+	if (!v->ref)
+		v->ref = v->tol = NAN;
+}
+
+static struct vnight *
+group_nights(const struct history *h, size_t *np)
+{
+	const struct hrun **r = xmalloc((h->nruns + 1) * sizeof *r);
+	for (size_t i = 0; i < h->nruns; i++)
+		r[i] = &h->runs[i];
+	/* appended night by night, a history is mostly in order already */
+	size_t sorted = 1;
+	while (sorted < h->nruns && cmp_run_day(&r[sorted - 1], &r[sorted]) <= 0)
+		sorted++;
+	if (sorted < h->nruns)
+		qsort(r, h->nruns, sizeof *r, cmp_run_day);
+	struct vnight *v = xmalloc((h->nruns + 1) * sizeof *v);
+	size_t n = 0;
+	for (size_t i = 0, j; i < h->nruns; i = j) {
+		for (j = i; j < h->nruns && r[j]->day == r[i]->day; j++)
+			;
+		night_from_runs(&v[n++], r + i, j - i);
+	}
+	free(r);
+	*np = n;
+	return v;
+}
+
+/* ---- one night against its baseline and its reference ------------------- */
+
+/* Night v against its baseline b: the effect, a t-test at alpha with the
+ * baseline's nights (with fewer than min_nights, only a large effect far
+ * outside them is called), the band and the clip bounds. */
+static void
+verdict_vs_base(struct vnight *v, const struct base *b, const struct policy *p)
+{
+	v->base_n = b->n;
+	if (!b->n)
+		return;
+	double mu = stats_mean(b->m, b->n), s = stats_std(b->m, b->n);
+	double sigma = fmax(s, p->noise_floor * mu);
+	/* A night noisier inside than the baseline's nights widens its own error. */
+	double extra = fmax(0, v->se * v->se - b->se2);
+	double tot = sqrt(sigma * sigma * (1 + 1.0 / (double)b->n) + extra);
+	double e = (v->mean - mu) / mu, crit;
+	v->base_mean = mu;
+	v->base_sd = tot / sqrt(1 + 1.0 / (double)b->n);
+	v->effect = e;
+	int dir = e > 0 ? VB_SLOWER : VB_FASTER;
+	if ((int)b->n >= p->min_nights) {
+		crit = stats_t_isf(p->alpha, (double)b->n - 1);
+		v->tstat = fabs(v->mean - mu) / tot, v->tdf = (double)b->n - 1;
+		/* p < alpha is |t| beyond crit: p itself only where the two are
+		 * close (crit is found to 1e-12 of itself) */
+		int sig = v->tstat > crit * 1.000001 ? 1 : v->tstat < crit * 0.999999 ? 0 : verdict_p(v) < p->alpha;
+		/* UNKNOWN: an effect that matters, not significant, and a baseline
+		 * too noisy to resolve even twice the minimum effect. */
+		double resolution = crit * tot / mu;
+		v->vb = sig && fabs(e) >= p->min_effect                             ? dir
+			: fabs(e) < p->min_effect || resolution <= 2 * p->min_effect ? VB_SAME
+										     : VB_UNKNOWN;
+	} else {
+		/* Too few nights for a t-test to mean anything: only a large
+		 * effect, far outside everything seen, is called. */
+		crit = 4;
+		int big = (int)b->n >= p->min_nights_large && fabs(e) >= fmax(p->large_effect, p->min_effect) &&
+			  fabs(v->mean - mu) >= crit * sqrt(s * s + b->se2 + v->se * v->se);
+		v->vb = big ? dir : fabs(e) < p->min_effect ? VB_SAME : VB_UNKNOWN;
+	}
+	if (b->n >= 2)
+		v->clip_lo = mu - 3 * tot, v->clip_hi = mu + 3 * tot;
+	double half = fmax(p->min_effect * mu, crit * tot);
+	v->band_lo = mu - half, v->band_hi = mu + half;
+}
+
+static void
+verdict_vs_ref(struct vnight *v)
+{
+	if (isnan(v->ref) || !v->valid)
+		return;
+	v->ref_effect = (v->mean - v->ref) / v->ref;
+	v->vref = fabs(v->ref_effect) <= v->tol ? VB_SAME : v->ref_effect > 0 ? VB_SLOWER : VB_FASTER;
+}
+
+/* ---- the night loop ----------------------------------------------------- */
+
+static int
+is_acked(const struct history *h, int day)
+{
+	for (size_t i = 0; i < h->nanns; i++)
+		if (h->anns[i].action == ANN_ACK && h->anns[i].day == day)
+			return 1;
+	return 0;
+}
+
+/* Judge night i as if it were the latest (last: it is the night judged,
+ * whose change points are marked): its own verdict, then whether a rule
+ * confirms a shift or an ongoing one goes on or ended, and its first bad
+ * night. */
+static void
+verdict_night(struct vengine *j, size_t i, int last)
+{
+	struct vconfig *c = j->c;
+	struct vnight *v = &c->nights[i];
+	const struct policy *p = j->p;
+	v->acked = is_acked(c->h, v->day);
+	verdict_vs_ref(v);
+	if (!v->valid) {
+		v->state = v->failed ? ST_FAILED : ST_INVALID;
+		return;
+	}
+	struct base b;
+	collect_base(j, i, &b, p->window);
+	verdict_vs_base(v, &b, p);
+	/* A night within a mode seen in the baseline is no change. */
+	int vdir = v->effect > 0 ? VB_SLOWER : VB_FASTER;
+	if (v->vb == vdir && (int)b.n >= p->min_nights &&
+	    !beyond_regime(regime_of(j, i), v->mean, 1, vdir, fmax(0, v->se * v->se - b.se2), p->alpha))
+		v->vb = VB_SAME;
+	v->quarantined = v->vb == VB_SLOWER || v->vb == VB_FASTER;
+	v->state = v->vb == VB_NONE ? ST_NEW : v->vb == VB_SLOWER ? ST_SUSPECT : v->vb == VB_UNKNOWN ? ST_INCONCLUSIVE : ST_OK;
+	if (v->acked) {
+		v->state = ST_OK;
+		return;
+	}
+	int dir = VB_NONE;
+	size_t first = i, cps[16], at, ncp = 0;
+	double ps[16];
+	double tmax = 0;
+	const struct vnight *pv = prev_night(j, i);
+	int ongoing = pv && pv->state == ST_CONFIRMED, fixed = ongoing && fell_back(j, i, (size_t)pv->first_bad);
+	if (!fixed && (int)v->base_n < p->min_nights && (v->vb == VB_SLOWER || v->vb == VB_FASTER) && m_of_k(j, i))
+		dir = v->vb;
+	const char *how = "first night of the confirmed streak";
+	if (fixed) {
+		/* the regression was fixed (or was none): nothing confirms
+		 * on this night */
+		brief_episode(j, (size_t)pv->first_bad, i, fixed == 2);
+	} else if (ongoing) {
+		/* A confirmed regression stays CONFIRMED, with its first bad
+		 * night, until a night falls back. */
+		dir = VB_SLOWER, first = (size_t)pv->first_bad, how = pv->how;
+		if (how == tail_how && pv->conf_first >= 0) {
+			size_t f = renamed_first(j, (size_t)pv->conf_first, i);
+			if (f > first)
+				unsettle(j, first, f);
+			first = f;
+		}
+		size_t f = moved_on(j, first, i);
+		if (f > first) {
+			unsettle(j, first, f);
+			first = f, how = moved_how;
+		}
+	} else if (!dir && (dir = tail_confirms(j, i, ongoing, &first, &tmax)) != VB_NONE) {
+		how = tail_how;
+		ncp = changepoints(j, i, i + 1, cps, ps, 16);
+		first = name_first_bad(j, first, i, dir, cps, ncp, &how);
+	} else if (dir) {
+		first = streak_first(j, i, dir);
+		ncp = changepoints(j, i, i + 1, cps, ps, 16);
+		first = name_first_bad(j, first, i, dir, cps, ncp, &how);
+	} else if ((v->vb != VB_SAME || fabs(v->effect) >= p->min_effect) && tmax >= 3 && leaning(j, i)) {
+		/* The change-point test runs where something may have moved: a
+		 * night at its baseline's level, or recent nights that together
+		 * are not 3 deviations off (the tail test's statistic), cannot
+		 * confirm anything (at 2.5, runs of slow-mode nights did: a
+		 * third of the false alarms on bimodal nights were change
+		 * points), and skipping them keeps long histories fast.
+		 * It looks at the nights before night i, which only has to go on
+		 * the same way. */
+		ncp = changepoints(j, i, i, cps, ps, 16);
+		if ((dir = cp_confirms(j, i, cps, ncp, &at)) != VB_NONE)
+			first = at, how = "change point";
+	}
+	if (!dir && !ongoing && (dir = resumed_confirms(j, i, &first)) != VB_NONE)
+		how = resumed_how;
+	if (last && !ncp)
+		ncp = changepoints(j, i, i + 1, cps, ps, 16);
+	if (last) {
+		for (size_t a = 0; a < ncp; a++)
+			c->nights[cps[a]].cp = 1, c->nights[cps[a]].cp_p = ps[a];
+	}
+	if (!dir)
+		return;
+	settle(j, first, i, dir);
+	v->first_bad = (long)first, v->how = how;
+	if (dir == VB_SLOWER)
+		first_bad_range(j, first, i, dir, v);
+	v->conf_first = ongoing ? pv->conf_first : (long)first;
+	if (dir == VB_SLOWER) {
+		v->state = ST_CONFIRMED;
+		j->watch = (long)i;
+		if (last) {
+			c->first_bad = (long)first, c->first_bad_how = how;
+			c->last_good = last_good_before(j, first);
+		}
+	}
+}
+
+void
+verdict_judge(const struct history *h, int day, const struct policy *p, struct vconfig *c)
+{
+	memset(c, 0, sizeof *c);
+	c->h = h;
+	c->nights = group_nights(h, &c->n);
+	c->judged = c->first_bad = c->last_good = -1;
+	for (size_t i = 0; i < h->nanns; i++)
+		h->anns[i].action == ANN_ACK ? c->acks++ : c->accepts++;
+	size_t upto = c->n;
+	if (day >= 0) {
+		upto = 0;
+		while (upto < c->n && c->nights[upto].day <= day)
+			upto++;
+		if (!upto || c->nights[upto - 1].day != day)
+			upto = 0;
+	}
+	struct vengine j = {c, p, INT_MIN, -1, xmalloc((c->n + 1) * sizeof(double)), xmalloc((c->n + 1) * sizeof(size_t))};
+	for (size_t i = 0; i < upto; i++)
+		verdict_night(&j, i, i + 1 == upto);
+	if (upto) {
+		c->judged = (long)upto - 1;
+		c->state = c->nights[upto - 1].state;
+		c->effect = c->nights[upto - 1].effect;
+	}
+	free(j.buf), free(j.idx);
+}
+
+double
+verdict_p(const struct vnight *v)
+{
+	return v->tdf > 0 ? stats_t_sf(v->tstat, v->tdf) : NAN;
+}
+
+void
+verdict_free(struct vconfig *c)
+{
+	free(c->nights);
+	memset(c, 0, sizeof *c);
+}
