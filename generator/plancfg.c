@@ -214,6 +214,8 @@ render_parse(const struct pc_parse *p, struct sb *out)
 		cfg_add(out, "profiled", "true");
 	if (p->proxy)
 		cfg_add(out, "proxy", "true");
+	if (p->unlisted)
+		cfg_add(out, "unlisted", "true");
 }
 
 void

@@ -115,7 +115,7 @@ struct pc_parse {
 	const char *win_from, *win_to;
 	const char *log_format, *indexing, *metric;
 	double steps;
-	int profiled, proxy;
+	int profiled, proxy, unlisted;
 };
 
 struct pc_report {
