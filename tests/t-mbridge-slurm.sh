@@ -226,6 +226,41 @@ t_grep "...the report's override column, not compared" 'override: not compared' 
 m h GPU_TYPE=h100 DTYPE=fp8 MBS=2 >"$TRASH/o2.out" 2>&1
 t_ok "...a second make MBS=2 submits nothing" test "$(squeue -h -t all -o %i | wc -l)" = "$((before + 1))"
 
+# The checkpoint run saved where upstream's land, the run's checkpoints/,
+# as Megatron-Bridge lays them out; LOAD_CHECKPOINT_PATH at its last
+# iteration runs one step after the load, measured on that step, its load
+# time beside the step time, not compared. A path that holds no checkpoint
+# (Megatron-Bridge would train from scratch without a word) fails the run
+# before training, naming LOAD_CHECKPOINT_PATH.
+C=$X/checkpoints
+t_ok "the checkpoint run saved iter_0000025 and iter_0000050 under the run's checkpoints/, with the trackers" \
+	test -s "$X/checkpoints/iter_0000025/run_config.yaml" -a -s "$X/checkpoints/iter_0000050/train_state.pt" \
+	-a "$(cat "$X/checkpoints/latest_checkpointed_iteration.txt" 2>/dev/null)" = 50
+before=$(squeue -h -t all -o %i | wc -l)
+m h GPU_TYPE=h100 DTYPE=fp8 LOAD_CHECKPOINT_PATH="$C/iter_0000050" >"$TRASH/l.out" 2>&1
+t_ok "make report ... LOAD_CHECKPOINT_PATH=<its iter_0000050>" test $? = 0 || tail -n 30 "$TRASH/l.out" | sed 's/^/# /'
+t_ok "...one job" test "$(squeue -h -t all -o %i | wc -l)" = "$((before + 1))"
+t_grep "...the entry point got --max_steps=1 and --load_dir" \
+	"\"--max_steps=1\", .*\"--load_dir=$C/iter_0000050\"" "$MBRIDGE_STANDIN_RECORD"
+t_ok "...result.json: the load of iteration 50 with its time, the one step measured, not compared" /usr/bin/python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = r.get("checkpoints", [])
+sys.exit(0 if r["status"] == "profiled" and [(x["kind"], x["iteration"]) for x in c] == [("load", 50)]
+         and c[0]["seconds"] > 0 and r["step_time"]["n"] == 1 and r["step_time"]["mean"] > 0 else 1)' "$X/result.json"
+t_grep "...the report gives the load beside the step time" \
+	"^  h100_8b_fp8_8  load at iteration 50  [0-9.]+ s \\(step time [0-9.]+ s\\)\$" "$rep.txt"
+for bad in "$TRASH/no-such-checkpoint" "$TRASH/rec"; do
+	before=$(squeue -h -t all -o %i | wc -l)
+	m h GPU_TYPE=h100 DTYPE=fp8 LOAD_CHECKPOINT_PATH="$bad" >"$TRASH/lb.out" 2>&1
+	t_ok "LOAD_CHECKPOINT_PATH=${bad#"$TRASH"/} (no checkpoint there): make report fails" test $? != 0
+	t_ok "...after one job" test "$(squeue -h -t all -o %i | wc -l)" = "$((before + 1))"
+	t_ok "...which failed" test "$(t_job_field "$I" train.llama3.1.h100.8b.fp8.8 state)" = failed
+	t_ok "...before any step: the stand-in never started" sh -c "! grep -q -- '--load_dir=$bad\"' '$MBRIDGE_STANDIN_RECORD'"
+	find "$X" -maxdepth 1 -type f -exec cat {} + >"$TRASH/lb.logs" 2>/dev/null
+	t_grep "...the error names LOAD_CHECKPOINT_PATH" "LOAD_CHECKPOINT_PATH=$bad: no Megatron-Bridge checkpoint there" "$TRASH/lb.out"
+done
+
 # An unlisted scale, submitted: every scale the real recipe lists on H100
 # fits this cluster, so a checkout of its own lists h100 8b fp8 at 8 GPUs
 # only, with a fixed GBS of 128 (as upstream's rows of fixed GBS): 16 GPUs
