@@ -169,7 +169,7 @@ build_parse(struct wctx *w, struct inst *in, const char *run, const struct runkn
 	 * after the load, ENABLE_NCCLTRACE's few) is measured on its last
 	 * step; it is never compared (k->marked). */
 	long last = (long)k->steps - (strcmp(c->indexing, "one") ? 1 : 0);
-	if (last < c->win_to)
+	if (k->marked && last < c->win_to)
 		c->win_from = c->win_to = last;
 	c->profiled = k->marked;
 	c->proxy = k->proxy;
