@@ -21,7 +21,10 @@
 # 22.05 does not know (it came with 23.11 and topology/block): the job is
 # submitted without it and the run's note says so. Then upstream's known
 # issue 2: a run whose entry point exits 3 after its last step is done,
-# with a note; one that stops at step 20 of 50 is FAILED. Last, a scale
+# with a note; one that stops at step 20 of 50 is FAILED. A profiled run,
+# a checkpoint run saving twice, the load of its last save (one step, its
+# load time beside it; a path without a checkpoint fails, naming it), an
+# override. Last, a scale
 # the recipe does not list (a checkout whose row lists 8 GPUs only) run on
 # both nodes with DP and GA derived, labelled unlisted, not compared.
 # Start it under the machine-wide lock (cluster ports):
