@@ -96,38 +96,43 @@ put(struct acc *a, int kn, const struct ynode *k, const struct ynode *v)
 	a->set[kn] = 1;
 }
 
-/* env: a mapping of variables to one-word values, added to *env as K=V. */
+/* env: a mapping of variables to one-word values, added to *env as K=V,
+ * but for the names skip (a mapping, or NULL) holds. */
 static void
-env_words(struct acc *a, const struct ynode *m, struct sb *env)
+env_words(struct acc *a, const struct ynode *m, const struct ynode *skip, struct sb *env)
 {
 	if (m->kind != Y_MAP) {
 		diag_error(a->path, m->line, m->col, "env: a mapping of variables to values, not %s", ykind_name(m->kind));
 		return;
 	}
 	for (size_t i = 0; i < ymap_len(m); i++)
-		if (word_ok(a->path, ymap_val(m, i), ymap_key(m, i)->str))
+		if ((!skip || skip->kind != Y_MAP || !ymap_get(skip, ymap_key(m, i)->str)) &&
+		    word_ok(a->path, ymap_val(m, i), ymap_key(m, i)->str))
 			sb_addf(env, "%s%s=%s", env->len ? " " : "", ymap_key(m, i)->str, ymap_val(m, i)->str);
 }
 
-/* overrides: override knobs (tp, mbs, ...) to a value or a list; env (in
- * upstream's bulk tasks) to ENV's K=V words. */
+/* Override knobs (tp, mbs, ...) to a value or a list of values; with
+ * fill, only those not set yet (upstream's defaults.params). */
 static void
-overrides(struct acc *a, const struct ynode *ov, struct sb *env)
+knobs(struct acc *a, const struct ynode *ov, int fill)
 {
+	if (ov->kind != Y_MAP) {
+		diag_error(a->path, ov->line, ov->col, "a mapping of knobs (tp, mbs, ...) to values, not %s",
+			   ykind_name(ov->kind));
+		return;
+	}
 	for (size_t i = 0; i < ymap_len(ov); i++) {
 		const struct ynode *k = ymap_key(ov, i), *v = ymap_val(ov, i);
 		int kn = knob_of(k->str);
-		if (env && !strcmp(k->str, "env"))
-			env_words(a, v, env);
-		else if (kn < 0)
+		if (kn < 0)
 			diag_error(a->path, k->line, k->col, "'%s' is not an override knob (tp pp cp vp ep etp mbs gbs "
-				   "fp8_recipe config_variant cuda_graph_scope%s)", k->str, env ? " env" : "");
-		else
+				   "fp8_recipe config_variant cuda_graph_scope)", k->str);
+		else if (!fill || !a->set[kn])
 			put(a, kn, k, v);
 	}
 }
 
-/* A scalar flag (true/false) of a bulk task into knob kn as true/false. */
+/* A true/false of a bulk task into knob kn: yes, or unset when false. */
 static void
 put_flag(struct acc *a, int kn, const struct ynode *k, const struct ynode *v, const char *yes)
 {
@@ -135,20 +140,46 @@ put_flag(struct acc *a, int kn, const struct ynode *k, const struct ynode *v, co
 		diag_error(a->path, v->line, v->col, "%s: true or false", k->str);
 		return;
 	}
-	struct ynode w = *v;
-	w.str = (char *)(strcmp(v->str, "true") ? "0" : yes);
-	put(a, kn, k, &w);
+	if (!strcmp(v->str, "true")) {
+		struct ynode w = *v;
+		w.str = (char *)yes;
+		put(a, kn, k, &w);
+	}
 }
 
-/* Upstream's bulk shape (llmb-run submit -f): one header <type>_<workload>_<size>
- * holding tasks, of which llmb plans one selection, so one task; the
- * header's dtypes, scales and defaults.env are its defaults. */
+/* Unknown keys of a bulk header (lvl 0) or task (1), each said. */
+static void
+bulk_keys(struct acc *a, const struct ynode *m, int lvl)
+{
+	static const char *const known[2][8] = {{"tasks", "dtypes", "scales", "repeats", "defaults", NULL},
+						{"dtypes", "scales", "repeats", "profile", "proxy", "overrides", NULL}};
+	for (size_t i = 0; i < ymap_len(m); i++) {
+		const struct ynode *k = ymap_key(m, i);
+		const char *const *ok = known[lvl];
+		while (*ok && strcmp(*ok, k->str))
+			ok++;
+		if (!strcmp(k->str, "add_profile"))
+			diag_error(a->path, k->line, k->col, "add_profile: llmb plans one selection a make: "
+				   "run the profiled one apart (profile: true, or ENABLE_PROFILE=1)");
+		else if (!*ok)
+			diag_error(a->path, k->line, k->col, "unknown key '%s' in a bulk %s (expected %s)", k->str,
+				   lvl ? "task" : "header", lvl ? "dtypes, scales, repeats, profile, proxy, overrides"
+				   : "tasks, dtypes, scales, repeats, defaults");
+	}
+}
+
+/* Upstream's bulk shape (llmb-run submit -f, task_loader.py): one header
+ * <type>_<workload>_<size> holding tasks, of which llmb plans one
+ * selection, so one task: its dtypes, scales and repeats over the
+ * header's, profile, proxy, overrides.params (the knobs; a list sweeps)
+ * and overrides.env over defaults.params and defaults.env. */
 static void
 bulk(struct acc *a, const struct ynode *hk, const struct ynode *h, struct sb *env)
 {
 	const char *u1 = strchr(hk->str, '_'), *u2 = strrchr(hk->str, '_');
 	size_t n = strlen(hk->str);
-	if (!u1 || u1 == u2 || u1 == hk->str || u2 == u1 + 1 || !u2[1] || (hk->str[n - 1] != 'b' && hk->str[n - 1] != 't')) {
+	if (!u1 || u1 == u2 || u1 == hk->str || u2 == u1 + 1 || !isdigit((unsigned char)u2[1]) ||
+	    (hk->str[n - 1] != 'b' && hk->str[n - 1] != 't')) {
 		diag_error(a->path, hk->line, hk->col, "'%s' is not a bulk header <type>_<workload>_<size> "
 			   "(pretrain_llama3.1_8b), nor overrides or description", hk->str);
 		return;
@@ -157,14 +188,16 @@ bulk(struct acc *a, const struct ynode *hk, const struct ynode *h, struct sb *en
 		diag_error(a->path, h->line, h->col, "%s: a mapping with tasks", hk->str);
 		return;
 	}
-	const struct ynode *tasks = ymap_get(h, "tasks"), *t = NULL;
+	const struct ynode *tasks = ymap_get(h, "tasks");
 	if (!tasks || tasks->kind != Y_SEQ || tasks->nkids != 1 || tasks->kids[0]->kind != Y_MAP) {
 		const struct ynode *at = tasks ? tasks : hk;
 		diag_error(a->path, at->line, at->col, "%s: tasks must be a list of one task: llmb plans one selection "
 			   "a make (its sweep, the cartesian product of its overrides); give each other task its own file", hk->str);
 		return;
 	}
-	t = tasks->kids[0];
+	const struct ynode *t = tasks->kids[0], *v, *k;
+	bulk_keys(a, h, 0);
+	bulk_keys(a, t, 1);
 	/* the workload by its name (its recipe's type is the prefix), the size */
 	struct ynode w = *hk;
 	char *name = xstrndup(u1 + 1, (size_t)(u2 - u1 - 1)), *size = xstrdup(u2 + 1);
@@ -174,47 +207,56 @@ bulk(struct acc *a, const struct ynode *hk, const struct ynode *h, struct sb *en
 	put(a, K_SIZE, hk, &w);
 	free(name);
 	free(size);
-	static const char *const hkeys[] = {"tasks", "dtypes", "scales", "repeats", "defaults", NULL};
-	static const char *const tkeys[] = {"dtypes", "scales", "repeats", "profile", "proxy", "overrides", NULL};
-	const struct ynode *m[2] = {h, t};
-	for (int lvl = 0; lvl < 2; lvl++)
-		for (size_t i = 0; i < ymap_len(m[lvl]); i++) {
-			const struct ynode *k = ymap_key(m[lvl], i), *v = ymap_val(m[lvl], i);
-			const char *const *ok = lvl ? tkeys : hkeys;
-			while (*ok && strcmp(*ok, k->str))
-				ok++;
-			if (!*ok) {
-				diag_error(a->path, k->line, k->col, "unknown key '%s' in a bulk %s (expected %s)", k->str,
-					   lvl ? "task" : "header", lvl ? "dtypes, scales, repeats, profile, proxy, overrides"
-					   : "tasks, dtypes, scales, repeats, defaults");
+	static const char *const sel[] = {"dtypes", "scales", "repeats"};
+	for (size_t i = 0; i < 3; i++) {
+		const struct ynode *m = ymap_get(t, sel[i]) ? t : h;
+		for (size_t j = 0; j < ymap_len(m); j++) {
+			k = ymap_key(m, j);
+			v = ymap_val(m, j);
+			if (strcmp(k->str, sel[i]))
 				continue;
-			}
-			/* a task's dtypes and scales replace the header's */
-			if (!strcmp(k->str, "tasks") ||
-			    (!lvl && (!strcmp(k->str, "dtypes") || !strcmp(k->str, "scales")) && ymap_get(t, k->str)))
-				continue;
-			if (!strcmp(k->str, "dtypes"))
-				put(a, K_DTYPE, k, v);
-			else if (!strcmp(k->str, "scales"))
-				put(a, K_SCALES, k, v);
-			else if (!strcmp(k->str, "repeats")) {
-				if (v->kind != Y_SCALAR || strcmp(v->str, "1"))
-					diag_error(a->path, v->line, v->col, "repeats: llmb runs each configuration once a "
-						   "make (a run that is done is not run again): 1, or leave it out");
-			} else if (!strcmp(k->str, "profile"))
-				put_flag(a, K_ENABLE_PROFILE, k, v, "true");
-			else if (!strcmp(k->str, "proxy"))
-				put_flag(a, K_PROXY, k, v, "only");
-			else if (!strcmp(k->str, "defaults")) {
-				if (v->kind != Y_MAP || ymap_len(v) != 1 || !ymap_get(v, "env"))
-					diag_error(a->path, v->line, v->col, "defaults: a mapping with env only");
-				else
-					env_words(a, ymap_get(v, "env"), env);
-			} else if (v->kind != Y_MAP) {
-				diag_error(a->path, v->line, v->col, "overrides: a mapping of knobs (tp, mbs, env, ...) to values");
-			} else {
-				overrides(a, v, env);
-			}
+			if (i == 2 && (v->kind != Y_SCALAR || strcmp(v->str, "1")))
+				diag_error(a->path, v->line, v->col, "repeats: llmb runs each configuration once a make "
+					   "(a run that is done is not run again): 1, or leave it out");
+			else if (i < 2)
+				put(a, i ? K_SCALES : K_DTYPE, k, v);
+		}
+	}
+	for (size_t j = 0; j < ymap_len(t); j++) {
+		k = ymap_key(t, j);
+		v = ymap_val(t, j);
+		if (!strcmp(k->str, "profile"))
+			put_flag(a, K_ENABLE_PROFILE, k, v, "true");
+		else if (!strcmp(k->str, "proxy"))
+			put_flag(a, K_PROXY, k, v, "only");
+	}
+	const struct ynode *ov = ymap_get(t, "overrides"), *df = ymap_get(h, "defaults");
+	const struct ynode *oenv = NULL;
+	if (ov && ov->kind != Y_MAP)
+		diag_error(a->path, ov->line, ov->col, "overrides: a mapping with params and env");
+	else if (ov)
+		for (size_t j = 0; j < ymap_len(ov); j++) {
+			k = ymap_key(ov, j);
+			v = ymap_val(ov, j);
+			if (!strcmp(k->str, "params"))
+				knobs(a, v, 0);
+			else if (!strcmp(k->str, "env"))
+				env_words(a, oenv = v, NULL, env);
+			else
+				diag_error(a->path, k->line, k->col, "unknown key '%s' in overrides (expected params, env)", k->str);
+		}
+	if (df && df->kind != Y_MAP)
+		diag_error(a->path, df->line, df->col, "defaults: a mapping with params and env");
+	else if (df)
+		for (size_t j = 0; j < ymap_len(df); j++) {
+			k = ymap_key(df, j);
+			v = ymap_val(df, j);
+			if (!strcmp(k->str, "params"))
+				knobs(a, v, 1);
+			else if (!strcmp(k->str, "env"))
+				env_words(a, v, oenv, env);
+			else
+				diag_error(a->path, k->line, k->col, "unknown key '%s' in defaults (expected params, env)", k->str);
 		}
 }
 
@@ -255,7 +297,7 @@ sweep_file_apply(struct sel *s, const char *path, char **owned)
 		const struct ynode *at = ov ? ov : r;
 		diag_error(path, at->line, at->col, "'overrides' must be a mapping of knobs (tp, mbs, ...) to values");
 	} else if (ov)
-		overrides(&a, ov, NULL);
+		knobs(&a, ov, 0);
 	/* ENV takes the K=V words as one value, as on the command line */
 	if (env.len && s->v[K_ENV])
 		diag_error(path, hk->line, hk->col, "env is also given as ENV=%s on the command line: give it in one place",

@@ -268,27 +268,34 @@ t_grep "...naming the constraint" 'error: TP=3 on llama3.1 h100 8b fp8 x8: GPUs 
 t_rc "SWEEP= a file that is not there: refused" 2 ovplan SWEEP="$TRASH/nosuch.yaml"
 t_rc "SWEEP= a path make cannot take: refused" 2 ovplan SWEEP="a;b.yaml"
 t_grep "...saying what a path may hold" 'SWEEP=a;b.yaml must be a plain path' "$TRASH/ov.out"
-# Upstream's bulk shape (llmb-run submit -f): a header <type>_<workload>_<size>
-# with one task (llmb plans one selection a make), its dtypes and scales
-# over the header's, defaults.env and the task's overrides (knobs, env).
+# Upstream's bulk shape (llmb-run submit -f, its task_loader.py): a header
+# <type>_<workload>_<size> with one task (llmb plans one selection a make),
+# its dtypes and scales over the header's, its overrides' params (a list
+# sweeps) and env over the defaults'.
 cat >"$TRASH/bulk.yaml" <<'YAML'
 pretrain_llama3.1_8b:
   defaults:
     env:
       NCCL_IB_QPS_PER_CONNECTION: 4
+      NCCL_DEBUG: WARN
+    params:
+      mbs: 64
   dtypes: [bf16]
   scales: [8]
   tasks:
     - dtypes: fp8
       repeats: 1
       overrides:
-        tp: [1, 2]
-        mbs: [16, 32]
+        env:
+          NCCL_DEBUG: INFO
+        params:
+          tp: [1, 2]
+          mbs: [16, 32]
 YAML
 t_ok "SWEEP=<upstream's bulk file>: planned" ovany GPU_TYPE=h100 SWEEP="$TRASH/bulk.yaml"
 ovlines ov-bulk.txt
 t_ok "...as WORKLOAD=llama3.1 SIZE=8b DTYPE=fp8 SCALES=8 TP=\"1 2\" MBS=\"16 32\" ENV=..." \
-	ovany GPU_TYPE=h100 WORKLOAD=llama3.1 SIZE=8b DTYPE=fp8 SCALES=8 TP="1 2" MBS="16 32" ENV=NCCL_IB_QPS_PER_CONNECTION=4
+	ovany GPU_TYPE=h100 WORKLOAD=llama3.1 SIZE=8b DTYPE=fp8 SCALES=8 TP="1 2" MBS="16 32" ENV="NCCL_DEBUG=INFO NCCL_IB_QPS_PER_CONNECTION=4"
 ovlines ov-bulk-cmd.txt
 t_cmp "...the same plan" "$TRASH/ov-bulk-cmd.txt" "$TRASH/ov-bulk.txt"
 t_ok "...three trainings of the sweep" test "$(grep -c '\] train llama3.1 h100 8b fp8 x8 override-tp[12]-mbs[0-9]*-env' "$TRASH/ov-bulk.txt")" = 3
@@ -309,11 +316,13 @@ YAML
 t_rc "a bulk file of two headers, two tasks, repeats 3, an unknown key: refused" 2 ovany GPU_TYPE=h100 SWEEP="$TRASH/bulkbad.yaml"
 t_grep "...two tasks: one selection a make" "bulkbad.yaml:4:5: error: pretrain_llama3.1_8b: tasks must be a list of one task: llmb plans one selection a make" "$TRASH/ov.out"
 t_grep "...a second header" "bulkbad.yaml:8:1: error: a second bulk header 'pretrain_qwen3_30b'" "$TRASH/ov.out"
-printf 'pretrain_llama3.1_8b:\n  repeats: 3\n  tasks:\n    - dtypes: fp8\n      nodes: 2\n      profile: maybe\npretrain_nemotron-h:\n  tasks: []\n' >"$TRASH/bulkbad.yaml"
+printf 'pretrain_llama3.1_8b:\n  repeats: 3\n  tasks:\n    - dtypes: fp8\n      nodes: 2\n      profile: maybe\n      add_profile: true\n      overrides: {tp: 2}\npretrain_nemotron-h:\n  tasks: []\n' >"$TRASH/bulkbad.yaml"
 t_rc "...one task with bad keys, a header without a size: refused" 2 ovany GPU_TYPE=h100 SWEEP="$TRASH/bulkbad.yaml"
 t_grep "...repeats: each configuration once a make" "bulkbad.yaml:2:12: error: repeats: llmb runs each configuration once a make" "$TRASH/ov.out"
 t_grep "...an unknown task key" "bulkbad.yaml:5:7: error: unknown key 'nodes' in a bulk task" "$TRASH/ov.out"
 t_grep "...profile: true or false" "bulkbad.yaml:6:16: error: profile: true or false" "$TRASH/ov.out"
+t_grep "...add_profile: one selection a make" "bulkbad.yaml:7:7: error: add_profile: llmb plans one selection a make" "$TRASH/ov.out"
+t_grep "...a knob outside overrides.params" "bulkbad.yaml:8:19: error: unknown key 'tp' in overrides \\(expected params, env\\)" "$TRASH/ov.out"
 printf 'pretrain_nemotron-h:\n  tasks: [{scales: [8]}]\n' >"$TRASH/bulkbad.yaml"
 t_rc "a header without a size: refused" 2 ovany GPU_TYPE=h100 SWEEP="$TRASH/bulkbad.yaml"
 t_grep "...naming the shape" "bulkbad.yaml:1:1: error: 'pretrain_nemotron-h' is not a bulk header <type>_<workload>_<size>" "$TRASH/ov.out"
