@@ -21,7 +21,12 @@
 # 22.05 does not know (it came with 23.11 and topology/block): the job is
 # submitted without it and the run's note says so. Then upstream's known
 # issue 2: a run whose entry point exits 3 after its last step is done,
-# with a note; one that stops at step 20 of 50 is FAILED.
+# with a note; one that stops at step 20 of 50 is FAILED. A profiled run,
+# a checkpoint run saving twice, the load of its last save (one step, its
+# load time beside it; a path without a checkpoint fails, naming it), an
+# override. Last, a scale
+# the recipe does not list (a checkout whose row lists 8 GPUs only) run on
+# both nodes with DP and GA derived, labelled unlisted, not compared.
 # Start it under the machine-wide lock (cluster ports):
 #   flock /tmp/llmb-slurm.lock env LLMB=$PWD/build/llmb tests/run.sh mbridge-slurm
 # shellcheck source=tests/lib.sh
@@ -223,4 +228,103 @@ t_grep "...the entry point got -mb 2 after the row's arguments" '"--compute_dtyp
 t_grep "...the report's override column, not compared" 'override: not compared' "$I/workloads/llama3.1/reports/h100_8b_fp8.json.txt"
 m h GPU_TYPE=h100 DTYPE=fp8 MBS=2 >"$TRASH/o2.out" 2>&1
 t_ok "...a second make MBS=2 submits nothing" test "$(squeue -h -t all -o %i | wc -l)" = "$((before + 1))"
+
+# The checkpoint run saved where upstream's land, the run's checkpoints/,
+# as Megatron-Bridge lays them out; LOAD_CHECKPOINT_PATH at its last
+# iteration runs one step after the load, measured on that step, its load
+# time beside the step time, not compared. A path that holds no checkpoint
+# (Megatron-Bridge would train from scratch without a word) fails the run
+# before training, naming LOAD_CHECKPOINT_PATH.
+C=$X/checkpoints
+t_ok "the checkpoint run saved iter_0000025 and iter_0000050 under the run's checkpoints/, with the trackers" \
+	test -s "$X/checkpoints/iter_0000025/run_config.yaml" -a -s "$X/checkpoints/iter_0000050/train_state.pt" \
+	-a "$(cat "$X/checkpoints/latest_checkpointed_iteration.txt" 2>/dev/null)" = 50
+before=$(squeue -h -t all -o %i | wc -l)
+m h GPU_TYPE=h100 DTYPE=fp8 LOAD_CHECKPOINT_PATH="$C/iter_0000050" >"$TRASH/l.out" 2>&1
+t_ok "make report ... LOAD_CHECKPOINT_PATH=<its iter_0000050>" test $? = 0 || tail -n 30 "$TRASH/l.out" | sed 's/^/# /'
+t_ok "...one job" test "$(squeue -h -t all -o %i | wc -l)" = "$((before + 1))"
+t_grep "...the entry point got --max_steps=1 and --load_dir" \
+	"\"--max_steps=1\", .*\"--load_dir=$C/iter_0000050\"" "$MBRIDGE_STANDIN_RECORD"
+t_ok "...result.json: the load of iteration 50 with its time, the one step measured, not compared" /usr/bin/python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = r.get("checkpoints", [])
+sys.exit(0 if r["status"] == "profiled" and [(x["kind"], x["iteration"]) for x in c] == [("load", 50)]
+         and c[0]["seconds"] > 0 and r["step_time"]["n"] == 1 and r["step_time"]["mean"] > 0 else 1)' "$X/result.json"
+t_grep "...the report gives the load beside the step time" \
+	"^  h100_8b_fp8_8  load at iteration 50  [0-9.]+ s \\(step time [0-9.]+ s\\)\$" "$rep.txt"
+for bad in "$TRASH/no-such-checkpoint" "$TRASH/rec"; do
+	before=$(squeue -h -t all -o %i | wc -l)
+	m h GPU_TYPE=h100 DTYPE=fp8 LOAD_CHECKPOINT_PATH="$bad" >"$TRASH/lb.out" 2>&1
+	t_ok "LOAD_CHECKPOINT_PATH=${bad#"$TRASH"/} (no checkpoint there): make report fails" test $? != 0
+	t_ok "...after one job" test "$(squeue -h -t all -o %i | wc -l)" = "$((before + 1))"
+	t_ok "...which failed" test "$(t_job_field "$I" train.llama3.1.h100.8b.fp8.8 state)" = failed
+	t_ok "...before any step: the stand-in never started" sh -c "! grep -q -- '--load_dir=$bad\"' '$MBRIDGE_STANDIN_RECORD'"
+	find "$X" -maxdepth 1 -type f -exec cat {} + >"$TRASH/lb.logs" 2>/dev/null
+	t_grep "...the error names LOAD_CHECKPOINT_PATH" "LOAD_CHECKPOINT_PATH=$bad: no Megatron-Bridge checkpoint there" "$TRASH/lb.out"
+done
+
+# An unlisted scale, submitted: every scale the real recipe lists on H100
+# fits this cluster, so a checkout of its own lists h100 8b fp8 at 8 GPUs
+# only, with a fixed GBS of 128 (as upstream's rows of fixed GBS): 16 GPUs
+# are then above its largest scale, planned with a warning on that row,
+# DP 16 and GA 8 derived (128 / (MBS 1 x DP 16)), and run on both nodes.
+U=$TRASH/utop UI=$TRASH/uinst
+t_checkout "$U"
+for f in "$TOP"/workloads/*; do
+	case $f in *.yaml) ;; *) ln -s "$f" "$U/workloads/" ;; esac
+done
+sed '/^  - gpu: h100$/{n;/^    size: 8b$/{n;/^    dtype: \[fp8\]$/{n;s/^    scales: .*/    scales: [8]/;n;s/gbs: "scale \* 16", dp: "scale"/gbs: 128, dp: 8/}}}' \
+	"$TOP/workloads/llama3.1.yaml" >"$U/workloads/llama3.1.yaml"
+t_ok "the checkout's llama3.1 lists h100 8b fp8 at 8 GPUs only, GBS 128" \
+	test "$(diff "$TOP/workloads/llama3.1.yaml" "$U/workloads/llama3.1.yaml" | grep -c '^>.*\(scales: \[8\]$\|gbs: 128, dp: 8,\)')" = 2
+um() { make -C "$U" B="$TOP/build" -j2 LLMB_GEN="$TRASH/g.u" LLMB_INSTALL="$UI" EXECUTOR=slurm report WORKLOAD=llama3.1 SIZE=8b GPU_TYPE=h100 DTYPE=fp8 SCALES=16 "$@"; }
+um -n >"$TRASH/u-plan.out" 2>&1
+t_grep "SCALES=16: planned with the warning that 16 is not listed" \
+	'^llmb: warning: SCALES: 16 is not a listed scale of llama3.1 h100 8b fp8 \(largest: 8\): planned with its row.s TP, PP, CP and EP, DP and GA derived from 16 GPUs' "$TRASH/u-plan.out"
+t_grep "...its plan line: 2 nodes, GBS 128, DP 16, GA 8, labelled UNLISTED, not compared" \
+	'train llama3\.1 h100 8b fp8 x16: nodes=2 gpus/node=8 tasks/node=8 .* gbs=128 dp=16 ga=8 .* UNLISTED \(not compared with the reference\)' "$TRASH/u-plan.out"
+before=$(squeue -h -t all -o %i | wc -l)
+um >"$TRASH/u.out" 2>&1
+t_ok "make report ... SCALES=16 (unlisted) on the cluster" test $? = 0 || tail -n 30 "$TRASH/u.out" | sed 's/^/# /'
+ujob=$(t_job_field "$UI" train.llama3.1.h100.8b.fp8.16 job)
+t_ok "...submitted through sbatch: one training job ($ujob)" test -n "$ujob"
+sj=$(scontrol show job "$ujob" 2>&1)
+bad=
+for want in "JobState=COMPLETED" "NumNodes=2 " "NumTasks=16 " "TresPerNode=gres:gpu:8"; do
+	[[ $sj == *"$want"* ]] || bad="$bad $want"
+done
+t_ok "...Slurm ran it on both nodes, 16 tasks${bad:+ (not:$bad)}" test -z "$bad"
+t_ok "...each of the 16 tasks ran the stand-in with --num_gpus 16 and the row's -gb 128" /usr/bin/python3 -c '
+import json, sys
+n = 0
+for line in open(sys.argv[1]):
+    a = json.loads(line)["argv"]
+    if a[a.index("--num_gpus") + 1] == "16" and a[a.index("-gb") + 1] == "128" and a[a.index("--gpu") + 1] == "h100":
+        n += 1
+sys.exit(0 if n == 16 else 1)' "$MBRIDGE_STANDIN_RECORD"
+UX=$UI/workloads/llama3.1/experiments/h100_8b_fp8_16
+t_ok "...parsed: result.json says unlisted" /usr/bin/python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+sys.exit(0 if r["status"] == "success" and r.get("unlisted") is True else 1)' "$UX/result.json"
+t_ok "...its provenance has the derived DP 16 and GA 8, GBS 128" /usr/bin/python3 -c '
+import json, sys
+k = json.load(open(sys.argv[1]))["configuration"]["knobs"]
+sys.exit(0 if (k["gbs"], k["dp"], k["ga"]) == ("128", "16", "8") else 1)' "$UX/provenance.json"
+urep=$UI/workloads/llama3.1/reports/h100_8b_fp8.json
+t_ok "...the report's column: unlisted, not compared, no reference" /usr/bin/python3 -c '
+import json, sys
+c = [k for k in json.load(open(sys.argv[1]))["columns"] if k["scale"] == 16]
+sys.exit(0 if len(c) == 1 and c[0].get("unlisted") is True and c[0]["comparison"] == "unlisted: not compared"
+         and c[0]["metrics"]["step_time"]["reference"] is None else 1)' "$urep"
+t_grep "...the text report heads it 16 (unlisted)" '16 \(unlisted\)' "$urep.txt"
+ust=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["step_time"]["mean"])' "$UX/result.json" 2>/dev/null)
+uflops=$("$LLMB" flops llama3.1 8b h100 --top "$TOP" | awk '$1 == "total" { print $3 }')
+uwant=$("$LLMB" metrics --seq 8192 --gbs 128 --step-time "${ust:-1}" --gpus 16 --model-flops "$uflops" \
+	--peak-tflops 1979 --format=json | /usr/bin/python3 -c 'import json,sys; print("%.2f" % json.load(sys.stdin)["mfu_pct"])')
+t_ok "...MFU $uwant% from its own GBS 128 over 16 GPUs (step ${ust:-?} s)" /usr/bin/python3 -c '
+import json, sys
+c = [k for k in json.load(open(sys.argv[1]))["columns"] if k["scale"] == 16][0]
+sys.exit(0 if "%.2f" % c["metrics"]["mfu_pct"]["value"] == sys.argv[2] else 1)' "$urep" "$uwant"
 t_done

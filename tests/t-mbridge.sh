@@ -268,6 +268,67 @@ t_grep "...naming the constraint" 'error: TP=3 on llama3.1 h100 8b fp8 x8: GPUs 
 t_rc "SWEEP= a file that is not there: refused" 2 ovplan SWEEP="$TRASH/nosuch.yaml"
 t_rc "SWEEP= a path make cannot take: refused" 2 ovplan SWEEP="a;b.yaml"
 t_grep "...saying what a path may hold" 'SWEEP=a;b.yaml must be a plain path' "$TRASH/ov.out"
+# Upstream's bulk shape (llmb-run submit -f, its task_loader.py): a header
+# <type>_<workload>_<size> with one task (llmb plans one selection a make),
+# its dtypes and scales over the header's, its overrides' params (a list
+# sweeps) and env over the defaults'.
+cat >"$TRASH/bulk.yaml" <<'YAML'
+pretrain_llama3.1_8b:
+  defaults:
+    env:
+      NCCL_IB_QPS_PER_CONNECTION: 4
+      NCCL_DEBUG: WARN
+    params:
+      mbs: 64
+  dtypes: [bf16]
+  scales: [8]
+  tasks:
+    - dtypes: fp8
+      repeats: 1
+      overrides:
+        env:
+          NCCL_DEBUG: INFO
+        params:
+          tp: [1, 2]
+          mbs: [16, 32]
+YAML
+t_ok "SWEEP=<upstream's bulk file>: planned" ovany GPU_TYPE=h100 SWEEP="$TRASH/bulk.yaml"
+ovlines ov-bulk.txt
+t_ok "...as WORKLOAD=llama3.1 SIZE=8b DTYPE=fp8 SCALES=8 TP=\"1 2\" MBS=\"16 32\" ENV=..." \
+	ovany GPU_TYPE=h100 WORKLOAD=llama3.1 SIZE=8b DTYPE=fp8 SCALES=8 TP="1 2" MBS="16 32" ENV="NCCL_DEBUG=INFO NCCL_IB_QPS_PER_CONNECTION=4"
+ovlines ov-bulk-cmd.txt
+t_cmp "...the same plan" "$TRASH/ov-bulk-cmd.txt" "$TRASH/ov-bulk.txt"
+t_ok "...three trainings of the sweep" test "$(grep -c '\] train llama3.1 h100 8b fp8 x8 override-tp[12]-mbs[0-9]*-env' "$TRASH/ov-bulk.txt")" = 3
+printf 'pretrain_llama3.1_8b:\n  tasks:\n    - scales: [8]\n      dtypes: fp8\n      profile: true\n' >"$TRASH/bulkp.yaml"
+t_ok "a bulk task with profile: true: planned" ovany GPU_TYPE=h100 SWEEP="$TRASH/bulkp.yaml"
+t_grep "...profiled" '\] train llama3.1 h100 8b fp8 x8: .* PROFILED\(steps 45-50\)' "$TRASH/ov.out"
+cat >"$TRASH/bulkbad.yaml" <<'YAML'
+pretrain_llama3.1_8b:
+  repeats: 3
+  tasks:
+    - dtypes: fp8
+      nodes: 2
+      profile: maybe
+    - dtypes: bf16
+pretrain_qwen3_30b:
+  tasks: []
+YAML
+t_rc "a bulk file of two headers, two tasks, repeats 3, an unknown key: refused" 2 ovany GPU_TYPE=h100 SWEEP="$TRASH/bulkbad.yaml"
+t_grep "...two tasks: one selection a make" "bulkbad.yaml:4:5: error: pretrain_llama3.1_8b: tasks must be a list of one task: llmb plans one selection a make" "$TRASH/ov.out"
+t_grep "...a second header" "bulkbad.yaml:8:1: error: a second bulk header 'pretrain_qwen3_30b'" "$TRASH/ov.out"
+printf 'pretrain_llama3.1_8b:\n  repeats: 3\n  tasks:\n    - dtypes: fp8\n      nodes: 2\n      profile: maybe\n      add_profile: true\n      overrides: {tp: 2}\npretrain_nemotron-h:\n  tasks: []\n' >"$TRASH/bulkbad.yaml"
+t_rc "...one task with bad keys, a header without a size: refused" 2 ovany GPU_TYPE=h100 SWEEP="$TRASH/bulkbad.yaml"
+t_grep "...repeats: each configuration once a make" "bulkbad.yaml:2:12: error: repeats: llmb runs each configuration once a make" "$TRASH/ov.out"
+t_grep "...an unknown task key" "bulkbad.yaml:5:7: error: unknown key 'nodes' in a bulk task" "$TRASH/ov.out"
+t_grep "...profile: true or false" "bulkbad.yaml:6:16: error: profile: true or false" "$TRASH/ov.out"
+t_grep "...add_profile: one selection a make" "bulkbad.yaml:7:7: error: add_profile: llmb plans one selection a make" "$TRASH/ov.out"
+t_grep "...a knob outside overrides.params" "bulkbad.yaml:8:19: error: unknown key 'tp' in overrides \\(expected params, env\\)" "$TRASH/ov.out"
+printf 'pretrain_nemotron-h:\n  tasks: [{scales: [8]}]\n' >"$TRASH/bulkbad.yaml"
+t_rc "a header without a size: refused" 2 ovany GPU_TYPE=h100 SWEEP="$TRASH/bulkbad.yaml"
+t_grep "...naming the shape" "bulkbad.yaml:1:1: error: 'pretrain_nemotron-h' is not a bulk header <type>_<workload>_<size>" "$TRASH/ov.out"
+printf 'pretrain_llama3.1_8b:\n  tasks: [{scales: [8]}]\n' >"$TRASH/bulkw.yaml"
+t_rc "a bulk file and WORKLOAD= on the command line: refused" 2 ovany GPU_TYPE=h100 WORKLOAD=llama3.1 SWEEP="$TRASH/bulkw.yaml"
+t_grep "...saying where" "bulkw.yaml:1:1: error: pretrain_llama3.1_8b is also given as WORKLOAD=llama3.1 on the command line" "$TRASH/ov.out"
 t_rc "a sweep of none valid: exit 2" 2 ovplan TP="3 5"
 t_grep "...saying so" 'error: no combination of the sweep suits a selected run of workload llama3.1' "$TRASH/ov.out"
 t_ok "FP8_RECIPE CONFIG_VARIANT CUDA_GRAPH_SCOPE ENV: planned" \
@@ -476,10 +537,30 @@ t_rc "CHECKPOINT_INTERVAL=0: refused" 2 pk WORKLOAD=llama3.1 SIZE=8b ENABLE_CHEC
 t_rc "CHECKPOINT_DIR='/a b': refused" 2 pk WORKLOAD=llama3.1 SIZE=8b ENABLE_CHECKPOINT=1 CHECKPOINT_DIR='/a b'
 t_grep "...saying what a path may hold" 'CHECKPOINT_DIR=/a b: a path may hold only' "$TRASH/pk.out"
 t_ok "driver: --checkpoint 1 --checkpoint-interval 10 --load-dir /c: the entry point's options" \
-	clean SLURM_LOCALID=0 "$PY" "$DRV" --mbridge-src "$SI" --checkpoint 1 --checkpoint-interval 10 --load-dir /c --print-plan -- --gpu h100
-t_grep "...--save_interval, no --save_dir (Megatron-Bridge's default)" '"--save_interval=10",' "$TRASH/.out"
-t_nogrep "...no --save_dir" 'save_dir' "$TRASH/.out"
+	clean SLURM_LOCALID=0 "$PY" "$DRV" --mbridge-src "$SI" --checkpoint 1 --checkpoint-interval 10 --load-dir /c \
+	--profile-dir /x --print-plan -- --gpu h100
+t_grep "...--save_interval" '"--save_interval=10",' "$TRASH/.out"
+# Megatron-Bridge's own default, /nemo_run/checkpoints, is NeMo-Run's job
+# directory, which llmb's job does not mount: the run's folder instead
+t_grep "...--save_dir in the run's folder, where upstream's land" '"--save_dir=/x/checkpoints",' "$TRASH/.out"
 t_grep "...--load_dir" '"--load_dir=/c"' "$TRASH/.out"
+t_rc "driver: --checkpoint without --checkpoint-dir or --profile-dir: usage error" 2 \
+	clean SLURM_LOCALID=0 "$PY" "$DRV" --mbridge-src "$SI" --checkpoint 1 --checkpoint-interval 10 --print-plan -- --gpu h100
+# Megatron-Bridge loads only where checkpoint_exists finds a checkpoint and
+# otherwise trains from scratch without a word: the driver refuses first.
+mkdir -p "$TRASH/nockpt" "$TRASH/ckpt/iter_0000050"
+t_rc "driver: --load-dir holding no checkpoint: exit 4, before the entry point" 4 \
+	clean SLURM_LOCALID=0 "$PY" "$DRV" --mbridge-src "$SI" --load-dir "$TRASH/nockpt" -- --gpu h100
+t_grep "...naming LOAD_CHECKPOINT_PATH" "^mbridge-launch: error: LOAD_CHECKPOINT_PATH=$TRASH/nockpt: no Megatron-Bridge checkpoint there" "$TRASH/.out"
+t_rc "driver: ...nor a missing one" 4 \
+	clean SLURM_LOCALID=0 "$PY" "$DRV" --mbridge-src "$SI" --load-dir "$TRASH/nowhere" -- --gpu h100
+echo 50 >"$TRASH/ckpt/latest_checkpointed_iteration.txt"
+: >"$TRASH/ckpt/iter_0000050/metadata.json"
+for d in ckpt ckpt/iter_0000050; do
+	t_rc "driver: --load-dir $d (Megatron-Bridge's tracker, or an iteration directory's marker): on to numactl" 3 \
+		clean SLURM_LOCALID=0 PATH=/usr/bin:/bin "$PY" "$DRV" --mbridge-src "$SI" --load-dir "$TRASH/$d" -- --gpu h100
+	t_grep "...which is missing here" 'numactl is not on PATH' "$TRASH/.out"
+done
 
 # the driver: what the plugins append, the nsys prefix as NeMo-Run's launcher writes it
 drv() { clean SLURM_LOCALID=1 SLURM_NODEID=0 "$PY" "$DRV" --mbridge-src "$SI" "$@"; }
@@ -517,10 +598,11 @@ for js in "$TESTS_DIR"/plans/train.llama3.1.*.sh "$MP"/train.*.sh; do
 		# shellcheck disable=SC2016 # for the script's own shell
 		echo 'llmb_launch() { "$PY" "$2" "${@:3}"; }'
 		grep "^llmb_launch '" "$js"
-	} | sed "s|TRASH|$TRASH|g; s|TOP|$TOP|g; s|'--mbridge-src' '[^']*'|'--mbridge-src' '$SI'|" >"$TRASH/$id.launch"
+	} | sed "s|TRASH|$TRASH|g; s|TOP|$TOP|g; s|'--mbridge-src' '[^']*'|'--mbridge-src' '$SI'|;
+		s|'/scratch/ckpt'|'$TRASH/scratch/ckpt'|g" >"$TRASH/$id.launch" # the stand-in saves there
 	sed "s|'--' |'--print-plan' '--' |" "$TRASH/$id.launch" >"$TRASH/$id.plan.sh"
 	if clean PY="$PY" SLURM_LOCALID=3 bash "$TRASH/$id.plan.sh" >"$TRASH/$id.raw" 2>"$TRASH/$id.err"; then
-		sed "s|$TRASH|TRASH|g; s|$TOP|TOP|g" "$TRASH/$id.raw" >"$TRASH/$id.plan.json"
+		sed "s|$TRASH/scratch/ckpt|/scratch/ckpt|g; s|$TRASH|TRASH|g; s|$TOP|TOP|g" "$TRASH/$id.raw" >"$TRASH/$id.plan.json"
 		t_cmp "$id: --print-plan golden" "$SI/plans/$id.plan.json" "$TRASH/$id.plan.json"
 	else
 		t_fail "$id: --print-plan"
@@ -559,6 +641,21 @@ for js in "$TESTS_DIR"/plans/train.llama3.1.*.sh "$MP"/train.*.sh; do
 import json, sys
 c = json.load(open(sys.argv[1]))["checkpoints"]
 sys.exit(0 if [(x["kind"], x["iteration"]) for x in c] == [("save", 25), ("save", 50)] and all(x["seconds"] > 0 for x in c) else 1)' "$TRASH/ck.json"
+		t_ok "$id: ...saved as Megatron-Bridge lays them out: iter_0000050/, the trackers beside" \
+			test -s "$TRASH/scratch/ckpt/iter_0000050/run_config.yaml" -a -s "$TRASH/scratch/ckpt/iter_0000050/train_state.pt" \
+			-a -s "$TRASH/scratch/ckpt/latest_train_state.pt" -a "$(cat "$TRASH/scratch/ckpt/latest_checkpointed_iteration.txt")" = 50
+		# the load of it (LOAD_CHECKPOINT_PATH: one step), measured on its step
+		clean SLURM_PROCID=0 "$PY" "$SI/scripts/performance/run_script.py" --model_recipe_name llama3_8b --gpu h100 \
+			--num_gpus 8 -gb 128 --max_steps=1 --load_dir="$TRASH/scratch/ckpt" >"$TRASH/ld.log" 2>&1
+		t_grep "$id: ...loaded by the stand-in as Megatron-Bridge logs it" \
+			"^  successfully loaded checkpoint from $TRASH/scratch/ckpt \\[ t 0/1, p 0/1 \\] at iteration 50\$" "$TRASH/ld.log"
+		t_ok "$id: ...llmb parse --window=1-1 --steps=1: the load of iteration 50, its time, the step measured" sh -c '
+			"$1" parse --format=json --window=1-1 --steps=1 --profiled --result="$2" "$3" >/dev/null 2>&1 &&
+			"$4" -c "import json, sys
+r = json.load(open(sys.argv[1]))
+c = r[\"checkpoints\"]
+sys.exit(0 if r[\"status\"] == \"profiled\" and [(x[\"kind\"], x[\"iteration\"]) for x in c] == [(\"load\", 50)] and c[0][\"seconds\"] > 0 else 1)" "$2"' \
+			- "$LLMB" "$TRASH/ld.json" "$TRASH/ld.log" "$PY"
 		;;
 	esac
 	case $id in *.profile)

@@ -162,6 +162,7 @@ t_grep "MAX_STEPS reaches the parse stage" '^steps=60$' "$G/cfg/parse.nemotron4.
 m -n report WORKLOAD=nemotron4 GPU_TYPE=h100 SIZE=15b DTYPE=bf16 SCALES=16 LOAD_CHECKPOINT_PATH=ckpt/a=1 >/dev/null 2>&1
 t_grep "LOAD_CHECKPOINT_PATH runs one step" '^steps=1$' "$G/cfg/train.nemotron4.h100.15b.bf16.16"
 t_grep "a one-step load is not compared" '^profiled=true$' "$G/cfg/parse.nemotron4.h100.15b.bf16.16"
+t_grep "...and measured on its one step (zero-based: iteration 0)" '^window=0-0$' "$G/cfg/parse.nemotron4.h100.15b.bf16.16"
 
 # ---- the caller's environment in the training configuration ------------------
 # A recorded family's variable the recipe itself sets (deepseek-v3's

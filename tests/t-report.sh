@@ -254,10 +254,16 @@ U=$TRASH/unlisted
 mkdir -p "$U/h100_15b_bf16_4096"
 cp "$E/h100_15b_bf16_16/train.done" "$U/h100_15b_bf16_4096/"
 (cd "$U/h100_15b_bf16_4096" && nemo_log 2.00 >log.out &&
-	"$LLMB" parse --window=40-49 --steps=50 --result=result.json log.out >/dev/null 2>&1)
+	"$LLMB" parse --window=40-49 --steps=50 --unlisted --result=result.json log.out >/dev/null 2>&1)
 printf '{"configuration": {"knobs": {"seq": "4096", "gbs": "16384", "layers": "32", "tp": "2", "dp": "2048"}}}\n' \
 	>"$U/h100_15b_bf16_4096/provenance.json"
 rep --format=json "$U" >"$TRASH/unl.json" 2>&1
+t_ok "llmb parse --unlisted: the result says so" jq -e '.unlisted == true' "$U/h100_15b_bf16_4096/result.json"
+t_ok "...the column is labelled unlisted and not compared" \
+	test "$(jq -r '.columns[] | select(.scale == 4096) | "\(.unlisted) \(.comparison) \(.metrics.step_time.reference)"' "$TRASH/unl.json")" = "true unlisted: not compared null"
+rep "$U" >"$TRASH/unl.txt" 2>&1
+t_grep "...headed 4096 (unlisted) in the text report" '4096 \(unlisted\)' "$TRASH/unl.txt"
+t_grep "...its cells: unlisted: not compared" 'unlisted: not compared' "$TRASH/unl.txt"
 t_ok "an unlisted scale's tokens/s/GPU from its own GBS (16384 x 4096 / 2.00 s / 4096)" \
 	test "$(jq -r '.columns[] | select(.scale == 4096) | .metrics.tokens_per_s_per_gpu.value | floor' "$TRASH/unl.json")" = 8192
 t_ok "...and its MFU from its own parameters" \

@@ -39,12 +39,18 @@ container's (on PATH) unless --nsys names another.
 
 Checkpoints (ENABLE_CHECKPOINT, CHECKPOINT_INTERVAL, CHECKPOINT_DIR and
 LOAD_CHECKPOINT_PATH) become launch.sh's --save_interval, --save_dir and
---load_dir: without CHECKPOINT_DIR, Megatron-Bridge saves under the run's
-log directory, as upstream.
+--load_dir. Without CHECKPOINT_DIR the checkpoints go to DIR/checkpoints
+(DIR the run's directory, --profile-dir), where upstream's land: there
+Megatron-Bridge's default, /nemo_run/checkpoints, is NeMo-Run's job
+directory, which llmb's job does not mount. Megatron-Bridge loads only
+where its checkpoint_exists finds a checkpoint and otherwise trains from
+scratch without a word; this driver refuses such a --load-dir (exit 4)
+before the training starts, naming LOAD_CHECKPOINT_PATH.
 
 ``--print-plan`` prints what the entry point would receive (argv, the
 binding, the performance environment, HF_TOKEN masked) as JSON and starts
-nothing. Exit status: 0 ok, 2 usage, 3 no entry point in the clone or no
+nothing. Exit status: 0 ok, 2 usage, 4 no checkpoint at --load-dir, 3 no
+entry point in the clone or no
 numactl, otherwise the training's own.
 """
 
@@ -55,7 +61,12 @@ import shutil
 import sys
 
 PROG = "mbridge-launch"
-EXIT_USAGE, EXIT_MISSING = 2, 3
+EXIT_USAGE, EXIT_MISSING, EXIT_NO_CHECKPOINT = 2, 3, 4
+# Megatron-Bridge 06f25c2 training/utils/checkpoint_utils.py checkpoint_exists:
+# an iteration directory holds one of these ...
+CKPT_MARKERS = ("run_config.yaml", "train_state.pt", "metadata.json", ".metadata")
+# ... a checkpoint directory one of these trackers
+CKPT_TRACKERS = ("latest_train_state.pt", "latest_checkpointed_iteration.txt")
 ENTRY = "scripts/performance/run_script.py"
 # NeMo-Run's task gets these from setup_experiment.py's PerfEnvPlugin; the
 # recipe's arguments never name them.
@@ -118,6 +129,8 @@ def parse_args(argv):
         die(EXIT_USAGE, "profiling needs --profile-dir")
     if a.checkpoint and a.checkpoint_interval < 1:
         die(EXIT_USAGE, "--checkpoint needs --checkpoint-interval of at least 1")
+    if a.checkpoint and a.checkpoint_dir == "default" and not a.profile_dir:
+        die(EXIT_USAGE, "--checkpoint without --checkpoint-dir needs --profile-dir (the run's directory)")
     if a.profile_ranks != "all" and not all(w.isdigit() for w in a.profile_ranks.split(",")):
         die(EXIT_USAGE, f"--profile-ranks {a.profile_ranks}: expected N[,N...] or all")
     return a
@@ -215,6 +228,13 @@ def shown_env(env):
     return out
 
 
+def checkpoint_exists(path):
+    """Megatron-Bridge's checkpoint_exists: an iteration directory, or a
+    checkpoint directory with a tracker."""
+    return any(os.path.exists(os.path.join(path, m)) for m in CKPT_MARKERS + CKPT_TRACKERS[:1]) or \
+        os.path.isfile(os.path.join(path, CKPT_TRACKERS[1]))
+
+
 def main(argv):
     a = parse_args(argv)
     src = os.path.abspath(a.mbridge_src)
@@ -233,8 +253,8 @@ def main(argv):
     args += prof_args
     # launch.sh's CONFIG_OVERRIDES: the entry point's own options
     if a.checkpoint:
-        args += ([f"--save_dir={a.checkpoint_dir}"] if a.checkpoint_dir != "default" else []) + \
-            [f"--save_interval={a.checkpoint_interval}"]
+        save = a.checkpoint_dir if a.checkpoint_dir != "default" else os.path.join(a.profile_dir, "checkpoints")
+        args += [f"--save_dir={save}", f"--save_interval={a.checkpoint_interval}"]
     if a.load_dir != "none":
         args += [f"--load_dir={a.load_dir}"]
     argv_out = nsys + numa + [sys.executable, entry] + args
@@ -247,6 +267,10 @@ def main(argv):
         return 0
     if not os.path.isfile(entry):
         die(EXIT_MISSING, f"{entry}: no Megatron-Bridge performance entry point in the clone")
+    if a.load_dir != "none" and not checkpoint_exists(a.load_dir):
+        die(EXIT_NO_CHECKPOINT, f"LOAD_CHECKPOINT_PATH={a.load_dir}: no Megatron-Bridge checkpoint there (an iteration "
+            f"directory holds one of {', '.join(CKPT_MARKERS)}; a checkpoint directory {' or '.join(CKPT_TRACKERS)}): "
+            "Megatron-Bridge would load nothing and train from scratch")
     if not shutil.which("numactl", path=env.get("PATH")):
         die(EXIT_MISSING, "numactl is not on PATH in the container: Megatron-Bridge binds every task with it")
     if nsys and not shutil.which(a.nsys, path=env.get("PATH")):

@@ -7,7 +7,7 @@
 #include "base/cmds.h"
 #include "results/parse.h"
 
-enum { O_FULL = 256, O_PROFILED, O_PROXY, O_FORMAT, O_WINDOW, O_LOGFMT, O_STEPS, O_INDEXING, O_STD, O_RESULT, O_PROV };
+enum { O_FULL = 256, O_PROFILED, O_PROXY, O_UNLISTED, O_FORMAT, O_WINDOW, O_LOGFMT, O_STEPS, O_INDEXING, O_STD, O_RESULT, O_PROV };
 
 /* Options with a value take it as "--name=value" only. */
 static const struct option longopts[] = {
@@ -15,6 +15,7 @@ static const struct option longopts[] = {
 	{"full-names", no_argument, NULL, O_FULL},
 	{"profiled", no_argument, NULL, O_PROFILED},
 	{"proxy", no_argument, NULL, O_PROXY},
+	{"unlisted", no_argument, NULL, O_UNLISTED},
 	{"format", optional_argument, NULL, O_FORMAT},
 	{"window", optional_argument, NULL, O_WINDOW},
 	{"log-format", optional_argument, NULL, O_LOGFMT},
@@ -34,6 +35,7 @@ option(int c, const char *v, struct parse_opts *p)
 	case O_FULL: p->full_names = 1; return 0;
 	case O_PROFILED: p->lp.profiled = 1; return 0;
 	case O_PROXY: p->lp.proxy = 1; return 0;
+	case O_UNLISTED: p->lp.unlisted = 1; return 0;
 	}
 	if (!v)
 		return -1;

@@ -205,7 +205,9 @@ render_train(const struct pc_train *t, struct sb *out)
 static void
 render_parse(const struct pc_parse *p, struct sb *out)
 {
-	put_pair(out, "window", p->win_from, "-", p->win_to);
+	char win[48];
+	snprintf(win, sizeof win, "%ld-%ld", p->win_from, p->win_to);
+	cfg_add(out, "window", win);
 	cfg_add(out, "log_format", p->log_format);
 	cfg_add(out, "indexing", p->indexing);
 	cfg_add(out, "metric", p->metric);
@@ -214,6 +216,8 @@ render_parse(const struct pc_parse *p, struct sb *out)
 		cfg_add(out, "profiled", "true");
 	if (p->proxy)
 		cfg_add(out, "proxy", "true");
+	if (p->unlisted)
+		cfg_add(out, "unlisted", "true");
 }
 
 void

@@ -112,10 +112,10 @@ struct pc_train {
 };
 
 struct pc_parse {
-	const char *win_from, *win_to;
+	long win_from, win_to;      /* the measured iterations */
 	const char *log_format, *indexing, *metric;
 	double steps;
-	int profiled, proxy;
+	int profiled, proxy, unlisted;
 };
 
 struct pc_report {

@@ -81,6 +81,7 @@ struct runknobs {
 	double ckpt_gb;             /* the space one checkpoint save needs, GB; 0 unknown */
 	int marked;                 /* not comparable with published numbers */
 	int proxy;                  /* the row's proxy run: labelled, never compared */
+	int unlisted;               /* a scale the row does not list: labelled, never compared */
 	const char *ovr;            /* its overrides ("TP=2 MBS=1"), or NULL: labelled, never compared */
 	const char *pstart, *pstop;
 };
@@ -158,16 +159,23 @@ build_parse(struct wctx *w, struct inst *in, const char *run, const struct runkn
 	}
 	struct pc_parse *c = &in->conf.u.parse;
 	in->conf.bound = 1;
-	c->win_from = win->kids[0]->str;
-	c->win_to = win->kids[1]->str;
+	c->win_from = strtol(win->kids[0]->str, NULL, 10);
+	c->win_to = strtol(win->kids[1]->str, NULL, 10);
 	c->log_format = ystr(w->wl, "log_format", "");
 	c->indexing = ystr(measure, "indexing", "zero");
 	c->metric = ystr(measure, "metric", "mean");
 	c->steps = k->steps;
+	/* A run that ends before the window (LOAD_CHECKPOINT_PATH's one step
+	 * after the load, ENABLE_NCCLTRACE's few) is measured on its last
+	 * step; it is never compared (k->marked). */
+	long last = (long)k->steps - (strcmp(c->indexing, "one") ? 1 : 0);
+	if (k->marked && last < c->win_to)
+		c->win_from = c->win_to = last;
 	c->profiled = k->marked;
 	c->proxy = k->proxy;
+	c->unlisted = k->unlisted;
 	add_output(in, layout_experiment_file(NULL, in->workload, run, "result.json"));
-	in->plan = xasprintf("parse %s log, window %s-%s (%s-based)", c->log_format, c->win_from, c->win_to,
+	in->plan = xasprintf("parse %s log, window %ld-%ld (%s-based)", c->log_format, c->win_from, c->win_to,
 			     c->indexing);
 }
 
@@ -379,9 +387,11 @@ train_plan(const struct pc_train *t, const struct sel *s, const struct runknobs 
 		sb_addf(&pl, " PREFLIGHT=%s", t->preflight);
 	if (k->proxy)
 		sb_add(&pl, " PROXY");
+	if (k->unlisted)
+		sb_add(&pl, " UNLISTED");
 	if (k->ovr)
 		sb_addf(&pl, " OVERRIDE(%s)", k->ovr);
-	if (k->marked || k->proxy || k->ovr)
+	if (k->marked || k->proxy || k->unlisted || k->ovr)
 		sb_add(&pl, " (not compared with the reference)");
 	return sb_steal(&pl);
 }
@@ -540,6 +550,7 @@ build_runs(struct wctx *w, const struct ynode *stage)
 			struct runknobs k;
 			run_knobs(w, &s, &vs, &k);
 			k.proxy = ybool(r->row, "proxy", 0);
+			k.unlisted = r->unlisted;
 			k.ckpt_gb = strtod(ystr(ymap_get(ymap_get(w->wl, "knobs"), "checkpoint_gb"), r->size, "0"), NULL);
 			k.ovr = r->ovr ? r->ovr->show : NULL;
 			double mf = 0;

@@ -1,7 +1,10 @@
 /* sweepfile: a sweep held in a file (SWEEP=file.yaml), like upstream's
  * bulk YAML: an `overrides:` mapping of override knobs (tp, mbs, ...) to a
  * value or a list of values, planned exactly as the same knobs given on
- * the command line (override.h: the cartesian product). */
+ * the command line (override.h: the cartesian product); or upstream's
+ * bulk shape itself, one header <type>_<workload>_<size> with one task,
+ * into the selection's knobs as well (WORKLOAD SIZE DTYPE SCALES
+ * ENABLE_PROFILE PROXY ENV and the overrides). */
 #ifndef LLMB_SWEEPFILE_H
 #define LLMB_SWEEPFILE_H
 

@@ -33,6 +33,7 @@ struct ctx {
 	double pending_tflops; /* mbridge: from the last Step Time line */
 	long await_tflops;    /* mbridge: iteration of the last step line without TFLOPS, -1 none */
 	long pending_save;    /* megatron: iteration of the last saved checkpoint */
+	long pending_load;    /* megatron: iteration of the checkpoint loaded */
 	long cancel_iter;     /* last iteration seen at the TIME LIMIT line */
 	long long err_off;    /* byte offset of the first error line */
 	size_t nwin;          /* samples inside the window */
@@ -599,8 +600,14 @@ ckpt_line(struct ctx *c, const char *l, size_t n)
 	} else if (find(l, n, "save-checkpoint")) {
 		add_ckpt(c, "save", c->pending_save, timer_max(l, n, "save-checkpoint"));
 		c->pending_save = -1;
+	} else if ((p = find(l, n, "successfully loaded checkpoint from"))) {
+		/* Megatron-Bridge: "... [ t 0/1, p 0/1 ] at iteration N" */
+		const char *q = find(l, n, "] at iteration");
+		if (q && long_at(q + 14, l + n, &it, NULL))
+			c->pending_load = it;
 	} else if (find(l, n, "load-checkpoint")) {
-		add_ckpt(c, "load", -1, timer_max(l, n, "load-checkpoint"));
+		add_ckpt(c, "load", c->pending_load, timer_max(l, n, "load-checkpoint"));
+		c->pending_load = -1;
 	} else {
 		return 0;
 	}
@@ -865,7 +872,7 @@ lp_parse_file(const char *path, const struct lp_opts *o, struct lp_result *r)
 	r->peak_mem = NAN;
 	r->win_lo = o->win_lo;
 	r->win_hi = o->win_hi;
-	struct ctx c = {.o = o, .r = r, .den = -1, .pending_tflops = NAN, .await_tflops = -1, .pending_save = -1,
+	struct ctx c = {.o = o, .r = r, .den = -1, .pending_tflops = NAN, .await_tflops = -1, .pending_save = -1, .pending_load = -1,
 			.cancel_iter = -1, .err_off = -1, .prev_iter = -1, .replay_from = -1};
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);

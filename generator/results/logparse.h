@@ -35,6 +35,7 @@ struct lp_opts {
 	long steps;            /* expected steps; 0 = from the denominator */
 	int profiled;          /* mark results as not for comparison */
 	int proxy;             /* mark results as a proxy run's (never compared) */
+	int unlisted;          /* a scale the recipe does not list (never compared) */
 };
 
 struct lp_stats {

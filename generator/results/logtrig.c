@@ -19,6 +19,7 @@ static const struct trig {
 	{"Global Checkpoint Save", LPT_CKPT},
 	{"Global Checkpoint Load", LPT_CKPT},
 	{"successfully saved checkpoint", LPT_CKPT},
+	{"successfully loaded checkpoint", LPT_CKPT}, /* mbridge: the iteration loaded */
 	{"save-checkpoint", LPT_CKPT},
 	{"load-checkpoint", LPT_CKPT},
 	{"CANCELLED AT 20", LPT_CANCEL},

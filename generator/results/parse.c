@@ -38,6 +38,8 @@
  *     sample = {"iteration", "step_time", "tflops_per_gpu", "loss",
  *               "grad_norm"} (null when the log has no such value)
  *   proxy              true, only for a proxy run (--proxy): never compared
+ *   unlisted           true, only for a run at a scale its recipe does not list
+ *                      (--unlisted; DP and GA derived): never compared
  *   checkpoints        [{"kind": "save"|"load", "iteration": int|null,
  *                        "seconds": number}...]
  *   profiles           present only when the run's folder holds profiles
@@ -97,7 +99,8 @@ parse_usage(FILE *f)
 		"usage: llmb parse [--format=table|csv|json] [--full-names] [--window=A-B]\n"
 		"                  [--log-format=auto|nemo2|maxtext|mbridge] [--steps=N]\n"
 		"                  [--indexing=zero|one] [--std=sample|population] [--profiled]\n"
-		"                  [--result=FILE [--provenance=FILE] [--proxy]] [DIR_OR_FILE...]\n"
+		"                  [--result=FILE [--provenance=FILE] [--proxy] [--unlisted]]\n"
+		"                  [DIR_OR_FILE...]\n"
 		"\n"
 		"Parses training logs: every *.out file under each DIR (default: experiments)\n"
 		"and every FILE named. Directory walks skip basenames matching:\n");
@@ -115,6 +118,8 @@ parse_usage(FILE *f)
 		"                   NCCL lines and this provenance.json's node probes\n"
 		"  --proxy          with --result: the run is a proxy run (\"proxy\": true), never\n"
 		"                   compared with a reference\n"
+		"  --unlisted       with --result: the run is at a scale its recipe does not list\n"
+		"                   (\"unlisted\": true), never compared with a reference\n"
 		"\n"
 		"Exit status: 0 when a log parsed as a success, 1 when none did, 2 on usage errors or\n"
 		"a --provenance that cannot be read (missing, not a regular file, not a JSON object).\n"
@@ -588,6 +593,8 @@ write_result(const struct lp_result *r, const struct parse_opts *p, const json_t
 	}
 	if (p->lp.proxy)
 		json_object_set_new(j, "proxy", json_true());
+	if (p->lp.unlisted)
+		json_object_set_new(j, "unlisted", json_true());
 	json_t *prof = p->lp.profiled ? run_profiles(p->result) : NULL; /* a profiled run's own */
 	if (prof)
 		json_object_set_new(j, "profiles", prof);

@@ -21,7 +21,7 @@ struct parse_opts {
 };
 
 /* The defaults of `llmb parse`: a table, sample std, the window 35-44. */
-#define PARSE_OPTS_INIT {PARSE_TABLE, 0, 1, NULL, {LP_AUTO, LAYOUT_WINDOW_FIRST, LAYOUT_WINDOW_LAST, LP_INDEX_DEFAULT, 0, 0, 0}, NULL, 0}
+#define PARSE_OPTS_INIT {PARSE_TABLE, 0, 1, NULL, {LP_AUTO, LAYOUT_WINDOW_FIRST, LAYOUT_WINDOW_LAST, LP_INDEX_DEFAULT, 0, 0, 0, 0}, NULL, 0}
 
 /* Parses the logs of args (files, and *.out under directories; none: the
  * directory "experiments") and prints the report. Returns 0 when a run

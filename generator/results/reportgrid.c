@@ -47,6 +47,8 @@ grid_col_head(const json_t *k)
 	const char *ovr = json_string_value(json_object_get(k, "override"));
 	if (ovr)
 		return xasprintf("%ld (override %s%s)", s, ovr, prof ? ", profiled" : "");
+	if (json_is_true(json_object_get(k, "unlisted")))
+		return xasprintf("%ld (unlisted%s)", s, prof ? ", profiled" : "");
 	return proxy ? xasprintf("%ld (proxy%s)", s, prof ? ", profiled" : "")
 		     : prof ? xasprintf("%ld (profiled)", s) : xasprintf("%ld", s);
 }
@@ -68,6 +70,8 @@ grid_diff_cell(const json_t *k, const json_t *cell)
 		return xstrdup("override: not compared");
 	if (json_is_true(json_object_get(k, "proxy")))
 		return xstrdup("proxy: not compared");
+	if (json_is_true(json_object_get(k, "unlisted")))
+		return xstrdup("unlisted: not compared");
 	if (json_is_true(json_object_get(k, "profiled")))
 		return xstrdup("not compared");
 	if (!*vd)
@@ -205,7 +209,8 @@ grid_runs(struct grid *g, const json_t *runs, int excluded)
 		char cfg[13];
 		snprintf(cfg, sizeof cfg, "%s", *report_str(r, "config_hash") ? report_str(r, "config_hash") : "-");
 		row[0] = xasprintf("%lld%s", (long long)report_num(r, "scale"),
-				   json_is_true(json_object_get(r, "proxy")) ? " (proxy)" : "");
+				   json_is_true(json_object_get(r, "proxy")) ? " (proxy)"
+				   : json_is_true(json_object_get(r, "unlisted")) ? " (unlisted)" : "");
 		row[1] = xstrdup(report_str(r, "name"));
 		row[2] = jstr_or_dash(r, "status");
 		row[3] = jstr_or_dash(r, "job");

@@ -45,6 +45,8 @@ html_cell(struct sb *o, int i, const json_t *k)
 		sb_add(o, "<br><span class=\"ref\">override: not compared</span>");
 	} else if (proxy) {
 		sb_add(o, "<br><span class=\"ref\">proxy: not compared</span>");
+	} else if (json_is_true(json_object_get(k, "unlisted"))) {
+		sb_add(o, "<br><span class=\"ref\">unlisted: not compared</span>");
 	} else if (json_is_true(json_object_get(k, "profiled"))) {
 		sb_add(o, "<br><span class=\"ref\">profiled: not compared</span>");
 	}

@@ -109,6 +109,14 @@ is_proxy(const struct run *r)
 	return r->res && json_is_true(json_object_get(r->res, "proxy"));
 }
 
+/* A run at a scale its recipe does not list (SCALES above the largest; in
+ * result.json): DP and GA derived, so no reference describes it. */
+static int
+is_unlisted(const struct run *r)
+{
+	return r->res && json_is_true(json_object_get(r->res, "unlisted"));
+}
+
 /* An overridden run (make's TP, MBS, ... knobs: <run>/override-<tag>): its
  * tag, else NULL. Its own column, never compared with the recipe's
  * reference. */
@@ -190,6 +198,8 @@ cmp_run(const void *a, const void *b)
 		return x->scale < y->scale ? -1 : 1;
 	if (is_proxy(x) != is_proxy(y))
 		return is_proxy(x) - is_proxy(y);
+	if (is_unlisted(x) != is_unlisted(y))
+		return is_unlisted(x) - is_unlisted(y);
 	if (is_profiled(x) != is_profiled(y))
 		return is_profiled(x) - is_profiled(y);
 	if (!same_override(x, y)) /* the recipe's runs first, then by override */
@@ -284,6 +294,8 @@ run_record(const struct run *r)
 		json_object_set(o, "validity", json_object_get(r->res, "validity"));
 	if (is_proxy(r))
 		json_object_set_new(o, "proxy", json_true());
+	if (is_unlisted(r))
+		json_object_set_new(o, "unlisted", json_true());
 	if (r->prov)
 		json_object_set_new(o, "provenance", json_incref(r->prov));
 	return o;
@@ -356,7 +368,7 @@ excluded_run(const struct run *r, const char *why)
 
 struct col {
 	long scale;
-	int profiled, proxy;
+	int profiled, proxy, unlisted;
 	const char *ovr;        /* an override's tag, or NULL */
 	const json_t *prov;     /* its first run's provenance */
 	size_t n;
@@ -512,20 +524,21 @@ col_metrics(const struct ctx *c, struct col *k)
 	struct metrics m;
 	/* an override, or a scale the recipe does not list (planned on the row
 	 * of its largest listed scale, DP and GA derived): the run's own */
-	if (k->ovr || !workload_config(c->wl, c->g, c->size, c->dtype, k->scale))
+	if (k->ovr || k->unlisted || !workload_config(c->wl, c->g, c->size, c->dtype, k->scale))
 		run_inputs(c, k->prov, &seq, &gbs, &flops);
 	else
 		scale_inputs(c, k->scale, &seq, &gbs, &flops);
 	metrics_compute(&m, seq, gbs, k->mean, (double)k->scale, isnan(flops) ? 0 : flops,
 			isnan(c->peak) ? 0 : c->peak, METRICS_TOKENS_DEFAULT);
 	double v[RM_N] = {k->mean, m.tokens_per_s, m.tokens_per_s_per_gpu, m.tflops_per_gpu, m.mfu_pct, m.days};
-	const struct ynode *r = k->profiled || k->proxy || k->ovr ? NULL : reference_row(c, k->scale);
+	int apart = k->profiled || k->proxy || k->unlisted || k->ovr; /* never compared */
+	const struct ynode *r = apart ? NULL : reference_row(c, k->scale);
 	double ref[RM_N] = {ynum(r, "step_time"), ynum(r, "tokens_per_s"), ynum(r, "tokens_per_s") / (double)k->scale,
 			   ynum(r, "tflops_per_gpu"), ynum(r, "mfu_pct"), ynum(r, "days_1t")};
 	memcpy(k->v, v, sizeof v);
 	memcpy(k->ref, ref, sizeof ref);
 	k->refrow = r;
-	if (!r && !k->profiled && !k->proxy && !k->ovr)
+	if (!r && !apart)
 		published_ref(c, k);
 }
 
@@ -564,7 +577,7 @@ col_json(const struct ctx *c, const struct col *k)
 		json_object_set_new(cells, report_metrics[i].key, col_cell(c, k, i));
 	const json_t *pub = k->published; /* never of a profiled, proxy or overridden run */
 	char *cmp = xstrdup(k->ovr ? "override: not compared" : k->proxy ? "proxy: not compared"
-			: k->profiled ? "profiled: not compared" : k->refrow ? "compared" : !pub ? "no reference" : "");
+			: k->unlisted ? "unlisted: not compared" : k->profiled ? "profiled: not compared" : k->refrow ? "compared" : !pub ? "no reference" : "");
 	if (pub)
 		cmp = json_is_true(json_object_get(pub, "match")) ? (free(cmp), xstrdup("compared"))
 			: (free(cmp), xasprintf("%s: not compared", report_str(pub, "label")));
@@ -575,6 +588,8 @@ col_json(const struct ctx *c, const struct col *k)
 	free(cmp);
 	if (k->proxy)
 		json_object_set_new(o, "proxy", json_true());
+	if (k->unlisted)
+		json_object_set_new(o, "unlisted", json_true());
 	if (k->published)
 		json_object_set_new(o, "published", k->published);
 	if (k->ovr)
@@ -587,7 +602,7 @@ static json_t *
 column(const struct ctx *c, const struct run *v, size_t n)
 {
 	struct col k = {.scale = v[0].scale, .profiled = is_profiled(&v[0]), .proxy = is_proxy(&v[0]),
-		.ovr = override_tag(&v[0]), .prov = v[0].prov, .n = n};
+		.unlisted = is_unlisted(&v[0]), .ovr = override_tag(&v[0]), .prov = v[0].prov, .n = n};
 	double *means = xcalloc(n, sizeof *means), *stds = xcalloc(n, sizeof *stds);
 	for (size_t i = 0; i < n; i++) {
 		json_t *st = json_object_get(v[i].res, "step_time");
@@ -619,7 +634,8 @@ classify(const struct ctx *c, struct runs *rs, json_t *cols, json_t *inc, json_t
 	}
 	for (size_t a = 0, b; a < nk; a = b) {
 		for (b = a + 1; b < nk && keep[b].scale == keep[a].scale && is_profiled(&keep[b]) == is_profiled(&keep[a]) &&
-			     is_proxy(&keep[b]) == is_proxy(&keep[a]) && same_override(&keep[b], &keep[a]); b++)
+			     is_proxy(&keep[b]) == is_proxy(&keep[a]) && is_unlisted(&keep[b]) == is_unlisted(&keep[a]) &&
+			     same_override(&keep[b], &keep[a]); b++)
 			;
 		json_array_append_new(cols, column(c, keep + a, b - a));
 	}

@@ -231,6 +231,7 @@ csv_jobs(struct sb *o, const json_t *m, const json_t *k)
 		if (report_num(r, "scale") == report_num(k, "scale") &&
 		    json_is_true(json_object_get(r, "profiled")) == json_is_true(json_object_get(k, "profiled")) &&
 		    json_is_true(json_object_get(r, "proxy")) == json_is_true(json_object_get(k, "proxy")) &&
+		    json_is_true(json_object_get(r, "unlisted")) == json_is_true(json_object_get(k, "unlisted")) &&
 		    !strcmp(report_str(r, "override"), report_str(k, "override")))
 			sb_addf(&j, "%s%s", j.len ? " " : "", *report_str(r, "job") ? report_str(r, "job") : "-");
 	csv_field(o, j.buf ? j.buf : "", 1);
@@ -256,7 +257,8 @@ report_csv(struct sb *o, const json_t *m)
 			csv_num(o, report_num(c, "reference"));
 			csv_num(o, report_num(c, "diff_pct"));
 			/* a proxy column says so where a verdict would stand */
-			csv_field(o, json_is_true(json_object_get(k, "proxy")) ? "proxy: not compared" : report_str(c, "verdict"), 0);
+			csv_field(o, json_is_true(json_object_get(k, "proxy")) ? "proxy: not compared"
+				     : json_is_true(json_object_get(k, "unlisted")) ? "unlisted: not compared" : report_str(c, "verdict"), 0);
 			csv_jobs(o, m, k);
 		}
 	}

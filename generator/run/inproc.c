@@ -54,6 +54,7 @@ parse_stage_opts(const struct inproc_stage *c, struct parse_opts *po)
 	po->lp.profiled = cfg_get(c->cfg, "profiled", fmt, sizeof fmt) && !strcmp(fmt, "true");
 	/* a proxy run's result says so: the report labels it, compares nothing */
 	po->lp.proxy = cfg_get(c->cfg, "proxy", fmt, sizeof fmt) && !strcmp(fmt, "true");
+	po->lp.unlisted = cfg_get(c->cfg, "unlisted", fmt, sizeof fmt) && !strcmp(fmt, "true");
 	int rc = bad ? parse_bad_usage("bad option '%s'", bad) : 0;
 	free(bad);
 	return rc;

@@ -20,6 +20,16 @@ task's rank, argv and PYTHONPATH as one JSON line. MBRIDGE_STANDIN_EXIT=N
 makes rank 0 exit N once its log is written (an error in cleanup, after
 training), MBRIDGE_STANDIN_STOP=K stop after iteration K (a run that died
 before its last step; exit N, else 1).
+
+Checkpoints as Megatron-Bridge 06f25c2 lays them out (CKPT below): a save
+writes SAVE_DIR/iter_NNNNNNN/ (its run_config.yaml, train_state.pt, the
+torch_dist metadata.json and a *.distcp shard, small stand-in contents)
+and the trackers latest_train_state.pt and latest_checkpointed_iteration.txt
+beside it; --load_dir loads only where Megatron-Bridge's checkpoint_exists
+finds a checkpoint (an iteration directory, or a directory with a
+tracker), logging the "successfully loaded checkpoint" line and the
+load-checkpoint timer; elsewhere it loads nothing and trains from scratch,
+as Megatron-Bridge's setup does (no error).
 """
 
 import argparse
@@ -41,6 +51,44 @@ PARAMS = {"llama3_8b": 8.03e9, "llama3_70b": 70.55e9, "llama31_405b": 405.85e9, 
 SEQ = {"llama3_8b": 8192, "llama3_70b": 8192, "llama31_405b": 8192, "deepseek_v3": 4096, "qwen3_30b_a3b": 4096,
        "qwen3_235b_a22b": 4096, "gpt_oss_120b": 4096, "nemotronh_56b": 8192, "nemotron_3_nano": 8192,
        "nemotron_3_super": 8192, "kimi_k2": 4096}
+
+# Megatron-Bridge 06f25c2 src/megatron/bridge/training/utils/checkpoint_utils.py:
+# get_checkpoint_name, TRAIN_STATE_FILE, TRACKER_PREFIX, CONFIG_FILE,
+# get_checkpoint_tracker_filename, _ITERATION_DIR_MARKERS.
+CKPT = {"iter_dir": "iter_{:07d}", "train_state": "train_state.pt", "tracker": "latest_train_state.pt",
+        "legacy_tracker": "latest_checkpointed_iteration.txt", "config": "run_config.yaml",
+        "markers": ("run_config.yaml", "train_state.pt", "metadata.json", ".metadata")}
+
+
+def save_checkpoint(save_dir, it):
+    """checkpointing.py save_checkpoint's files, with stand-in contents."""
+    d = os.path.join(save_dir, CKPT["iter_dir"].format(it))
+    os.makedirs(d, exist_ok=True)
+    for name, text in ((CKPT["config"], "stand-in run config\n"), (CKPT["train_state"], f"step={it}\n"),
+                       ("metadata.json", "{}\n"), ("__0_0.distcp", "stand-in shard\n")):
+        with open(os.path.join(d, name), "w") as f:
+            f.write(text)
+    with open(os.path.join(save_dir, CKPT["tracker"]), "w") as f:
+        f.write(f"step={it}\n")
+    with open(os.path.join(save_dir, CKPT["legacy_tracker"]), "w") as f:
+        f.write(str(it))
+
+
+def checkpoint_step(load_dir):
+    """The iteration checkpoint_exists and _resolve_checkpoint_iteration
+    find at load_dir, or None where Megatron-Bridge would load nothing."""
+    def state_step(path):
+        with open(path) as f:
+            return int(f.read().strip().split("=")[1])
+    if any(os.path.exists(os.path.join(load_dir, m)) for m in CKPT["markers"]):
+        ts = os.path.join(load_dir, CKPT["train_state"])
+        return state_step(ts) if os.path.exists(ts) else 0
+    if os.path.exists(os.path.join(load_dir, CKPT["tracker"])):
+        return state_step(os.path.join(load_dir, CKPT["tracker"]))
+    if os.path.isfile(os.path.join(load_dir, CKPT["legacy_tracker"])):
+        with open(os.path.join(load_dir, CKPT["legacy_tracker"])) as f:
+            return int(f.read().strip())
+    return None
 
 
 def bool_arg(v):
@@ -116,7 +164,9 @@ def main():
     # the timer across ranks (ms); the time at a stand-in rate of
     # MBRIDGE_STANDIN_CKPT_GBPS (default 2 GB/s) for 14 bytes a parameter.
     ckpt_s = PARAMS[args.model_recipe_name] * 14 / 1e9 / float(os.environ.get("MBRIDGE_STANDIN_CKPT_GBPS", "2"))
-    if args.load_dir:
+    loaded = checkpoint_step(args.load_dir) if args.load_dir else None
+    if loaded is not None:
+        print(f"  successfully loaded checkpoint from {args.load_dir} [ t 0/1, p 0/1 ] at iteration {loaded}")
         print("(min, max) time across ranks (ms):")
         print(f"    load-checkpoint ................................: ({ckpt_s * 500:.2f}, {ckpt_s * 1000:.2f})")
     print("training ...")
@@ -133,7 +183,11 @@ def main():
               f"global batch size: {gbs:5d} | lm loss: 1.200000E+01 | loss scale: 1.0 | grad norm: 1.000 | "
               "number of skipped iterations:   0 | number of nan iterations:   0 |")
         if args.save_interval and it % args.save_interval == 0:
-            where = args.save_dir or "checkpoints"
+            # without --save_dir, /nemo_run/checkpoints (scripts/performance/
+            # utils/overrides.py): a NeMo-Run mount the stand-in has not
+            where = args.save_dir or "/nemo_run/checkpoints"
+            if args.save_dir:
+                save_checkpoint(args.save_dir, it)
             print(f"  successfully saved checkpoint from iteration {it:7d} to {where} [ t 1/1, p 1/1 ]")
             print("(min, max) time across ranks (ms):")
             print(f"    save-checkpoint ................................: ({ckpt_s * 990:.2f}, {ckpt_s * 1000:.2f})")
