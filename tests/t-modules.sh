@@ -6,7 +6,8 @@
 # X's object uses a symbol Y's object defines) and on the include graph
 # (#include "folder/module.h") there is no cycle and no edge from a folder
 # to one above it; every source file lies in a listed folder; every
-# include names its folder; cmds.h names the file of each command.
+# include names its folder; cmds.h names the file of each command; no
+# object below exec/ reads the environment (getenv, environ).
 . "$(dirname "$0")/lib.sh"
 
 GEN=$TOP/generator
@@ -80,6 +81,26 @@ t_ok "link graph: no folder uses one above it" test ! -s "$TRASH/link.up"
 sed 's/^/# /' "$TRASH/link.up"
 echo "# $(wc -l <"$TRASH/link") link edges, $(wc -l <"$TRASH/inc") include edges"
 
+# Nothing below exec/ reads the environment: a command reads the selection
+# once (run/selenv.c) and hands values down. env_readers OBJDIR FOLDER...:
+# "module symbol" per object of those folders that uses getenv,
+# secure_getenv or environ.
+env_readers() {
+	local d o m
+	for d in "${@:2}"; do
+		for o in "$1/$d"/*.o; do
+			[ -f "$o" ] || continue
+			m=${o#"$1"/}; m=${m%.o}
+			nm -u "$o" | awk -v m="$m" '$NF ~ /^(getenv|secure_getenv|__?environ)$/ { print m, $NF }'
+		done
+	done
+}
+below_exec=$(for d in $order; do [ "$d" = exec ] && break; echo "$d"; done)
+t_ok "folders lie below exec/" test -n "$below_exec"
+env_readers "$OBJ" $below_exec >"$TRASH/env.readers"
+t_ok "no folder below exec/ reads the environment" test ! -s "$TRASH/env.readers"
+sed 's/^/# /' "$TRASH/env.readers"
+
 # cmds.h: the file beside each command defines it.
 while read -r fn file; do
 	grep -q "^$fn(" "$GEN/$file" 2>/dev/null || echo "$fn: not in $file"
@@ -96,5 +117,11 @@ include_edges "$TRASH/cycle" >"$TRASH/cycle.edges"
 t_rc "a cycle is found" 1 bash -c 'no_cycle "$1"' _ "$TRASH/cycle.edges"
 t_grep "the cycle names its modules" '^tsort: [ab]/[xy]$' "$TRASH/.out"
 t_ok "an upward edge is found" test -n "$(upward "a b" <"$TRASH/cycle.edges")"
+# ... and a module of plan/ that calls getenv.
+mkdir -p "$TRASH/plant/plan"
+printf '#include <stdlib.h>\nconst char *planted(void) { return getenv("WORKLOAD"); }\n' >"$TRASH/plant/plan/x.c"
+${CC:-cc} -c -o "$TRASH/plant/plan/x.o" "$TRASH/plant/plan/x.c"
+env_readers "$TRASH/plant" $below_exec >"$TRASH/plant.env"
+t_grep "a getenv below exec/ is found" '^plan/x getenv$' "$TRASH/plant.env"
 
 t_done

@@ -86,7 +86,8 @@ longest_first(const void *a, const void *b)
 }
 
 void
-secrets_load(struct secrets *s, const char *top, const json_t *more, const char *prog)
+secrets_load(struct secrets *s, const char *top, const json_t *more, char *(*value_of)(const char *name),
+	     const char *prog)
 {
 	json_t *names = json_array(), *x;
 	size_t i;
@@ -97,7 +98,7 @@ secrets_load(struct secrets *s, const char *top, const json_t *more, const char 
 	s->v = xcalloc(json_array_size(names) + 1, sizeof *s->v);
 	s->n = 0;
 	json_array_foreach(names, i, x) {
-		const char *name = json_string_value(x), *value = getenv(name);
+		const char *name = json_string_value(x), *value = value_of(name);
 		if (!value || !*value)
 			continue;
 		if (strlen(value) < SECRETS_MIN) {

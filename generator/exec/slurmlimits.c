@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "base/capture.h"
+#include "exec/dryrun.h"
 #include "exec/slurmlimits.h"
 #include "store/layout.h"
 

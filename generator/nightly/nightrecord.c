@@ -26,6 +26,7 @@
 #include "plan/plan.h"
 #include "recipe/recipe.h"
 #include "results/record.h"
+#include "run/selenv.h"
 #include "store/history.h"
 #include "store/instance.h"
 #include "store/layout.h"
@@ -559,7 +560,7 @@ static int
 import_dirs(const char *top, const char *install, const char *workload, char **dirs, int n)
 {
 	struct sel s;
-	memset(&s, 0, sizeof s);
+	sel_all(&s);
 	struct plan p;
 	if (plan_build(&p, top, &s, 1)) {
 		plan_free(&p);

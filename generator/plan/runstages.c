@@ -277,7 +277,7 @@ train_knobs(struct pc_train *t, const struct sel *s)
 		t->knobs = xrealloc(t->knobs, (t->nknobs + 1) * sizeof *t->knobs);
 		t->knobs[t->nknobs++] = (struct pc_knob){knob_names[i], b ? (knob_true(s->v[i]) ? "true" : "false") : s->v[i]};
 	}
-	t->callerenv = envrec_caller(&t->ncallerenv);
+	t->callerenv = envrec_caller(s->env, &t->ncallerenv);
 }
 
 /* An override's word after the command's words. */

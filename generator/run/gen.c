@@ -24,6 +24,7 @@
 #include "plan/nightmatrix.h"
 #include "plan/plan.h"
 #include "plan/stale.h"
+#include "run/selenv.h"
 #include "store/layout.h"
 #include "store/outputs.h"
 #include "store/stagecfg.h"
@@ -50,7 +51,7 @@ parse_opts(int argc, char **argv, struct opts *o, const char *usage, int with_id
 	};
 	o->top = ".";
 	o->gen = "build/gen";
-	o->install = layout_install_root();
+	o->install = layout_install_root(getenv(LAYOUT_INSTALL_VAR));
 	o->ids = argv + argc;
 	o->nids = 0;
 	const char *text;
@@ -443,7 +444,7 @@ check_exemplar(const char *top)
 		size_t ng = wls && wls->kind == Y_MAP ? ymap_len(wls) : 0;
 		for (size_t i = 0; i < (ng ? ng : 1) && !errs; i++) {
 			struct sel es;
-			memset(&es, 0, sizeof es);
+			sel_all(&es);
 			es.exemplar = path;
 			es.v[K_GPU_TYPE] = ng ? ymap_key(wls, i)->str : NULL;
 			struct plan q;
@@ -466,7 +467,7 @@ cmd_check(int argc, char **argv)
 	if (prc)
 		return prc < 0 ? 0 : prc;
 	struct sel s;
-	memset(&s, 0, sizeof s);
+	sel_all(&s);
 	struct plan p;
 	int errs = plan_build(&p, o.top, &s, 1);
 	/* and the nightly matrix, when the checkout has one */

@@ -557,7 +557,7 @@ jobscript_render(const struct jobctx *c, struct sb *out, struct sb *err)
 int
 cmd_script(int argc, char **argv)
 {
-	const char *top = ".", *gen = "build/gen", *install = layout_install_root();
+	const char *top = ".", *gen = "build/gen", *install = layout_install_root(getenv(LAYOUT_INSTALL_VAR));
 	static const struct option longopts[] = {
 		{"top", required_argument, NULL, 't'}, {"gen", required_argument, NULL, 'g'},
 		{"install", required_argument, NULL, 'i'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},

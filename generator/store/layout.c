@@ -186,10 +186,9 @@ layout_path_placeholder(const char *name, size_t n)
 }
 
 const char *
-layout_install_root(void)
+layout_install_root(const char *given)
 {
-	const char *e = getenv("LLMB_INSTALL");
-	return e && *e ? e : "install";
+	return given && *given ? given : "install";
 }
 
 char *

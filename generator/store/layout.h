@@ -55,8 +55,11 @@ char *layout_venv(const char *install, const char *hash12);
 /* Its default file name, before the compressor's suffix. */
 #define LAYOUT_ARCHIVE_DEFAULT "llmb-archive"
 
-/* LLMB_INSTALL, or the install tree's default ("install" in the checkout). */
-const char *layout_install_root(void);
+/* The install tree's root: given (the value of LAYOUT_INSTALL_VAR, which
+ * the command reads from its environment), or when NULL or empty the
+ * default ("install" in the checkout). */
+#define LAYOUT_INSTALL_VAR "LLMB_INSTALL"
+const char *layout_install_root(const char *given);
 /* dir/name: a file of a folder another layout function named. */
 char *layout_in(const char *dir, const char *name);
 /* The generated tree's make rules and validity list. */
