@@ -7,7 +7,8 @@
 # (#include "folder/module.h") there is no cycle and no edge from a folder
 # to one above it; every source file lies in a listed folder; every
 # include names its folder; cmds.h names the file of each command; no
-# object below exec/ reads the environment (getenv, environ).
+# object below exec/ reads the environment (getenv, environ); no file but
+# store/layout joins a name of the install tree into a path.
 . "$(dirname "$0")/lib.sh"
 
 GEN=$TOP/generator
@@ -101,6 +102,57 @@ env_readers "$OBJ" $below_exec >"$TRASH/env.readers"
 t_ok "no folder below exec/ reads the environment" test ! -s "$TRASH/env.readers"
 sed 's/^/# /' "$TRASH/env.readers"
 
+# Install-tree names: store/layout.h lists them (LAYOUT_NAMES, expanded by
+# the preprocessor, so the list is layout's own); no other source file and
+# no template joins one into a path. spelled NAMES FILE...: "file:line:
+# word" for each such word: in C, the words of string literals (of a
+# literal with white space, only those with % or $(: prose names files
+# freely); in a template, every word of its lines; comments aside. A name
+# .x is a suffix, x- or x_ a prefix, a.b a file name, a word a folder
+# (between slashes) or a file name's start (word.%s, word.$JOB).
+spelled() {
+	local names=$1; shift
+	awk -v nf="$names" '
+	BEGIN { while ((getline n < nf) > 0) name[n] = 1 }
+	FNR == 1 { c = FILENAME ~ /\.[ch]$/ }
+	function path_word(w,   k, i, x, n, p, hit) {
+		k = split(w, x, "/")
+		for (i = 1; i <= k; i++)
+			for (n in name) {
+				if (n ~ /^\./) hit = hit || (substr(x[i], length(x[i]) - length(n) + 1) == n &&
+					substr(x[i], 1, length(x[i]) - length(n)) ~ /[%$*]/)
+				else if (n ~ /[-_]$/) hit = hit || (substr(x[i], 1, length(n)) == n &&
+					(k > 1 || substr(x[i], length(n) + 1) ~ /[%$*]/))
+				else if (n ~ /\./) hit = hit || x[i] == n || substr(x[i], 1, length(n) + 1) == n "."
+				else hit = hit || (x[i] == n && k > 1) || x[i] == n "." ||
+					substr(x[i], 1, length(n) + 6) ~ ("^" n "\\.([%$]|LLMB_)")
+			}
+		return hit
+	}
+	/^[ \t]*(#|\/\*|\*)/ { next }
+	{
+		if (!c) { t = $0; gsub(/["'\''{}()]/, " ", t); nw = split(t, wd, /[ \t;=<>|]+/)
+			for (j = 1; j <= nw; j++) if (path_word(wd[j])) print FILENAME ":" FNR ": " wd[j]
+			next }
+		line = $0
+		while (match(line, /"([^"\\]|\\.)*"/)) {
+			s = substr(line, RSTART + 1, RLENGTH - 2); line = substr(line, RSTART + RLENGTH)
+			gsub(/\\[nt]/, " ", s); prose = s ~ /[ \t]/
+			nw = split(s, wd, /[ \t]+/)
+			for (j = 1; j <= nw; j++)
+				if ((!prose || wd[j] ~ /%|\$\(/) && path_word(wd[j])) print FILENAME ":" FNR ": " wd[j]
+		}
+	}' "$@"
+}
+printf '#include "store/layout.h"\nllmb_names: LAYOUT_NAMES\n' |
+	${CC:-cc} -E -P -I "$GEN" -x c - | sed -n 's/^llmb_names: //p' | tr ',' '\n' |
+	sed 's/^ *"//; s/" *$//' | sort -u >"$TRASH/names"
+t_ok "store/layout.h lists the tree's names" test "$(wc -l <"$TRASH/names")" -gt 40
+(cd "$TOP" && spelled "$TRASH/names" $(ls generator/*/*.[ch] | grep -v '^generator/store/layout\.[ch]$') \
+	templates/*.m4) >"$TRASH/spelled" 2>&1
+t_ok "no tree name spelled outside store/layout (C and templates)" test ! -s "$TRASH/spelled"
+sed 's/^/# /' "$TRASH/spelled"
+
 # cmds.h: the file beside each command defines it.
 while read -r fn file; do
 	grep -q "^$fn(" "$GEN/$file" 2>/dev/null || echo "$fn: not in $file"
@@ -123,5 +175,17 @@ printf '#include <stdlib.h>\nconst char *planted(void) { return getenv("WORKLOAD
 ${CC:-cc} -c -o "$TRASH/plant/plan/x.o" "$TRASH/plant/plan/x.c"
 env_readers "$TRASH/plant" $below_exec >"$TRASH/plant.env"
 t_grep "a getenv below exec/ is found" '^plan/x getenv$' "$TRASH/plant.env"
+# ... and tree names spelled by hand, in C and in a template, but not in
+# prose, an option's name or an include.
+cat >"$TRASH/plant/plan/y.c" <<'EOS'
+#include "exec/executor.h"
+static const char *a = "%s/state/done/%s", *b = "no result.json: the run was not parsed";
+static const char *c = "log-format", *d = "slurm.limits", *e = "%s/%s/provenance.json";
+EOS
+printf 'mv -f "$tmp" "$llmb_state/exit.$LLMB_JOB_ID"\n# exit.JOB: the exit status\n' >"$TRASH/plant/x.m4"
+spelled "$TRASH/names" "$TRASH/plant/plan/y.c" "$TRASH/plant/x.m4" | sed "s|^$TRASH/plant/||" >"$TRASH/plant.names"
+printf '%s\n' 'plan/y.c:2: %s/state/done/%s' 'plan/y.c:3: slurm.limits' 'plan/y.c:3: %s/%s/provenance.json' \
+	'x.m4:1: $llmb_state/exit.$LLMB_JOB_ID' >"$TRASH/plant.want"
+t_cmp "tree names spelled by hand are found" "$TRASH/plant.want" "$TRASH/plant.names"
 
 t_done

@@ -166,7 +166,7 @@ build_parse(struct wctx *w, struct inst *in, const char *run, const struct runkn
 	c->steps = k->steps;
 	c->profiled = k->marked;
 	c->proxy = k->proxy;
-	add_output(in, layout_experiment_file(NULL, in->workload, run, "result.json"));
+	add_output(in, layout_experiment_file(NULL, in->workload, run, LAYOUT_RESULT));
 	in->plan = xasprintf("parse %s log, window %s-%s (%s-based)", c->log_format, c->win_from, c->win_to,
 			     c->indexing);
 }

@@ -373,7 +373,9 @@ redact(struct collection *c, const char *top)
 		json_decref(p);
 	}
 	struct secrets sec;
-	secrets_load(&sec, top, names, getenv, "llmb archive");
+	char *recipes = layout_workloads(top);
+	secrets_load(&sec, recipes, names, getenv, "llmb archive");
+	free(recipes);
 	json_decref(names);
 	size_t *times = xcalloc(sec.n + 1, sizeof *times), keep = 0, len;
 	for (size_t i = 0; sec.n && i < c->n; i++) {

@@ -124,16 +124,23 @@ is_json(const char *s)
  * state/id/<stage>, which its run rewrites only when the identity changed
  * (in an install tree from before identities, the first dependent that
  * runs writes its upstream identities). */
+/* The trees' paths in make's words: LLMB_STATE (the install tree's state
+ * folder) and LLMB_GEN are the GNUmakefile's. */
+#define MK_DONE "$(LLMB_STATE)/" LAYOUT_DONE "/"
+#define MK_ID "$(LLMB_STATE)/" LAYOUT_ID "/"
+#define MK_CFG "$(LLMB_GEN)/" LAYOUT_CFG "/"
+#define MK_VALID "$(LLMB_GEN)/" LAYOUT_VALID
+
 static void
 write_validity(const struct plan *p, struct sb *mk)
 {
-	sb_add(mk, "-include $(LLMB_GEN)/valid.mk\n$(LLMB_GEN)/valid.mk:");
+	sb_add(mk, "-include " MK_VALID "\n" MK_VALID ":");
 	for (size_t i = 0; i < p->n; i++)
 		for (size_t k = 0; k < p->v[i].noutputs; k++)
 			if (is_json(p->v[i].outputs[k]))
 				sb_addf(mk, " $(wildcard $(LLMB_INSTALL)/%s)", p->v[i].outputs[k]);
 	sb_add(mk, "\n\t@$(LLMB) validate -- $@ $?\n"
-		   "$(LLMB_STATE)/id/%: $(LLMB_STATE)/done/% ;\n\n");
+		   MK_ID "%: " MK_DONE "% ;\n\n");
 }
 
 /* Secrets are checked by name (their values stay in the environment,
@@ -193,7 +200,7 @@ write_rules(struct plan *p, struct sb *mk, const char *vars)
 		sb_addf(mk, "llmb-%s:", k->group);
 		for (size_t i = 0; i < p->n; i++)
 			if (!strcmp(p->v[i].kind, k->name))
-				sb_addf(mk, " $(LLMB_STATE)/done/%s", p->v[i].id);
+				sb_addf(mk, " " MK_DONE "%s", p->v[i].id);
 		sb_add(mk, "\n");
 	}
 	/* Secrets are checked by name before anything runs, also under make -n
@@ -233,10 +240,10 @@ write_rules(struct plan *p, struct sb *mk, const char *vars)
 	for (size_t i = 0; i < p->n; i++) {
 		struct inst *in = &p->v[i];
 		if (have_secrets)
-			sb_addf(mk, "$(LLMB_STATE)/done/%s: | llmb-secrets\n", in->id);
-		sb_addf(mk, "$(LLMB_STATE)/done/%s: $(LLMB_GEN)/cfg/%s", in->id, in->id);
+			sb_addf(mk, MK_DONE "%s: | llmb-secrets\n", in->id);
+		sb_addf(mk, MK_DONE "%s: " MK_CFG "%s", in->id, in->id);
 		for (size_t d = 0; d < in->ndeps; d++)
-			sb_addf(mk, " $(LLMB_STATE)/id/%s", p->v[in->deps[d]].id);
+			sb_addf(mk, " " MK_ID "%s", p->v[in->deps[d]].id);
 		/* A deleted output, or one that does not validate, makes the
 		 * stage stale even though its stamp exists. */
 		if (in->noutputs) {
