@@ -152,6 +152,19 @@ t_ok "store/layout.h lists the tree's names" test "$(wc -l <"$TRASH/names")" -gt
 	templates/*.m4) >"$TRASH/spelled" 2>&1
 t_ok "no tree name spelled outside store/layout (C and templates)" test ! -s "$TRASH/spelled"
 sed 's/^/# /' "$TRASH/spelled"
+# The list is whole: every name macro of layout.h is in it (an _VAR names
+# an environment variable, not a file), and every LLMB_NAME_ a template
+# uses is one jobscript.c defines (LAYOUT_SCRIPT_NAMES).
+sed -n '/^#define LAYOUT_NAMES/,/^$/p' "$GEN/store/layout.h" | grep -o 'LAYOUT_[A-Z_]*' | sort -u >"$TRASH/names.listed"
+sed -n 's/^#define \(LAYOUT_[A-Z_]*\) ".*/\1/p' "$GEN/store/layout.h" | grep -v '_VAR$' | sort -u |
+	comm -23 - "$TRASH/names.listed" >"$TRASH/names.unlisted"
+t_ok "every name layout.h defines is in LAYOUT_NAMES" test ! -s "$TRASH/names.unlisted"
+sed 's/^/# /' "$TRASH/names.unlisted"
+sed -n '/^#define LAYOUT_SCRIPT_NAMES/,/^$/p' "$GEN/store/layout.h" | grep -o 'X([A-Z_]*' | sed 's/^X(/LLMB_NAME_/' |
+	sort -u >"$TRASH/names.m4"
+grep -oh 'LLMB_NAME_[A-Z_]*' "$TOP"/templates/*.m4 | sort -u | comm -23 - "$TRASH/names.m4" >"$TRASH/names.m4.bad"
+t_ok "every LLMB_NAME_ of the templates is defined" test ! -s "$TRASH/names.m4.bad"
+sed 's/^/# /' "$TRASH/names.m4.bad"
 
 # cmds.h: the file beside each command defines it.
 while read -r fn file; do
