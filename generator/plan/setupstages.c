@@ -30,10 +30,9 @@ build_images(struct wctx *w, const struct ynode *stage)
 			in->conf.kind = PC_IMAGE;
 			in->conf.u.image.ref = ystr(im, "ref", "");
 			in->conf.u.image.stem = xstrdup(stem);
-			add_output(in, layout_image(NULL, stem));
 			char *img = layout_image(NULL, stem);
+			add_output(in, img); /* the instance's now */
 			in->plan = xasprintf("enroot import -o %s docker://%s", img, ystr(im, "ref", ""));
-			free(img);
 		}
 		add_serves(in, w->wl ? ystr(w->wl, "workload", "") : "");
 		free(stem);

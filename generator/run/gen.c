@@ -117,13 +117,6 @@ is_json(const char *s)
 	return n > 5 && !strcmp(s + n - 5, ".json");
 }
 
-/* Validity and identity, the two things make cannot see in a file's time:
- * JSON outputs are validated by llmb validate whenever one changed, into
- * valid.mk (LLMB_INVALID: the files that do not validate), read before
- * the stage rules; and a stage's dependents follow its output identity,
- * state/id/<stage>, which its run rewrites only when the identity changed
- * (in an install tree from before identities, the first dependent that
- * runs writes its upstream identities). */
 /* The trees' paths in make's words: LLMB_STATE (the install tree's state
  * folder) and LLMB_GEN are the GNUmakefile's. */
 #define MK_DONE "$(LLMB_STATE)/" LAYOUT_DONE "/"
@@ -131,6 +124,13 @@ is_json(const char *s)
 #define MK_CFG "$(LLMB_GEN)/" LAYOUT_CFG "/"
 #define MK_VALID "$(LLMB_GEN)/" LAYOUT_VALID
 
+/* Validity and identity, the two things make cannot see in a file's time:
+ * JSON outputs are validated by llmb validate whenever one changed, into
+ * valid.mk (LLMB_INVALID: the files that do not validate), read before
+ * the stage rules; and a stage's dependents follow its output identity,
+ * state/id/<stage>, which its run rewrites only when the identity changed
+ * (in an install tree from before identities, the first dependent that
+ * runs writes its upstream identities). */
 static void
 write_validity(const struct plan *p, struct sb *mk)
 {
