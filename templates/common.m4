@@ -21,16 +21,16 @@ export LLMB_JOB_ID="${SLURM_JOB_ID:-${LLMB_JOB_ID:-unknown}}"
 llmb_state=LLMB_STATE_DIR
 llmb_exit_record() {
 	local rc=$? tmp now
-	tmp="$llmb_state/exit.$LLMB_JOB_ID.tmp.$$"
+	tmp="$llmb_state/LLMB_NAME_EXIT.$LLMB_JOB_ID.tmp.$$"
 	printf -v now '%(%s)T' -1
 	printf 'status=%s\nend=%s\njob=%s\n' "$rc" "$now" "$LLMB_JOB_ID" >"$tmp" &&
-		mv -f "$tmp" "$llmb_state/exit.$LLMB_JOB_ID"
+		mv -f "$tmp" "$llmb_state/LLMB_NAME_EXIT.$LLMB_JOB_ID"
 }
 trap llmb_exit_record EXIT
 trap 'echo "llmb: job $LLMB_JOB_ID got SIGTERM" >&2; exit 143' TERM
 trap 'echo "llmb: job $LLMB_JOB_ID got SIGINT" >&2; exit 130' INT
-printf '%s\n' "$LLMB_JOB_ID" >"$llmb_state/started.LLMB_TOKEN.tmp.$$"
-mv -f "$llmb_state/started.LLMB_TOKEN.tmp.$$" "$llmb_state/started.LLMB_TOKEN"
+printf '%s\n' "$LLMB_JOB_ID" >"$llmb_state/LLMB_NAME_STARTED.LLMB_TOKEN.tmp.$$"
+mv -f "$llmb_state/LLMB_NAME_STARTED.LLMB_TOKEN.tmp.$$" "$llmb_state/LLMB_NAME_STARTED.LLMB_TOKEN"
 TZ=UTC0 printf -v llmb_start '%(%Y-%m-%dT%H:%M:%SZ)T' -1
 echo "llmb: job $LLMB_JOB_ID stage $LLMB_STAGE on $HOSTNAME at $llmb_start"
 LLMB_SECRETS
@@ -104,10 +104,10 @@ m4_define([[LLMB_PROBE]], [[m4_ifelse(LLMB_PREFLIGHT_POLICY, [[warn]], [[]], [[e
 LLMB_PREFLIGHT_POLICY, [[exclude]], [[LLMB_PREFLIGHT_STOP]])]])
 m4_define([[LLMB_PREFLIGHT_STOP]], [[
 llmb_pf_bad=
-for llmb_f in "$llmb_state/preflight.$LLMB_JOB_ID".*; do
+for llmb_f in "$llmb_state/LLMB_NAME_PREFLIGHT.$LLMB_JOB_ID".*; do
 	case $llmb_f in *.tmp.*) continue ;; esac
 	[ -f "$llmb_f" ] || continue
-	llmb_n=${llmb_f##*/preflight."$LLMB_JOB_ID".}
+	llmb_n=${llmb_f##*/LLMB_NAME_PREFLIGHT."$LLMB_JOB_ID".}
 	while IFS=$'\t' read -r llmb_v llmb_c llmb_w; do
 		[ "$llmb_v" = fail ] || continue
 		echo "llmb: pre-flight failed on node $llmb_n: $llmb_w ($llmb_c)" >&2
@@ -115,8 +115,8 @@ for llmb_f in "$llmb_state/preflight.$LLMB_JOB_ID".*; do
 	done <"$llmb_f"
 done
 if [ -n "$llmb_pf_bad" ]; then
-	printf '%s' "$llmb_pf_bad" >"$llmb_state/preflight-failed.$LLMB_JOB_ID.tmp.$$"
-	mv -f "$llmb_state/preflight-failed.$LLMB_JOB_ID.tmp.$$" "$llmb_state/preflight-failed.$LLMB_JOB_ID"
+	printf '%s' "$llmb_pf_bad" >"$llmb_state/LLMB_NAME_PREFLIGHT_FAILED.$LLMB_JOB_ID.tmp.$$"
+	mv -f "$llmb_state/LLMB_NAME_PREFLIGHT_FAILED.$LLMB_JOB_ID.tmp.$$" "$llmb_state/LLMB_NAME_PREFLIGHT_FAILED.$LLMB_JOB_ID"
 	echo "llmb: pre-flight failed (LLMB_PREFLIGHT=LLMB_PREFLIGHT_POLICY): the job stops before training" >&2
 	exit 3
 fi]])

@@ -25,31 +25,31 @@ llmb_verify() {
 }
 mkdir -p "$(dirname "$out")" "$(dirname "$store")"
 # One import of an image at a time, also between installs sharing a folder.
-exec 9>>"$store.lock"
-flock 9 || echo "llmb: warning: cannot lock $store.lock; importing without a lock" >&2
+exec 9>>"$store.LLMB_NAME_LOCK_EXT"
+flock 9 || echo "llmb: warning: cannot lock $store.LLMB_NAME_LOCK_EXT; importing without a lock" >&2
 digest=
 if llmb_verify "$store" 2>/dev/null; then
 	echo "llmb: using the existing image $store"
-	[ ! -f "$store.id" ] || digest=$(sed -n 's/^digest=//p' "$store.id")
+	[ ! -f "$store.LLMB_NAME_IDENTITY_EXT" ] || digest=$(sed -n 's/^digest=//p' "$store.LLMB_NAME_IDENTITY_EXT")
 else
 	rm -f "$store".partial.*
 	tmp="$store.partial.$LLMB_JOB_ID"
 	command -v "${LLMB_ENROOT:-enroot}" >/dev/null ||
 		{ echo "llmb: enroot is not installed on $(hostname): importing an image needs it" >&2; exit 3; }
-	${LLMB_ENROOT:-enroot} import -o "$tmp" -a LLMB_ARCH LLMB_URI 2>&1 | tee "$llmb_state/import.$LLMB_JOB_ID.out"
+	${LLMB_ENROOT:-enroot} import -o "$tmp" -a LLMB_ARCH LLMB_URI 2>&1 | tee "$llmb_state/LLMB_NAME_IMPORT_LOG.$LLMB_JOB_ID.LLMB_NAME_LOG_EXT"
 	llmb_verify "$tmp" || exit 3
-	digest=$(grep -o 'sha256:[0-9a-f]\{64\}' "$llmb_state/import.$LLMB_JOB_ID.out" | tail -n 1 || true)
+	digest=$(grep -o 'sha256:[0-9a-f]\{64\}' "$llmb_state/LLMB_NAME_IMPORT_LOG.$LLMB_JOB_ID.LLMB_NAME_LOG_EXT" | tail -n 1 || true)
 	mv -f "$tmp" "$store"
 	echo "llmb: imported LLMB_URI into $store"
 fi
 # The image's identity, beside it: the reference, the digest when enroot
 # reported one, the size.
-printf 'ref=%s\ndigest=%s\nsize=%s\njob=%s\n' "$ref" "$digest" "$(stat -L -c %s "$store")" "$LLMB_JOB_ID" >"$store.id.tmp"
-mv -f "$store.id.tmp" "$store.id"
+printf 'ref=%s\ndigest=%s\nsize=%s\njob=%s\n' "$ref" "$digest" "$(stat -L -c %s "$store")" "$LLMB_JOB_ID" >"$store.LLMB_NAME_IDENTITY_EXT.tmp"
+mv -f "$store.LLMB_NAME_IDENTITY_EXT.tmp" "$store.LLMB_NAME_IDENTITY_EXT"
 if [ "$store" != "$out" ]; then
 	ln -sfn "$store" "$out.link.$$"
 	mv -Tf "$out.link.$$" "$out"
-	ln -sfn "$store.id" "$out.id.link.$$"
-	mv -Tf "$out.id.link.$$" "$out.id"
+	ln -sfn "$store.LLMB_NAME_IDENTITY_EXT" "$out.LLMB_NAME_IDENTITY_EXT.link.$$"
+	mv -Tf "$out.LLMB_NAME_IDENTITY_EXT.link.$$" "$out.LLMB_NAME_IDENTITY_EXT"
 fi
 echo "llmb: image $out ready${digest:+ ($digest)}"

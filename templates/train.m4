@@ -9,9 +9,9 @@ m4_ifelse(LLMB_NODE_SETUP_ON, 1, [[# Node setup (train.node_setup): the training
 # every node before training (NeMo's PerfEnvPlugin: vboost) and exits;
 # node-setup.sh runs them once per node, on the host, and leaves the
 # outcome in the run's note. A command that fails never fails the job.
-llmb_setup="$llmb_state/node-setup.$LLMB_JOB_ID"
+llmb_setup="$llmb_state/LLMB_NAME_NODE_SETUP.$LLMB_JOB_ID"
 LLMB_NODE_SETUP=$llmb_setup llmb_launch LLMB_CMD
-bash LLMB_NODE_SETUP_SCRIPT "$llmb_setup" "$llmb_state/note.$LLMB_JOB_ID" &
+bash LLMB_NODE_SETUP_SCRIPT "$llmb_setup" "$llmb_state/LLMB_NAME_NOTE.$LLMB_JOB_ID" &
 wait "$!"
 ]])m4_dnl
 # The rank-0 task's environment, as upstream's --dump-env: llmb_launch
@@ -30,7 +30,7 @@ llmb_envdump='if [ "${SLURM_PROCID:-${RANK:-0}}" = 0 ]; then
 	done >"$0.tmp.$$" 2>/dev/null && mv -f "$0.tmp.$$" "$0" || :
 fi
 exec "$@"'
-llmb_dump_env="$llmb_state/env.$LLMB_JOB_ID"
+llmb_dump_env="$llmb_state/LLMB_NAME_ENV.$LLMB_JOB_ID"
 llmb_launch LLMB_CMD
 echo "llmb: training finished"
 LLMB_PROBE_AFTER

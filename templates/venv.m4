@@ -64,6 +64,6 @@ LLMB_STEPS
 		echo "repo=$key $url $commit"
 	done
 	"$py" -m pip freeze --all --disable-pip-version-check | sed 's/^/pip=/'
-} >"$dir/llmb-venv.txt.tmp"
-mv -f "$dir/llmb-venv.txt.tmp" "$dir/llmb-venv.txt"
+} >"$dir/LLMB_NAME_VENV_DONE.tmp"
+mv -f "$dir/LLMB_NAME_VENV_DONE.tmp" "$dir/LLMB_NAME_VENV_DONE"
 echo "llmb: venv ready: $dir"

@@ -54,9 +54,8 @@ yaml_secrets(const struct ynode *y, json_t *names)
 }
 
 static void
-recipe_secrets(const char *top, json_t *names)
+recipe_secrets(const char *dir, json_t *names)
 {
-	char *dir = xasprintf("%s/workloads", top);
 	DIR *d = opendir(dir);
 	struct sb held = {0};
 	diag_hold = &held; /* a recipe's faults are said where it is planned */
@@ -75,7 +74,6 @@ recipe_secrets(const char *top, json_t *names)
 	sb_free(&held);
 	if (d)
 		closedir(d);
-	free(dir);
 }
 
 static int
@@ -86,18 +84,19 @@ longest_first(const void *a, const void *b)
 }
 
 void
-secrets_load(struct secrets *s, const char *top, const json_t *more, const char *prog)
+secrets_load(struct secrets *s, const char *recipes, const json_t *more, char *(*value_of)(const char *name),
+	     const char *prog)
 {
 	json_t *names = json_array(), *x;
 	size_t i;
 	add_name(names, "HF_TOKEN");
-	recipe_secrets(top, names);
+	recipe_secrets(recipes, names);
 	json_array_foreach(more, i, x)
 		add_name(names, json_string_value(x));
 	s->v = xcalloc(json_array_size(names) + 1, sizeof *s->v);
 	s->n = 0;
 	json_array_foreach(names, i, x) {
-		const char *name = json_string_value(x), *value = getenv(name);
+		const char *name = json_string_value(x), *value = value_of(name);
 		if (!value || !*value)
 			continue;
 		if (strlen(value) < SECRETS_MIN) {

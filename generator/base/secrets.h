@@ -25,11 +25,13 @@ struct secrets {
 	size_t n;
 };
 
-/* The secrets set in the environment, of the names HF_TOKEN, every
- * "secrets:" of the recipes top/workloads/ *.yaml and the strings of more
- * (a JSON array, or NULL). A value too short to look for is said on
- * stderr as prog's. */
-void secrets_load(struct secrets *s, const char *top, const json_t *more, const char *prog);
+/* The secrets set, of the names HF_TOKEN, every "secrets:" of the recipes
+ * in the folder recipes (the checkout's workloads/) and the strings of
+ * more (a JSON array, or NULL), their values asked of value_of (the
+ * command passes getenv: the values are the environment's, kept while s
+ * is). A value too short to look for is said on stderr as prog's. */
+void secrets_load(struct secrets *s, const char *recipes, const json_t *more, char *(*value_of)(const char *name),
+		  const char *prog);
 /* data (len bytes) with every value replaced, or NULL when it holds none;
  * *outlen its length, times[i] (s->n of them) how often secret i was. */
 char *secrets_redact(const struct secrets *s, const char *data, size_t len, size_t *outlen, size_t *times);

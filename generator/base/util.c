@@ -459,10 +459,9 @@ has_control(const char *s)
 }
 
 long
-env_long(const char *name, long dflt)
+long_or(const char *text, long dflt)
 {
-	const char *e = getenv(name);
-	return e && *e ? atol(e) : dflt;
+	return text && *text ? atol(text) : dflt;
 }
 
 const char bool_spellings[] = "1/0, true/false, yes/no or on/off";
@@ -494,18 +493,6 @@ list_has(const char *list, const char *w, size_t n)
 		if (l == n && !strncmp(list, w, n))
 			return 1;
 	return 0;
-}
-
-int
-make_dry_run(void)
-{
-	const char *d = getenv("LLMB_DRYRUN"), *f = getenv("MAKEFLAGS");
-	if (d && *d)
-		return 1;
-	if (!f || *f == '-' || *f == ' ')
-		return 0;
-	size_t n = strcspn(f, " ");
-	return memchr(f, 'n', n) != NULL;
 }
 
 double

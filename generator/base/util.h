@@ -74,8 +74,8 @@ int lock_fd(int fd, int flags);
 /* A yes/no value as users spell it: 1/0, true/false, yes/no, on/off, in
  * any case. 1, 0, or -1 for anything else (which callers refuse). */
 int parse_bool(const char *s);
-/* The environment variable name as a number, dflt when unset or empty. */
-long env_long(const char *name, long dflt);
+/* text (a variable's value) as a number, dflt when NULL or empty. */
+long long_or(const char *text, long dflt);
 /* Whether s holds a control character (below 0x20, or DEL). */
 int has_control(const char *s);
 /* The offset of the first byte of s that is not well-formed UTF-8 (RFC 3629:
@@ -88,11 +88,6 @@ extern const char bool_spellings[];
 size_t list_word(const char **p);
 /* Whether list has the word w[0..n). */
 int list_has(const char *list, const char *w, size_t n);
-/* Whether the make that runs us was started with -n: LLMB_DRYRUN, set by
- * the GNUmakefile for llmb gen (make drops the n from MAKEFLAGS for the
- * recipe that remakes the rules), or n among the one-letter flags, the
- * first word of MAKEFLAGS. */
-int make_dry_run(void);
 
 /* SHA-256 of data as 64 lowercase hex digits plus NUL. */
 void sha256_hex(const void *data, size_t len, char out[65]);

@@ -24,11 +24,13 @@
 #include "base/cmds.h"
 #include "base/diag.h"
 #include "base/util.h"
+#include "exec/dryrun.h"
 #include "plan/exsuite.h"
 #include "plan/plan.h"
 #include "plan/stale.h"
 #include "results/record.h"
 #include "results/reportmodel.h"
+#include "run/selenv.h"
 #include "store/layout.h"
 #include "store/stagekind.h"
 

@@ -28,9 +28,8 @@ add_node(struct sb *nodes, const char *n)
 int
 preflight_failed(const char *state, const char *job, char *reason, size_t rlen, struct sb *nodes)
 {
-	char *name = xasprintf("%s.%s", LAYOUT_PREFLIGHT_FAILED, job), *path = layout_in(state, name);
+	char *path = layout_job_file(state, LAYOUT_PREFLIGHT_FAILED, job);
 	char *s = read_file(path, NULL);
-	free(name);
 	free(path);
 	if (!s)
 		return 0;

@@ -60,6 +60,14 @@ add_trimmed(struct sb *err, const struct sb *text)
 		sb_addn(err, text->buf, n);
 }
 
+char **
+slurm_submit_argv(const struct jobspec *js, struct sb *err)
+{
+	const char *cpu = getenv("LLMB_CPU_PARTITION");
+	const char *part = js->cpu_only && cpu && *cpu ? cpu : getenv("SBATCH_PARTITION");
+	return slurm_sbatch_argv(js, getenv("SBATCH_ACCOUNT"), part, err);
+}
+
 /* sbatch once, through the shared throttle. A failure the controller calls
  * temporary (busy, timed out, queue full) is tried again after a backoff,
  * but only once Slurm says no job of this submission's name exists: a
@@ -68,7 +76,7 @@ static int
 slurm_submit(const struct jobspec *js, char *id, size_t idlen, struct sb *err)
 {
 	struct sb out = {0}, errs = {0};
-	char **argv = slurm_sbatch_argv(js, err);
+	char **argv = slurm_submit_argv(js, err);
 	char *state_dir = layout_executor_state(js->workdir);
 	int rc = 0, ret = -1, known = 0;
 	if (!argv) {

@@ -9,6 +9,11 @@
 
 #include "exec/executor.h"
 
+/* The sbatch command for js (slurm_sbatch_argv, recipe/slurmcmd.h) with
+ * this environment's SBATCH_ACCOUNT and partition: SBATCH_PARTITION, or
+ * for a CPU-only job LLMB_CPU_PARTITION when it is set. */
+char **slurm_submit_argv(const struct jobspec *js, struct sb *err);
+
 /* The id of the job named name (llmb's names are unique), still in the
  * queue or in accounting: 1 found (id set), 0 Slurm knows no such job,
  * -1 Slurm could not be asked. */

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "base/capture.h"
+#include "exec/dryrun.h"
 #include "exec/slurmlimits.h"
 #include "store/layout.h"
 
@@ -110,7 +111,7 @@ assoc_limit(void)
 int
 slurm_limits_load(const char *state_dir, struct slurm_limits *l)
 {
-	char *path = state_dir ? layout_executor_file(state_dir, "slurm.limits") : NULL;
+	char *path = state_dir ? layout_executor_file(state_dir, LAYOUT_SLURM_LIMITS) : NULL;
 	char *cached = path ? read_file(path, NULL) : NULL;
 	long at = 0;
 	memset(l, 0, sizeof *l);
@@ -223,7 +224,8 @@ slurm_limits_wait_room(const char *state_dir)
 	long cap_mine = l.max_submit_jobs;
 	if (cap_all < 0 && cap_mine < 0)
 		return;
-	char *lock = layout_executor_file(state_dir, "room.lock"), *path = layout_executor_file(state_dir, "slurm.room");
+	char *lock = layout_executor_file(state_dir, LAYOUT_ROOM_LOCK);
+	char *path = layout_executor_file(state_dir, LAYOUT_SLURM_ROOM);
 	int said = 0;
 	for (;;) {
 		int fd = lock_file(lock, 0);

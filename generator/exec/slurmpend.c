@@ -186,7 +186,8 @@ node_unusable(const char *state)
 static char *
 node_table(const char *cache_dir)
 {
-	char *path = layout_executor_file(cache_dir, "slurm.nodes"), *lock = layout_executor_file(cache_dir, "slurm.nodes.lock");
+	char *path = layout_executor_file(cache_dir, LAYOUT_SLURM_NODES);
+	char *lock = layout_executor_file(cache_dir, LAYOUT_SLURM_NODES LAYOUT_LOCK_SUFFIX);
 	int fd = lock_file(lock, 0);
 	char *text = read_file(path, NULL), *ret = NULL;
 	double at, now = now_seconds();

@@ -514,8 +514,8 @@ int
 slurm_query(const char *cache_dir, struct jobinfo *jobs, int n)
 {
 	struct paths p = {
-		layout_executor_file(cache_dir, "slurm.lock"), layout_executor_file(cache_dir, "slurm.jobs"),
-		layout_executor_file(cache_dir, "slurm.cache"), layout_executor_file(cache_dir, "queries.log"), 0,
+		layout_executor_file(cache_dir, LAYOUT_SLURM_LOCK), layout_executor_file(cache_dir, LAYOUT_SLURM_JOBS),
+		layout_executor_file(cache_dir, LAYOUT_SLURM_CACHE), layout_executor_file(cache_dir, LAYOUT_QUERY_LOG), 0,
 	};
 	int fd = -1, ret = -1;
 	for (int i = 0; i < n; i++)

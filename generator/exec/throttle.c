@@ -56,7 +56,8 @@ throttle_take(const char *state_dir)
 		return 0;
 	if (burst < 1)
 		burst = 1;
-	char *lock = layout_executor_file(state_dir, "submit.lock"), *path = layout_executor_file(state_dir, "submit.bucket");
+	char *lock = layout_executor_file(state_dir, LAYOUT_SUBMIT_LOCK);
+	char *path = layout_executor_file(state_dir, LAYOUT_SUBMIT_BUCKET);
 	double wait = 0;
 	int fd = -1;
 	if (mkdir_p(state_dir, 0) == 0)

@@ -32,6 +32,7 @@
 #include "import/importrun.h"
 #include "import/importsrc.h"
 #include "recipe/mbflops.h"
+#include "store/layout.h"
 
 /* ---- what is not training -------------------------------------------------- */
 
@@ -91,7 +92,7 @@ find_model(struct imp *im, const struct ynode *g)
 	}
 	if (!im->model)
 		return;
-	char *p = xasprintf("%s/workloads/%s.yaml", im->top, im->model);
+	char *p = layout_recipe(im->top, im->model);
 	if (access(p, R_OK) == 0 && (im->wl = yaml_load_file(p)) && (im->wl->errors || im->wl->root->kind != Y_MAP)) {
 		ydoc_free(im->wl);
 		im->wl = NULL;
@@ -126,7 +127,7 @@ do_general(struct imp *im, struct sb *o)
 		imp_check(im, ver, &imp_t_name);     /* written into a comment of the output */
 	if (w && !imp_check(im, w, &imp_t_name)) {
 		sb_addf(o, "workload: %s\n", w->str);
-		imp_note(im, w, "save the output as workloads/%s.yaml: the file name must match the workload", w->str);
+		imp_note(im, w, "save the output as " LAYOUT_WORKLOADS "/%s.yaml: the file name must match the workload", w->str);
 	}
 	if (t && (!strcmp(t->str, "pretrain") || !strcmp(t->str, "finetune")))
 		sb_addf(o, "type: %s\n", t->str);

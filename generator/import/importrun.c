@@ -14,6 +14,7 @@
 #include "import/importmb.h"
 #include "import/importrun.h"
 #include "recipe/mbflops.h"
+#include "store/layout.h"
 
 /* ---- configs --------------------------------------------------------------- */
 
@@ -304,7 +305,7 @@ imp_models(struct imp *im, struct sb *o)
 			: ", nor in llmb's recipe of the model");
 		return;
 	}
-	sb_addf(o, "\n# FLOPs per sample: llmb's workloads/%s.yaml (the same framework's accounting).\nflops:\n", im->model);
+	sb_addf(o, "\n# FLOPs per sample: llmb's " LAYOUT_WORKLOADS "/%s.yaml (the same framework's accounting).\nflops:\n", im->model);
 	for (size_t i = 0; i < ymap_len(f); i++) {
 		sb_addf(o, "  %s: ", ymap_key(f, i)->str);
 		imp_q(o, ymap_val(f, i)->str);

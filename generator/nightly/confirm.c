@@ -12,6 +12,7 @@
 #include "recipe/slurmcmd.h"
 #include "results/nodes.h"
 #include "results/record.h"
+#include "run/selenv.h"
 #include "store/history.h"
 #include "store/layout.h"
 

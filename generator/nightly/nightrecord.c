@@ -26,6 +26,7 @@
 #include "plan/plan.h"
 #include "recipe/recipe.h"
 #include "results/record.h"
+#include "run/selenv.h"
 #include "store/history.h"
 #include "store/instance.h"
 #include "store/layout.h"
@@ -224,17 +225,21 @@ import_run(struct imp *im, const char *dir, const char *w, const char *gpu, cons
  * output slurm-<jobid>.out. Legacy sbatch jobs put the file in
  * workloads/<key>/ and their log in the recipe's folder: not importable. */
 
+/* "/workloads/", the folder of workloads as a path's part. */
+#define WL_PART "/" LAYOUT_WORKLOADS "/"
+
 /* The name after the last "/workloads/" of dir's real path, or NULL. */
 static char *
 key_of_path(const char *dir)
 {
 	char *abs = realpath(dir, NULL), *k = NULL;
 	const char *p = abs ? abs : dir;
-	for (const char *q = strstr(p, "/workloads/"); q; q = strstr(q + 1, "/workloads/")) {
-		size_t n = strcspn(q + 11, "/");
+	const size_t wl = strlen(WL_PART);
+	for (const char *q = strstr(p, WL_PART); q; q = strstr(q + 1, WL_PART)) {
+		size_t n = strcspn(q + wl, "/");
 		if (n) {
 			free(k);
-			k = xstrndup(q + 11, n);
+			k = xstrndup(q + wl, n);
 		}
 	}
 	free(abs);
@@ -287,14 +292,14 @@ upstream_log(const char *dir, const char *job)
 	for (struct dirent *e; d && (e = readdir(d));) {
 		const char *n = e->d_name;
 		size_t l = strlen(n);
-		if (strncmp(n, "log-", 4) || l < 9 || strcmp(n + l - 4, ".out"))
+		if (!layout_log_file(n))
 			continue;
 		/* log-.*_<job>_<digits>.out: the last "_<job>_" before the retry */
-		const char *r = n + l - 4;
+		const char *end = n + l - strlen(LAYOUT_LOG_SUFFIX), *r = end;
 		while (r > n && r[-1] >= '0' && r[-1] <= '9')
 			r--;
 		size_t pl = strlen(pre);
-		if (r == n + l - 4 || (size_t)(r - n) < 4 + pl || strncmp(r - pl, pre, pl))
+		if (r == end || (size_t)(r - n) < strlen(LAYOUT_LOG_PREFIX) + pl || strncmp(r - pl, pre, pl))
 			continue;
 		long retry = strtol(r, NULL, 10);
 		if (retry > best_retry) {
@@ -307,7 +312,7 @@ upstream_log(const char *dir, const char *job)
 		closedir(d);
 	free(pre);
 	if (!best) {
-		char *slurm = xasprintf("%s/slurm-%s.out", dir, job);
+		char *slurm = xasprintf("%s/" LAYOUT_SLURM_LOG_PREFIX "%s" LAYOUT_LOG_SUFFIX, dir, job);
 		struct stat st;
 		if (stat(slurm, &st) == 0)
 			best = slurm;
@@ -350,8 +355,8 @@ import_upstream(struct imp *im, const char *dir, const char *name)
 			"as llmb import writes it, or --workload); not imported\n", path,
 			yscalar(root, "model_info", "model_name") ? yscalar(root, "model_info", "model_name") : "(none)");
 	} else if (!(log = upstream_log(dir, job))) {
-		fprintf(stderr, "llmb record: error: %s: no log of job %s beside it (expected log-*_%s_<retry>.out or "
-			"slurm-%s.out: a legacy sbatch job's log stays in its recipe folder); not imported\n",
+		fprintf(stderr, "llmb record: error: %s: no log of job %s beside it (expected " LAYOUT_LOG_PREFIX
+			"*_%s_<retry>" LAYOUT_LOG_SUFFIX " or " LAYOUT_SLURM_LOG_PREFIX "%s" LAYOUT_LOG_SUFFIX ": a legacy sbatch job's log stays in its recipe folder); not imported\n",
 			path, job, job, job);
 	} else {
 		struct rec_src s;
@@ -380,9 +385,10 @@ workload_of_path(const char *dir)
 {
 	char *abs = realpath(dir, NULL), *w = NULL;
 	const char *p = abs ? abs : dir, *q;
-	for (q = strstr(p, "/workloads/"); q; q = strstr(q + 1, "/workloads/")) {
-		const char *name = q + 11, *e = strchr(name, '/');
-		if (e && !strncmp(e, "/experiments", 12) && (e[12] == '/' || !e[12])) {
+	const size_t wl = strlen(WL_PART), xl = strlen("/" LAYOUT_EXPERIMENTS);
+	for (q = strstr(p, WL_PART); q; q = strstr(q + 1, WL_PART)) {
+		const char *name = q + wl, *e = strchr(name, '/');
+		if (e && !strncmp(e, "/" LAYOUT_EXPERIMENTS, xl) && (e[xl] == '/' || !e[xl])) {
 			free(w);
 			w = xstrndup(name, (size_t)(e - name));
 		}
@@ -442,7 +448,7 @@ import_walk(struct imp *im, const char *dir, const char *w, int depth)
 		if (stat(sub, &st) == 0 && S_ISDIR(st.st_mode) && depth < 6) {
 			/* workloads/<w>/experiments names the workload */
 			const char *nw = w;
-			if (!strcmp(e->d_name, "experiments") && strstr(dir, "/workloads/"))
+			if (!strcmp(e->d_name, LAYOUT_EXPERIMENTS) && strstr(dir, WL_PART))
 				nw = strrchr(dir, '/') + 1;
 			if (is_run && tagged_night(e->d_name)) {
 				printf("llmb record: %s: skipped, a confirmation run is no night of the history\n", sub);
@@ -559,7 +565,7 @@ static int
 import_dirs(const char *top, const char *install, const char *workload, char **dirs, int n)
 {
 	struct sel s;
-	memset(&s, 0, sizeof s);
+	sel_all(&s);
 	struct plan p;
 	if (plan_build(&p, top, &s, 1)) {
 		plan_free(&p);
@@ -571,7 +577,7 @@ import_dirs(const char *top, const char *install, const char *workload, char **d
 		for (size_t i = 0; i < p.n && !known; i++)
 			known = !strcmp(p.v[i].workload, workload);
 		if (!known) {
-			fprintf(stderr, "llmb record: error: --workload %s: no such workload in %s/workloads\n", workload, top);
+			fprintf(stderr, "llmb record: error: --workload %s: no such workload in %s/" LAYOUT_WORKLOADS "\n", workload, top);
 			bad = 1;
 		}
 	}

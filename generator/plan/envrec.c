@@ -8,8 +8,6 @@
 #include "plan/envrec.h"
 #include "plan/plandata.h"
 
-extern char **environ;
-
 /* The communication and kernel libraries' settings (NCCL, UCX, libfabric,
  * Open MPI, PMIx), Transformer Engine's, CUDA's and PyTorch's: each can
  * change step time. Slurm's own SLURM_* are the job's, not the caller's. */
@@ -65,14 +63,14 @@ by_name(const void *a, const void *b)
 }
 
 const char *const *
-envrec_caller(size_t *n)
+envrec_caller(char *const *env, size_t *n)
 {
 	static const char **v;
 	static size_t nv;
 	static int done;
 	if (!done) {
 		done = 1;
-		for (char **e = environ; e && *e; e++)
+		for (char *const *e = env; e && *e; e++)
 			if (recorded(*e)) {
 				v = xrealloc(v, (nv + 1) * sizeof *v);
 				v[nv++] = *e;
@@ -85,10 +83,10 @@ envrec_caller(size_t *n)
 }
 
 int
-envrec_check(void)
+envrec_check(char *const *env)
 {
 	size_t n;
-	const char *const *v = envrec_caller(&n);
+	const char *const *v = envrec_caller(env, &n);
 	int errs = 0;
 	for (size_t i = 0; i < n; i++)
 		if (has_control(v[i])) {

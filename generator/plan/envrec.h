@@ -28,15 +28,16 @@ extern const char *const envrec_secret_patterns[];
  * names the recipe declares. */
 int envrec_is_secret(const char *name, char *const *declared, size_t n);
 
-/* The caller's variables of the families, "NAME=value" borrowed from the
- * environment, sorted by name, secrets and malformed names left out
- * (*n of them). Computed once. */
-const char *const *envrec_caller(size_t *n);
+/* The caller's variables of the families, "NAME=value" borrowed from env
+ * (the caller's environment, struct sel's; NULL: none), sorted by name,
+ * secrets and malformed names left out (*n of them). Computed once, from
+ * the first env given: a process has one caller. */
+const char *const *envrec_caller(char *const *env, size_t *n);
 
-/* Says (llmb: error: ...) of each recorded variable whose value holds a
- * newline or another control character, which no key=value line carries;
- * returns their number. */
-int envrec_check(void);
+/* Says (llmb: error: ...) of each recorded variable of env whose value
+ * holds a newline or another control character, which no key=value line
+ * carries; returns their number. */
+int envrec_check(char *const *env);
 
 /* Appends the secret names as one bash case pattern
  * (HF_TOKEN|*_TOKEN|...|DECLARED...), for the job's environment dump. */

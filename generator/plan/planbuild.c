@@ -158,7 +158,9 @@ file_hash(struct wctx *w, const char *workload, const char *word)
 	char *path;
 	if (!strncmp(word, "{recipe_dir}/", 13)) {
 		rest = word + 13;
-		path = xasprintf("%s/workloads/%s/%s", w->p->rec.top, workload, rest);
+		char *wdir = layout_workload(w->p->rec.top, workload);
+		path = layout_in(wdir, rest);
+		free(wdir);
 	} else if (!strncmp(word, "{top}/", 6)) {
 		rest = word + 6;
 		path = xasprintf("%s/%s", w->p->rec.top, rest);

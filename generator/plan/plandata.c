@@ -12,23 +12,6 @@ const char *const knob_names[K_NKNOBS] = {
 	"TP", "PP", "CP", "VP", "EP", "ETP", "MBS", "GBS", "FP8_RECIPE", "CONFIG_VARIANT", "CUDA_GRAPH_SCOPE", "ENV",
 };
 
-void
-sel_from_env(struct sel *s)
-{
-	for (int i = 0; i < K_NKNOBS; i++) {
-		/* ENV is also sh's start-up file: the make variable arrives
-		 * under a name of llmb's (GNUmakefile) */
-		const char *v = getenv(i == K_ENV ? "LLMB_KNOB_ENV" : knob_names[i]);
-		s->v[i] = v && *v ? v : NULL;
-	}
-	s->night = getenv("LLMB_NIGHT") && *getenv("LLMB_NIGHT") ? getenv("LLMB_NIGHT") : NULL;
-	s->nightly = getenv("LLMB_NIGHTLY") && *getenv("LLMB_NIGHTLY") ? getenv("LLMB_NIGHTLY") : NULL;
-	const char *tag = getenv("LLMB_NIGHT_TAG");
-	s->night_tag = tag && *tag && strlen(tag) <= 16 && !tag[strspn(tag, "abcdefghijklmnopqrstuvwxyz")] ? tag : NULL;
-	s->exemplar = getenv("LLMB_EXEMPLAR") && *getenv("LLMB_EXEMPLAR") ? getenv("LLMB_EXEMPLAR") : NULL;
-	s->sweep = getenv("SWEEP") && *getenv("SWEEP") ? getenv("SWEEP") : NULL;
-}
-
 /* ---- instances ----------------------------------------------------------- */
 
 struct inst *

@@ -42,9 +42,10 @@ struct sel {
 	const char *exemplar;
 	/* SWEEP: a file of override knobs (sweepfile.h), read by plan_build */
 	const char *sweep;
+	/* the caller's environment (NAME=value, NULL-ended; NULL: none), whose
+	 * performance variables each training records (envrec.h) */
+	char *const *env;
 };
-/* Fills s from the environment (the GNUmakefile exports the variables). */
-void sel_from_env(struct sel *s);
 
 struct inst {
 	char *id;                   /* "train.tinygpt.cpu.tiny.fp32.2" */

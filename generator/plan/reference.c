@@ -12,6 +12,7 @@
 #include "recipe/metrics.h"
 #include "recipe/published.h"
 #include "recipe/recipe.h"
+#include "store/layout.h"
 
 struct tally {
 	int ok, known, diff, errors;
@@ -253,7 +254,7 @@ reference_check(const char *top, const char *workload, FILE *out)
 	}
 	const struct ynode *w = workload_find(&r, workload, &doc);
 	if (!w) {
-		fprintf(stderr, "%s: no workload '%s' in %s/workloads\n", progname, workload, top);
+		fprintf(stderr, "%s: no workload '%s' in %s/" LAYOUT_WORKLOADS "\n", progname, workload, top);
 		recipes_free(&r);
 		return 2;
 	}

@@ -174,7 +174,7 @@ build_parse(struct wctx *w, struct inst *in, const char *run, const struct runkn
 	c->profiled = k->marked;
 	c->proxy = k->proxy;
 	c->unlisted = k->unlisted;
-	add_output(in, layout_experiment_file(NULL, in->workload, run, "result.json"));
+	add_output(in, layout_experiment_file(NULL, in->workload, run, LAYOUT_RESULT));
 	in->plan = xasprintf("parse %s log, window %ld-%ld (%s-based)", c->log_format, c->win_from, c->win_to,
 			     c->indexing);
 }
@@ -285,7 +285,7 @@ train_knobs(struct pc_train *t, const struct sel *s)
 		t->knobs = xrealloc(t->knobs, (t->nknobs + 1) * sizeof *t->knobs);
 		t->knobs[t->nknobs++] = (struct pc_knob){knob_names[i], b ? (knob_true(s->v[i]) ? "true" : "false") : s->v[i]};
 	}
-	t->callerenv = envrec_caller(&t->ncallerenv);
+	t->callerenv = envrec_caller(s->env, &t->ncallerenv);
 }
 
 /* An override's word after the command's words. */

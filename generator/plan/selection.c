@@ -488,7 +488,7 @@ time_limit_ok(const char *t)
 int
 check_knobs(const struct sel *s)
 {
-	int errs = envrec_check();
+	int errs = envrec_check(s->env);
 	/* First, and alone: no make variable carries a newline or another
 	 * control character, and the messages below would print it raw. */
 	for (int k = 0; k < K_NKNOBS; k++) {

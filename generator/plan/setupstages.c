@@ -30,8 +30,9 @@ build_images(struct wctx *w, const struct ynode *stage)
 			in->conf.kind = PC_IMAGE;
 			in->conf.u.image.ref = ystr(im, "ref", "");
 			in->conf.u.image.stem = xstrdup(stem);
-			add_output(in, layout_image(NULL, stem));
-			in->plan = xasprintf("enroot import -o images/%s.sqsh docker://%s", stem, ystr(im, "ref", ""));
+			char *img = layout_image(NULL, stem);
+			add_output(in, img); /* the instance's now */
+			in->plan = xasprintf("enroot import -o %s docker://%s", img, ystr(im, "ref", ""));
 		}
 		add_serves(in, w->wl ? ystr(w->wl, "workload", "") : "");
 		free(stem);
@@ -126,7 +127,7 @@ build_venv(struct wctx *w, const struct ynode *stage)
 		in->conf.u.venv.dir = xstrdup(dir);
 		/* written last by the venv job: a half-built venv has none */
 		add_output(in, layout_in(dir, LAYOUT_VENV_DONE));
-		in->label = xasprintf("%s venv_%.12s", ystr(stage, "name", ""), h);
+		in->label = xasprintf("%s " LAYOUT_VENV_PREFIX "%.12s", ystr(stage, "name", ""), h);
 		in->plan = xasprintf("python venv %s (%s)", dir, ystr(venv, "python", "python3"));
 		free(dir);
 	}
@@ -173,7 +174,9 @@ build_data(struct wctx *w, const struct ynode *stage)
 		const struct ynode *pr = ymap_get(t, "proves");
 		for (size_t j = 0; j < pr->nkids; j++) {
 			pc_constv_add(&d->proves, &d->nproves, pr->kids[j]->str);
-			add_output(in, xasprintf("workloads/%s/%s", wname, pr->kids[j]->str));
+			char *wdir = layout_workload(NULL, wname);
+			add_output(in, layout_in(wdir, pr->kids[j]->str));
+			free(wdir);
 		}
 		{
 			struct sb pl = {0};

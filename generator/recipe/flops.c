@@ -12,6 +12,7 @@
 #include "recipe/expr.h"
 #include "recipe/flops.h"
 #include "recipe/mbflops.h"
+#include "store/layout.h"
 
 static int
 ints_has(const struct ynode *v, long x)
@@ -328,7 +329,7 @@ show_workload_flops(struct recipes *r, const char *top, const char **args)
 	const char *gpu = NULL;
 	int rc = 2;
 	if (!w)
-		fprintf(stderr, "%s: no workload '%s' in %s/workloads\n", progname, args[0], top);
+		fprintf(stderr, "%s: no workload '%s' in %s/" LAYOUT_WORKLOADS "\n", progname, args[0], top);
 	else if (!row_params(r, doc->file, w, args[1], args[2], &p, &gpu) &&
 		 !flops_eval(doc->file, w, args[1], &p, &f)) {
 		double seq;

@@ -7,9 +7,10 @@
 #define LLMB_MBFLOPS_H
 
 #include "base/yamlload.h"
+#include "store/layout.h"
 
 /* The table's path below top. */
-#define MBFLOPS_TABLE "workloads/models/megatron-bridge.yaml"
+#define MBFLOPS_TABLE LAYOUT_WORKLOADS "/models/megatron-bridge.yaml"
 
 /* One count, per sample (batch 1), forward and backward (3 x forward). */
 struct mbflops {

@@ -11,8 +11,9 @@
 
 #include "base/util.h"
 #include "recipe/recipe.h"
+#include "store/layout.h"
 
-#define PUBLISHED_FILE "workloads/published/megatron-bridge.yaml"
+#define PUBLISHED_FILE LAYOUT_WORKLOADS "/published/megatron-bridge.yaml"
 
 /* Loads and checks the table below top: the document; NULL when the file
  * does not exist (*bad 0) or after printing its errors (*bad 1). */

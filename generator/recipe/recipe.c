@@ -6,6 +6,7 @@
 #include "base/schema.h"
 #include "base/util.h"
 #include "recipe/recipe.h"
+#include "store/layout.h"
 #include "store/stagekind.h"
 
 /* ---- schemas ---------------------------------------------------------- */
@@ -329,7 +330,7 @@ recipes_load(struct recipes *r, const char *top)
 	r->top = top;
 	/* Paths in diagnostics read "workloads/x.yaml", not "./workloads/x.yaml". */
 	int here = !strcmp(top, ".");
-	char *wdir = here ? xstrdup("workloads") : xasprintf("%s/workloads", top);
+	char *wdir = layout_workloads(here ? NULL : top);
 	char *pdir = here ? xstrdup("pipelines") : xasprintf("%s/pipelines", top);
 	size_t nw, np;
 	char **wf = list_yaml(wdir, &nw), **pf = list_yaml(pdir, &np);

@@ -219,13 +219,6 @@ slurm_params_parse(const char *s, char ***argv, struct sb *err)
 
 /* ---- sbatch command line ------------------------------------------------------ */
 
-static const char *
-env_nonempty(const char *name)
-{
-	const char *v = getenv(name);
-	return v && *v ? v : NULL;
-}
-
 static int
 valid_env_name(const char *s)
 {
@@ -279,14 +272,11 @@ jobspec_check(const struct jobspec *js, struct sb *err)
 }
 
 char **
-slurm_sbatch_argv(const struct jobspec *js, struct sb *err)
+slurm_sbatch_argv(const struct jobspec *js, const char *account, const char *partition, struct sb *err)
 {
 	struct strv a = {0};
 	char **extra = NULL;
-	const char *acct = env_nonempty("SBATCH_ACCOUNT");
-	const char *part = env_nonempty("SBATCH_PARTITION");
-	if (js->cpu_only && env_nonempty("LLMB_CPU_PARTITION"))
-		part = env_nonempty("LLMB_CPU_PARTITION");
+	const char *acct = account && *account ? account : NULL, *part = partition && *partition ? partition : NULL;
 	if (jobspec_check(js, err) < 0 || slurm_params_parse(js->extra, &extra, err) < 0)
 		return NULL;
 	if ((acct && has_control(acct)) || (part && has_control(part))) {

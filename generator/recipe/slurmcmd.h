@@ -26,10 +26,11 @@ int slurm_params_each(const char *s, int (*fn)(const char *p, size_t len, void *
  * abbreviations). */
 int slurm_params_sets(const char *s, const char *opt, size_t min);
 
-/* The sbatch command for js: argv[0] is "sbatch", the last element the
- * script, NULL-terminated. Reads SBATCH_ACCOUNT, SBATCH_PARTITION and
- * LLMB_CPU_PARTITION. NULL with a message in err when js is invalid. */
-char **slurm_sbatch_argv(const struct jobspec *js, struct sb *err);
+/* The sbatch command for js under account and partition (NULL or empty:
+ * Slurm's default): argv[0] is "sbatch", the last element the script,
+ * NULL-terminated. NULL with a message in err when js is invalid.
+ * slurm_submit_argv (exec/slurm.h) gives them from the environment. */
+char **slurm_sbatch_argv(const struct jobspec *js, const char *account, const char *partition, struct sb *err);
 
 /* Append argv as one line of shell words (for plans and logs). */
 void slurm_argv_shell(struct sb *out, char *const *argv);

@@ -7,8 +7,9 @@
 #define LLMB_UPNAMES_H
 
 #include "base/yamlload.h"
+#include "store/layout.h"
 
-#define UPNAMES_FILE "workloads/upstream/names.yaml"
+#define UPNAMES_FILE LAYOUT_WORKLOADS "/upstream/names.yaml"
 
 /* Loads and checks the table below top: the document; NULL when the file
  * does not exist (*bad 0) or after printing its errors (*bad 1). */

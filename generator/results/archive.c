@@ -373,7 +373,9 @@ redact(struct collection *c, const char *top)
 		json_decref(p);
 	}
 	struct secrets sec;
-	secrets_load(&sec, top, names, "llmb archive");
+	char *recipes = layout_workloads(top);
+	secrets_load(&sec, recipes, names, getenv, "llmb archive");
+	free(recipes);
 	json_decref(names);
 	size_t *times = xcalloc(sec.n + 1, sizeof *times), keep = 0, len;
 	for (size_t i = 0; sec.n && i < c->n; i++) {
@@ -661,7 +663,7 @@ archive(const char *install, const char *out, const char *format, const char *to
 int
 cmd_archive(int argc, char **argv)
 {
-	const char *install = layout_install_root(), *out = NULL, *format = NULL, *top = ".";
+	const char *install = layout_install_root(getenv(LAYOUT_INSTALL_VAR)), *out = NULL, *format = NULL, *top = ".";
 	static const struct option longopts[] = {
 		{"install", required_argument, NULL, 'i'}, {"out", required_argument, NULL, 'o'},
 		{"format", required_argument, NULL, 'f'}, {"top", required_argument, NULL, 't'},

@@ -227,7 +227,7 @@ configuration(const struct prov_src *s)
 	char w[128], run[256];
 	cfg_get(s->cfg, "workload", w, sizeof w);
 	json_t *o = json_object();
-	char *rf = xasprintf("%s/workloads/%s.yaml", s->top, w);
+	char *rf = layout_recipe(s->top, w);
 	json_object_set_new(o, "recipe", json_pack("{s:s, s:o}", "file", strrchr(rf, '/') + 1, "sha256", file_hash(rf)));
 	free(rf);
 	json_object_set_new(o, "workload", json_string(w));
@@ -397,7 +397,7 @@ nodes(const struct prov_src *s, const char *file)
 	int rc = glob(pat, 0, NULL, &g);
 	free(pat);
 	if (rc)
-		return prov_missing(strcmp(file, "probe") ? "the job wrote no node probe after training"
+		return prov_missing(strcmp(file, LAYOUT_PROBE) ? "the job wrote no node probe after training"
 					: "the job wrote no node probe");
 	json_t *o = json_object();
 	size_t skip = strlen(file) + strlen(s->job) + 2; /* "<file>.<job>." */
@@ -467,7 +467,7 @@ provenance_build(const struct prov_src *s)
 			       "image", image_fact(s), "venv", venv_fact(s));
 	free(ver);
 	return json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:o}", "v", 1, "software", sw, "configuration", configuration(s),
-			 "machine", machine(s), "nodes", nodes(s, "probe"), "nodes_after", nodes(s, "probe-after"),
+			 "machine", machine(s), "nodes", nodes(s, LAYOUT_PROBE), "nodes_after", nodes(s, LAYOUT_PROBE_AFTER),
 			 "job_environment", job_environment(s));
 }
 

@@ -30,7 +30,7 @@ load(const char *install, const struct hrun *r, char **why)
 		*why = xasprintf("the record of job %s names no run directory", r->job);
 		return NULL;
 	}
-	char *path = xasprintf("%s/%s/provenance.json", install, r->run_dir);
+	char *path = xasprintf("%s/%s/" LAYOUT_PROVENANCE, install, r->run_dir);
 	/* read as llmb diff reads it: a FIFO in its place must not hang the
 	 * judge, and a duplicate key is no provenance */
 	json_error_t e;

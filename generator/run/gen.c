@@ -24,6 +24,7 @@
 #include "plan/nightmatrix.h"
 #include "plan/plan.h"
 #include "plan/stale.h"
+#include "run/selenv.h"
 #include "store/layout.h"
 #include "store/outputs.h"
 #include "store/stagecfg.h"
@@ -50,7 +51,7 @@ parse_opts(int argc, char **argv, struct opts *o, const char *usage, int with_id
 	};
 	o->top = ".";
 	o->gen = "build/gen";
-	o->install = layout_install_root();
+	o->install = layout_install_root(getenv(LAYOUT_INSTALL_VAR));
 	o->ids = argv + argc;
 	o->nids = 0;
 	const char *text;
@@ -116,6 +117,13 @@ is_json(const char *s)
 	return n > 5 && !strcmp(s + n - 5, ".json");
 }
 
+/* The trees' paths in make's words: LLMB_STATE (the install tree's state
+ * folder) and LLMB_GEN are the GNUmakefile's. */
+#define MK_DONE "$(LLMB_STATE)/" LAYOUT_DONE "/"
+#define MK_ID "$(LLMB_STATE)/" LAYOUT_ID "/"
+#define MK_CFG "$(LLMB_GEN)/" LAYOUT_CFG "/"
+#define MK_VALID "$(LLMB_GEN)/" LAYOUT_VALID
+
 /* Validity and identity, the two things make cannot see in a file's time:
  * JSON outputs are validated by llmb validate whenever one changed, into
  * valid.mk (LLMB_INVALID: the files that do not validate), read before
@@ -126,13 +134,13 @@ is_json(const char *s)
 static void
 write_validity(const struct plan *p, struct sb *mk)
 {
-	sb_add(mk, "-include $(LLMB_GEN)/valid.mk\n$(LLMB_GEN)/valid.mk:");
+	sb_add(mk, "-include " MK_VALID "\n" MK_VALID ":");
 	for (size_t i = 0; i < p->n; i++)
 		for (size_t k = 0; k < p->v[i].noutputs; k++)
 			if (is_json(p->v[i].outputs[k]))
 				sb_addf(mk, " $(wildcard $(LLMB_INSTALL)/%s)", p->v[i].outputs[k]);
 	sb_add(mk, "\n\t@$(LLMB) validate -- $@ $?\n"
-		   "$(LLMB_STATE)/id/%: $(LLMB_STATE)/done/% ;\n\n");
+		   MK_ID "%: " MK_DONE "% ;\n\n");
 }
 
 /* Secrets are checked by name (their values stay in the environment,
@@ -192,7 +200,7 @@ write_rules(struct plan *p, struct sb *mk, const char *vars)
 		sb_addf(mk, "llmb-%s:", k->group);
 		for (size_t i = 0; i < p->n; i++)
 			if (!strcmp(p->v[i].kind, k->name))
-				sb_addf(mk, " $(LLMB_STATE)/done/%s", p->v[i].id);
+				sb_addf(mk, " " MK_DONE "%s", p->v[i].id);
 		sb_add(mk, "\n");
 	}
 	/* Secrets are checked by name before anything runs, also under make -n
@@ -232,10 +240,10 @@ write_rules(struct plan *p, struct sb *mk, const char *vars)
 	for (size_t i = 0; i < p->n; i++) {
 		struct inst *in = &p->v[i];
 		if (have_secrets)
-			sb_addf(mk, "$(LLMB_STATE)/done/%s: | llmb-secrets\n", in->id);
-		sb_addf(mk, "$(LLMB_STATE)/done/%s: $(LLMB_GEN)/cfg/%s", in->id, in->id);
+			sb_addf(mk, MK_DONE "%s: | llmb-secrets\n", in->id);
+		sb_addf(mk, MK_DONE "%s: " MK_CFG "%s", in->id, in->id);
 		for (size_t d = 0; d < in->ndeps; d++)
-			sb_addf(mk, " $(LLMB_STATE)/id/%s", p->v[in->deps[d]].id);
+			sb_addf(mk, " " MK_ID "%s", p->v[in->deps[d]].id);
 		/* A deleted output, or one that does not validate, makes the
 		 * stage stale even though its stamp exists. */
 		if (in->noutputs) {
@@ -443,7 +451,7 @@ check_exemplar(const char *top)
 		size_t ng = wls && wls->kind == Y_MAP ? ymap_len(wls) : 0;
 		for (size_t i = 0; i < (ng ? ng : 1) && !errs; i++) {
 			struct sel es;
-			memset(&es, 0, sizeof es);
+			sel_all(&es);
 			es.exemplar = path;
 			es.v[K_GPU_TYPE] = ng ? ymap_key(wls, i)->str : NULL;
 			struct plan q;
@@ -466,7 +474,7 @@ cmd_check(int argc, char **argv)
 	if (prc)
 		return prc < 0 ? 0 : prc;
 	struct sel s;
-	memset(&s, 0, sizeof s);
+	sel_all(&s);
 	struct plan p;
 	int errs = plan_build(&p, o.top, &s, 1);
 	/* and the nightly matrix, when the checkout has one */

@@ -360,7 +360,7 @@ image_definitions(const struct jobctx *c, struct sb *d, const char *ref)
 	cfg_get(c->cfg, "file", file, sizeof file);
 	const char *dir = getenv("LLMB_IMAGE_DIR");
 	char *out = layout_image(c->install, file);
-	char *store = dir && *dir ? xasprintf("%s/%s.sqsh", dir, file) : xstrdup(out);
+	char *store = dir && *dir ? xasprintf("%s/%s" LAYOUT_IMAGE_SUFFIX, dir, file) : xstrdup(out);
 	define_q(d, "LLMB_OUT", out);
 	define_q(d, "LLMB_STORE", store);
 	free(out);
@@ -398,7 +398,8 @@ launch_definitions(const struct jobctx *c, struct sb *d)
 	sb_reset(&s);
 	int setup = cfg_get(c->cfg, "node_setup", buf, sizeof buf) && !strcmp(buf, "true");
 	define(d, "LLMB_NODE_SETUP_ON", setup ? "1" : "0");
-	char *script = xasprintf("%s/workloads/node-setup.sh", c->top);
+	char *wdir = layout_workloads(c->top), *script = layout_in(wdir, "node-setup.sh");
+	free(wdir);
 	sb_add_shquote(&s, script);
 	define(d, "LLMB_NODE_SETUP_SCRIPT", s.buf);
 	free(script);
@@ -435,6 +436,10 @@ definitions(const struct jobctx *c, struct sb *d, struct sb *err)
 	char buf[4096], tmpl[128];
 	struct sb s = {0};
 	sb_add(d, "m4_changequote([[, ]])m4_dnl\n");
+	/* the names of the files the script writes, the install tree's */
+#define NAME_MACRO(key, name) define(d, "LLMB_NAME_" #key, name);
+	LAYOUT_SCRIPT_NAMES(NAME_MACRO)
+#undef NAME_MACRO
 	cfg_get(c->cfg, "id", buf, sizeof buf);
 	define(d, "LLMB_ID", buf);
 	define_q(d, "LLMB_QID", buf);
@@ -557,7 +562,7 @@ jobscript_render(const struct jobctx *c, struct sb *out, struct sb *err)
 int
 cmd_script(int argc, char **argv)
 {
-	const char *top = ".", *gen = "build/gen", *install = layout_install_root();
+	const char *top = ".", *gen = "build/gen", *install = layout_install_root(getenv(LAYOUT_INSTALL_VAR));
 	static const struct option longopts[] = {
 		{"top", required_argument, NULL, 't'}, {"gen", required_argument, NULL, 'g'},
 		{"install", required_argument, NULL, 'i'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},

@@ -712,7 +712,8 @@ wait_job(struct ctx *c, struct jobrec *r)
 	/* Requeues are Slurm's business, but bounded: a job requeued over and
 	 * over (node failures, preemption), or held after a requeue, is
 	 * cancelled and the retry policy decides. */
-	long max_requeues = env_long("LLMB_MAX_REQUEUES", 3), hold_wait = env_long("LLMB_PREEMPT_WAIT", 600);
+	long max_requeues = long_or(getenv("LLMB_MAX_REQUEUES"), 3);
+	long hold_wait = long_or(getenv("LLMB_PREEMPT_WAIT"), 600);
 	int requeues = 0;
 	long held_since = 0, unknown_since = 0;
 	struct pendwatch pw = {.since = r->submitted};
@@ -977,7 +978,7 @@ int
 cmd_run(int argc, char **argv)
 {
 	struct ctx c = {.gen = "build/gen", .lockfd = -1, .start = (long)time(NULL)};
-	const char *top = ".", *install = layout_install_root();
+	const char *top = ".", *install = layout_install_root(getenv(LAYOUT_INSTALL_VAR));
 	static const struct option longopts[] = {
 		{"async", no_argument, NULL, 'a'}, {"top", required_argument, NULL, 't'},
 		{"gen", required_argument, NULL, 'g'}, {"install", required_argument, NULL, 'i'},

@@ -18,6 +18,7 @@
 #include "exec/slurm.h"
 #include "plan/plan.h"
 #include "plan/stale.h"
+#include "run/selenv.h"
 #include "store/instance.h"
 #include "store/jobrecord.h"
 #include "store/layout.h"
@@ -41,7 +42,7 @@ static int
 selected_plan(int argc, char **argv, const char *usage, struct plan *p, const char **install, unsigned char **only)
 {
 	const char *top = ".", *text;
-	*install = layout_install_root();
+	*install = layout_install_root(getenv(LAYOUT_INSTALL_VAR));
 	*only = NULL;
 	static const struct option longopts[] = {
 		{"top", required_argument, NULL, 't'}, {"install", required_argument, NULL, 'i'},
@@ -112,7 +113,7 @@ cmd_status(int argc, char **argv)
 	static const char *const names[K_N] = {"done", "stale", "submitted now", "pending", "running",
 		"finished (run make to collect)", "failed"};
 	int counts[K_N] = {0};
-	long since = env_long("LLMB_RUN_START", -1);
+	long since = long_or(getenv("LLMB_RUN_START"), -1);
 	struct jobrec *recs = xcalloc(p.n ? p.n : 1, sizeof *recs);
 	struct jobinfo *ji = xcalloc(p.n ? p.n : 1, sizeof *ji);
 	int *kind = xcalloc(p.n ? p.n : 1, sizeof *kind);

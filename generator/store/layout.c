@@ -24,136 +24,155 @@ under(const char *base, const char *fmt, ...)
 char *
 layout_cfg(const char *gen, const char *id)
 {
-	return under(gen, "cfg/%s", id);
+	return under(gen, LAYOUT_CFG "/%s", id);
 }
 
 char *
 layout_done(const char *install, const char *id)
 {
-	return under(install, "state/done/%s", id);
+	return under(install, LAYOUT_STATE "/" LAYOUT_DONE "/%s", id);
 }
 
 char *
 layout_identity(const char *install, const char *id)
 {
-	return under(install, "state/id/%s", id);
+	return under(install, LAYOUT_STATE "/" LAYOUT_ID "/%s", id);
 }
 
 char *
 layout_jobs(const char *install, const char *id)
 {
-	return id ? under(install, "state/jobs/%s", id) : under(install, "state/jobs");
+	return id ? under(install, LAYOUT_STATE "/" LAYOUT_JOBS "/%s", id) : under(install, LAYOUT_STATE "/" LAYOUT_JOBS);
 }
 
 char *
 layout_job_record(const char *install, const char *id)
 {
-	return under(install, "state/jobs/%s/" LAYOUT_JOB_RECORD, id);
+	return under(install, LAYOUT_STATE "/" LAYOUT_JOBS "/%s/" LAYOUT_JOB_RECORD, id);
 }
 
 char *
 layout_executor_state(const char *install)
 {
-	return under(install, "state/executor");
+	return under(install, LAYOUT_STATE "/" LAYOUT_EXECUTOR);
 }
 
 char *
 layout_job_script(const char *state_dir, const char *token)
 {
-	return under(state_dir, "job.%s.sh", token);
+	return under(state_dir, LAYOUT_JOB_SCRIPT ".%s.sh", token);
 }
 
 char *
 layout_job_exit(const char *state_dir, const char *job)
 {
-	return under(state_dir, "exit.%s", job);
+	return under(state_dir, LAYOUT_JOB_EXIT ".%s", job);
 }
 
 char *
 layout_job_env(const char *state_dir, const char *job)
 {
-	return under(state_dir, "env.%s", job);
+	return under(state_dir, LAYOUT_JOB_ENV ".%s", job);
 }
 
 char *
 layout_job_output(const char *state_dir)
 {
-	return under(state_dir, "%%j.out");
+	return under(state_dir, "%%j" LAYOUT_LOG_SUFFIX);
 }
 
 char *
 layout_history(const char *install, const char *fingerprint)
 {
-	return fingerprint ? under(install, "history/%s.jsonl", fingerprint) : under(install, "history");
+	return fingerprint ? under(install, LAYOUT_HISTORY "/%s" LAYOUT_HISTORY_SUFFIX, fingerprint)
+			   : under(install, LAYOUT_HISTORY);
 }
 
 char *
 layout_history_lock(const char *install)
 {
-	return under(install, "history/.lock");
+	return under(install, LAYOUT_HISTORY "/" LAYOUT_LOCK_SUFFIX);
 }
 
 char *
 layout_image(const char *install, const char *stem)
 {
-	return under(install, "images/%s.sqsh", stem);
+	return under(install, LAYOUT_IMAGES "/%s" LAYOUT_IMAGE_SUFFIX, stem);
 }
 
 char *
 layout_image_identity(const char *install, const char *stem)
 {
-	return under(install, "images/%s.sqsh.id", stem);
+	return under(install, LAYOUT_IMAGES "/%s" LAYOUT_IMAGE_SUFFIX LAYOUT_IDENTITY_SUFFIX, stem);
 }
 
 char *
 layout_workload(const char *base, const char *workload)
 {
-	return under(base, "workloads/%s", workload);
+	return under(base, LAYOUT_WORKLOADS "/%s", workload);
 }
 
 char *
 layout_experiments(const char *install, const char *workload)
 {
-	return under(install, "workloads/%s/experiments", workload);
+	return under(install, LAYOUT_WORKLOADS "/%s/" LAYOUT_EXPERIMENTS, workload);
 }
 
 char *
 layout_experiment(const char *install, const char *workload, const char *run)
 {
-	return under(install, "workloads/%s/experiments/%s", workload, run);
+	return under(install, LAYOUT_WORKLOADS "/%s/" LAYOUT_EXPERIMENTS "/%s", workload, run);
 }
 
 char *
 layout_experiment_file(const char *install, const char *workload, const char *run, const char *file)
 {
-	return under(install, "workloads/%s/experiments/%s/%s", workload, run, file);
+	return under(install, LAYOUT_WORKLOADS "/%s/" LAYOUT_EXPERIMENTS "/%s/%s", workload, run, file);
 }
 
 char *
 layout_report(const char *install, const char *workload, const char *name)
 {
-	return under(install, "workloads/%s/reports/%s", workload, name);
+	return under(install, LAYOUT_WORKLOADS "/%s/" LAYOUT_REPORTS "/%s", workload, name);
 }
 
 char *
 layout_workloads(const char *install)
 {
-	return under(install, "workloads");
+	return under(install, LAYOUT_WORKLOADS);
 }
 
 char *
 layout_reports(const char *install, const char *workload)
 {
-	return under(install, "workloads/%s/reports", workload);
+	return under(install, LAYOUT_WORKLOADS "/%s/" LAYOUT_REPORTS, workload);
+}
+
+int
+layout_log_file(const char *name)
+{
+	size_t n = strlen(name), p = strlen(LAYOUT_LOG_PREFIX), x = strlen(LAYOUT_LOG_SUFFIX);
+	return n > p + x && !strncmp(name, LAYOUT_LOG_PREFIX, p) && !strcmp(name + n - x, LAYOUT_LOG_SUFFIX);
+}
+
+char *
+layout_recipe(const char *top, const char *workload)
+{
+	return under(top, LAYOUT_WORKLOADS "/%s.yaml", workload);
+}
+
+char *
+layout_job_file(const char *state_dir, const char *name, const char *job)
+{
+	return under(state_dir, "%s.%s", name, job);
 }
 
 int
 layout_run_file(const char *name)
 {
-	size_t n = strlen(name);
 	if (!strcmp(name, LAYOUT_TRAIN_DONE) || !strcmp(name, LAYOUT_RESULT) || !strcmp(name, LAYOUT_PROVENANCE))
 		return 1;
-	return n > 8 && !strncmp(name, "log-", 4) && !strcmp(name + n - 4, ".out");
+	return layout_log_file(name);
 }
 
 static int
@@ -186,16 +205,15 @@ layout_path_placeholder(const char *name, size_t n)
 }
 
 const char *
-layout_install_root(void)
+layout_install_root(const char *given)
 {
-	const char *e = getenv("LLMB_INSTALL");
-	return e && *e ? e : "install";
+	return given && *given ? given : "install";
 }
 
 char *
 layout_venv(const char *install, const char *hash12)
 {
-	return under(install, "venvs/venv_%.12s", hash12);
+	return under(install, LAYOUT_VENVS "/" LAYOUT_VENV_PREFIX "%.12s", hash12);
 }
 
 char *
@@ -207,37 +225,37 @@ layout_in(const char *dir, const char *name)
 char *
 layout_rules(const char *gen)
 {
-	return under(gen, "rules.mk");
+	return under(gen, LAYOUT_RULES);
 }
 
 char *
 layout_valid(const char *gen)
 {
-	return under(gen, "valid.mk");
+	return under(gen, LAYOUT_VALID);
 }
 
 char *
 layout_job_started(const char *state_dir, const char *token)
 {
-	return under(state_dir, "started.%s", token);
+	return under(state_dir, LAYOUT_JOB_STARTED ".%s", token);
 }
 
 char *
 layout_job_note(const char *state_dir, const char *job)
 {
-	return under(state_dir, "note.%s", job);
+	return under(state_dir, LAYOUT_JOB_NOTE ".%s", job);
 }
 
 char *
 layout_submit_note(const char *state_dir, const char *job)
 {
-	return under(state_dir, "submit-note.%s", job);
+	return under(state_dir, LAYOUT_SUBMIT_NOTE ".%s", job);
 }
 
 char *
 layout_job_pending(const char *state_dir, const char *job)
 {
-	return under(state_dir, "pending.%s", job);
+	return under(state_dir, LAYOUT_JOB_PENDING ".%s", job);
 }
 
 char *
@@ -249,19 +267,19 @@ layout_executor_file(const char *state_dir, const char *name)
 char *
 layout_log_pattern(const char *experiment, const char *workload, const char *run)
 {
-	return under(experiment, "log-%s_%s_%%j.out", workload, run);
+	return under(experiment, LAYOUT_LOG_PREFIX "%s_%s_%%j" LAYOUT_LOG_SUFFIX, workload, run);
 }
 
 char *
 layout_exemplar(const char *install, const char *file)
 {
-	return file ? under(install, "exemplar/%s", file) : under(install, "exemplar");
+	return file ? under(install, LAYOUT_EXEMPLAR "/%s", file) : under(install, LAYOUT_EXEMPLAR);
 }
 
 char *
 layout_nightly(const char *install, const char *night, const char *file)
 {
 	if (!night)
-		return under(install, "nightly");
-	return file ? under(install, "nightly/%s/%s", night, file) : under(install, "nightly/%s", night);
+		return under(install, LAYOUT_NIGHTLY);
+	return file ? under(install, LAYOUT_NIGHTLY "/%s/%s", night, file) : under(install, LAYOUT_NIGHTLY "/%s", night);
 }

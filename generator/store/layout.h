@@ -20,7 +20,10 @@
  *
  * base is the tree's root; a NULL base gives the path relative to it (the
  * outputs a plan lists are install-relative). Every function returns a
- * string to free. */
+ * string to free. The names below (LAYOUT_NAMES) are spelled nowhere
+ * else: the job scripts get those they write as m4 macros
+ * (LAYOUT_SCRIPT_NAMES), and tests/t-modules.sh fails on a string of
+ * another file that joins one into a path. */
 #ifndef LLMB_LAYOUT_H
 #define LLMB_LAYOUT_H
 
@@ -37,12 +40,77 @@
 #define LAYOUT_STEPS_DEFAULT_STR LAYOUT_STR(LAYOUT_STEPS_DEFAULT)
 #define LAYOUT_WINDOW_DEFAULT LAYOUT_STR(LAYOUT_WINDOW_FIRST) "-" LAYOUT_STR(LAYOUT_WINDOW_LAST)
 
+/* The folders: of the install tree (workloads also the checkout's folder
+ * of recipes, <top>/workloads/<w>.yaml and <w>/), of its state, and of
+ * the generated tree. */
+#define LAYOUT_STATE "state"
+#define LAYOUT_DONE "done"
+#define LAYOUT_ID "id"
+#define LAYOUT_JOBS "jobs"
+#define LAYOUT_EXECUTOR "executor"
+#define LAYOUT_IMAGES "images"
+#define LAYOUT_VENVS "venvs"
+#define LAYOUT_WORKLOADS "workloads"
+#define LAYOUT_EXPERIMENTS "experiments"
+#define LAYOUT_REPORTS "reports"
+#define LAYOUT_HISTORY "history"
+#define LAYOUT_NIGHTLY "nightly"
+#define LAYOUT_EXEMPLAR "exemplar"
+#define LAYOUT_CFG "cfg"
+#define LAYOUT_RULES "rules.mk"
+#define LAYOUT_VALID "valid.mk"
+/* Suffixes: a container image, its identity (beside it), a history file,
+ * a lock beside the file it guards. */
+#define LAYOUT_IMAGE_SUFFIX ".sqsh"
+#define LAYOUT_IDENTITY_SUFFIX ".id"
+#define LAYOUT_HISTORY_SUFFIX ".jsonl"
+#define LAYOUT_LOCK_SUFFIX ".lock"
+/* A training run's log: <prefix><workload>_<run>_<job><suffix>. */
+#define LAYOUT_LOG_PREFIX "log-"
+#define LAYOUT_LOG_SUFFIX ".out"
+/* Slurm's own default output, <prefix><job><LAYOUT_LOG_SUFFIX>: the log
+ * of a legacy job, which llmb record --import reads. */
+#define LAYOUT_SLURM_LOG_PREFIX "slurm-"
+/* The files of a stage's state/jobs/<id> folder, each <name>.<token or
+ * job>[...]: the script submitted, the marker a job writes when it
+ * starts, its exit status, its rank-0 environment, its note, what llmb
+ * run says of it at submission, why it could not start; the node probes
+ * before and after training (<name>.<job>.<node>.json, written by
+ * templates/probe-node.sh) and the pre-flight findings of each node
+ * (preflight.<job>.<node>); the node setup's commands and an image
+ * import's output (<name>.<job>.out). */
+#define LAYOUT_JOB_SCRIPT "job"
+#define LAYOUT_JOB_STARTED "started"
+#define LAYOUT_JOB_EXIT "exit"
+#define LAYOUT_JOB_ENV "env"
+#define LAYOUT_JOB_NOTE "note"
+#define LAYOUT_SUBMIT_NOTE "submit-note"
+#define LAYOUT_JOB_PENDING "pending"
+#define LAYOUT_PROBE "probe"
+#define LAYOUT_PROBE_AFTER "probe-after"
+#define LAYOUT_PREFLIGHT "preflight"
+#define LAYOUT_NODE_SETUP "node-setup"
+#define LAYOUT_IMPORT_LOG "import"
+/* The executor caches' files (layout_executor_file) and their locks. */
+#define LAYOUT_SLURM_LIMITS "slurm.limits"
+#define LAYOUT_SLURM_ROOM "slurm.room"
+#define LAYOUT_ROOM_LOCK "room.lock"
+#define LAYOUT_SLURM_NODES "slurm.nodes"
+#define LAYOUT_SLURM_JOBS "slurm.jobs"
+#define LAYOUT_SLURM_LOCK "slurm.lock"
+#define LAYOUT_SUBMIT_BUCKET "submit.bucket"
+#define LAYOUT_SUBMIT_LOCK "submit.lock"
+#define LAYOUT_SLURM_CACHE "slurm.cache"
+#define LAYOUT_QUERY_LOG "queries.log"
+
 /* Files a finished training run leaves in its experiment directory. */
 #define LAYOUT_TRAIN_DONE "train.done"
 #define LAYOUT_RESULT "result.json"
 #define LAYOUT_PROVENANCE "provenance.json"
 /* written last by a venv job (templates/venv.m4): a half-built venv has none */
 #define LAYOUT_VENV_DONE "llmb-venv.txt"
+/* venvs/<prefix><hash12>: a venv's folder */
+#define LAYOUT_VENV_PREFIX "venv_"
 /* a venv of the install tree (NULL: the path within it), by the hash of
  * its dependency set */
 char *layout_venv(const char *install, const char *hash12);
@@ -55,8 +123,11 @@ char *layout_venv(const char *install, const char *hash12);
 /* Its default file name, before the compressor's suffix. */
 #define LAYOUT_ARCHIVE_DEFAULT "llmb-archive"
 
-/* LLMB_INSTALL, or the install tree's default ("install" in the checkout). */
-const char *layout_install_root(void);
+/* The install tree's root: given (the value of LAYOUT_INSTALL_VAR, which
+ * the command reads from its environment), or when NULL or empty the
+ * default ("install" in the checkout). */
+#define LAYOUT_INSTALL_VAR "LLMB_INSTALL"
+const char *layout_install_root(const char *given);
 /* dir/name: a file of a folder another layout function named. */
 char *layout_in(const char *dir, const char *name);
 /* The generated tree's make rules and validity list. */
@@ -140,6 +211,15 @@ char *layout_report(const char *install, const char *workload, const char *name)
 /* The folder of every workload, and a workload's reports folder. */
 char *layout_workloads(const char *install);
 char *layout_reports(const char *install, const char *workload);
+/* Whether name is a training run's log (LAYOUT_LOG_PREFIX ...
+ * LAYOUT_LOG_SUFFIX, something between). */
+int layout_log_file(const char *name);
+/* <top>/workloads/<workload>.yaml: a workload's recipe in the checkout
+ * (its folder, <top>/workloads/<workload>, is layout_workload's). */
+char *layout_recipe(const char *top, const char *workload);
+/* <state_dir>/<name>.<job>: a file of a job in its stage's state folder
+ * by its name (LAYOUT_PREFLIGHT_FAILED, LAYOUT_NODE_SETUP, ...). */
+char *layout_job_file(const char *state_dir, const char *name, const char *job);
 /* Whether a file of an experiment folder is one a training run leaves:
  * its log (log-*.out), LAYOUT_TRAIN_DONE, LAYOUT_RESULT, LAYOUT_PROVENANCE. */
 int layout_run_file(const char *name);
@@ -153,5 +233,34 @@ int layout_profile_file(const char *rel);
  * {repo_<name>}, ...): the planner leaves these for run time, when the job
  * script resolves them against the install tree. */
 int layout_path_placeholder(const char *name, size_t n);
+
+/* Every name above, as a list of strings: tests/t-modules.sh expands it
+ * (cc -E) and fails on a file that spells one into a path by hand. */
+#define LAYOUT_NAMES \
+	LAYOUT_STATE, LAYOUT_DONE, LAYOUT_ID, LAYOUT_JOBS, LAYOUT_EXECUTOR, LAYOUT_IMAGES, LAYOUT_VENVS, \
+	LAYOUT_WORKLOADS, LAYOUT_EXPERIMENTS, LAYOUT_REPORTS, LAYOUT_HISTORY, LAYOUT_NIGHTLY, LAYOUT_EXEMPLAR, \
+	LAYOUT_CFG, LAYOUT_RULES, LAYOUT_VALID, LAYOUT_IMAGE_SUFFIX, LAYOUT_IDENTITY_SUFFIX, \
+	LAYOUT_HISTORY_SUFFIX, LAYOUT_LOCK_SUFFIX, LAYOUT_LOG_PREFIX, LAYOUT_LOG_SUFFIX, \
+	LAYOUT_SLURM_LOG_PREFIX, LAYOUT_JOB_SCRIPT, \
+	LAYOUT_JOB_STARTED, LAYOUT_JOB_EXIT, LAYOUT_JOB_ENV, LAYOUT_JOB_NOTE, LAYOUT_SUBMIT_NOTE, \
+	LAYOUT_JOB_PENDING, LAYOUT_PROBE, LAYOUT_PROBE_AFTER, LAYOUT_PREFLIGHT, LAYOUT_NODE_SETUP, \
+	LAYOUT_IMPORT_LOG, LAYOUT_SLURM_LIMITS, LAYOUT_SLURM_ROOM, LAYOUT_ROOM_LOCK, LAYOUT_SLURM_NODES, \
+	LAYOUT_SLURM_JOBS, LAYOUT_SLURM_LOCK, LAYOUT_SUBMIT_BUCKET, LAYOUT_SUBMIT_LOCK, LAYOUT_SLURM_CACHE, \
+	LAYOUT_QUERY_LOG, LAYOUT_TRAIN_DONE, \
+	LAYOUT_RESULT, LAYOUT_PROVENANCE, LAYOUT_VENV_DONE, LAYOUT_VENV_PREFIX, LAYOUT_ARCHIVE_MANIFEST, \
+	LAYOUT_ARCHIVE_SYSDESC, LAYOUT_ARCHIVE_RUNCONFIG, LAYOUT_ARCHIVE_DEFAULT, LAYOUT_JOB_RECORD, \
+	LAYOUT_JOB_LOCK, LAYOUT_PREFLIGHT_FAILED, LAYOUT_PREFLIGHT_EXCLUDE, LAYOUT_EXEMPLAR_TABLE, \
+	LAYOUT_EXEMPLAR_JSON, LAYOUT_EXEMPLAR_STATUS, LAYOUT_EXEMPLAR_RUNS, LAYOUT_OVERRIDE_PREFIX, \
+	LAYOUT_NIGHT_STATUS, LAYOUT_NIGHT_SUMMARY, LAYOUT_NIGHT_VERDICT, LAYOUT_NIGHT_TREND, \
+	LAYOUT_NIGHT_CONFIRMATIONS, LAYOUT_NIGHT_VERSION, LAYOUT_NIGHTLY_CURRENT, LAYOUT_NIGHTLY_LOCK
+
+/* The names the job scripts write, X(KEY, name) each: run/jobscript.c
+ * defines the m4 macro LLMB_NAME_<KEY> of each, which the templates use
+ * (an _EXT is a suffix without its dot: "$store.LLMB_NAME_LOCK_EXT"). */
+#define LAYOUT_SCRIPT_NAMES(X) \
+	X(STARTED, LAYOUT_JOB_STARTED) X(EXIT, LAYOUT_JOB_EXIT) X(ENV, LAYOUT_JOB_ENV) X(NOTE, LAYOUT_JOB_NOTE) \
+	X(PREFLIGHT, LAYOUT_PREFLIGHT) X(PREFLIGHT_FAILED, LAYOUT_PREFLIGHT_FAILED) X(NODE_SETUP, LAYOUT_NODE_SETUP) \
+	X(IMPORT_LOG, LAYOUT_IMPORT_LOG) X(LOG_EXT, LAYOUT_LOG_SUFFIX + 1) X(VENV_DONE, LAYOUT_VENV_DONE) \
+	X(IDENTITY_EXT, LAYOUT_IDENTITY_SUFFIX + 1) X(LOCK_EXT, LAYOUT_LOCK_SUFFIX + 1)
 
 #endif

@@ -5,6 +5,7 @@
 #include <jansson.h>
 
 #include "store/instance.h"
+#include "store/layout.h"
 #include "store/outputs.h"
 #include "store/stagecfg.h"
 
@@ -22,7 +23,7 @@ json_valid(const char *path, const char *rel, struct sb *why)
 {
 	json_error_t e;
 	json_t *j = json_load_file(path, JSON_DECODE_ANY, &e);
-	int ok = j != NULL, result = ends_with(rel, "/result.json");
+	int ok = j != NULL, result = ends_with(rel, "/" LAYOUT_RESULT);
 	if (!j && why)
 		sb_addf(why, "output %s is not whole JSON (line %d: %s)", rel, e.line, e.text);
 	if (ok && result && (!json_is_object(j) || json_integer_value(json_object_get(j, "schema")) != 1 ||
@@ -60,7 +61,7 @@ output_valid(const char *path, const char *rel, struct sb *why)
 static void
 add_one(struct sb *s, const char *install, const char *rel)
 {
-	char *path = xasprintf("%s/%s", install, rel), *idp = xasprintf("%s.id", path);
+	char *path = xasprintf("%s/%s", install, rel), *idp = xasprintf("%s" LAYOUT_IDENTITY_SUFFIX, path);
 	struct stat st;
 	const char *src = stat(idp, &st) == 0 && S_ISREG(st.st_mode) ? idp : path;
 	sb_addf(s, "%s\n", rel);

@@ -634,7 +634,7 @@ judge_night(const char *install, const char *night, const char *select, const ch
 	if (policy && policy_load(policy, &o.pol))
 		;
 	else if (!(files = install_files(install, &n)))
-		judge_say("no history in %s/history", install);
+		judge_say("no history in %s/" LAYOUT_HISTORY, install);
 	else
 		m = judge_files(files, n, &o, 1);
 	diag_hold = held;
@@ -688,7 +688,7 @@ cmd_judge(int argc, char **argv)
 	size_t n = 0;
 	char **files = o.install ? install_files(o.install, &n) : NULL;
 	if (o.install && !n) {
-		judge_say("no history in %s/history", o.install);
+		judge_say("no history in %s/" LAYOUT_HISTORY, o.install);
 		return 2;
 	}
 	/* Options end at the first history file: an option after one would

@@ -118,7 +118,7 @@ main(int argc, char **argv)
 	} else if ((!strcmp(argv[1], "argv") || !strcmp(argv[1], "submit")) &&
 	    jobspec_from_args(&js, argc - 2, argv + 2) == 0) {
 		char id[64];
-		char **a = slurm_sbatch_argv(&js, &err);
+		char **a = slurm_submit_argv(&js, &err);
 		if (!a) {
 			fprintf(stderr, "%s\n", err.buf);
 			rc = 1;
