@@ -201,7 +201,7 @@ write_rules(struct plan *p, struct sb *mk, const char *vars)
 	const char **names = NULL;
 	size_t nnames = 0;
 	for (size_t i = 0; i < p->n; i++) {
-		const struct pc_cmd *c = plancfg_cmd(&p->v[i].conf);
+		const struct pc_cmd *c = stagecfg_cmd(&p->v[i].conf);
 		for (size_t k = 0; c && k < c->nsecrets; k++) {
 			size_t j = 0;
 			while (j < nnames && strcmp(names[j], c->secrets[k]))
