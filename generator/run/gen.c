@@ -537,7 +537,7 @@ cmd_explain(int argc, char **argv)
 	struct explain e = {&p, stale};
 	for (size_t i = 0; i < p.n; i++) {
 		struct inst *in = &p.v[i];
-		struct stage_query q = {o.install, in->id, in->hash, in->cfg.buf, will_run, &e};
+		struct stage_query q = {o.install, in->id, in->hash, &in->conf, will_run, &e};
 		struct sb why = {0};
 		enum staleness st = stage_staleness(&q, &why);
 		if (st == STAGE_CONFIG) {
