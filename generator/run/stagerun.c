@@ -195,7 +195,7 @@ static void
 write_provenance(struct ctx *c, const struct jobrec *r, const struct jobinfo *ji)
 {
 	char *dir = layout_experiment(c->install, c->rec.workload, run_of(c));
-	struct prov_src s = {.top = c->top, .install = c->install, .gen = c->gen, .run_dir = dir, .cfg = c->cfg,
+	struct prov_src s = {.top = c->top, .install = c->install, .gen = c->gen, .run_dir = dir, .cfg = &c->rec,
 			     .cfg_hash = c->hash, .state_dir = c->state, .token = r->token, .job = r->job,
 			     .executor = r->executor, .submitted = r->submitted,
 			     .restarts = ji->restarts};
@@ -273,7 +273,7 @@ submit(struct ctx *c, struct jobrec *r, int attempt)
 {
 	char token[40];
 	jobrec_new_token(token);
-	struct jobctx jc = {c->top, c->gen, c->install, c->cfg, token, c->state, 0};
+	struct jobctx jc = {c->top, c->gen, c->install, &c->rec, token, c->state, 0};
 	struct sb script = {0}, err = {0};
 	/* Upstream's --segment where this cluster's sbatch knows it; an older
 	 * Slurm (no topology/block, no --segment) runs the job without it,

@@ -256,8 +256,8 @@ render_data(const struct pc_data *d, struct sb *out)
 
 /* The caller's variables the record keeps: those the job's environment
  * does not set (render leaves the others out). */
-static int
-callerenv_kept(const struct pc_train *t, size_t i)
+int
+pc_callerenv_kept(const struct pc_train *t, size_t i)
 {
 	size_t l = strcspn(t->callerenv[i], "=");
 	for (size_t k = 0; k < t->cmd.nenv; k++)
@@ -303,7 +303,7 @@ render_train(const struct pc_train *t, struct sb *out)
 	put_strv(out, "env", t->cmd.env, t->cmd.nenv);
 	/* the caller's value of a variable the recipe sets is not the job's */
 	for (size_t i = 0; i < t->ncallerenv; i++)
-		if (callerenv_kept(t, i))
+		if (pc_callerenv_kept(t, i))
 			cfg_add(out, "callerenv", t->callerenv[i]);
 	put_strv(out, "mount", t->cmd.mounts, t->cmd.nmounts);
 	if (t->srun_mpi)
@@ -393,6 +393,44 @@ stagecfg_render(const struct stagecfg *c, struct sb *out)
 		cfg_add(out, "tolerance_pct", c->u.report.tolerance_pct);
 		break;
 	}
+}
+
+double
+pc_recorded(double v)
+{
+	char buf[64];
+	fmt_num(buf, sizeof buf, v);
+	return strtod(buf, NULL);
+}
+
+double
+pc_recorded_flops(double v)
+{
+	char buf[64];
+	snprintf(buf, sizeof buf, "%.6e", v);
+	return strtod(buf, NULL);
+}
+
+void
+stagecfg_config_hash(const struct stagecfg *c, char h[65])
+{
+	static const char *const skip[] = {"id=", "label=", "output=", "run=", "#"};
+	struct sb text = {0}, s = {0};
+	stagecfg_render(c, &text);
+	for (const char *l = text.buf; l && *l;) {
+		size_t n = strcspn(l, "\n");
+		int keep = 1;
+		for (size_t k = 0; k < sizeof skip / sizeof *skip; k++)
+			keep &= strncmp(l, skip[k], strlen(skip[k])) != 0;
+		if (keep) {
+			sb_addn(&s, l, n);
+			sb_addc(&s, '\n');
+		}
+		l += n + (l[n] == '\n');
+	}
+	sha256_hex(s.buf ? s.buf : "", s.len, h);
+	sb_free(&s);
+	sb_free(&text);
 }
 
 /* ---- parsing ------------------------------------------------------------- */
@@ -915,9 +953,9 @@ callerenv_eq(const struct pc_train *a, const struct pc_train *b)
 {
 	size_t i = 0, j = 0;
 	for (;; i++, j++) {
-		while (i < a->ncallerenv && !callerenv_kept(a, i))
+		while (i < a->ncallerenv && !pc_callerenv_kept(a, i))
 			i++;
-		while (j < b->ncallerenv && !callerenv_kept(b, j))
+		while (j < b->ncallerenv && !pc_callerenv_kept(b, j))
 			j++;
 		if (i == a->ncallerenv || j == b->ncallerenv)
 			return i == a->ncallerenv && j == b->ncallerenv;

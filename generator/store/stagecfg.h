@@ -177,8 +177,23 @@ void pc_strv_add(char ***v, size_t *n, char *s);
 /* Appends the borrowed s to v. */
 void pc_constv_add(const char ***v, size_t *n, const char *s);
 
+/* The caller's variable i of t is recorded: the job's environment does
+ * not set it (render leaves the others out). */
+int pc_callerenv_kept(const struct pc_train *t, size_t i);
+
 /* The command of a job-running instance (data, train), else NULL. */
 const struct pc_cmd *stagecfg_cmd(const struct stagecfg *c);
+
+/* v at the precision the configuration records it: a run parameter or
+ * steps (fmt_num), the model's FLOPs ("%.6e"). The planner keeps its
+ * records at it, so a record read back equals the plan's. */
+double pc_recorded(double v);
+double pc_recorded_flops(double v);
+
+/* The hash of the configuration without the lines that name a run rather
+ * than configure it (id, label, outputs, run directory): a night's run has
+ * its own, with the same configuration. Into h (65 bytes). */
+void stagecfg_config_hash(const struct stagecfg *c, char h[65]);
 
 /* Appends c's configuration text to out: what gen writes, byte for byte. */
 void stagecfg_render(const struct stagecfg *c, struct sb *out);
