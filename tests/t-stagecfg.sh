@@ -67,4 +67,15 @@ t_grep "said" "^$bad/noeq:$(line '^run ' "$bad/noeq"):1: error: not a key=value 
 t_rc "not a configuration" 1 "$DRV" files "$bad/header"
 t_grep "said" "^$bad/header:1:1: error: not a stage configuration" "$TRASH/.out"
 
+# llmb script reads the configuration through the codec: a file cut short
+# is refused at its line, no job script made from what is left.
+sgen=$TRASH/sgen
+mkdir -p "$sgen"
+cp -r "$TRASH/gen/cfg" "$sgen/"
+id=train.tinygpt.cpu.tiny.fp32.2
+grep -v '^steps=' "$cfg" >"$sgen/cfg/$id"
+t_rc "llmb script: a configuration not as gen writes it" 2 "$LLMB" script --top "$TOP" --gen "$sgen" --install "$TRASH/inst" "$id"
+t_grep "said at its line" "^$sgen/cfg/$id:$(line '^model_flops=\|^arg=' "$sgen/cfg/$id"):1: error: a line missing, repeated or out of the order llmb writes$" "$TRASH/.out"
+t_nogrep "no job script" '^#!' "$TRASH/.out"
+
 t_done

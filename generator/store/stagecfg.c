@@ -53,32 +53,6 @@ kv_values(const char *text, const char *key, size_t *n)
 	return v;
 }
 
-const char *
-cfg_get(const char *cfg, const char *key, char *buf, size_t len)
-{
-	return kv_get(cfg, key, buf, len);
-}
-
-char **
-cfg_values(const char *cfg, const char *key, size_t *n)
-{
-	return kv_values(cfg, key, n);
-}
-
-char *
-cfg_knob(const char *cfg, const char *name)
-{
-	size_t n, nl = strlen(name);
-	char **ks = cfg_values(cfg, "knob", &n), *v = NULL;
-	for (size_t i = 0; i < n; i++) {
-		if (!v && !strncmp(ks[i], name, nl) && ks[i][nl] == '=')
-			v = xstrdup(ks[i] + nl + 1);
-		free(ks[i]);
-	}
-	free(ks);
-	return v;
-}
-
 const char *const preflight_names[] = {[PF_OFF] = "off", [PF_WARN] = "warn", [PF_FAIL] = "fail",
 				       [PF_EXCLUDE] = "exclude", NULL};
 
@@ -89,14 +63,6 @@ preflight_policy(const char *word)
 		if (!strcmp(word, preflight_names[i]))
 			return i;
 	return -1;
-}
-
-enum preflight
-cfg_preflight(const char *cfg)
-{
-	char buf[16];
-	int p = cfg_get(cfg, "preflight", buf, sizeof buf) ? preflight_policy(buf) : -1;
-	return p < 0 ? PF_WARN : (enum preflight)p;
 }
 
 enum preflight

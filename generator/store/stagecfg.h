@@ -234,10 +234,4 @@ enum preflight stagecfg_preflight(const struct stagecfg *c);
 const char *kv_get(const char *text, const char *key, char *buf, size_t len);
 char **kv_values(const char *text, const char *key, size_t *n);
 
-/* Transitional: the configuration text read by key. */
-const char *cfg_get(const char *cfg, const char *key, char *buf, size_t len);
-char **cfg_values(const char *cfg, const char *key, size_t *n);
-char *cfg_knob(const char *cfg, const char *name);
-enum preflight cfg_preflight(const char *cfg);
-
 #endif
