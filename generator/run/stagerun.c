@@ -588,7 +588,7 @@ decide(struct ctx *c, struct jobrec *r, struct jobinfo *ji)
 	sb_free(&pf_nodes);
 	if (retry && r->attempt <= retries) {
 		fprintf(stderr, "    retrying (attempt %d of %d): the stage's retry policy covers %s\n",
-			r->attempt + 1, atoi(buf) + 1, jstate_name(s));
+			r->attempt + 1, retries + 1, jstate_name(s));
 		return O_RETRY;
 	}
 	return O_FAILED;
