@@ -173,6 +173,34 @@ done < <(sed -n 's|^int \(cmd_[a-z_]*\)(.*/\* \([a-z]*/[a-z_]*\.c\):.*|\1 \2|p' 
 t_ok "cmds.h names the file of each command" test ! -s "$TRASH/cmds.bad"
 sed 's/^/# /' "$TRASH/cmds.bad"
 
+# The stage configuration is read in one place: store/stagecfg.c's codec
+# (render and parse) spells its keys; every other module reads the typed
+# record's fields. Outside it: no by-key reader of the configuration, no
+# hand-written "key=" line of it, and kv_get/kv_values (the reader of the
+# other key=value state files) never asked for one of its keys, but for
+# the files that share a key name, each listed with the file it reads.
+# config_keys: the keys the codec writes, one a line.
+config_keys() {
+	grep -o '(out, "[a-z_]*"' "$1/store/stagecfg.c" | sed 's/.*"\(.*\)"/\1/' | sort -u
+}
+# config_key_reads DIR: the lines of DIR's modules but the codec that read
+# the configuration by key.
+config_key_reads() {
+	local keys alt
+	keys=$(config_keys "$GEN" | paste -sd'|')
+	alt='results/(provenance|record)\.c:.*kv_get\([a-z]+, "ref"'                # images/<stem>.id
+	alt+='|results/provenance\.c:.*kv_(get|values)\(txt, "(repo|pip|python)"'    # the venv's llmb-venv.txt
+	alt+='|store/jobrecord\.c:.*"after='                                       # the job record's own line
+	(cd "$1" && grep -nE "\<cfg_(get|values|knob|preflight)\(|\"($keys)=(%[a-z]*)?(\\\\n)?\"|kv_(get|values)\([^,]*, \"($keys)\"" \
+		*/*.[ch]) | grep -v '^store/stagecfg\.[ch]:' | grep -vE "^($alt)"
+}
+keys=$(config_keys "$GEN" | wc -l)
+echo "# the configuration's keys (store/stagecfg.c): $keys"
+t_ok "the codec writes the configuration's keys" test "$keys" -gt 50
+config_key_reads "$GEN" >"$TRASH/cfgreads"
+t_ok "the configuration is read by key in store/stagecfg.c alone" test ! -s "$TRASH/cfgreads"
+sed 's/^/# /' "$TRASH/cfgreads"
+
 # The checks can fail: two modules that include each other, and a bottom
 # folder that uses one above it.
 mkdir -p "$TRASH/cycle/a" "$TRASH/cycle/b"
@@ -200,5 +228,14 @@ spelled "$TRASH/names" "$TRASH/plant/plan/y.c" "$TRASH/plant/x.m4" | sed "s|^$TR
 printf '%s\n' 'plan/y.c:2: %s/state/done/%s' 'plan/y.c:3: slurm.limits' 'plan/y.c:3: %s/%s/provenance.json' \
 	'x.m4:1: $llmb_state/exit.$LLMB_JOB_ID' >"$TRASH/plant.want"
 t_cmp "tree names spelled by hand are found" "$TRASH/plant.want" "$TRASH/plant.names"
+# and a module that reads the configuration by key, or writes its line
+mkdir -p "$TRASH/keys/store" "$TRASH/keys/run"
+cp "$GEN/store/stagecfg.c" "$TRASH/keys/store/"
+printf 'x = cfg_get(cfg, "nodes", buf, sizeof buf);\ny = kv_get(text, "workload", buf, sizeof buf);\nsb_add(s, "after=");\nz = kv_get(text, "job", buf, sizeof buf);\n' >"$TRASH/keys/run/bad.c"
+GEN=$TRASH/keys config_key_reads "$TRASH/keys" >"$TRASH/keys.out"
+t_grep "a by-key read is found" '^run/bad\.c:1:' "$TRASH/keys.out"
+t_grep "a configuration key asked of kv_get is found" '^run/bad\.c:2:' "$TRASH/keys.out"
+t_grep "a hand-written configuration line is found" '^run/bad\.c:3:' "$TRASH/keys.out"
+t_nogrep "a key of another file is not" '^run/bad\.c:4:' "$TRASH/keys.out"
 
 t_done

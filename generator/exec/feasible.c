@@ -40,19 +40,18 @@ have_enroot(void)
 enum problem { P_NODES, P_CONTAINER, P_ENROOT, P_N };
 
 static int
-problem_of(const char *cfg, const struct executor *ex, long *nodes)
+problem_of(const struct stagecfg *cfg, const struct executor *ex, long *nodes)
 {
-	char buf[256], kind[32] = "";
 	if (ex != &local_executor)
 		return -1;
-	*nodes = cfg_get(cfg, "nodes", buf, sizeof buf) ? strtol(buf, NULL, 10) : 1;
-	cfg_get(cfg, "kind", kind, sizeof kind);
+	int train = cfg->kind == PC_TRAIN && cfg->bound;
+	*nodes = train ? cfg->u.train.nodes : 1;
 	/* Nodes of a CPU run are emulated by processes here (the demos);
 	 * nodes of GPUs are not. */
-	if (*nodes > 1 && cfg_get(cfg, "gpu", buf, sizeof buf) && strcmp(buf, "cpu"))
+	if (*nodes > 1 && cfg->gpu && strcmp(cfg->gpu, "cpu"))
 		return P_NODES;
-	int import = stage_kind_is(kind, SK_IMPORT);
-	if (!import && cfg_get(cfg, "image", buf, sizeof buf))
+	int import = stage_kind_is(pc_kind_names[cfg->kind], SK_IMPORT);
+	if (!import && (train ? cfg->u.train.image : cfg->kind == PC_DATA ? cfg->u.data.image : NULL))
 		return P_CONTAINER;
 	if (import && !have_enroot())
 		return P_ENROOT;
@@ -66,7 +65,7 @@ static const char *const said[P_N] = {
 };
 
 const char *
-stage_infeasible(const char *cfg, const struct executor *ex)
+stage_infeasible(const struct stagecfg *cfg, const struct executor *ex)
 {
 	static char buf[256];
 	long nodes;
@@ -84,7 +83,7 @@ plan_feasible(const struct plan *p, const struct executor *ex)
 	long nodes[P_N] = {0};
 	for (size_t i = 0; i < p->n; i++) {
 		long n;
-		int k = problem_of(p->v[i].cfg.buf, ex, &n);
+		int k = problem_of(&p->v[i].conf, ex, &n);
 		if (k >= 0 && !count[k]++) {
 			first[k] = i;
 			nodes[k] = n;

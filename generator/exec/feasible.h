@@ -8,6 +8,7 @@
 
 #include "exec/executor.h"
 #include "plan/plan.h"
+#include "store/stagecfg.h"
 
 /* Why the executor is what it is, for messages: "EXECUTOR=local" or
  * "the default: no Slurm controller answers scontrol ping". */
@@ -15,7 +16,7 @@ const char *executor_why(const struct executor *ex);
 
 /* NULL when the stage configuration cfg can run on ex, else why not
  * (a static or stage-owned string until the next call). */
-const char *stage_infeasible(const char *cfg, const struct executor *ex);
+const char *stage_infeasible(const struct stagecfg *cfg, const struct executor *ex);
 
 /* enroot as the image jobs call it is here: LLMB_ENROOT, else enroot on PATH. */
 int have_enroot(void);

@@ -147,7 +147,7 @@ run_src(struct imp *im, const char *dir, const char *w, const char *gpu, const c
 		fprintf(stderr, "llmb record: warning: %s: %s has no run %s %s %s x%ld; skipped\n", dir, w, gpu, size, dtype, scale);
 		return 0;
 	}
-	*s = (struct rec_src){im->install, im->p->rec.top, NULL, dir, t->cfg.buf, pa->cfg.buf, t->wl,
+	*s = (struct rec_src){im->install, im->p->rec.top, NULL, dir, &t->conf, &pa->conf, t->wl,
 		gpu_find(&im->p->rec, gpu), NULL, NULL, NULL, NULL, NULL, "unknown"};
 	s->version = im->version;
 	return 1;

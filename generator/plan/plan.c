@@ -236,22 +236,23 @@ link_and_hash(struct plan *p, size_t from)
 		struct inst *d = &p->v[i];
 		const struct ynode *const *it, *one;
 		size_t na = ynames(ymap_get(d->stage, "after"), &it, &one);
-		struct sb head = {0};
+		struct stagecfg *c = &d->conf;
 		/* An image or a venv is shared by every workload that needs it: its
 		 * configuration must not depend on which one declared it first. */
-		int shared = stage_kind_is(d->kind, SK_SHARED);
-		sb_addf(&head, "# llmb stage configuration: generated, do not edit\nid=%s\nkind=%s\ntemplate=%s\nworkload=%s\nlabel=%s\n",
-			d->id, d->kind, ystr(d->stage, "template", d->kind), shared ? "" : d->workload, d->label);
-		if (d->gpu)
-			sb_addf(&head, "gpu=%s\nsize=%s\ndtype=%s\n", d->gpu, d->size, d->dtype);
-		if (d->scale)
-			sb_addf(&head, "scale=%ld\n", d->scale);
+		c->id = d->id;
+		c->template = ystr(d->stage, "template", d->kind);
+		c->workload = stage_kind_is(d->kind, SK_SHARED) ? "" : d->workload;
+		c->label = d->label;
+		c->gpu = d->gpu;
+		c->size = d->size;
+		c->dtype = d->dtype;
+		c->scale = d->scale;
 		const struct ynode *retry = ymap_get(d->stage, "retry");
 		if (retry) {
-			sb_addf(&head, "retry_count=%s\n", ystr(retry, "count", "0"));
+			c->retry_count = ystr(retry, "count", "0");
 			const struct ynode *on = ymap_get(retry, "on");
 			for (size_t k = 0; k < on->nkids; k++)
-				sb_addf(&head, "retry_on=%s\n", on->kids[k]->str);
+				pc_constv_add(&c->retry_on, &c->nretry_on, on->kids[k]->str);
 		}
 		for (size_t a = 0; a < na; a++) {
 			/* A run depends on the same run of a per-run stage: one lookup. */
@@ -276,14 +277,15 @@ link_and_hash(struct plan *p, size_t from)
 					continue;
 				d->deps = xrealloc(d->deps, (d->ndeps + 1) * sizeof *d->deps);
 				d->deps[d->ndeps++] = j;
-				sb_addf(&head, "after=%s %s\n", u->id, u->hash);
+				c->after = xrealloc(c->after, (c->nafter + 1) * sizeof *c->after);
+				c->after[c->nafter].id = u->id;
+				memcpy(c->after[c->nafter++].hash, u->hash, sizeof u->hash);
 			}
 		}
 		for (size_t k = 0; k < d->noutputs; k++)
-			sb_addf(&head, "output=%s\n", d->outputs[k]);
+			pc_constv_add(&c->outputs, &c->noutputs, d->outputs[k]);
 		/* the configuration's text, written once */
-		plancfg_render(&d->conf, &head);
-		d->cfg = head;
+		stagecfg_render(c, &d->cfg);
 		sha256_hex(d->cfg.buf, d->cfg.len, d->hash);
 	}
 	for (struct stage_list *l = lists; l->name; l++)
@@ -492,7 +494,7 @@ plan_free(struct plan *p)
 		free(in->label);
 		free(in->rep);
 		free(in->plan);
-		plancfg_free(&in->conf);
+		stagecfg_free(&in->conf);
 		sb_free(&in->cfg);
 		free(in->deps);
 		for (size_t k = 0; k < in->noutputs; k++)

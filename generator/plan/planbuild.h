@@ -2,7 +2,7 @@
  * runstages.c, and plan.c above them): the working context of one workload
  * (struct wctx), the values a run binds and the {placeholder} expansion
  * that uses them, and the command every job-running instance records in
- * its typed configuration (plancfg.h: argv, environment, mounts, secrets,
+ * its typed configuration (store/stagecfg.h: argv, environment, mounts, secrets,
  * the checkout files a command names). */
 #ifndef LLMB_PLANBUILD_H
 #define LLMB_PLANBUILD_H

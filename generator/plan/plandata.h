@@ -10,7 +10,7 @@
 
 #include "base/htab.h"
 #include "base/util.h"
-#include "plan/plancfg.h"
+#include "store/stagecfg.h"
 #include "recipe/recipe.h"
 
 struct ovr;
@@ -59,7 +59,7 @@ struct inst {
 	                             * runs: "exemplar-<r>", "exemplar-profile"; else NULL */
 	char *label;                /* "train tinygpt cpu tiny fp32 x2" */
 	char *plan;                 /* what would be submitted, one line */
-	struct plancfg conf;        /* its kind's configuration, typed */
+	struct stagecfg conf;        /* its kind's configuration, typed */
 	struct sb cfg;              /* the effective configuration, KEY=VALUE lines:
 	                             * rendered once, when the plan is linked (plan.c) */
 	char hash[65];

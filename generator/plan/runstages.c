@@ -427,6 +427,7 @@ build_train(struct wctx *w, struct inst *in, const struct plan_run *r, const cha
 		struct pc_param *pm = &t->params[t->nparams++];
 		pm->name = ymap_key(params, i)->str;
 		var_get(vs, pm->name, &pm->value);
+		pm->value = pc_recorded(pm->value);
 	}
 	const struct ynode *const *rc, *rc1;
 	size_t nrc = ynames(ymap_get(r->row, "recompute"), &rc, &rc1);
@@ -441,7 +442,7 @@ build_train(struct wctx *w, struct inst *in, const struct plan_run *r, const cha
 	}
 	t->steps = k->steps;
 	t->have_flops = have_flops;
-	t->model_flops = mf;
+	t->model_flops = pc_recorded_flops(mf);
 	add_argv(w, &t->cmd, in->workload, ymap_get(train, "cmd"), vs);
 	t->cmd_nargs = t->cmd.nargs;
 	if (ymap_get(r->row, "args"))

@@ -2,7 +2,7 @@
  * per-configuration stage (report) for each selected run of a workload:
  * the run's values bound (coordinates, model dimensions, parameters, model
  * FLOPs, the run knobs), then the job's shape, image, knobs, argv,
- * environment and secrets recorded in the typed configuration (plancfg.h),
+ * environment and secrets recorded in the typed configuration (store/stagecfg.h),
  * with the plan line that shows them. A night's runs get instances of
  * their own. */
 #ifndef LLMB_RUNSTAGES_H

@@ -108,10 +108,10 @@ build_venv(struct wctx *w, const struct ynode *stage)
 		return;
 	/* The dependency set decides the venv, as upstream groups them: the
 	 * same set in two workloads is one venv. */
-	struct plancfg conf = {.kind = PC_VENV};
+	struct stagecfg conf = {.kind = PC_VENV};
 	venv_set(w, venv, &conf.u.venv);
 	struct sb set = {0};
-	plancfg_venv_set(&conf.u.venv, &set);
+	stagecfg_venv_set(&conf.u.venv, &set);
 	char h[65];
 	sha256_hex(set.buf, set.len, h);
 	sb_free(&set);
@@ -119,7 +119,7 @@ build_venv(struct wctx *w, const struct ynode *stage)
 	struct inst *in = plan_find(w->p, id);
 	if (in) {
 		free(id);
-		plancfg_free(&conf);
+		stagecfg_free(&conf);
 	} else {
 		in = add_inst(w->p, id, stage, w->wl);
 		in->conf = conf;

@@ -2,7 +2,7 @@
  * a workload: container images (one per image the runs use, shared by the
  * workloads that name it), venvs (one per dependency set, shared) and data
  * tasks (one per task of the workload). Each instance gets its id, label,
- * typed configuration (plancfg.h), outputs and plan line. */
+ * typed configuration (store/stagecfg.h), outputs and plan line. */
 #ifndef LLMB_SETUPSTAGES_H
 #define LLMB_SETUPSTAGES_H
 

@@ -21,19 +21,16 @@ ends_with(const char *s, const char *suffix)
 }
 
 int
-stage_outputs_ok(const char *install, const char *cfg, const char *except, struct sb *why)
+stage_outputs_ok(const char *install, const struct stagecfg *cfg, const char *except, struct sb *why)
 {
-	size_t n;
-	char **outs = cfg_values(cfg, "output", &n);
 	int ok = 1;
-	for (size_t i = 0; i < n; i++) {
-		char *p = xasprintf("%s/%s", install, outs[i]);
-		if (!(except && ends_with(outs[i], except)) && !output_valid(p, outs[i], ok ? why : NULL))
+	for (size_t i = 0; i < cfg->noutputs; i++) {
+		const char *o = cfg->outputs[i];
+		char *p = xasprintf("%s/%s", install, o);
+		if (!(except && ends_with(o, except)) && !output_valid(p, o, ok ? why : NULL))
 			ok = 0;
 		free(p);
-		free(outs[i]);
 	}
-	free(outs);
 	return ok;
 }
 
@@ -45,8 +42,7 @@ newer(const struct timespec *a, const struct timespec *b)
 
 /* Dependents follow what an upstream stage made, not when: the identity
  * the stamp recorded against the one there now (redo's rule), by time
- * only for a stamp that recorded none. after= lines are "<id> <hash>", in
- * dependency order. */
+ * only for a stamp that recorded none. */
 static int
 upstream_changed(const struct stage_query *q, const struct stamp *stamp, const char *up)
 {
@@ -67,26 +63,19 @@ upstream_changed(const struct stage_query *q, const struct stamp *stamp, const c
 static int
 upstream_stale(const struct stage_query *q, const struct stamp *stamp, struct sb *why)
 {
-	size_t n;
-	char **after = cfg_values(q->cfg, "after", &n);
-	int stale = 0;
-	for (size_t i = 0; i < n; i++) {
-		after[i][strcspn(after[i], " ")] = 0;
-		if (stale) {
-			/* first reason only */
-		} else if (q->will_run && q->will_run(q->arg, after[i])) {
-			stale = 1;
+	for (size_t i = 0; i < q->cfg->nafter; i++) {
+		const char *up = q->cfg->after[i].id;
+		if (q->will_run && q->will_run(q->arg, up)) {
 			if (why)
-				sb_addf(why, "upstream %s will run", after[i]);
-		} else if (upstream_changed(q, stamp, after[i])) {
-			stale = 1;
+				sb_addf(why, "upstream %s will run", up);
+			return 1;
+		} else if (upstream_changed(q, stamp, up)) {
 			if (why)
-				sb_addf(why, "upstream %s changed its outputs after it ran", after[i]);
+				sb_addf(why, "upstream %s changed its outputs after it ran", up);
+			return 1;
 		}
-		free(after[i]);
 	}
-	free(after);
-	return stale;
+	return 0;
 }
 
 int
@@ -139,21 +128,15 @@ stage_level_config(const char *install, const char *gen, const char *id, const c
 }
 
 int
-stage_level(const char *install, const char *gen, const char *id, const char *hash, const char *cfg)
+stage_level(const char *install, const char *gen, const char *id, const char *hash, const struct stagecfg *cfg)
 {
 	int rc = stage_level_config(install, gen, id, hash);
 	struct stamp stamp;
 	if (stamp_read(install, id, &stamp) == 0 && stamp_is_of(&stamp, hash)) {
 		struct timespec t = stamp.mtime, up;
-		size_t n;
-		char **after = cfg_values(cfg, "after", &n);
-		for (size_t i = 0; i < n; i++) {
-			after[i][strcspn(after[i], " ")] = 0;
-			if (identity_mtime(install, after[i], &up) == 0 && newer(&up, &t))
+		for (size_t i = 0; i < cfg->nafter; i++)
+			if (identity_mtime(install, cfg->after[i].id, &up) == 0 && newer(&up, &t))
 				t = up;
-			free(after[i]);
-		}
-		free(after);
 		if (newer(&t, &stamp.mtime))
 			rc |= stamp_set_mtime(install, id, &t) == 0;
 		identity_level(install, id, &t);
@@ -203,9 +186,7 @@ run_state(const struct plan *p, const struct inst *parse, const char *install)
 	const struct inst *train = run_training(p, parse);
 	if (!train)
 		return R_PENDING;
-	char run[512];
-	cfg_get(parse->cfg.buf, "run", run, sizeof run);
-	char *dir = layout_experiment(install, parse->workload, run);
+	char *dir = layout_experiment(install, parse->workload, parse->conf.run ? parse->conf.run : "");
 	struct runrec *td = runrec_load(dir);
 	struct jobrec jr;
 	enum runstate st = R_PENDING;

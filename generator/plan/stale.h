@@ -23,6 +23,7 @@
 
 #include "base/util.h"
 #include "plan/plan.h"
+#include "store/stagecfg.h"
 
 enum staleness {
 	STAGE_DONE,
@@ -36,7 +37,7 @@ struct stage_query {
 	const char *install; /* the install tree */
 	const char *id;      /* the stage instance */
 	const char *hash;    /* its configuration's hash, as planned */
-	const char *cfg;     /* its configuration: output= and after= lines */
+	const struct stagecfg *cfg; /* its configuration: outputs and upstream stages */
 	/* Optional: upstream stage up will run first (explain's prediction). */
 	int (*will_run)(void *arg, const char *up);
 	void *arg;
@@ -63,12 +64,12 @@ int stage_stamped(const char *install, const char *id, const char *hash);
  * level without rewriting a byte: its configuration back to its stamp
  * (stage_level_config), its stamp forward to its newest upstream identity,
  * its identity forward to its stamp. Returns 1 when a time was set. */
-int stage_level(const char *install, const char *gen, const char *id, const char *hash, const char *cfg);
+int stage_level(const char *install, const char *gen, const char *id, const char *hash, const struct stagecfg *cfg);
 
 /* 1 when every output of cfg below install is valid, else 0 with the first
  * reason appended to why (may be NULL). except: an output name suffix not
  * looked at (one llmb writes itself after this check), or NULL. */
-int stage_outputs_ok(const char *install, const char *cfg, const char *except, struct sb *why);
+int stage_outputs_ok(const char *install, const struct stagecfg *cfg, const char *except, struct sb *why);
 
 /* Where a run of the plan stands, asked of its parse instance: done when
  * its train.done belongs to the planned training configuration, failed

@@ -86,19 +86,14 @@ sqsh_fact(const char *path)
 			 "hash_of", "first MiB + last MiB + size");
 }
 
-/* The upstream stage of a kind ("venv."), from the after= lines. */
-static char *
-upstream(const char *cfg, const char *prefix)
+/* The upstream stage of a kind ("venv."), or NULL. */
+static const char *
+upstream(const struct stagecfg *cfg, const char *prefix)
 {
-	size_t n;
-	char **a = cfg_values(cfg, "after", &n), *r = NULL;
-	for (size_t i = 0; i < n; i++) {
-		if (!r && !strncmp(a[i], prefix, strlen(prefix)))
-			r = xstrndup(a[i], strcspn(a[i], " "));
-		free(a[i]);
-	}
-	free(a);
-	return r;
+	for (size_t i = 0; i < cfg->nafter; i++)
+		if (!strncmp(cfg->after[i].id, prefix, strlen(prefix)))
+			return cfg->after[i].id;
+	return NULL;
 }
 
 static json_t *
@@ -106,18 +101,17 @@ image_fact(const struct prov_src *s)
 {
 	char stem[256], buf[512];
 	/* the image the stage runs in, else the one it waits for */
-	char *up = upstream(s->cfg, "image.");
-	if (!cfg_get(s->cfg, "image", stem, sizeof stem) && !(up && snprintf(stem, sizeof stem, "%s", up + 6))) {
-		free(up);
+	const char *up = upstream(s->cfg, "image.");
+	const char *img = s->cfg->kind == PC_TRAIN && s->cfg->bound ? s->cfg->u.train.image
+			: s->cfg->kind == PC_DATA ? s->cfg->u.data.image : NULL;
+	if (!(img && snprintf(stem, sizeof stem, "%s", img)) && !(up && snprintf(stem, sizeof stem, "%s", up + 6)))
 		return prov_missing("the stage uses no container image");
-	}
-	free(up);
 	char *idp = layout_image_identity(s->install, stem);
 	char *sq = layout_image(s->install, stem);
 	char *id = read_file(idp, NULL);
 	json_t *o = json_object();
-	json_object_set_new(o, "ref", json_string(id && cfg_get(id, "ref", buf, sizeof buf) ? buf : stem));
-	json_object_set_new(o, "digest", id && cfg_get(id, "digest", buf, sizeof buf) && *buf
+	json_object_set_new(o, "ref", json_string(id && kv_get(id, "ref", buf, sizeof buf) ? buf : stem));
+	json_object_set_new(o, "digest", id && kv_get(id, "digest", buf, sizeof buf) && *buf
 			    ? json_string(buf) : prov_missing("the import did not report a digest"));
 	json_object_set_new(o, "id_sha256", file_hash(idp));
 	json_object_set_new(o, "sqsh", sqsh_fact(sq));
@@ -132,18 +126,23 @@ image_fact(const struct prov_src *s)
 static json_t *
 venv_fact(const struct prov_src *s)
 {
-	char *id = upstream(s->cfg, "venv.");
+	const char *id = upstream(s->cfg, "venv.");
 	if (!id)
 		return prov_missing("the stage uses no venv");
 	char *cp = layout_cfg(s->gen, id), dir[512];
 	char *vc = read_file(cp, NULL);
-	free(cp);
-	free(id);
-	if (!vc || !cfg_get(vc, "dir", dir, sizeof dir)) {
-		free(vc);
-		return prov_missing("no venv configuration");
+	struct stagecfg v;
+	int ok = vc && stagecfg_parse(&v, vc, cp) == 0;
+	if (ok) {
+		ok = v.kind == PC_VENV && v.u.venv.dir;
+		if (ok)
+			snprintf(dir, sizeof dir, "%s", v.u.venv.dir);
+		stagecfg_free(&v);
 	}
+	free(cp);
 	free(vc);
+	if (!ok)
+		return prov_missing("no venv configuration");
 	char *vdir = layout_in(s->install, dir), *path = layout_in(vdir, LAYOUT_VENV_DONE);
 	free(vdir);
 	char *txt = read_file(path, NULL);
@@ -151,14 +150,14 @@ venv_fact(const struct prov_src *s)
 	if (!txt)
 		return prov_missing("llmb-venv.txt is missing");
 	size_t n;
-	char **pins = cfg_values(txt, "repo", &n), **pip, py[64], h[65];
+	char **pins = kv_values(txt, "repo", &n), **pip, py[64], h[65];
 	json_t *o = json_object(), *pa = json_array();
 	for (size_t i = 0; i < n; i++) {
 		json_array_append_new(pa, json_string(pins[i]));
 		free(pins[i]);
 	}
 	free(pins);
-	pip = cfg_values(txt, "pip", &n);
+	pip = kv_values(txt, "pip", &n);
 	struct sb f = {0};
 	for (size_t i = 0; i < n; i++) {
 		sb_addf(&f, "%s\n", pip[i]);
@@ -167,7 +166,7 @@ venv_fact(const struct prov_src *s)
 	free(pip);
 	sha256_hex(f.buf ? f.buf : "", f.len, h);
 	sb_free(&f);
-	json_object_set_new(o, "python", str_or_missing(cfg_get(txt, "python", py, sizeof py), "not recorded"));
+	json_object_set_new(o, "python", str_or_missing(kv_get(txt, "python", py, sizeof py), "not recorded"));
 	json_object_set_new(o, "pins", pa);
 	json_object_set_new(o, "pip_freeze_sha256", json_string(h));
 	json_object_set_new(o, "packages", json_integer((json_int_t)n));
@@ -175,22 +174,20 @@ venv_fact(const struct prov_src *s)
 	return o;
 }
 
-/* KEY=VALUE lines of a repeated configuration key, as an object. */
+/* NAME=value words (an environment), as an object; keep: which to take
+ * (NULL: all). */
 static json_t *
-pairs(const char *cfg, const char *key)
+pairs(const char *const *v, size_t n, const struct pc_train *keep)
 {
-	size_t n;
-	char **v = cfg_values(cfg, key, &n);
 	json_t *o = json_object();
 	for (size_t i = 0; i < n; i++) {
-		char *eq = strchr(v[i], '=');
-		if (eq) {
-			*eq = 0;
-			json_object_set_new(o, v[i], json_string(eq + 1));
+		const char *eq = strchr(v[i], '=');
+		if (eq && (!keep || pc_callerenv_kept(keep, i))) {
+			char *name = xstrndup(v[i], (size_t)(eq - v[i]));
+			json_object_set_new(o, name, json_string(eq + 1));
+			free(name);
 		}
-		free(v[i]);
 	}
-	free(v);
 	return o;
 }
 
@@ -224,45 +221,46 @@ script_hash(const struct prov_src *s)
 static json_t *
 configuration(const struct prov_src *s)
 {
-	char w[128], run[256];
-	cfg_get(s->cfg, "workload", w, sizeof w);
+	static const struct pc_train none;
+	const struct stagecfg *cfg = s->cfg;
+	const struct pc_train *t = cfg->kind == PC_TRAIN && cfg->bound ? &cfg->u.train : &none;
+	const char *w = cfg->workload;
 	json_t *o = json_object();
 	char *rf = layout_recipe(s->top, w);
 	json_object_set_new(o, "recipe", json_pack("{s:s, s:o}", "file", strrchr(rf, '/') + 1, "sha256", file_hash(rf)));
 	free(rf);
 	json_object_set_new(o, "workload", json_string(w));
-	json_object_set_new(o, "run", json_string(cfg_get(s->cfg, "run", run, sizeof run) ? run : ""));
+	json_object_set_new(o, "run", json_string(cfg->run ? cfg->run : ""));
 	json_object_set_new(o, "config_hash", json_string(s->cfg_hash));
 	json_object_set_new(o, "script_sha256", script_hash(s));
-	json_object_set_new(o, "knobs", pairs(s->cfg, "param"));
+	json_t *kn = json_object(), *rk = json_object();
+	for (size_t i = 0; i < t->nparams; i++) {
+		char num[64];
+		fmt_num(num, sizeof num, t->params[i].value);
+		json_object_set_new(kn, t->params[i].name, json_string(num));
+	}
+	json_object_set_new(o, "knobs", kn);
 	/* the run knobs as set (MAX_STEPS, ENABLE_*, EXTRA_WORK, TIME_LIMIT, ...): what "what changed" names */
-	json_object_set_new(o, "run_knobs", pairs(s->cfg, "knob"));
-	json_object_set_new(o, "env", pairs(s->cfg, "env"));
+	for (size_t i = 0; i < t->nknobs; i++)
+		json_object_set_new(rk, t->knobs[i].name, json_string(t->knobs[i].value));
+	json_object_set_new(o, "run_knobs", rk);
+	json_object_set_new(o, "env", pairs((const char *const *)t->cmd.env, t->cmd.nenv, NULL));
 	/* the caller's variables of the recorded families (envrec.h), only
 	 * when there are some: a provenance without them reads as before */
-	json_t *ce = pairs(s->cfg, "callerenv");
+	json_t *ce = pairs(t->callerenv, t->ncallerenv, t);
 	if (json_object_size(ce))
 		json_object_set_new(o, "environment", ce);
 	else
 		json_decref(ce);
 	/* the training command as configured: the recipe's and the row's
 	 * arguments, the overrides a reviewer reads */
-	size_t n;
-	char **args = cfg_values(s->cfg, "arg", &n);
 	json_t *av = json_array();
-	for (size_t i = 0; i < n; i++) {
-		json_array_append_new(av, json_string(args[i]));
-		free(args[i]);
-	}
-	free(args);
+	for (size_t i = 0; i < t->cmd.nargs; i++)
+		json_array_append_new(av, json_string(t->cmd.args[i].word));
 	json_object_set_new(o, "arguments", av);
-	char **sec = cfg_values(s->cfg, "secret", &n);
 	json_t *names = json_array();
-	for (size_t i = 0; i < n; i++) {
-		json_array_append_new(names, json_string(sec[i]));
-		free(sec[i]);
-	}
-	free(sec);
+	for (size_t i = 0; i < t->cmd.nsecrets; i++)
+		json_array_append_new(names, json_string(t->cmd.secrets[i]));
 	json_object_set_new(o, "secrets_by_name", names);
 	return o;
 }
@@ -338,9 +336,9 @@ local_facts(const struct prov_src *s, json_t *o)
 	char *ep = layout_job_exit(s->state_dir, s->job);
 	char *ex = read_file(ep, NULL);
 	free(ep);
-	json_object_set_new(o, "exit_code", ex && cfg_get(ex, "status", buf, sizeof buf)
+	json_object_set_new(o, "exit_code", ex && kv_get(ex, "status", buf, sizeof buf)
 			    ? json_string(buf) : prov_missing("no exit record"));
-	if (ex && cfg_get(ex, "end", buf, sizeof buf)) {
+	if (ex && kv_get(ex, "end", buf, sizeof buf)) {
 		iso_time(atol(buf), t, sizeof t);
 		json_object_set_new(o, "end", json_string(t));
 	} else {
@@ -434,8 +432,9 @@ job_environment(const struct prov_src *s)
 	free(path);
 	if (!txt)
 		return prov_missing("the training's rank-0 task left no environment dump");
-	size_t nsec;
-	char **sec = cfg_values(s->cfg, "secret", &nsec);
+	const struct pc_cmd *cmd = stagecfg_cmd(s->cfg);
+	size_t nsec = cmd ? cmd->nsecrets : 0;
+	char *const *sec = cmd ? (char *const *)cmd->secrets : NULL;
 	json_t *vars = json_object();
 	for (size_t at = 0; at < len;) {
 		const char *e = txt + at, *eq = memchr(e, '=', len - at), *end = memchr(e, 0, len - at);
@@ -451,9 +450,6 @@ job_environment(const struct prov_src *s)
 		json_object_set_new(vars, name, v);
 		free(name);
 	}
-	for (size_t i = 0; i < nsec; i++)
-		free(sec[i]);
-	free(sec);
 	free(txt);
 	return json_pack("{s:s, s:o}", "task", "rank 0", "variables", vars);
 }

@@ -11,10 +11,12 @@
 
 #include <jansson.h>
 
+struct stagecfg;
+
 struct prov_src {
 	const char *top, *install, *gen;
 	const char *run_dir;        /* where provenance.json goes */
-	const char *cfg;            /* the train stage configuration text */
+	const struct stagecfg *cfg; /* the train stage's configuration */
 	const char *cfg_hash;
 	const char *state_dir;      /* state/jobs/<id>: job script, exit record, probes */
 	const char *token;          /* the job script is job.<token>.sh */

@@ -84,29 +84,28 @@ summary_of(const double *x, size_t n, double *mean_out)
 
 /* ---- configuration ------------------------------------------------------------- */
 
-static const char *
-cfgv(const char *cfg, const char *key, char *buf, size_t len)
+static const struct pc_train no_train;
+
+/* The training's fields (none for a training planned without its run's
+ * values). */
+static const struct pc_train *
+train_of(const struct stagecfg *cfg)
 {
-	return cfg ? cfg_get(cfg, key, buf, len) : NULL;
+	return cfg && cfg->kind == PC_TRAIN && cfg->bound ? &cfg->u.train : &no_train;
 }
 
-/* param=KEY=VALUE of the train configuration, as a number. */
+/* A parameter of the run, as a number. */
 static int
-param(const char *cfg, const char *key, double *v)
+param(const struct stagecfg *cfg, const char *key, double *v)
 {
-	size_t n;
-	char **ps = cfg_values(cfg, "param", &n);
-	int found = 0;
-	for (size_t i = 0; i < n; i++) {
-		size_t kl = strlen(key);
-		if (!found && !strncmp(ps[i], key, kl) && ps[i][kl] == '=') {
-			*v = strtod(ps[i] + kl + 1, NULL);
-			found = 1;
+	const struct pc_train *t = train_of(cfg);
+	for (size_t i = 0; i < t->nparams; i++) {
+		if (!strcmp(t->params[i].name, key)) {
+			*v = t->params[i].value;
+			return 1;
 		}
-		free(ps[i]);
 	}
-	free(ps);
-	return found;
+	return 0;
 }
 
 /* The parallel configuration: the keys of the contract that the run's
@@ -114,7 +113,7 @@ param(const char *cfg, const char *key, double *v)
 static const char *const parallel_keys[] = {"cp", "ep", "etp", "gbs", "mbs", "pp", "seq", "tp", "vp"};
 
 static json_t *
-parallel_of(const char *cfg, struct sb *canon)
+parallel_of(const struct stagecfg *cfg, struct sb *canon)
 {
 	json_t *o = json_object();
 	for (size_t i = 0; i < sizeof parallel_keys / sizeof *parallel_keys; i++) {
@@ -127,27 +126,13 @@ parallel_of(const char *cfg, struct sb *canon)
 	return o;
 }
 
-/* Lines that name the run rather than configure it: a night's run has its
- * own id, label, outputs and directory, with the same configuration. */
+/* A night's run has its own id, label, outputs and directory, with the
+ * same configuration. */
 static char *
-config_hash(const char *cfg)
+config_hash(const struct stagecfg *cfg)
 {
-	static const char *const skip[] = {"id=", "label=", "output=", "run=", "#"};
-	struct sb s = {0};
-	for (const char *l = cfg; l && *l;) {
-		size_t n = strcspn(l, "\n");
-		int keep = 1;
-		for (size_t k = 0; k < sizeof skip / sizeof *skip; k++)
-			keep &= strncmp(l, skip[k], strlen(skip[k])) != 0;
-		if (keep) {
-			sb_addn(&s, l, n);
-			sb_addc(&s, '\n');
-		}
-		l += n + (l[n] == '\n');
-	}
 	char h[65];
-	sha256_hex(s.buf ? s.buf : "", s.len, h);
-	sb_free(&s);
+	stagecfg_config_hash(cfg, h);
 	return xstrdup(h);
 }
 
@@ -193,28 +178,21 @@ add_reason(json_t *inv, const char *why)
 }
 
 static json_t *
-knobs_of(const char *cfg, json_t *inv)
+knobs_of(const struct stagecfg *cfg, json_t *inv)
 {
 	json_t *o = json_object();
-	size_t n;
-	char **ks = cfg_values(cfg, "knob", &n);
-	for (size_t i = 0; i < n; i++) {
-		char *eq = strchr(ks[i], '=');
-		if (eq) {
-			*eq = 0;
-			json_object_set_new(o, ks[i], json_string(eq + 1));
-			for (size_t k = 0; k < sizeof knob_effects / sizeof *knob_effects; k++)
-				if (!strcmp(knob_effects[k].name, ks[i]) && knob_effects[k].invalid &&
-				    (strncmp(ks[i], "ENABLE_", 7) || !strcmp(eq + 1, "true") || !strcmp(eq + 1, "1") ||
-				     !strcmp(eq + 1, "yes")))
-					add_reason(inv, knob_effects[k].invalid);
-		}
-		free(ks[i]);
+	const struct pc_train *t = train_of(cfg);
+	for (size_t i = 0; i < t->nknobs; i++) {
+		const char *name = t->knobs[i].name, *val = t->knobs[i].value;
+		json_object_set_new(o, name, json_string(val));
+		for (size_t k = 0; k < sizeof knob_effects / sizeof *knob_effects; k++)
+			if (!strcmp(knob_effects[k].name, name) && knob_effects[k].invalid &&
+			    (strncmp(name, "ENABLE_", 7) || !strcmp(val, "true") || !strcmp(val, "1") || !strcmp(val, "yes")))
+				add_reason(inv, knob_effects[k].invalid);
 	}
-	free(ks);
-	if (cfg && strstr(cfg, "\nprofile="))
+	if (t->profile)
 		add_reason(inv, "profiling on");
-	if (cfg && strstr(cfg, "\nnccltrace=true"))
+	if (t->nccltrace)
 		add_reason(inv, "NCCL trace on");
 	return o;
 }
@@ -222,17 +200,18 @@ knobs_of(const char *cfg, json_t *inv)
 /* ---- provenance ---------------------------------------------------------------- */
 
 static json_t *
-image_of(const char *install, const char *cfg)
+image_of(const char *install, const struct stagecfg *cfg)
 {
-	char stem[256], buf[512];
-	if (!cfgv(cfg, "image", stem, sizeof stem))
+	char buf[512];
+	const char *stem = train_of(cfg)->image;
+	if (!stem)
 		return json_null();
 	char *path = layout_image_identity(install, stem);
 	char *id = read_file(path, NULL);
 	free(path);
 	json_t *o = json_object();
-	json_object_set_new(o, "ref", json_string(id && cfg_get(id, "ref", buf, sizeof buf) ? buf : stem));
-	json_object_set_new(o, "digest", id && cfg_get(id, "digest", buf, sizeof buf) && *buf ? json_string(buf) : json_null());
+	json_object_set_new(o, "ref", json_string(id && kv_get(id, "ref", buf, sizeof buf) ? buf : stem));
+	json_object_set_new(o, "digest", id && kv_get(id, "digest", buf, sizeof buf) && *buf ? json_string(buf) : json_null());
 	free(id);
 	return o;
 }
@@ -309,15 +288,17 @@ static size_t
 window_samples(const struct rec_src *s, const char *log, double **out, double *tflops, json_t *inv, int *failed)
 {
 	struct lp_opts o = {.format = LP_AUTO, .indexing = LP_INDEX_DEFAULT, .win_lo = 35, .win_hi = 44};
-	char buf[64];
-	if (cfgv(s->parse_cfg, "window", buf, sizeof buf))
-		sscanf(buf, "%ld-%ld", &o.win_lo, &o.win_hi);
-	if (cfgv(s->parse_cfg, "log_format", buf, sizeof buf))
-		lp_format_parse(buf, &o.format);
-	if (cfgv(s->parse_cfg, "indexing", buf, sizeof buf))
-		o.indexing = !strcmp(buf, "one") ? LP_INDEX_ONE : LP_INDEX_ZERO;
-	if (cfgv(s->parse_cfg, "steps", buf, sizeof buf))
+	const struct stagecfg *pc = s->parse_cfg;
+	if (pc && pc->kind == PC_PARSE && pc->bound) {
+		const struct pc_parse *p = &pc->u.parse;
+		char buf[64];
+		o.win_lo = p->win_from;
+		o.win_hi = p->win_to;
+		lp_format_parse(p->log_format, &o.format);
+		o.indexing = !strcmp(p->indexing, "one") ? LP_INDEX_ONE : LP_INDEX_ZERO;
+		fmt_num(buf, sizeof buf, p->steps);
 		o.steps = strtol(buf, NULL, 10);
+	}
 	struct lp_result r;
 	lp_parse_file(log, &o, &r);
 	*out = NULL;
@@ -378,10 +359,9 @@ static void
 rates(json_t *rec, const struct rec_src *s, double mean, double log_tflops, long scale, const char *dtype, json_t *inv)
 {
 	double seq = 0, gbs = 0, mf = 0;
-	char buf[64];
 	int have = param(s->train_cfg, "seq", &seq) && param(s->train_cfg, "gbs", &gbs);
-	if (cfgv(s->train_cfg, "model_flops", buf, sizeof buf))
-		mf = strtod(buf, NULL);
+	if (train_of(s->train_cfg)->have_flops)
+		mf = train_of(s->train_cfg)->model_flops;
 	double peak = 0;
 	const struct ynode *pk = ymap_get(s->gpu, "peak_tflops");
 	if (ymap_get(pk, dtype))
@@ -397,14 +377,14 @@ rates(json_t *rec, const struct rec_src *s, double mean, double log_tflops, long
 json_t *
 record_build(const struct rec_src *s, struct sb *err)
 {
-	char w[128], gpu[64], size[64], dtype[64], scs[32], job[128] = "", ex[32] = "", log[4096] = "";
-	if (!cfgv(s->train_cfg, "workload", w, sizeof w) || !cfgv(s->train_cfg, "gpu", gpu, sizeof gpu) ||
-	    !cfgv(s->train_cfg, "size", size, sizeof size) || !cfgv(s->train_cfg, "dtype", dtype, sizeof dtype) ||
-	    !cfgv(s->train_cfg, "scale", scs, sizeof scs)) {
+	char job[128] = "", ex[32] = "", log[4096] = "";
+	const struct stagecfg *tc = s->train_cfg;
+	if (!tc || !tc->gpu || !tc->scale) {
 		sb_addf(err, "%s: the train configuration lacks the run's coordinates", s->run_dir);
 		return NULL;
 	}
-	long scale = strtol(scs, NULL, 10);
+	const char *w = tc->workload, *gpu = tc->gpu, *size = tc->size, *dtype = tc->dtype;
+	long scale = tc->scale;
 	struct runrec *done = runrec_load(s->run_dir);
 	if (done) {
 		snprintf(job, sizeof job, "%s", done->job ? done->job : "");
@@ -427,8 +407,7 @@ record_build(const struct rec_src *s, struct sb *err)
 	json_t *par = parallel_of(s->train_cfg, &canon);
 	/* A proxy run (a shrunken model) has a history of its own, never a
 	 * full-scale run's baseline, and no reference. */
-	char pxb[8];
-	int proxy = cfgv(s->train_cfg, "proxy", pxb, sizeof pxb) && !strcmp(pxb, "true");
+	int proxy = train_of(tc)->proxy;
 	if (proxy)
 		sb_add(&canon, "proxy;");
 	char h[65];
@@ -547,7 +526,7 @@ record_of_stage(struct plan *p, const struct inst *parse, const char *install, c
 		return NULL;
 	}
 	char *dir = layout_experiment(install, parse->workload, parse->conf.run);
-	struct rec_src s = {install, p->rec.top, night, dir, train->cfg.buf, parse->cfg.buf, parse->wl,
+	struct rec_src s = {install, p->rec.top, night, dir, &train->conf, &parse->conf, parse->wl,
 		gpu_find(&p->rec, parse->gpu), version, NULL, NULL, NULL, NULL, NULL};
 	/* A job that failed wrote no train.done: its job record keys it. */
 	struct jobrec jr;

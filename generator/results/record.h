@@ -17,8 +17,8 @@ struct rec_src {
 	const char *install, *top;
 	const char *night;          /* YYYY-MM-DD */
 	const char *run_dir;        /* the run's directory (train.done, result.json, log) */
-	const char *train_cfg;      /* the train stage configuration text */
-	const char *parse_cfg;      /* the parse stage configuration text (window, steps) */
+	const struct stagecfg *train_cfg; /* the train stage's configuration */
+	const struct stagecfg *parse_cfg; /* the parse stage's (window, steps) */
 	const struct ynode *wl;     /* the workload recipe (reference, tolerance) */
 	const struct ynode *gpu;    /* its gpus.yaml entry (peak), or NULL */
 	const char *version;        /* llmb version, or NULL: asked from git now */

@@ -209,7 +209,7 @@ write_rules(struct plan *p, struct sb *mk, const char *vars)
 	const char **names = NULL;
 	size_t nnames = 0;
 	for (size_t i = 0; i < p->n; i++) {
-		const struct pc_cmd *c = plancfg_cmd(&p->v[i].conf);
+		const struct pc_cmd *c = stagecfg_cmd(&p->v[i].conf);
 		for (size_t k = 0; c && k < c->nsecrets; k++) {
 			size_t j = 0;
 			while (j < nnames && strcmp(names[j], c->secrets[k]))
@@ -545,7 +545,7 @@ cmd_explain(int argc, char **argv)
 	struct explain e = {&p, stale};
 	for (size_t i = 0; i < p.n; i++) {
 		struct inst *in = &p.v[i];
-		struct stage_query q = {o.install, in->id, in->hash, in->cfg.buf, will_run, &e};
+		struct stage_query q = {o.install, in->id, in->hash, &in->conf, will_run, &e};
 		struct sb why = {0};
 		enum staleness st = stage_staleness(&q, &why);
 		if (st == STAGE_CONFIG) {

@@ -20,21 +20,14 @@
 static int
 upstream_ready(const struct inproc_stage *c)
 {
-	size_t n;
-	char **after = cfg_values(c->cfg, "after", &n);
-	int ok = 1;
-	for (size_t i = 0; i < n; i++) {
-		size_t l = strcspn(after[i], " ");
-		char *id = xstrndup(after[i], l);
-		if (ok && !(after[i][l] && stage_stamped(c->install, id, after[i] + l + 1))) {
-			printf("[%s] %s: waiting for %s\n", c->progress, c->label, id);
-			ok = 0;
+	for (size_t i = 0; i < c->cfg->nafter; i++) {
+		const struct sc_after *a = &c->cfg->after[i];
+		if (!stage_stamped(c->install, a->id, a->hash)) {
+			printf("[%s] %s: waiting for %s\n", c->progress, c->label, a->id);
+			return 0;
 		}
-		free(id);
-		free(after[i]);
 	}
-	free(after);
-	return ok;
+	return 1;
 }
 
 /* The parse options of the stage: its window, log format, steps and
@@ -43,18 +36,25 @@ upstream_ready(const struct inproc_stage *c)
 static int
 parse_stage_opts(const struct inproc_stage *c, struct parse_opts *po)
 {
-	char win[64], fmt[32], steps[32], *bad = NULL;
-	if (parse_window(cfg_get(c->cfg, "window", win, sizeof win) ? win : LAYOUT_WINDOW_DEFAULT, &po->lp))
+	/* a parse stage planned without its run's values has the defaults */
+	const struct pc_parse *p = c->cfg->kind == PC_PARSE && c->cfg->bound ? &c->cfg->u.parse : NULL;
+	char win[64] = LAYOUT_WINDOW_DEFAULT, steps[64] = LAYOUT_STEPS_DEFAULT_STR, *bad = NULL;
+	const char *fmt = p ? p->log_format : "auto";
+	if (p) {
+		snprintf(win, sizeof win, "%ld-%ld", p->win_from, p->win_to);
+		fmt_num(steps, sizeof steps, p->steps);
+	}
+	if (parse_window(win, &po->lp))
 		bad = xasprintf("--window=%s", win);
-	else if (lp_format_parse(cfg_get(c->cfg, "log_format", fmt, sizeof fmt) ? fmt : "auto", &po->lp.format))
+	else if (lp_format_parse(fmt, &po->lp.format))
 		bad = xasprintf("--log-format=%s", fmt);
-	else if (parse_long(cfg_get(c->cfg, "steps", steps, sizeof steps) ? steps : LAYOUT_STEPS_DEFAULT_STR, &po->lp.steps) || po->lp.steps <= 0)
+	else if (parse_long(steps, &po->lp.steps) || po->lp.steps <= 0)
 		bad = xasprintf("--steps=%s", steps);
 	/* profiled, traced or one-step runs: never compared with a reference */
-	po->lp.profiled = cfg_get(c->cfg, "profiled", fmt, sizeof fmt) && !strcmp(fmt, "true");
+	po->lp.profiled = p && p->profiled;
 	/* a proxy run's result says so: the report labels it, compares nothing */
-	po->lp.proxy = cfg_get(c->cfg, "proxy", fmt, sizeof fmt) && !strcmp(fmt, "true");
-	po->lp.unlisted = cfg_get(c->cfg, "unlisted", fmt, sizeof fmt) && !strcmp(fmt, "true");
+	po->lp.proxy = p && p->proxy;
+	po->lp.unlisted = p && p->unlisted;
 	int rc = bad ? parse_bad_usage("bad option '%s'", bad) : 0;
 	free(bad);
 	return rc;
@@ -63,12 +63,9 @@ parse_stage_opts(const struct inproc_stage *c, struct parse_opts *po)
 int
 inproc_parse(const struct inproc_stage *c)
 {
-	char w[128], run[256];
-	cfg_get(c->cfg, "workload", w, sizeof w);
-	cfg_get(c->cfg, "run", run, sizeof run);
 	if (c->async && !upstream_ready(c))
 		return INPROC_WAITING;
-	char *dir = layout_experiment(c->install, w, run), logb[PATH_MAX];
+	char *dir = layout_experiment(c->install, c->cfg->workload, c->cfg->run ? c->cfg->run : ""), logb[PATH_MAX];
 	struct runrec *td = runrec_load(dir);
 	if (!td || !td->log) {
 		runrec_free(td);
@@ -104,18 +101,15 @@ inproc_parse(const struct inproc_stage *c)
 int
 inproc_report(const struct inproc_stage *c)
 {
-	char w[128], g[64], s[64], d[64], tol[32], rep[256];
-	cfg_get(c->cfg, "workload", w, sizeof w);
-	cfg_get(c->cfg, "gpu", g, sizeof g);
-	cfg_get(c->cfg, "size", s, sizeof s);
-	cfg_get(c->cfg, "dtype", d, sizeof d);
-	cfg_get(c->cfg, "report", rep, sizeof rep);
+	const struct stagecfg *cfg = c->cfg;
+	const struct pc_report *r = cfg->kind == PC_REPORT ? &cfg->u.report : NULL;
 	if (c->async && !upstream_ready(c))
 		return INPROC_WAITING;
-	char *out = layout_report(c->install, w, rep);
+	const char *w = cfg->workload;
+	char *out = layout_report(c->install, w, r ? r->report : "");
 	char *expdir = layout_experiments(c->install, w);
-	struct report_req q = {.top = c->top, .workload = w, .gpu = g, .size = s, .dtype = d,
-		.tolerance = strtod(cfg_get(c->cfg, "tolerance_pct", tol, sizeof tol) ? tol : "5", NULL), .out = out,
+	struct report_req q = {.top = c->top, .workload = w, .gpu = cfg->gpu ? cfg->gpu : "", .size = cfg->size ? cfg->size : "",
+		.dtype = cfg->dtype ? cfg->dtype : "", .tolerance = strtod(r ? r->tolerance_pct : "5", NULL), .out = out,
 		.format = "text"};
 	mkdir_p(out, 1);
 	int rc = q.tolerance >= 0 ? report_build(&q, &expdir, 1) : 2;

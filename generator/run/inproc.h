@@ -6,9 +6,12 @@
 #ifndef LLMB_INPROC_H
 #define LLMB_INPROC_H
 
+struct stagecfg;
+
 struct inproc_stage {
 	const char *top, *install; /* the checkout, the install tree */
-	const char *id, *cfg;      /* the stage instance and its configuration */
+	const char *id;            /* the stage instance */
+	const struct stagecfg *cfg; /* its configuration */
 	const char *progress;      /* "3/9" */
 	const char *label;
 	int async;                 /* ASYNC: wait for nothing, say what is missing */

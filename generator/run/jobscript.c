@@ -48,36 +48,39 @@ define_q(struct sb *d, const char *name, const char *value)
 	sb_free(&q);
 }
 
-/* Path of an upstream stage's "dir=" (the venv), or NULL. */
+/* The install-relative folder of the stage's upstream venv, or NULL. */
 static char *
-upstream_value(const struct jobctx *c, const char *prefix, const char *key)
+upstream_venv_dir(const struct jobctx *c)
 {
-	size_t n;
-	char **after = cfg_values(c->cfg, "after", &n), *res = NULL;
-	for (size_t i = 0; i < n; i++) {
-		if (!res && !strncmp(after[i], prefix, strlen(prefix))) {
-			char *id = xstrndup(after[i], strcspn(after[i], " "));
-			char *path = layout_cfg(c->gen, id);
-			char *cfg = read_file(path, NULL);
-			char buf[PATH_MAX];
-			if (cfg && cfg_get(cfg, key, buf, sizeof buf))
-				res = xstrdup(buf);
-			free(cfg);
-			free(path);
-			free(id);
+	for (size_t i = 0; i < c->cfg->nafter; i++) {
+		const char *id = c->cfg->after[i].id;
+		if (strncmp(id, "venv.", 5))
+			continue;
+		char *path = layout_cfg(c->gen, id), *text = read_file(path, NULL), *res = NULL;
+		struct stagecfg up;
+		if (text && stagecfg_parse(&up, text, path) == 0) {
+			res = up.kind == PC_VENV && up.u.venv.dir ? xstrdup(up.u.venv.dir) : NULL;
+			stagecfg_free(&up);
 		}
-		free(after[i]);
+		free(text);
+		free(path);
+		return res;
 	}
-	free(after);
-	return res;
+	return NULL;
+}
+
+/* The stage's image (a stem), or NULL. */
+static const char *
+image_stem(const struct stagecfg *cfg)
+{
+	return cfg->kind == PC_TRAIN && cfg->bound ? cfg->u.train.image : cfg->kind == PC_DATA ? cfg->u.data.image : NULL;
 }
 
 /* The value of a path placeholder (layout.h names them). */
 char *
 jobscript_path_value(const struct jobctx *c, const char *name)
 {
-	char w[256] = "", run[256], img[256];
-	cfg_get(c->cfg, "workload", w, sizeof w);
+	const char *w = c->cfg->workload, *img;
 	if (!strcmp(name, "install"))
 		return xstrdup(c->install);
 	if (!strcmp(name, "top"))
@@ -85,7 +88,7 @@ jobscript_path_value(const struct jobctx *c, const char *name)
 	if (!strcmp(name, "workload_dir"))
 		return layout_workload(c->install, w);
 	if (!strcmp(name, "experiment_dir"))
-		return cfg_get(c->cfg, "run", run, sizeof run) ? layout_experiment(c->install, w, run) : NULL;
+		return c->cfg->run ? layout_experiment(c->install, w, c->cfg->run) : NULL;
 	if (!strcmp(name, "recipe_dir"))
 		return layout_workload(c->top, w);
 	if (!strcmp(name, "state_dir"))
@@ -93,9 +96,9 @@ jobscript_path_value(const struct jobctx *c, const char *name)
 	/* Always the install tree's name: with a shared image folder it is a
 	 * link into that folder, made by the import job. */
 	if (!strcmp(name, "image_file"))
-		return cfg_get(c->cfg, "image", img, sizeof img) ? layout_image(c->install, img) : NULL;
+		return (img = image_stem(c->cfg)) ? layout_image(c->install, img) : NULL;
 	if (!strcmp(name, "venv_dir") || !strncmp(name, "repo_", 5)) {
-		char *dir = upstream_value(c, "venv.", "dir");
+		char *dir = upstream_venv_dir(c);
 		if (!dir)
 			return NULL;
 		char *v = !strcmp(name, "venv_dir") ? xasprintf("%s/%s", c->install, dir)
@@ -133,11 +136,9 @@ resolve(const struct jobctx *c, const char *s, struct sb *out, struct sb *err)
 }
 
 static int
-quoted_list(const struct jobctx *c, const char *key, const char *sep, const char *prefix,
+quoted_list(const struct jobctx *c, const char *const *v, size_t n, const char *sep, const char *prefix,
 	    struct sb *out, struct sb *err)
 {
-	size_t n;
-	char **v = cfg_values(c->cfg, key, &n);
 	int rc = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct sb r = {0};
@@ -158,22 +159,22 @@ quoted_list(const struct jobctx *c, const char *key, const char *sep, const char
 			rc = -1;
 		}
 		sb_free(&r);
-		free(v[i]);
 	}
-	free(v);
 	return rc;
 }
 
-/* The caller's recorded variables (callerenv=NAME=value, envrec.h),
+/* The caller's recorded variables (NAME=value, envrec.h),
  * exported as planned, before the recipe's own env (which wins): the job
  * runs with what its configuration says, whatever shell submits it. */
 static int
 caller_env(const struct jobctx *c, struct sb *out, struct sb *err)
 {
-	size_t n;
-	char **v = cfg_values(c->cfg, "callerenv", &n);
+	const struct pc_train *t = c->cfg->kind == PC_TRAIN && c->cfg->bound ? &c->cfg->u.train : NULL;
 	int rc = 0;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; t && i < t->ncallerenv; i++) {
+		const char *const *v = t->callerenv;
+		if (!pc_callerenv_kept(t, i))
+			continue;
 		size_t l = strcspn(v[i], "=");
 		if (!l || !v[i][l] || strspn(v[i], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != l) {
 			if (!rc)
@@ -185,9 +186,7 @@ caller_env(const struct jobctx *c, struct sb *out, struct sb *err)
 			sb_addf(out, "export %.*s=", (int)l, v[i]);
 			sb_add_shquote(out, v[i] + l + 1);
 		}
-		free(v[i]);
 	}
-	free(v);
 	return rc;
 }
 
@@ -258,10 +257,10 @@ pipdep_step(struct sb *s, const char *line)
 static int
 venv_pip_args(const struct jobctx *c, struct sb *args, struct sb *err)
 {
-	size_t n;
-	char **v = cfg_values(c->cfg, "pip_arg", &n);
+	const struct pc_venv *venv = &c->cfg->u.venv;
+	const char *const *v = venv->pip_args;
 	int rc = 0;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < venv->npip_args; i++) {
 		struct sb r = {0};
 		const char *o = strchr(v[i], '{');
 		if (o && strncmp(o, "{install}", 9) && strncmp(o, "{top}", 5)) {
@@ -276,9 +275,7 @@ venv_pip_args(const struct jobctx *c, struct sb *args, struct sb *err)
 			rc = -1;
 		}
 		sb_free(&r);
-		free(v[i]);
 	}
-	free(v);
 	return rc;
 }
 
@@ -289,28 +286,27 @@ static int
 venv_steps(const struct jobctx *c, struct sb *d, struct sb *err)
 {
 	struct sb s = {0}, args = {0}, seen = {0}, pips = {0};
-	size_t n;
-	char **v = cfg_values(c->cfg, "repo", &n);
-	for (size_t i = 0; i < n; i++) {
-		clone_step(&s, v[i], &seen);
-		free(v[i]);
+	const struct pc_venv *v = &c->cfg->u.venv;
+	for (size_t i = 0; i < v->ndeps; i++) {
+		const struct pc_repo *r = &v->deps[i].repo;
+		if (r->key) {
+			char *line = xasprintf("%s %s %s", r->key, r->url, r->commit);
+			clone_step(&s, line, &seen);
+			free(line);
+		}
 	}
-	free(v);
-	v = cfg_values(c->cfg, "git", &n);
-	for (size_t i = 0; i < n; i++) {
-		git_step(&s, v[i]);
-		free(v[i]);
-	}
-	free(v);
-	for (const char *l = c->cfg; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-		size_t len = strcspn(l, "\n");
-		char *line = xstrndup(l, len);
-		if (!strncmp(line, "pip=", 4)) {
+	for (size_t i = 0; i < v->ndeps; i++) {
+		const struct pc_dep *p = &v->deps[i];
+		char *line = NULL;
+		if (p->kind == PD_GIT) {
+			git_step(&s, line = xasprintf("%s %s %s", p->name, p->method, p->path));
+		} else if (p->kind == PD_PIP) {
 			sb_add(&pips, "llmb_pip ");
-			sb_add_shquote(&pips, line + 4);
+			sb_add_shquote(&pips, p->name);
 			sb_addc(&pips, '\n');
-		} else if (!strncmp(line, "pipdep=", 7)) {
-			pipdep_step(&pips, line + 7);
+		} else {
+			pipdep_step(&pips, line = xasprintf("%s %s %s %s", p->name, p->repo_key ? p->repo_key : "-",
+							    p->target, p->editable ? "editable" : "-"));
 		}
 		free(line);
 	}
@@ -330,17 +326,16 @@ venv_steps(const struct jobctx *c, struct sb *d, struct sb *err)
 static void
 space_check(const struct jobctx *c, struct sb *s)
 {
-	char gb[64], task[128];
-	if (!cfg_get(c->cfg, "size_gb", gb, sizeof gb))
+	const struct pc_data *dt = c->cfg->kind == PC_DATA ? &c->cfg->u.data : NULL;
+	if (!dt || !dt->size_gb)
 		return;
-	cfg_get(c->cfg, "task", task, sizeof task);
 	sb_add(s, "llmb_need_gb=");
-	sb_add_shquote(s, gb);
+	sb_add_shquote(s, dt->size_gb);
 	sb_add(s, "\nllmb_need_kb=$(awk -v g=\"$llmb_need_gb\" 'BEGIN { printf \"%.0f\", g * 1024 * 1024 }')\n"
 		  "llmb_free_kb=$(df -Pk . | awk 'NR == 2 { print $4 }')\n"
 		  "if [ \"$llmb_free_kb\" -lt \"$llmb_need_kb\" ]; then\n"
 		  "\techo \"llmb: error: not enough disk space for task ");
-	sb_add(s, task);
+	sb_add(s, dt->task);
 	sb_add(s, ": it needs $llmb_need_gb GB (size_gb in the recipe), $PWD has $((llmb_free_kb / 1048576)) GB free\" >&2\n"
 		  "\texit 4\nfi\n"
 		  "echo \"llmb: disk space ok: the task needs $llmb_need_gb GB, $((llmb_free_kb / 1048576)) GB free\"");
@@ -352,12 +347,11 @@ space_check(const struct jobctx *c, struct sb *s)
 static void
 image_definitions(const struct jobctx *c, struct sb *d, const char *ref)
 {
-	char file[512];
+	const char *file = c->cfg->u.image.stem;
 	char *uri = xasprintf("docker://%s", ref);
 	define_q(d, "LLMB_URI", uri);
 	define_q(d, "LLMB_REF", ref);
 	free(uri);
-	cfg_get(c->cfg, "file", file, sizeof file);
 	const char *dir = getenv("LLMB_IMAGE_DIR");
 	char *out = layout_image(c->install, file);
 	char *store = dir && *dir ? xasprintf("%s/%s" LAYOUT_IMAGE_SUFFIX, dir, file) : xstrdup(out);
@@ -375,29 +369,29 @@ image_definitions(const struct jobctx *c, struct sb *d, const char *ref)
 static void
 launch_definitions(const struct jobctx *c, struct sb *d)
 {
-	char buf[4096];
+	static const struct pc_train none;
+	const struct pc_train *t = c->cfg->kind == PC_TRAIN && c->cfg->bound ? &c->cfg->u.train : &none;
 	struct sb s = {0};
-	if (cfg_get(c->cfg, "srun_mpi", buf, sizeof buf)) {
-		char *f = xasprintf("--mpi=%s", buf);
+	if (t->srun_mpi) {
+		char *f = xasprintf("--mpi=%s", t->srun_mpi);
 		sb_add_shquote(&s, f);
 		sb_addc(&s, ' ');
 		free(f);
 	}
 	define(d, "LLMB_SRUN_FLAGS", s.buf ? s.buf : "");
 	sb_reset(&s);
-	if (cfg_get(c->cfg, "container_writable", buf, sizeof buf) && !strcmp(buf, "true"))
+	if (t->container_writable)
 		sb_add(&s, " '--container-writable'");
 	/* names only: the values are the job's exports (LLMB_ENV) */
-	if (cfg_get(c->cfg, "container_env", buf, sizeof buf)) {
-		char *f = xasprintf("--container-env=%s", buf);
+	if (t->container_env) {
+		char *f = xasprintf("--container-env=%s", t->container_env);
 		sb_addc(&s, ' ');
 		sb_add_shquote(&s, f);
 		free(f);
 	}
 	define(d, "LLMB_CONTAINER_FLAGS", s.buf ? s.buf : "");
 	sb_reset(&s);
-	int setup = cfg_get(c->cfg, "node_setup", buf, sizeof buf) && !strcmp(buf, "true");
-	define(d, "LLMB_NODE_SETUP_ON", setup ? "1" : "0");
+	define(d, "LLMB_NODE_SETUP_ON", t->node_setup ? "1" : "0");
 	char *wdir = layout_workloads(c->top), *script = layout_in(wdir, "node-setup.sh");
 	free(wdir);
 	sb_add_shquote(&s, script);
@@ -414,37 +408,39 @@ launch_definitions(const struct jobctx *c, struct sb *d)
 static void
 sbatch_definitions(const struct jobctx *c, struct sb *d)
 {
-	char buf[64];
 	struct sb s = {0};
-	char *extra = cfg_knob(c->cfg, "ADDITIONAL_SLURM_PARAMS");
+	const struct pc_train *t = c->cfg->kind == PC_TRAIN && c->cfg->bound ? &c->cfg->u.train : NULL;
+	const char *extra = stagecfg_knob(c->cfg, "ADDITIONAL_SLURM_PARAMS");
 	int own_mem = slurm_params_sets(extra, "mem", 3) || slurm_params_sets(extra, "mem-per-cpu", 9) ||
 		slurm_params_sets(extra, "mem-per-gpu", 9);
-	if (cfg_get(c->cfg, "sbatch_mem", buf, sizeof buf) && !own_mem)
-		sb_addf(&s, "#SBATCH --mem=%s\n", buf);
-	if (cfg_get(c->cfg, "sbatch_segment", buf, sizeof buf) && !c->no_segment &&
-	    !slurm_params_sets(extra, "segment", 3))
-		sb_addf(&s, "#SBATCH --segment=%s\n", buf);
+	if (t && t->sbatch_mem && !own_mem)
+		sb_addf(&s, "#SBATCH --mem=%s\n", t->sbatch_mem);
+	if (t && t->segment && !c->no_segment && !slurm_params_sets(extra, "segment", 3))
+		sb_addf(&s, "#SBATCH --segment=%ld\n", t->segment);
 	define(d, "LLMB_SBATCH", s.buf ? s.buf : "");
 	sb_free(&s);
-	free(extra);
 }
 
 /* The m4 macros of one stage. */
 static int
 definitions(const struct jobctx *c, struct sb *d, struct sb *err)
 {
-	char buf[4096], tmpl[128];
+	const struct stagecfg *cfg = c->cfg;
+	const struct pc_cmd *cmd = stagecfg_cmd(cfg);
+	static const struct pc_cmd nocmd;
+	if (!cmd)
+		cmd = &nocmd;
+	char buf[32];
 	struct sb s = {0};
 	sb_add(d, "m4_changequote([[, ]])m4_dnl\n");
 	/* the names of the files the script writes, the install tree's */
 #define NAME_MACRO(key, name) define(d, "LLMB_NAME_" #key, name);
 	LAYOUT_SCRIPT_NAMES(NAME_MACRO)
 #undef NAME_MACRO
-	cfg_get(c->cfg, "id", buf, sizeof buf);
-	define(d, "LLMB_ID", buf);
-	define_q(d, "LLMB_QID", buf);
-	define(d, "LLMB_LABEL", cfg_get(c->cfg, "label", buf, sizeof buf) ? buf : "");
-	define(d, "LLMB_TEMPLATE", cfg_get(c->cfg, "template", tmpl, sizeof tmpl) ? tmpl : "");
+	define(d, "LLMB_ID", cfg->id);
+	define_q(d, "LLMB_QID", cfg->id);
+	define(d, "LLMB_LABEL", cfg->label);
+	define(d, "LLMB_TEMPLATE", cfg->template);
 	define(d, "LLMB_TOKEN", c->token);
 	define_q(d, "LLMB_INSTALL_DIR", c->install);
 	define_q(d, "LLMB_STATE_DIR", c->state_dir);
@@ -452,17 +448,22 @@ definitions(const struct jobctx *c, struct sb *d, struct sb *err)
 	define_q(d, "LLMB_PROBE_SCRIPT", probe);
 	free(probe);
 	/* a word of four (stagecfg.h): the template decides on it */
-	define(d, "LLMB_PREFLIGHT_POLICY", preflight_names[cfg_preflight(c->cfg)]);
-	define(d, "LLMB_NTASKS", cfg_get(c->cfg, "ntasks_per_node", buf, sizeof buf) ? buf : "1");
-	int rc = quoted_list(c, "arg", " ", NULL, &s, err);
+	define(d, "LLMB_PREFLIGHT_POLICY", preflight_names[stagecfg_preflight(cfg)]);
+	snprintf(buf, sizeof buf, "%ld", cfg->kind == PC_TRAIN && cfg->bound ? cfg->u.train.tasks_per_node : 1L);
+	define(d, "LLMB_NTASKS", buf);
+	const char **words = xcalloc(cmd->nargs + 1, sizeof *words);
+	for (size_t i = 0; i < cmd->nargs; i++)
+		words[i] = cmd->args[i].word;
+	int rc = quoted_list(c, words, cmd->nargs, " ", NULL, &s, err);
+	free(words);
 	define(d, "LLMB_CMD", s.len ? s.buf : ":");
 	sb_reset(&s);
 	rc |= caller_env(c, &s, err);
-	rc |= quoted_list(c, "env", "\n", "export ", &s, err);
+	rc |= quoted_list(c, (const char *const *)cmd->env, cmd->nenv, "\n", "export ", &s, err);
 	define(d, "LLMB_ENV", s.buf ? s.buf : "");
 	sb_reset(&s);
-	size_t n;
-	char **sec = cfg_values(c->cfg, "secret", &n);
+	const char *const *sec = cmd->secrets;
+	size_t n = cmd->nsecrets;
 	for (size_t i = 0; i < n; i++) {
 		/* Names only: the value comes from the environment of the job. */
 		sb_addf(&s, ": \"${%s:?%s must be set in the environment (it is passed by name)}\"\nexport %s\n",
@@ -471,23 +472,21 @@ definitions(const struct jobctx *c, struct sb *d, struct sb *err)
 	define(d, "LLMB_SECRETS", s.buf ? s.buf : "");
 	sb_reset(&s);
 	/* the rank-0 task's environment dump leaves these values out */
-	envrec_case_pattern(&s, sec, n);
+	envrec_case_pattern(&s, (char *const *)sec, n);
 	define(d, "LLMB_REDACT", s.buf);
 	define(d, "LLMB_REDACTED", ENVREC_REDACTED);
 	sb_reset(&s);
-	for (size_t i = 0; i < n; i++)
-		free(sec[i]);
-	free(sec);
 	char *img = jobscript_path_value(c, "image_file");
 	sb_add_shquote(&s, img ? img : "");
 	define(d, "LLMB_IMAGE", s.buf);
 	free(img);
 	sb_reset(&s);
-	rc |= quoted_list(c, "mount", ",", NULL, &s, err);
+	rc |= quoted_list(c, (const char *const *)cmd->mounts, cmd->nmounts, ",", NULL, &s, err);
 	/* the mounts are one comma-joined word */
 	define(d, "LLMB_MOUNTS", s.len ? s.buf : "''");
 	sb_reset(&s);
-	rc |= quoted_list(c, "prove", " ", NULL, &s, err);
+	if (cfg->kind == PC_DATA)
+		rc |= quoted_list(c, cfg->u.data.proves, cfg->u.data.nproves, " ", NULL, &s, err);
 	define(d, "LLMB_PROVES", s.buf ? s.buf : "");
 	sb_reset(&s);
 	char *wd = jobscript_path_value(c, "experiment_dir");
@@ -500,25 +499,22 @@ definitions(const struct jobctx *c, struct sb *d, struct sb *err)
 	space_check(c, &s);
 	define(d, "LLMB_SPACE_CHECK", s.buf ? s.buf : "");
 	sb_reset(&s);
-	if (cfg_get(c->cfg, "ref", buf, sizeof buf))
-		image_definitions(c, d, buf);
+	if (cfg->kind == PC_IMAGE)
+		image_definitions(c, d, cfg->u.image.ref);
 	launch_definitions(c, d);
 	sbatch_definitions(c, d);
 	/* the venv a setup task runs in, as upstream runs its tasks */
-	char kind[32];
-	char *venv = cfg_get(c->cfg, "kind", kind, sizeof kind) && stage_kind_is(kind, SK_TASK_VENV)
-		? jobscript_path_value(c, "venv_dir") : NULL;
+	char *venv = stage_kind_is(pc_kind_names[cfg->kind], SK_TASK_VENV) ? jobscript_path_value(c, "venv_dir") : NULL;
 	sb_add_shquote(&s, venv ? venv : "");
 	define(d, "LLMB_TASK_VENV", s.buf);
 	free(venv);
 	sb_reset(&s);
-	if (cfg_get(c->cfg, "dir", buf, sizeof buf)) {
-		char *dir = xasprintf("%s/%s", c->install, buf);
+	if (cfg->kind == PC_VENV && cfg->u.venv.dir) {
+		char *dir = xasprintf("%s/%s", c->install, cfg->u.venv.dir);
 		define_q(d, "LLMB_VENV_DIR", dir);
 		free(dir);
-		define_q(d, "LLMB_PYTHON", cfg_get(c->cfg, "python", buf, sizeof buf) ? buf : "python3");
-		define(d, "LLMB_VENV_FLAGS", cfg_get(c->cfg, "system_site_packages", buf, sizeof buf) && !strcmp(buf, "true")
-			? "--system-site-packages" : "");
+		define_q(d, "LLMB_PYTHON", cfg->u.venv.python ? cfg->u.venv.python : "python3");
+		define(d, "LLMB_VENV_FLAGS", cfg->u.venv.system_site_packages ? "--system-site-packages" : "");
 		rc |= venv_steps(c, d, err);
 	}
 	sb_free(&s);
@@ -529,14 +525,12 @@ int
 jobscript_render(const struct jobctx *c, struct sb *out, struct sb *err)
 {
 	struct sb defs = {0};
-	char tmpl[128];
 	if (definitions(c, &defs, err)) {
 		sb_free(&defs);
 		return -1;
 	}
-	cfg_get(c->cfg, "template", tmpl, sizeof tmpl);
 	char *tdir = xasprintf("%s/templates", c->top);
-	char *tfile = xasprintf("%s/%s.m4", tdir, tmpl);
+	char *tfile = xasprintf("%s/%s.m4", tdir, c->cfg->template);
 	const char *m4 = getenv("M4") ? getenv("M4") : "m4";
 	char *argv[] = {(char *)m4, "-P", "--fatal-warnings", "-I", tdir, "-", tfile, NULL};
 	/* the definitions go to m4's stdin while its output is read */
@@ -590,8 +584,14 @@ cmd_script(int argc, char **argv)
 		free(path);
 		return 2;
 	}
+	struct stagecfg rec;
+	if (stagecfg_parse(&rec, cfg, path)) {
+		free(cfg);
+		free(path);
+		return 2;
+	}
 	char *state = layout_jobs(install, argv[i]);
-	struct jobctx c = {.top = top, .gen = gen, .install = install, .cfg = cfg, .token = "TOKEN", .state_dir = state};
+	struct jobctx c = {.top = top, .gen = gen, .install = install, .cfg = &rec, .token = "TOKEN", .state_dir = state};
 	struct sb out = {0}, err = {0};
 	int rc = jobscript_render(&c, &out, &err);
 	if (rc)
@@ -601,6 +601,7 @@ cmd_script(int argc, char **argv)
 	sb_free(&out);
 	sb_free(&err);
 	free(state);
+	stagecfg_free(&rec);
 	free(cfg);
 	free(path);
 	return rc ? 2 : 0;

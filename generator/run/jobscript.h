@@ -5,11 +5,13 @@
 
 #include "base/util.h"
 
+struct stagecfg;
+
 struct jobctx {
 	const char *top;        /* checkout: templates/ and workloads/ */
 	const char *gen;        /* generated configurations */
 	const char *install;    /* LLMB_INSTALL, absolute */
-	const char *cfg;        /* the stage configuration text */
+	const struct stagecfg *cfg; /* the stage configuration, as read back */
 	const char *token;      /* submission token: names the started marker */
 	const char *state_dir;  /* install/state/jobs/<id> */
 	int no_segment;         /* this cluster's sbatch has no --segment */

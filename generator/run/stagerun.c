@@ -61,9 +61,10 @@ struct ctx {
 	int async;
 	const char *progress;       /* "3/9" */
 	const char *id;
-	char *cfg;
+	char *cfg;                  /* its configuration's text (the hash's) */
+	struct stagecfg rec;        /* and its record */
 	char hash[65];
-	char label[256], kind[32];
+	const char *label, *kind;
 	char *state;                /* state/jobs/<id> */
 	int lockfd;
 	long start;                 /* when this process started */
@@ -77,10 +78,17 @@ on_signal(int sig)
 	interrupted = sig;
 }
 
-static const char *
-cget(struct ctx *c, const char *key, char *buf, size_t len)
+/* The training's fields; NULL for another kind of stage. */
+static const struct pc_train *
+train_of(const struct ctx *c)
 {
-	return cfg_get(c->cfg, key, buf, len);
+	return c->rec.kind == PC_TRAIN && c->rec.bound ? &c->rec.u.train : NULL;
+}
+
+static const char *
+run_of(const struct ctx *c)
+{
+	return c->rec.run ? c->rec.run : "";
 }
 
 /* ---- the job record (jobrecord.h), under the stage lock ---------------------- */
@@ -158,14 +166,14 @@ print_tail(const char *path, int lines)
 static int
 outputs_ok(struct ctx *c, struct sb *why)
 {
-	return stage_outputs_ok(c->install, c->cfg, "/" LAYOUT_TRAIN_DONE, why);
+	return stage_outputs_ok(c->install, &c->rec, "/" LAYOUT_TRAIN_DONE, why);
 }
 
 /* The staleness predicate (stale.h) says this stage is done. */
 static int
 stage_done(struct ctx *c)
 {
-	struct stage_query q = {.install = c->install, .id = c->id, .hash = c->hash, .cfg = c->cfg};
+	struct stage_query q = {.install = c->install, .id = c->id, .hash = c->hash, .cfg = &c->rec};
 	return stage_staleness(&q, NULL) == STAGE_DONE;
 }
 
@@ -175,8 +183,8 @@ stage_done(struct ctx *c)
 static void
 write_stamp(struct ctx *c, const char *job, const char *note)
 {
-	if (identity_write(c->install, c->id, c->cfg) < 0 ||
-	    stamp_write(c->install, c->id, c->hash, c->cfg, job, note) < 0) {
+	if (identity_write(c->install, c->id, &c->rec) < 0 ||
+	    stamp_write(c->install, c->id, c->hash, &c->rec, job, note) < 0) {
 		int e = errno;
 		die("cannot write stamp %s: %s", layout_done(c->install, c->id), strerror(e));
 	}
@@ -186,11 +194,8 @@ write_stamp(struct ctx *c, const char *job, const char *note)
 static void
 write_provenance(struct ctx *c, const struct jobrec *r, const struct jobinfo *ji)
 {
-	char run[256], w[128];
-	cget(c, "run", run, sizeof run);
-	cget(c, "workload", w, sizeof w);
-	char *dir = layout_experiment(c->install, w, run);
-	struct prov_src s = {.top = c->top, .install = c->install, .gen = c->gen, .run_dir = dir, .cfg = c->cfg,
+	char *dir = layout_experiment(c->install, c->rec.workload, run_of(c));
+	struct prov_src s = {.top = c->top, .install = c->install, .gen = c->gen, .run_dir = dir, .cfg = &c->rec,
 			     .cfg_hash = c->hash, .state_dir = c->state, .token = r->token, .job = r->job,
 			     .executor = r->executor, .submitted = r->submitted,
 			     .restarts = ji->restarts};
@@ -202,12 +207,10 @@ write_provenance(struct ctx *c, const struct jobrec *r, const struct jobinfo *ji
 static void
 write_train_done(struct ctx *c, const struct jobrec *r, const char *log, const char *note)
 {
-	char run[256], w[128], img[256];
-	cget(c, "run", run, sizeof run);
-	cget(c, "workload", w, sizeof w);
-	char *dir = layout_experiment(c->install, w, run);
+	const struct pc_train *t = train_of(c);
+	char *dir = layout_experiment(c->install, c->rec.workload, run_of(c));
 	struct runrec rr = {.job = r->job, .log = log, .cfg = c->hash, .executor = r->executor,
-			    .image = cget(c, "image", img, sizeof img) ? img : "none", .note = note};
+			    .image = t && t->image ? t->image : "none", .note = note};
 	if (runrec_write(dir, &rr) < 0) {
 		int e = errno;
 		die("cannot write %s: %s", runrec_path(dir), strerror(e));
@@ -233,20 +236,13 @@ fmt_elapsed(long s, char *buf, size_t len)
 static char *
 upstream_dependency(struct ctx *c)
 {
-	size_t n;
-	char **after = cfg_values(c->cfg, "after", &n);
 	struct sb dep = {0};
-	for (size_t i = 0; i < n; i++) {
-		size_t l = strcspn(after[i], " ");
-		char *id = xstrndup(after[i], l);
+	for (size_t i = 0; i < c->rec.nafter; i++) {
+		const struct sc_after *a = &c->rec.after[i];
 		struct jobrec r;
-		if (!(after[i][l] && stage_stamped(c->install, id, after[i] + l + 1)) &&
-		    jobrec_read(c->install, id, &r) == 0 && *r.job)
+		if (!stage_stamped(c->install, a->id, a->hash) && jobrec_read(c->install, a->id, &r) == 0 && *r.job)
 			sb_addf(&dep, "%s%s", dep.len ? ":" : "afterok:", r.job);
-		free(id);
-		free(after[i]);
 	}
-	free(after);
 	return dep.len ? sb_steal(&dep) : NULL;
 }
 
@@ -255,7 +251,7 @@ upstream_dependency(struct ctx *c)
 static char *
 exclude_failed_nodes(struct ctx *c, char *extra)
 {
-	if (cfg_preflight(c->cfg) != PF_EXCLUDE || strcmp(c->ex->name, "slurm"))
+	if (stagecfg_preflight(&c->rec) != PF_EXCLUDE || strcmp(c->ex->name, "slurm"))
 		return extra;
 	struct sb nodes = {0}, err = {0};
 	char *merged = preflight_exclude(c->state, extra, &nodes, &err);
@@ -277,18 +273,17 @@ submit(struct ctx *c, struct jobrec *r, int attempt)
 {
 	char token[40];
 	jobrec_new_token(token);
-	struct jobctx jc = {c->top, c->gen, c->install, c->cfg, token, c->state, 0};
+	struct jobctx jc = {c->top, c->gen, c->install, &c->rec, token, c->state, 0};
 	struct sb script = {0}, err = {0};
 	/* Upstream's --segment where this cluster's sbatch knows it; an older
 	 * Slurm (no topology/block, no --segment) runs the job without it,
 	 * and the run's note says so. */
-	char seg[16];
+	const struct pc_train *t = train_of(c);
 	char *seg_note = NULL;
-	if (cget(c, "sbatch_segment", seg, sizeof seg) && !strcmp(c->ex->name, "slurm") &&
-	    slurm_sbatch_knows("segment") == 0) {
+	if (t && t->segment && !strcmp(c->ex->name, "slurm") && slurm_sbatch_knows("segment") == 0) {
 		jc.no_segment = 1;
-		seg_note = xasprintf("submitted without --segment=%s: this cluster's sbatch has no --segment (Slurm "
-				     "before 23.11), so the nodes are not kept in blocks of one rack", seg);
+		seg_note = xasprintf("submitted without --segment=%ld: this cluster's sbatch has no --segment (Slurm "
+				     "before 23.11), so the nodes are not kept in blocks of one rack", t->segment);
 		printf("[%s] %s: note: %s\n", c->progress, c->label, seg_note);
 	}
 	if (jobscript_render(&jc, &script, &err)) {
@@ -301,11 +296,12 @@ submit(struct ctx *c, struct jobrec *r, int attempt)
 	char *spath = layout_job_script(c->state, token);
 	if (write_file_atomic(spath, script.buf, script.len) < 0)
 		die("cannot write %s: %s", spath, strerror(errno));
-	char run[256], w[128], buf[64];
+	char run[256], buf[64];
 	char *logpat;
 	int training = stage_kind_is(c->kind, SK_TRAINING);
-	if (cget(c, "run", run, sizeof run) && training) {
-		cget(c, "workload", w, sizeof w);
+	if (c->rec.run && training) {
+		const char *w = c->rec.workload;
+		snprintf(run, sizeof run, "%s", c->rec.run);
 		char *dir = layout_experiment(c->install, w, run);
 		mkdir_p(dir, 0);
 		/* a night's run lives in <run>/night-<NIGHT>: one file name */
@@ -332,33 +328,33 @@ submit(struct ctx *c, struct jobrec *r, int attempt)
 	 * must not vouch for outputs this job is rewriting. */
 	stamp_remove(c->install, c->id);
 	char *jobname = jobrec_job_name(c->id, token);
-	size_t nsec;
-	char **secrets = cfg_values(c->cfg, "secret", &nsec);
-	secrets = xrealloc(secrets, (nsec + 1) * sizeof *secrets);
-	secrets[nsec] = NULL;
-	char nodes[16] = "1", tpn[16] = "1", gpn[16] = "0", tl[32], gpus[8];
-	cget(c, "nodes", nodes, sizeof nodes);
-	cget(c, "ntasks_per_node", tpn, sizeof tpn);
-	cget(c, "gpus_per_node", gpn, sizeof gpn);
+	const struct pc_cmd *cmd = stagecfg_cmd(&c->rec);
+	size_t nsec = cmd ? cmd->nsecrets : 0;
+	const char **secrets = xcalloc(nsec + 1, sizeof *secrets);
+	for (size_t i = 0; i < nsec; i++)
+		secrets[i] = cmd->secrets[i];
+	long nodes = t ? t->nodes : 1, tpn = t ? t->tasks_per_node : 1, gpn = t ? t->gpus_per_node : 0;
+	const struct pc_data *data = c->rec.kind == PC_DATA ? &c->rec.u.data : NULL;
 	const char *env_gpn = getenv("SBATCH_GPUS_PER_NODE");
 	char *dep = c->async ? upstream_dependency(c) : NULL;
 	char wd[PATH_MAX];
 	snprintf(wd, sizeof wd, "%s", c->install);
-	int cpu_only = !training && !(cget(c, "gpus", gpus, sizeof gpus) && !strcmp(gpus, "true"));
+	int cpu_only = !training && !(data && data->gpus);
 	/* What gen recorded, not the environment of this process: the job
 	 * gets the parameters its configuration (and identity) says. */
-	char *extra = training ? cfg_knob(c->cfg, "ADDITIONAL_SLURM_PARAMS") : NULL;
+	const char *knob = training ? stagecfg_knob(&c->rec, "ADDITIONAL_SLURM_PARAMS") : NULL;
+	char *extra = knob ? xstrdup(knob) : NULL;
 	if (training)
 		extra = exclude_failed_nodes(c, extra);
 	struct jobspec js = {
 		.stage = c->id, .script = spath, .log = logpat, .workdir = wd, .job_name = jobname,
-		.nodes = atoi(nodes), .ntasks_per_node = atoi(tpn),
+		.nodes = (int)nodes, .ntasks_per_node = (int)tpn,
 		/* A setup task on the GPU partition needs one GPU, as upstream's
 		 * one-node one-GPU download job; training takes whole nodes. */
 		.gpus_per_node = cpu_only ? 0 : !training ? 1
-			       : env_gpn && *env_gpn ? atoi(env_gpn) : atoi(gpn),
-		.cpu_only = cpu_only, .exclusive = training && atoi(gpn) > 0,
-		.time_limit = cget(c, "time_limit", tl, sizeof tl), .dependency = dep,
+			       : env_gpn && *env_gpn ? atoi(env_gpn) : (int)gpn,
+		.cpu_only = cpu_only, .exclusive = training && gpn > 0,
+		.time_limit = t ? t->time_limit : data ? data->time_limit : NULL, .dependency = dep,
 		.extra = extra,
 		.env_pass = (const char *const *)secrets,
 	};
@@ -385,8 +381,6 @@ submit(struct ctx *c, struct jobrec *r, int attempt)
 		fprintf(stderr, "llmb run: error: %s: submission failed: %s\n", c->id, err.buf ? err.buf : "");
 	}
 	(void)buf;
-	for (size_t i = 0; i < nsec; i++)
-		free(secrets[i]);
 	free(secrets);
 	free(extra);
 	free(dep);
@@ -433,14 +427,9 @@ recover_submission(struct ctx *c, struct jobrec *r)
 static int
 in_list(struct ctx *c, enum jstate s)
 {
-	size_t n;
-	char **on = cfg_values(c->cfg, "retry_on", &n);
 	int hit = 0;
-	for (size_t i = 0; i < n; i++) {
-		hit |= jstate_parse(on[i]) == s;
-		free(on[i]);
-	}
-	free(on);
+	for (size_t i = 0; c->rec.retry_count && i < c->rec.nretry_on; i++)
+		hit |= jstate_parse(c->rec.retry_on[i]) == s;
 	return hit;
 }
 
@@ -505,7 +494,7 @@ decide(struct ctx *c, struct jobrec *r, struct jobinfo *ji)
 	int st = jobrec_exit_status(c->state, r->job);
 	enum jstate s = ji->state;
 	const char *note = NULL;
-	char steps[32];
+	const struct pc_train *t = train_of(c);
 	int ok = 0;
 	if (s == J_VANISHED)
 		s = st == 0 ? J_COMPLETED : st > 0 ? J_FAILED : J_VANISHED;
@@ -531,7 +520,7 @@ decide(struct ctx *c, struct jobrec *r, struct jobinfo *ji)
 	char failnote[160];
 	if (training && !ok &&
 	    (s == J_TIMEOUT || s == J_CANCELLED || s == J_COMPLETED || s == J_FAILED || s == J_OOM) &&
-	    lp_reached_final(log, cget(c, "steps", steps, sizeof steps) ? atol(steps) : LAYOUT_STEPS_DEFAULT)) {
+	    lp_reached_final(log, t ? (long)t->steps : LAYOUT_STEPS_DEFAULT)) {
 		ok = 1;
 		int code = st > 0 ? st : ji->exit_code;
 		if (s == J_TIMEOUT || s == J_CANCELLED || s == J_COMPLETED) {
@@ -583,23 +572,23 @@ decide(struct ctx *c, struct jobrec *r, struct jobinfo *ji)
 	free(log);
 	if (mine)
 		cancel_dependents_of(c->install, r->job);
-	cget(c, "retry_count", buf, sizeof buf);
+	int retries = c->rec.retry_count ? atoi(c->rec.retry_count) : 0;
 	int retry = in_retry_list(c, s);
-	if (s == J_PREFLIGHT && cfg_preflight(c->cfg) == PF_EXCLUDE) {
+	if (s == J_PREFLIGHT && stagecfg_preflight(&c->rec) == PF_EXCLUDE) {
 		/* counted like a NODE_FAIL retry: the stage's retry count */
 		if (strcmp(c->ex->name, "slurm"))
 			fprintf(stderr, "    not retried: only Slurm can run the job without the node\n");
-		else if (r->attempt > atoi(buf))
-			fprintf(stderr, "    not retried: the stage's retries (%d) are spent\n", atoi(buf));
+		else if (r->attempt > retries)
+			fprintf(stderr, "    not retried: the stage's retries (%d) are spent\n", retries);
 		else if (!pf_nodes.len || preflight_exclude_add(c->state, pf_nodes.buf) < 0)
 			fprintf(stderr, "    not retried: cannot record the nodes to leave out\n");
 		else
 			retry = 1;
 	}
 	sb_free(&pf_nodes);
-	if (retry && r->attempt <= atoi(buf)) {
+	if (retry && r->attempt <= retries) {
 		fprintf(stderr, "    retrying (attempt %d of %d): the stage's retry policy covers %s\n",
-			r->attempt + 1, atoi(buf) + 1, jstate_name(s));
+			r->attempt + 1, retries + 1, jstate_name(s));
 		return O_RETRY;
 	}
 	return O_FAILED;
@@ -898,7 +887,7 @@ run_job(struct ctx *c)
 static int
 run_inproc(struct ctx *c, int (*stage)(const struct inproc_stage *))
 {
-	struct inproc_stage s = {.top = c->top, .install = c->install, .id = c->id, .cfg = c->cfg,
+	struct inproc_stage s = {.top = c->top, .install = c->install, .id = c->id, .cfg = &c->rec,
 		.progress = c->progress, .label = c->label, .async = c->async};
 	int rc = stage(&s);
 	if (rc == INPROC_DONE)
@@ -911,22 +900,18 @@ run_inproc(struct ctx *c, int (*stage)(const struct inproc_stage *))
 static void
 upstream_identities(struct ctx *c)
 {
-	size_t n;
-	char **after = cfg_values(c->cfg, "after", &n);
-	for (size_t i = 0; i < n; i++) {
-		char *id = xstrndup(after[i], strcspn(after[i], " "));
+	for (size_t i = 0; i < c->rec.nafter; i++) {
+		const char *id = c->rec.after[i].id;
 		char *cfgp = layout_cfg(c->gen, id);
 		struct timespec t;
-		char *ucfg = identity_mtime(c->install, id, &t) < 0 && stamp_mtime(c->install, id, &t) == 0
-			? read_file(cfgp, NULL) : NULL;
-		if (ucfg)
-			identity_write(c->install, id, ucfg);
-		free(id);
-		free(ucfg);
+		struct stagecfg up;
+		if (identity_mtime(c->install, id, &t) < 0 && stamp_mtime(c->install, id, &t) == 0 &&
+		    file_exists(cfgp) && stagecfg_load(&up, cfgp) == 0) {
+			identity_write(c->install, id, &up);
+			stagecfg_free(&up);
+		}
 		free(cfgp);
-		free(after[i]);
 	}
-	free(after);
 }
 
 /* ---- commands ------------------------------------------------------------------ */
@@ -1024,10 +1009,12 @@ cmd_run(int argc, char **argv)
 	c.cfg = read_file(path, &len);
 	if (!c.cfg)
 		die("no configuration %s: %s", path, strerror(errno));
+	if (stagecfg_parse(&c.rec, c.cfg, path))
+		die("%s: not a stage configuration gen wrote", path);
 	free(path);
 	sha256_hex(c.cfg, len, c.hash);
-	cget(&c, "kind", c.kind, sizeof c.kind);
-	cget(&c, "label", c.label, sizeof c.label);
+	c.kind = pc_kind_names[c.rec.kind];
+	c.label = c.rec.label;
 	struct sigaction sa = {0};
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
@@ -1040,8 +1027,8 @@ cmd_run(int argc, char **argv)
 	 * compares level (stale.h), rewriting no byte. */
 	if (!getenv("LLMB_FORCE") && stage_done(&c)) {
 		upstream_identities(&c);
-		identity_write(c.install, c.id, c.cfg);
-		stage_level(c.install, c.gen, c.id, c.hash, c.cfg);
+		identity_write(c.install, c.id, &c.rec);
+		stage_level(c.install, c.gen, c.id, c.hash, &c.rec);
 		rc = 0;
 	} else if (stage_kind_run(c.kind) == SK_RUN_PARSE) {
 		rc = run_inproc(&c, inproc_parse);
@@ -1049,7 +1036,7 @@ cmd_run(int argc, char **argv)
 		rc = run_inproc(&c, inproc_report);
 	} else {
 		c.ex = executor_default();
-		const char *no = stage_infeasible(c.cfg, c.ex);
+		const char *no = stage_infeasible(&c.rec, c.ex);
 		if (no) {
 			fprintf(stderr, "llmb: [%s] %s: error: %s (executor local, %s); run on a Slurm cluster with EXECUTOR=slurm\n",
 				c.progress, c.label, no, executor_why(c.ex));
@@ -1064,6 +1051,7 @@ cmd_run(int argc, char **argv)
 			rc = run_job(&c);
 		}
 	}
+	stagecfg_free(&c.rec);
 	free(c.cfg);
 	free(c.state);
 	return rc;

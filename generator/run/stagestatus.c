@@ -163,7 +163,7 @@ cmd_status(int argc, char **argv)
 		int k = K_STALE;
 		struct sb line = {0};
 		char *log = *r->log ? jobrec_log_path(r->log, r->job) : xstrdup("?");
-		struct stage_query q = {.install = install, .id = in->id, .hash = in->hash, .cfg = in->cfg.buf};
+		struct stage_query q = {.install = install, .id = in->id, .hash = in->hash, .cfg = &in->conf};
 		struct sb bad = {0};
 		enum staleness sn = stage_staleness(&q, &bad);
 		if (sn == STAGE_OUTPUT || sn == STAGE_UPSTREAM) {

@@ -75,7 +75,7 @@ stamp_read(const char *install, const char *id, struct stamp *s)
 	s->text = read_file(path, NULL);
 	if (s->text && stat(path, &st) == 0) {
 		s->mtime = st.st_mtim;
-		cfg_get(s->text, "job", s->job, sizeof s->job);
+		kv_get(s->text, "job", s->job, sizeof s->job);
 	} else {
 		free(s->text);
 		s->text = NULL;
@@ -95,14 +95,14 @@ int
 stamp_is_of(const struct stamp *s, const char *hash)
 {
 	char buf[80];
-	return s && s->text && cfg_get(s->text, "cfg", buf, sizeof buf) && !strcmp(buf, hash);
+	return s && s->text && kv_get(s->text, "cfg", buf, sizeof buf) && !strcmp(buf, hash);
 }
 
 char *
 stamp_upstream(const struct stamp *s, const char *up)
 {
 	size_t n, l = strlen(up);
-	char **v = cfg_values(s->text, "up", &n), *r = NULL;
+	char **v = kv_values(s->text, "up", &n), *r = NULL;
 	for (size_t i = 0; i < n; i++) {
 		if (!r && !strncmp(v[i], up, l) && v[i][l] == ' ')
 			r = xstrdup(v[i] + l + 1);
@@ -114,23 +114,18 @@ stamp_upstream(const struct stamp *s, const char *up)
 
 /* "up=<id> <identity>" for each upstream stage of cfg that has one. */
 static void
-record_upstream(const char *install, const char *cfg, struct sb *stamp)
+record_upstream(const char *install, const struct stagecfg *cfg, struct sb *stamp)
 {
-	size_t n;
-	char **after = cfg_values(cfg, "after", &n);
-	for (size_t i = 0; i < n; i++) {
-		after[i][strcspn(after[i], " ")] = 0;
-		char *now = identity_read(install, after[i]);
+	for (size_t i = 0; i < cfg->nafter; i++) {
+		char *now = identity_read(install, cfg->after[i].id);
 		if (now && *now)
-			sb_addf(stamp, "up=%s %s\n", after[i], now);
+			sb_addf(stamp, "up=%s %s\n", cfg->after[i].id, now);
 		free(now);
-		free(after[i]);
 	}
-	free(after);
 }
 
 int
-stamp_write(const char *install, const char *id, const char *hash, const char *cfg, const char *job,
+stamp_write(const char *install, const char *id, const char *hash, const struct stagecfg *cfg, const char *job,
 	    const char *note)
 {
 	struct sb s = {0};
@@ -218,7 +213,7 @@ static char *
 value(const char *text, const char *key)
 {
 	size_t n;
-	char **v = cfg_values(text, key, &n), *r = n ? v[0] : NULL;
+	char **v = kv_values(text, key, &n), *r = n ? v[0] : NULL;
 	for (size_t i = 1; i < n; i++)
 		free(v[i]);
 	free(v);

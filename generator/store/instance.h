@@ -22,6 +22,8 @@
 
 #include <time.h>
 
+struct stagecfg;
+
 /* The parts of an id, each left out when NULL (scale: when 0). */
 struct instance_key {
 	const char *stage, *workload;
@@ -57,7 +59,7 @@ char *stamp_upstream(const struct stamp *s, const char *up);
  * than its stamp as remade (its rule has no command) and would list every
  * dependent as to be run, which make itself does not run. 0, or -1
  * (errno). */
-int stamp_write(const char *install, const char *id, const char *hash, const char *cfg, const char *job,
+int stamp_write(const char *install, const char *id, const char *hash, const struct stagecfg *cfg, const char *job,
 		const char *note);
 /* A job is about to rewrite the outputs: the stamp no longer vouches. */
 void stamp_remove(const char *install, const char *id);

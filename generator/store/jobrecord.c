@@ -18,7 +18,7 @@ static void
 field(char *dst, size_t len, const char *s, const char *key)
 {
 	char buf[PATH_MAX];
-	snprintf(dst, len, "%.*s", (int)len - 1, cfg_get(s, key, buf, sizeof buf) ? buf : "");
+	snprintf(dst, len, "%.*s", (int)len - 1, kv_get(s, key, buf, sizeof buf) ? buf : "");
 }
 
 int
@@ -38,8 +38,8 @@ jobrec_read_dir(const char *dir, struct jobrec *r)
 	field(r->executor, sizeof r->executor, s, "executor");
 	field(r->state, sizeof r->state, s, "state");
 	field(r->after, sizeof r->after, s, "after");
-	r->attempt = cfg_get(s, "attempt", buf, sizeof buf) ? atoi(buf) : 0;
-	r->submitted = cfg_get(s, "submitted", buf, sizeof buf) ? atol(buf) : 0;
+	r->attempt = kv_get(s, "attempt", buf, sizeof buf) ? atoi(buf) : 0;
+	r->submitted = kv_get(s, "submitted", buf, sizeof buf) ? atol(buf) : 0;
 	free(s);
 	return 0;
 }
@@ -160,7 +160,7 @@ jobrec_exit_status(const char *dir, const char *job)
 	free(path);
 	if (!s)
 		s = exit_record_unrenamed(dir, job);
-	int st = s && cfg_get(s, "status", buf, sizeof buf) ? atoi(buf) : -1;
+	int st = s && kv_get(s, "status", buf, sizeof buf) ? atoi(buf) : -1;
 	free(s);
 	return st;
 }

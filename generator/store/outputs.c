@@ -85,22 +85,17 @@ add_one(struct sb *s, const char *install, const char *rel)
 }
 
 void
-outputs_identity(const char *install, const char *cfg, char out[65])
+outputs_identity(const char *install, const struct stagecfg *cfg, char out[65])
 {
-	size_t n;
-	char **outs = cfg_values(cfg, "output", &n);
 	struct sb s = {0};
-	for (size_t i = 0; i < n; i++) {
-		add_one(&s, install, outs[i]);
-		free(outs[i]);
-	}
-	free(outs);
+	for (size_t i = 0; i < cfg->noutputs; i++)
+		add_one(&s, install, cfg->outputs[i]);
 	sha256_hex(s.buf ? s.buf : "", s.len, out);
 	sb_free(&s);
 }
 
 int
-identity_write(const char *install, const char *id, const char *cfg)
+identity_write(const char *install, const char *id, const struct stagecfg *cfg)
 {
 	char h[65];
 	outputs_identity(install, cfg, h);

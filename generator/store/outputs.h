@@ -11,15 +11,17 @@
 
 #include "base/util.h"
 
+struct stagecfg;
+
 /* 1 when the output at path (rel: its install-relative name) is valid;
  * else 0 with the reason appended to why (may be NULL). */
 int output_valid(const char *path, const char *rel, struct sb *why);
 
 /* Identity of the outputs listed by cfg's output= lines below install. */
-void outputs_identity(const char *install, const char *cfg, char out[65]);
+void outputs_identity(const char *install, const struct stagecfg *cfg, char out[65]);
 
 /* Writes state/id/<id> when its identity changed: 1 written, 0 unchanged,
  * -1 (errno). */
-int identity_write(const char *install, const char *id, const char *cfg);
+int identity_write(const char *install, const char *id, const struct stagecfg *cfg);
 
 #endif
