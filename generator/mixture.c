@@ -127,6 +127,15 @@ mixture_sf(const struct mixture *m, double level, double L, int dir)
 	int nl = (int)L;
 	if (nl < 1)
 		return 0;
+	if (!(m->rho > 0)) {
+		/* independent nights: the binomial, in one pass */
+		double sf = 0, c = 1;
+		for (int a = 0; a <= nl; a++) {
+			sf += c * pow(m->pi, a) * pow(1 - m->pi, nl - a) * tail_at(m, level, (double)a / L, 1 / sqrt(L), dir);
+			c = c * (double)(nl - a) / (double)(a + 1);
+		}
+		return sf;
+	}
 	/* p[c][s]: c slow nights so far, the last one slow (s 1) or not */
 	double stay, turn, *p = xmalloc(2 * (size_t)(nl + 1) * sizeof *p), sf = 0;
 	chain(m, &stay, &turn);
