@@ -116,4 +116,5 @@ def main():
     print('goals no gate can meet: %s' % ('; '.join(beyond) if beyond else 'none'))
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -35,8 +35,8 @@ int beyond_regime(const struct vnight *w, double level, double nl, int dir, doub
 int seg_day(const struct vengine *j, size_t i);
 void collect_base(struct vengine *j, size_t i, struct base *b, int window);
 const struct vnight *regime_of(struct vengine *j, size_t k);
-double base_mixture_sf(struct vengine *j, size_t k, double level, double L, int dir);
-int beyond_modes(struct vengine *j, size_t k, double level, double nl, double nmix, int dir, double alpha);
+double base_mixture_sf(struct vengine *j, size_t k, double level, double L, int dir, int ramp);
+int beyond_modes(struct vengine *j, size_t k, double level, double nl, double nmix, int dir, double alpha, int ramp);
 double test_sd(struct vengine *j, size_t k);
 double now_sd(struct vengine *j, size_t k, const double *x, size_t n);
 double median_between(const struct vengine *j, size_t from, size_t to);

@@ -166,7 +166,7 @@ cp_confirms(struct vengine *j, size_t i, const size_t *cps, size_t ncp, size_t *
 	int dir = e > 0 ? VB_SLOWER : VB_FASTER;
 	if (v->base_sd > 0 && (dir == VB_SLOWER ? after - v->mean : v->mean - after) > 2.5 * v->base_sd)
 		return VB_NONE;
-	if (!beyond_modes(j, c, after, (double)n, (double)n, dir, j->p->cp_alpha))
+	if (!beyond_modes(j, c, after, (double)n, (double)n, dir, j->p->cp_alpha, 0))
 		return VB_NONE;
 	*at = c;
 	return e > 0 ? VB_SLOWER : VB_FASTER;
@@ -266,7 +266,7 @@ tail_confirms(struct vengine *j, size_t i, int ongoing, size_t *first, double *t
 		double alpha = (used == 2 ? p->tail_alpha_pair : p->tail_alpha) * noise_scale(p, w);
 		if (!(fabs(t) > best) || !(stats_t_sf(fabs(t), (double)w->base_n - 1) < alpha))
 			continue;
-		if (beyond_modes(j, k, m, (double)n, (double)used, dir, alpha))
+		if (beyond_modes(j, k, m, (double)n, (double)used, dir, alpha, 0))
 			best = fabs(t), bestf = k;
 	}
 	/* A drift: the nights against a ramp (weights 1..L, night i highest:
@@ -300,7 +300,7 @@ tail_confirms(struct vengine *j, size_t i, int ongoing, size_t *first, double *t
 		double alpha = p->ramp_alpha * noise_scale(p, w);
 		if (!(fabs(t) > best) || !(stats_t_sf(fabs(t), (double)w->base_n - 1) < alpha))
 			continue;
-		if (beyond_modes(j, kw, sxw / sw + mu, (double)L, (double)L, dir, alpha))
+		if (beyond_modes(j, kw, sxw / sw + mu, (double)L, (double)L, dir, alpha, 1))
 			best = fabs(t), bestf = kw, kfirst = kw;
 	}
 	if (!(best > 0))
@@ -366,7 +366,7 @@ resumed_confirms(struct vengine *j, size_t i, size_t *first)
 		return VB_NONE;
 	double t = (m - mu) / (now_sd(j, f, x, n) * sqrt(1.0 / (double)n + 1.0 / (double)w->base_n));
 	double alpha = (n == 2 ? p->tail_alpha_pair : p->tail_alpha) * noise_scale(p, w);
-	if (!(stats_t_sf(t, (double)w->base_n - 1) < alpha) || !beyond_modes(j, f, m, (double)n, (double)n, VB_SLOWER, alpha))
+	if (!(stats_t_sf(t, (double)w->base_n - 1) < alpha) || !beyond_modes(j, f, m, (double)n, (double)n, VB_SLOWER, alpha, 0))
 		return VB_NONE;
 	*first = f;
 	return VB_SLOWER;
