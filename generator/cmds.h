@@ -20,6 +20,7 @@ int cmd_import(int argc, char **argv);  /* import.c: upstream metadata.yaml -> w
 int cmd_record(int argc, char **argv);  /* nightly_import.c: runs -> history records */
 int cmd_nightly(int argc, char **argv); /* nightly.c: one night: make, record, judge */
 int cmd_exemplar(int argc, char **argv); /* exemplar.c: a suite: make, certify */
+int cmd_bisect(int argc, char **argv);   /* bisect.c: good and bad runs -> the culprit */
 
 int cmd_judge(int argc, char **argv);   /* judge.c: nightly history -> verdicts, trend page */
 int cmd_annotate(int argc, char **argv); /* history.c: accept a baseline, acknowledge a false alarm */

@@ -109,6 +109,9 @@ char *layout_exemplar(const char *install, const char *file);
 /* The folder of an exemplar suite's runs below a workload's experiments
  * (<run>/repeat-<r> in it), apart from the report's runs. */
 #define LAYOUT_EXEMPLAR_RUNS "exemplar"
+/* The folder of the bisections' runs below a workload's experiments
+ * (<id>/<run>/<point> in it): never a night, a baseline nor a report's run. */
+#define LAYOUT_BISECT_RUNS "bisect"
 /* An overridden run (override.h) beside its recipe run: <run>/override-<tag>. */
 #define LAYOUT_OVERRIDE_PREFIX "override-"
 /* night NULL: the nightly folder; file NULL: the night's folder. */

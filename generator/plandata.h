@@ -42,6 +42,14 @@ struct sel {
 	const char *exemplar;
 	/* SWEEP: a file of override knobs (sweepfile.h), read by plan_build */
 	const char *sweep;
+	/* llmb bisect (bisect.h): LLMB_BISECT="<id>-<point>" (lowercase letters
+	 * and digits), a bisection's run of its own (run directories
+	 * bisect/<id>/<run>/<point>); LLMB_BISECT_PIN="KEY=COMMIT ..." the
+	 * repositories' commits in place of the recipe's pins (a venv of its
+	 * own). Both NULL (npins 0) outside a bisection. */
+	const char *bisect;
+	const char *pin_key[8], *pin_commit[8];
+	int npins;
 };
 /* Fills s from the environment (the GNUmakefile exports the variables). */
 void sel_from_env(struct sel *s);
