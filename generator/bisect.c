@@ -42,6 +42,7 @@ struct bis {
 	const char *wl;
 	char gpu[256], size[256], dtype[256], scale[256];
 	char *nodes;                /* where every run of the bisection runs, or NULL */
+	char *max_steps;            /* the caller's MAX_STEPS: shorter runs, both sides */
 	char id[13];
 	char *dir;                  /* INSTALL/bisect/<id> */
 	struct comp *c;
@@ -87,7 +88,10 @@ is_night(const char *s)
 static char *
 night_run(const struct bis *b, const char *night)
 {
-	const char *w = getenv("WORKLOAD");
+	const char *w = getenv("WORKLOAD"), *g = getenv("GPU_TYPE"), *sz = getenv("SIZE"), *dt = getenv("DTYPE"),
+		   *sc = getenv("SCALES");
+	/* a whole selection names the run directory */
+	char *want = g && sz && dt && sc && *g && *sz && *dt && *sc ? xasprintf("%s_%s_%s_%s", g, sz, dt, sc) : NULL;
 	char *found = NULL;
 	int n = 0;
 	char *wdir = xasprintf("%s/workloads", b->install);
@@ -98,7 +102,8 @@ night_run(const struct bis *b, const char *night)
 		char *ex = xasprintf("%s/%s/experiments", wdir, e->d_name);
 		DIR *r = opendir(ex);
 		for (struct dirent *f; r && (f = readdir(r));) {
-			if (f->d_name[0] == '.' || !strcmp(f->d_name, LAYOUT_BISECT_RUNS) || !strcmp(f->d_name, LAYOUT_EXEMPLAR_RUNS))
+			if (f->d_name[0] == '.' || !strcmp(f->d_name, LAYOUT_BISECT_RUNS) ||
+			    !strcmp(f->d_name, LAYOUT_EXEMPLAR_RUNS) || (want && strcmp(want, f->d_name)))
 				continue;
 			const char *reps[] = {"", "-1"};
 			for (int i = 0; i < 2; i++) {
@@ -119,6 +124,7 @@ night_run(const struct bis *b, const char *night)
 	if (d)
 		closedir(d);
 	free(wdir);
+	free(want);
 	if (n != 1) {
 		fprintf(stderr, "llmb bisect: error: night %s: %s; give WORKLOAD (and SIZE, DTYPE, SCALES) or a run directory\n",
 			night, n ? "several runs of that night" : "no run of that night");
@@ -353,11 +359,26 @@ point_setup(struct bis *b, int swap, const char *commit, const char *point)
 	char *tag = xasprintf("%s-%s", b->id, point);
 	SETV("LLMB_BISECT", tag);
 	free(tag);
+	/* every repository at the good run's pin (the recipe's may have moved
+	 * since), the swapped one at its bad pin or at commit */
 	struct sb pins = {0};
+	size_t k0;
+	json_t *pv;
+	json_array_foreach(json_object_get(json_object_get(json_object_get(b->good, "software"), "venv"), "pins"), k0, pv) {
+		const char *t = json_string_value(pv), *sp = t ? strchr(t, ' ') : NULL, *cm = t ? strrchr(t, ' ') : NULL;
+		if (!sp || sp == t || cm == sp)
+			continue;
+		for (size_t i = 0; i < b->nc; i++)
+			if (b->c[i].kind == C_PIN && (int)i == swap && strlen(b->c[i].name) == (size_t)(sp - t) &&
+			    !strncmp(b->c[i].name, t, (size_t)(sp - t)))
+				cm = NULL;
+		if (cm)
+			sb_addf(&pins, "%s%.*s=%s", pins.len ? " " : "", (int)(sp - t), t, cm + 1);
+	}
 	for (size_t i = 0; i < b->nc; i++) {
 		const struct comp *c = &b->c[i];
 		const char *v = (int)i == swap ? (commit ? commit : c->bad) : c->good;
-		if (c->kind == C_PIN)
+		if (c->kind == C_PIN && (int)i == swap)
 			sb_addf(&pins, "%s%s=%s", pins.len ? " " : "", c->name, v);
 		else if (c->kind == C_KNOB)
 			SETV(c->name, v);
@@ -376,11 +397,11 @@ point_setup(struct bis *b, int swap, const char *commit, const char *point)
 		int differs = 0;
 		for (size_t i = 0; i < b->nc; i++)
 			differs |= b->c[i].kind == C_KNOB && !strcmp(b->c[i].name, k);
-		if (!differs && strcmp(k, "ADDITIONAL_SLURM_PARAMS") && !(!strcmp(k, "MAX_STEPS") && getenv("LLMB_BISECT_MAX_STEPS")))
+		if (!differs && strcmp(k, "ADDITIONAL_SLURM_PARAMS") && !(!strcmp(k, "MAX_STEPS") && b->max_steps))
 			SETV(k, json_string_value(v));
 	}
-	if (getenv("LLMB_BISECT_MAX_STEPS"))
-		SETV("MAX_STEPS", getenv("LLMB_BISECT_MAX_STEPS"));
+	if (b->max_steps)
+		SETV("MAX_STEPS", b->max_steps);
 	char *nl = b->nodes ? xasprintf("nodelist=%s", b->nodes) : NULL;
 	SETV("ADDITIONAL_SLURM_PARAMS", nl);
 	free(nl);
@@ -441,6 +462,25 @@ point_record(struct bis *b, char **run_dir, struct sb *err)
 	return rec;
 }
 
+/* Both sides of a round run with the same knobs: a run that is no
+ * baseline only because a knob changed it from the recipe (MAX_STEPS:
+ * shorter runs) still compares with its pair; one that failed, missed its
+ * window or saw NaNs does not. */
+static int
+comparable(const json_t *rec)
+{
+	if (strcmp(jstr0(rec, "status"), "ok"))
+		return 0;
+	size_t i;
+	json_t *v;
+	json_array_foreach(json_object_get(rec, "invalid"), i, v) {
+		const char *why = json_string_value(v);
+		if (!why || strncmp(why, "configuration differs from the recipe: ", 39))
+			return 0;
+	}
+	return 1;
+}
+
 static int
 run_argv(char **argv)
 {
@@ -468,7 +508,7 @@ run_point(struct bis *b, int swap, const char *commit, const char *point, json_t
 	char *dir = NULL;
 	json_t *rec = point_record(b, &dir, &err);
 	const json_t *sm = json_object_get(rec, "samples");
-	if (!rec || !json_is_true(json_object_get(rec, "valid")) || !json_array_size(sm)) {
+	if (!rec || !comparable(rec) || !json_array_size(sm)) {
 		fprintf(stderr, "llmb bisect: error: run %s (make exited %d) left no valid run%s%s\n", point, rc,
 			err.len ? ": " : "", err.len ? err.buf : "");
 		sb_free(&err);
@@ -538,17 +578,31 @@ decide(const struct bis *b, const double *xa, size_t na, const double *xb, size_
 }
 
 static void
-round_line(const json_t *r)
+round_text(const json_t *r, struct sb *o)
 {
 	const json_t *a = json_object_get(r, "a"), *bb = json_object_get(r, "b");
-	printf("round %lld: %s: %s %.4g s (sd %.2g, n %lld) vs %s %.4g s (sd %.2g, n %lld): %+.1f%%, %s\n",
-	       (long long)json_integer_value(json_object_get(r, "round")), json_string_value(json_object_get(r, "what")),
-	       json_string_value(json_object_get(a, "label")), json_number_value(json_object_get(a, "mean")),
-	       json_number_value(json_object_get(a, "std")), (long long)json_integer_value(json_object_get(a, "n")),
-	       json_string_value(json_object_get(bb, "label")), json_number_value(json_object_get(bb, "mean")),
-	       json_number_value(json_object_get(bb, "std")), (long long)json_integer_value(json_object_get(bb, "n")),
-	       100 * json_number_value(json_object_get(r, "effect")), json_string_value(json_object_get(r, "decision")));
+	if (!a || !bb) {
+		sb_addf(o, "round %lld: %s: %s\n", (long long)json_integer_value(json_object_get(r, "round")),
+			json_string_value(json_object_get(r, "what")), json_string_value(json_object_get(r, "decision")));
+		return;
+	}
+	sb_addf(o, "round %lld: %s: %s %.4g s (sd %.2g, n %lld) vs %s %.4g s (sd %.2g, n %lld): %+.1f%%, %s\n",
+		(long long)json_integer_value(json_object_get(r, "round")), json_string_value(json_object_get(r, "what")),
+		json_string_value(json_object_get(a, "label")), json_number_value(json_object_get(a, "mean")),
+		json_number_value(json_object_get(a, "std")), (long long)json_integer_value(json_object_get(a, "n")),
+		json_string_value(json_object_get(bb, "label")), json_number_value(json_object_get(bb, "mean")),
+		json_number_value(json_object_get(bb, "std")), (long long)json_integer_value(json_object_get(bb, "n")),
+		100 * json_number_value(json_object_get(r, "effect")), json_string_value(json_object_get(r, "decision")));
+}
+
+static void
+round_line(const json_t *r)
+{
+	struct sb o = {0};
+	round_text(r, &o);
+	fputs(o.buf, stdout);
 	fflush(stdout);
+	sb_free(&o);
 }
 
 /* One round: A (the good configuration, or the pin at commit ca) against
@@ -608,8 +662,7 @@ round_run(struct bis *b, const char *what, int swap, const char *ca, const char 
 		free(t);
 		free(tl);
 	}
-	if (json_object_get(r, "a"))
-		round_line(r);
+	round_line(r);
 	free(path);
 	json_array_append(b->rounds, r);
 	*out = r;
@@ -630,7 +683,8 @@ ceil_log2(size_t k)
 static char *
 short_val(const char *v)
 {
-	return !v ? xstrdup("unset") : strlen(v) == 40 && strspn(v, "0123456789abcdef") == 40 ? xasprintf("%.7s", v) : xstrdup(v);
+	size_t n = v ? strlen(v) : 0;
+	return !v ? xstrdup("unset") : (n == 40 || n == 64) && strspn(v, "0123456789abcdef") == n ? xasprintf("%.*s", n == 40 ? 7 : 12, v) : xstrdup(v);
 }
 
 static void
@@ -768,14 +822,17 @@ bisect_run(struct bis *b, json_t *res)
 }
 
 static void
-result_text(const json_t *res, struct sb *o)
+result_text(const json_t *res, struct sb *o, int rounds)
 {
 	const json_t *c = json_object_get(res, "culprit");
 	const char *out = jstr(res, "outcome");
 	size_t runs = 0, i;
 	json_t *r;
-	json_array_foreach(json_object_get(res, "rounds"), i, r)
+	json_array_foreach(json_object_get(res, "rounds"), i, r) {
 		runs += json_array_size(json_object_get(r, "runs"));
+		if (rounds)
+			round_text(r, o);
+	}
 	if (c) {
 		const json_t *a = json_object_get(c, "a"), *bb = json_object_get(c, "b");
 		if (jstr(c, "commit"))
@@ -853,6 +910,8 @@ bisect_main(struct bis *b)
 	}
 	if (run_key(b))
 		return BX_ERROR;
+	if (getenv("MAX_STEPS") && *getenv("MAX_STEPS"))
+		b->max_steps = xstrdup(getenv("MAX_STEPS"));
 	const char *nodes = jstr(b->bad, "machine.nodes"), *ex = getenv("EXECUTOR");
 	if (nodes && ex && !strcmp(ex, "slurm"))
 		b->nodes = xstrdup(nodes);
@@ -860,9 +919,9 @@ bisect_main(struct bis *b)
 	differences(b);
 	/* the id: what is compared, so the same command resumes */
 	struct sb key = {0};
-	sb_addf(&key, "%s %s %s %s %s %d %d", jstr0(b->good, "machine.job"), jstr0(b->bad, "machine.job"),
+	sb_addf(&key, "%s %s %s %s %s %d %d %s", jstr0(b->good, "machine.job"), jstr0(b->bad, "machine.job"),
 		jstr0(b->good, "configuration.config_hash"), jstr0(b->bad, "configuration.config_hash"), b->scale,
-		b->repeats, b->max_repeats);
+		b->repeats, b->max_repeats, b->max_steps ? b->max_steps : "");
 	char h[65];
 	sha256_hex(key.buf, key.len, h);
 	sb_free(&key);
@@ -892,8 +951,11 @@ bisect_main(struct bis *b)
 	json_object_set_new(res, "gpu_hours", json_real(b->spent));
 	json_object_set_new(res, "label", json_string("bisection runs: not nights, never a baseline"));
 	struct sb t = {0};
-	result_text(res, &t);
+	result_text(res, &t, 0);
+	/* the rounds were printed as they were decided */
 	fputs(t.buf, stdout);
+	sb_reset(&t);
+	result_text(res, &t, 1);
 	char *jp = xasprintf("%s/bisect.json", b->dir), *tp = xasprintf("%s/bisect.txt", b->dir);
 	char *js = json_dumps(res, JSON_SORT_KEYS | JSON_INDENT(2) | JSON_REAL_PRECISION(8)), *jl = xasprintf("%s\n", js);
 	sb_add(&o, t.buf);
@@ -928,6 +990,7 @@ bis_free(struct bis *b)
 	free(b->good_path);
 	free(b->bad_path);
 	free(b->nodes);
+	free(b->max_steps);
 	free(b->dir);
 }
 
@@ -1015,4 +1078,43 @@ cmd_bisect(int argc, char **argv)
 	int rc = bisect_main(&b);
 	bis_free(&b);
 	return rc;
+}
+
+void
+bisect_regressions(const char *top, const char *install, const char *policy, const json_t *verdict,
+		   char **make_argv, struct sb *summary)
+{
+	size_t i;
+	json_t *c;
+	json_array_foreach(json_object_get(verdict, "configurations"), i, c) {
+		const char *good = jstr(c, "last_good_night"), *bad = jstr(c, "first_bad_night");
+		const json_t *key = json_object_get(c, "key");
+		if (strcmp(jstr0(c, "state"), "CONFIRMED") || !good || !bad || !json_is_object(key))
+			continue;
+		char scale[32];
+		snprintf(scale, sizeof scale, "%lld", (long long)json_integer_value(json_object_get(key, "scale")));
+		setenv("WORKLOAD", jstr0(key, "workload"), 1);
+		setenv("GPU_TYPE", jstr0(key, "gpu"), 1);
+		setenv("SIZE", jstr0(key, "size"), 1);
+		setenv("DTYPE", jstr0(key, "dtype"), 1);
+		setenv("SCALES", scale, 1);
+		struct bis b = {.top = top, .install = install, .policy_path = policy, .good_arg = good, .bad_arg = bad,
+			.make_argv = make_argv, .repeats = 1, .max_repeats = 3};
+		const char *mg = getenv("BISECT_MAX_GPU_HOURS");
+		if (mg && *mg && count_arg(mg, 1e-9, 1e9, &b.max_gh))
+			b.max_gh = 0;
+		printf("llmb nightly: bisecting %s, nights %s..%s\n", jstr0(c, "fingerprint"), good, bad);
+		int code = bisect_main(&b);
+		char *jp = b.dir ? xasprintf("%s/bisect.json", b.dir) : NULL;
+		json_t *res = jp ? json_load_file(jp, 0, NULL) : NULL;
+		sb_addf(summary, "BISECTION %s (nights %s..%s, %s):\n", jstr0(c, "fingerprint"), good, bad,
+			b.dir ? b.dir + strlen(install) + 1 : "no bisection");
+		if (res)
+			result_text(res, summary, 0);
+		else
+			sb_addf(summary, "ERROR: the bisection did not run (status %d)\n", code);
+		json_decref(res);
+		free(jp);
+		bis_free(&b);
+	}
 }

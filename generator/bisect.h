@@ -16,6 +16,16 @@
 #ifndef LLMB_BISECT_H
 #define LLMB_BISECT_H
 
+#include <jansson.h>
+
+#include "util.h"
+
 int cmd_bisect(int argc, char **argv);
+/* The nightly's policy bisect_on_regression: each CONFIRMED configuration
+ * of the night's verdict (verdict.json) is bisected between its last good
+ * and its first bad night, its runs made by make_argv; what each found
+ * (the culprit, or why none) is added to summary. */
+void bisect_regressions(const char *top, const char *install, const char *policy, const json_t *verdict,
+			char **make_argv, struct sb *summary);
 
 #endif

@@ -4,14 +4,15 @@
 # repository made here with 12 commits after the first: c3 changes code
 # but not the time, c7 makes every step do 0.25 s more work (+100%); a
 # branch s1 off c0 adds work to every other step only (+28% on average,
-# noisy). Nights: 01 at c0; 02 at c12 with NCCL_DEBUG=WARN in the caller's
-# environment; 03 at c0 with EXTRA_WORK=1; 04 at s1. Then: the plan of
-# make -n bisect (golden); the bisection of 01..02 killed with SIGKILL
-# after its second round and resumed (no stage submitted twice) names c7
-# within ceil(log2 12) + 2 rounds; 01..03 names the run knob; 01..04 with
-# one pair of runs a round ends inconclusive, saying what it would need;
-# BISECT_MAX_GPU_HOURS stops before running. The bisections' runs are no
-# nights of the history. Starts a cluster: run it under flock.
+# noisy). Nights: 01 and 02 at c0; 03 at c12 with NCCL_DEBUG=WARN in the
+# caller's environment: a confirmed regression, which the nightly bisects
+# (bisect_on_regression) and whose culprit its summary names; 04 at c0 with
+# EXTRA_WORK=1; 05 at s1. Then: the plan of make -n bisect (golden); the
+# bisection of 01..03 killed with SIGKILL after its second round and
+# resumed (no stage submitted twice) names c7 within ceil(log2 12) + 2
+# rounds; 01..04 names the run knob; 01..05 with one pair of runs a round
+# ends inconclusive, saying what it would need; BISECT_MAX_GPU_HOURS stops
+# before running. The bisections' runs are no nights of the history.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/slurm/testlib.sh
@@ -19,7 +20,11 @@
 slurm_need_packages || t_skip_all "$SLURM_SKIP_REASON"
 unset SBATCH_ACCOUNT SBATCH_PARTITION SBATCH_GPUS_PER_NODE ADDITIONAL_SLURM_PARAMS TIME_LIMIT ASYNC NIGHT EXTRA_WORK \
 	GOOD BAD BISECT_MAX_GPU_HOURS BISECT_REPEATS BISECT_MAX_REPEATS LLMB_BISECT LLMB_BISECT_PIN MAX_STEPS
-export SLURM_CI_NODES=1 SLURM_CI_CPUS=${SLURM_CI_CPUS:-8} SLURM_CI_MIN_JOB_AGE=${SLURM_CI_MIN_JOB_AGE:-3600}
+export SLURM_CI_NODES=2 SLURM_CI_CPUS=${SLURM_CI_CPUS:-8} SLURM_CI_MIN_JOB_AGE=${SLURM_CI_MIN_JOB_AGE:-3600}
+# accounting gives each run its start and end: the GPU-hours spent
+if [ -z "${SLURM_CI_ACCOUNTING+x}" ] && command -v mariadbd >/dev/null 2>&1; then
+	export SLURM_CI_ACCOUNTING=1
+fi
 t_ok "cluster is up" slurm_test_up || { t_done; exit 1; }
 export LLMB_POLL_SECONDS=1
 jq_py() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
@@ -65,15 +70,15 @@ I=$TRASH/inst
 m() { make -C "$T" B="$TOP/build" LLMB_GEN="$TRASH/gen" LLMB_INSTALL="$I" EXECUTOR=slurm "$@"; }
 night() { # night DAY PIN [VAR=VALUE...]
 	local d=$1; pin "$2"; shift 2
-	env "$@" make -C "$T" B="$TOP/build" LLMB_GEN="$TRASH/gen" LLMB_INSTALL="$I" EXECUTOR=slurm nightly NIGHT="2026-01-$d"
+	env "$@" ADDITIONAL_SLURM_PARAMS=nodelist=n1 make -C "$T" B="$TOP/build" LLMB_GEN="$TRASH/gen" LLMB_INSTALL="$I" EXECUTOR=slurm nightly NIGHT="2026-01-$d"
 }
 make -C "$TOP" all >/dev/null 2>&1
-for spec in "01 ${C[0]}" "02 ${C[12]} NCCL_DEBUG=WARN" "03 ${C[0]} EXTRA_WORK=1" "04 $S1"; do
+N=$I/nightly
+for spec in "01 ${C[0]}" "02 ${C[0]}" "03 ${C[12]} NCCL_DEBUG=WARN"; do
 	# shellcheck disable=SC2086
 	night $spec >"$TRASH/night${spec%% *}.out" 2>&1
-	t_ok "night ${spec%% *} ran and was judged" test -e "$I/nightly/2026-01-${spec%% *}/status"
+	t_ok "night ${spec%% *} ran and was judged" test -e "$N/2026-01-${spec%% *}/status"
 done
-RUNS=$I/workloads/bs/experiments/cpu_tiny_fp32_2
 mean() { python3 -c '
 import glob, json, sys
 for f in glob.glob(sys.argv[1] + "/history/*.jsonl"):
@@ -81,35 +86,61 @@ for f in glob.glob(sys.argv[1] + "/history/*.jsonl"):
         r = json.loads(l)
         if r.get("type") == "run" and r["night"] == sys.argv[2]:
             print(r["summary"]["mean"])' "$I" "2026-01-$1"; }
-t_ok "the nightly shows the regression after the pin moved: night 02 at least 1.5x night 01's step time" \
-	python3 -c "import sys; a, b = map(float, sys.argv[1:]); assert b > 1.5 * a, (a, b)" "$(mean 01)" "$(mean 02)"
+t_ok "the nightly shows the regression after the pin moved: night 03 at least 1.5x night 01's step time" \
+	python3 -c "import sys; a, b = map(float, sys.argv[1:]); assert b > 1.5 * a, (a, b)" "$(mean 01)" "$(mean 03)"
+t_ok "night 03: a confirmed regression" grep -qx '1 regression' "$N/2026-01-03/status"
+t_grep "night 03: bisected (bisect_on_regression), the culprit in the night's summary" \
+	"^CULPRIT: repository steplib commit ${C[7]:0:12} \"step: check every batch twice\"$" "$N/2026-01-03/summary.txt"
+t_grep "night 03: the summary says which nights and where the bisection lies" \
+	'^BISECTION bs_cpu_tiny_fp32_2_[0-9a-f]+ \(nights 2026-01-02..2026-01-03, bisect/[0-9a-f]{12}\):$' "$N/2026-01-03/summary.txt"
+grep -A3 '^BISECTION' "$N/2026-01-03/summary.txt" | sed 's/^/# /'
+# the next nights are not bisected
+sed -i '/^bisect_on_regression/d' "$T/pipelines/nightly.yaml"
+for spec in "04 ${C[0]} EXTRA_WORK=1" "05 $S1"; do
+	# shellcheck disable=SC2086
+	night $spec >"$TRASH/night${spec%% *}.out" 2>&1
+	t_ok "night ${spec%% *} ran and was judged" test -e "$N/2026-01-${spec%% *}/status"
+done
+RUNS=$I/workloads/bs/experiments/cpu_tiny_fp32_2
 rc=0
-"$LLMB" diff "$RUNS/night-2026-01-01" "$RUNS/night-2026-01-02" >"$TRASH/diff.out" 2>&1 || rc=$?
+"$LLMB" diff "$RUNS/night-2026-01-01" "$RUNS/night-2026-01-03" >"$TRASH/diff.out" 2>&1 || rc=$?
 t_ok "llmb diff of the two nights names the pin and the environment (exit $rc)" \
 	sh -c "grep -q steplib '$TRASH/diff.out' && grep -q 'environment.NCCL_DEBUG: unset -> WARN' '$TRASH/diff.out'"
+NB=$(ls -d "$I"/bisect/*/)
+njobs() { squeue -h -t all -o %i | wc -l; }
+before=$(njobs)
+t_rc "make bisect of the nightly's two nights again: the finished bisection (exit 0)" 0 m bisect GOOD=2026-01-02 BAD=2026-01-03
+t_ok "... submits nothing, and is the nightly's bisection" sh -c "test '$(njobs)' = '$before' && test \"\$(ls -d '$I'/bisect/*/)\" = '$NB'"
 
 # The plan: make -n bisect submits nothing.
-before=$(squeue -h -t all -o %i | wc -l)
-m -n bisect GOOD=2026-01-01 BAD=2026-01-02 >"$TRASH/plan.raw" 2>&1
-t_ok "make -n bisect submits nothing" test "$(squeue -h -t all -o %i | wc -l)" = "$before"
-t_ok "make -n bisect leaves no bisection folder" test ! -e "$I/bisect"
-sed -e "s|$I|INSTALL|g" -e 's/bisect [0-9a-f]\{12\}:/bisect ID:/' -e 's/, [0-9.e+-]* GPU-hours/, N GPU-hours/' \
-	-e '/^make/d' -e '/^llmb bisect --top/d' -e '/^build\/llmb bisect/d' "$TRASH/plan.raw" | grep -v '^  llmb: ' >"$TRASH/plan.out"
-t_cmp "make -n bisect: the plan (golden)" "$TESTS_DIR/bisect/plan-01-02.golden" "$TRASH/plan.out"
+before=$(njobs)
+m -n bisect GOOD=2026-01-01 BAD=2026-01-03 >"$TRASH/plan.raw" 2>&1
+t_ok "make -n bisect submits nothing" test "$(njobs)" = "$before"
+t_ok "make -n bisect leaves no new bisection folder" test "$(ls -d "$I"/bisect/*/)" = "$NB"
+sed -n -e '/^llmb bisect /,/^plan:/p' "$TRASH/plan.raw" | sed -e "s|$I|INSTALL|g" -e 's/bisect [0-9a-f]\{12\}:/bisect ID:/' \
+	-e 's/, [0-9.e+-]* GPU-hours/, N GPU-hours/' -e 's/recipe: [0-9a-f]\{12\} -> [0-9a-f]\{12\}/recipe: SHA -> SHA/' >"$TRASH/plan.out"
+t_cmp "make -n bisect: the plan (golden)" "$TESTS_DIR/bisect/plan-01-03.golden" "$TRASH/plan.out"
 
 # 01..02, killed with SIGKILL once its second round is decided, then resumed.
-(m bisect GOOD=2026-01-01 BAD=2026-01-02 >"$TRASH/bisect-a1.out" 2>&1 & echo $! >"$TRASH/bisect.pid"; wait) &
-t_ok "the bisection decides its second round" t_wait_file "$I"/bisect/*/round-2.json 600
-ID=$(basename "$(dirname "$(ls "$I"/bisect/*/round-2.json)")")
+# its own session: the kill takes make, llmb bisect and the sub-make at once
+setsid make -C "$T" B="$TOP/build" LLMB_GEN="$TRASH/gen" LLMB_INSTALL="$I" EXECUTOR=slurm bisect \
+	GOOD=2026-01-01 BAD=2026-01-03 >"$TRASH/bisect-a1.out" 2>&1 &
+PID=$!
+decided() { local f; for f in "$I"/bisect/*/round-2.json; do [ "${f%/round-2.json}/" != "$NB" ] && [ -e "$f" ] && return 0; done; return 1; }
+for ((i = 0; i < 6000; i++)); do decided && break; t_nap 0.1; done
+t_ok "the bisection decides its second round" decided
+ID=$(for f in "$I"/bisect/*/round-2.json; do [ "${f%/round-2.json}/" != "$NB" ] && basename "${f%/round-2.json}"; done)
 B=$I/bisect/$ID
-kill -9 -- "-$(ps -o pgid= "$(cat "$TRASH/bisect.pid")" | tr -d ' ')" 2>/dev/null || kill -9 "$(cat "$TRASH/bisect.pid")"
-wait
+kill -9 -- "-$PID"
+wait "$PID" 2>/dev/null
+t_ok "killed before it ended" test ! -e "$B/bisect.json"
 cp "$B/round-1.json" "$TRASH/round-1.before"
 cp "$B/round-2.json" "$TRASH/round-2.before"
-t_rc "the bisection resumed names a culprit (exit 0)" 0 m bisect GOOD=2026-01-01 BAD=2026-01-02
+t_rc "the bisection resumed names a culprit (exit 0)" 0 m bisect GOOD=2026-01-01 BAD=2026-01-03
 cp "$TRASH/.out" "$TRASH/bisect-a2.out"
 t_ok "resumed: the decided rounds were not run again" \
 	sh -c "cmp -s '$TRASH/round-1.before' '$B/round-1.json' && cmp -s '$TRASH/round-2.before' '$B/round-2.json'"
+t_nogrep "resumed: rounds 1 and 2 submitted nothing" "bisect-$ID-r[12][ab][0-9]+: submitted" "$TRASH/bisect-a2.out"
 # jobs Slurm ever had per train stage of the bisection
 squeue -h -t all -o '%j' | grep -o "^llmb\.train\.bs\.[^ ]*bisect-$ID-[a-z0-9]*" | sort | uniq -c >"$TRASH/jobs.out"
 t_ok "resumed: no stage of the bisection was submitted twice" sh -c "! awk '\$1 != 1' '$TRASH/jobs.out' | grep -q ."
@@ -125,28 +156,31 @@ t_grep "the bisection says what it could not swap: nodes are the same, the envir
 	'^  environment NCCL_DEBUG: unset -> WARN$' "$B/bisect.txt"
 grep -E '^(round|bisection|CULPRIT)' "$B/bisect.txt" | sed 's/^/# /'
 
-# 01..03: the culprit is a run knob.
-t_rc "01..03: a culprit (exit 0)" 0 m bisect GOOD=2026-01-01 BAD=2026-01-03
+# 01..04: the culprit is a run knob; the recipe now pins s1, the runs c0.
+t_rc "01..04: a culprit (exit 0)" 0 m bisect GOOD=2026-01-01 BAD=2026-01-04
 cp "$TRASH/.out" "$TRASH/bisect-b.out"
-t_grep "01..03: the culprit is the run knob EXTRA_WORK" '^CULPRIT: run knob EXTRA_WORK: unset -> 1$' "$TRASH/bisect-b.out"
+KID=$(sed -n 's/^llmb bisect \([0-9a-f]\{12\}\):.*/\1/p' "$TRASH/bisect-b.out")
+t_ok "01..04: both sides ran at the good run's pin, not the recipe's" sh -c "grep -l 'steplib file://$R ${C[0]}' \
+	'$I'/workloads/bs/experiments/bisect/$KID/cpu_tiny_fp32_2/r1[ab]1/provenance.json | wc -l | grep -qx 2"
+t_grep "01..04: the culprit is the run knob EXTRA_WORK" '^CULPRIT: run knob EXTRA_WORK: unset -> 1$' "$TRASH/bisect-b.out"
 grep -E '^(round|bisection)' "$TRASH/bisect-b.out" | sed 's/^/# /'
 
-# 01..04: a slowdown too noisy for one pair of runs a round.
-t_rc "01..04 with one pair a round: make fails (llmb bisect exits 4)" 2 m bisect GOOD=2026-01-01 BAD=2026-01-04 BISECT_MAX_REPEATS=1
+# 01..05: a slowdown too noisy for one pair of runs a round.
+t_rc "01..05 with one pair a round: make fails (llmb bisect exits 4)" 2 m bisect GOOD=2026-01-01 BAD=2026-01-05 BISECT_MAX_REPEATS=1
 cp "$TRASH/.out" "$TRASH/bisect-c.out"
-t_grep "01..04: inconclusive, saying what it would need" \
+t_grep "01..05: inconclusive, saying what it would need" \
 	'^INCONCLUSIVE: a round stayed inconclusive after the repeats allowed; it would need about [0-9]+ pairs of runs a round \(BISECT_MAX_REPEATS\)$' "$TRASH/bisect-c.out"
 grep -E '^(round|bisection)' "$TRASH/bisect-c.out" | sed 's/^/# /'
 
 # A GPU-hour limit the first round would pass stops before any run.
-t_rc "BISECT_MAX_GPU_HOURS: stopped (make fails)" 2 m bisect GOOD=2026-01-01 BAD=2026-01-04 BISECT_REPEATS=2 BISECT_MAX_GPU_HOURS=0.000001
+t_rc "BISECT_MAX_GPU_HOURS: stopped (make fails)" 2 m bisect GOOD=2026-01-01 BAD=2026-01-05 BISECT_REPEATS=2 BISECT_MAX_GPU_HOURS=0.000001
 t_grep "stopped: said why" '^STOPPED: BISECT_MAX_GPU_HOURS would be exceeded by the next round$' "$TRASH/.out"
 t_grep "stopped: no run" '^bisection: [0-9]+ rounds?, 0 runs' "$TRASH/.out"
 
-t_ok "the bisections' runs are no nights of the history (4 run records)" \
-	test "$(grep -hc '"type":"run"' "$I"/history/*.jsonl)" = 4
+t_ok "the bisections' runs are no nights of the history (5 run records)" \
+	test "$(grep -hc '"type":"run"' "$I"/history/*.jsonl)" = 5
 rc=0
 "$LLMB" record --import --top "$T" --install "$TRASH/imported" "$I/workloads/bs/experiments" >"$TRASH/import.out" 2>&1 || rc=$?
 t_ok "record --import skips the bisections' runs (exit $rc)" \
-	sh -c "grep -q 'a bisection.s runs are no nights' '$TRASH/import.out' && test \"\$(grep -hc '\"type\":\"run\"' '$TRASH'/imported/history/*.jsonl)\" = 4"
+	sh -c "grep -q 'a bisection.s runs are no nights' '$TRASH/import.out' && test \"\$(grep -hc '\"type\":\"run\"' '$TRASH'/imported/history/*.jsonl)\" = 5"
 t_done
