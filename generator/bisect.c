@@ -324,7 +324,7 @@ differences(struct bis *b)
 	add_fixed(b, "image", jstr(b->good, "software.image.ref"), jstr(b->bad, "software.image.ref"),
 		  "the image is the recipe's pin: swap it by editing the recipe");
 	add_fixed(b, "recipe", jstr(b->good, "configuration.recipe.sha256"), jstr(b->bad, "configuration.recipe.sha256"),
-		  "the recipe file changed: its fields are not swapped one by one");
+		  "the recipe file changed: beyond its pins, its fields are not swapped one by one");
 	add_fixed(b, "llmb", jstr(b->good, "software.llmb_version"), jstr(b->bad, "software.llmb_version"),
 		  "llmb runs the bisection as it is checked out");
 	add_fixed(b, "nodes", jstr(b->good, "machine.nodes"), jstr(b->bad, "machine.nodes"),
@@ -700,7 +700,7 @@ plan_text(struct bis *b, struct sb *o)
 		static const char *const kinds[] = {"repository", "run knob", "environment"};
 		sb_addf(o, "  %s %s: %s -> %s", kinds[c->kind], c->name, g, x);
 		if (c->kind == C_PIN && c->ncommits > 1) {
-			sb_addf(o, " (%zu commits)", c->ncommits - 1);
+			sb_addf(o, " (%zu commit%s)", c->ncommits - 1, c->ncommits == 2 ? "" : "s");
 			if (ceil_log2(c->ncommits - 1) > bis_rounds)
 				bis_rounds = ceil_log2(c->ncommits - 1);
 		} else if (c->kind == C_PIN) {

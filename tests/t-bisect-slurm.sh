@@ -183,4 +183,16 @@ rc=0
 "$LLMB" record --import --top "$T" --install "$TRASH/imported" "$I/workloads/bs/experiments" >"$TRASH/import.out" 2>&1 || rc=$?
 t_ok "record --import skips the bisections' runs (exit $rc)" \
 	sh -c "grep -q 'a bisection.s runs are no nights' '$TRASH/import.out' && test \"\$(grep -hc '\"type\":\"run\"' '$TRASH'/imported/history/*.jsonl)\" = 5"
+
+# Bad input: refused before anything runs.
+t_rc "an unknown option is refused (exit 2)" 2 "$LLMB" bisect --install "$I" --bogus --good=2026-01-01 --bad=2026-01-03
+t_grep "... naming it" 'bogus' "$TRASH/.out"
+t_rc "one side missing is refused (exit 2)" 2 "$LLMB" bisect --install "$I" --good=2026-01-01
+t_rc "--repeats=0 is refused (exit 2)" 2 "$LLMB" bisect --install "$I" --good=2026-01-01 --bad=2026-01-03 --repeats=0
+t_rc "--max-gpu-hours=-1 is refused (exit 2)" 2 "$LLMB" bisect --install "$I" --good=2026-01-01 --bad=2026-01-03 --max-gpu-hours=-1
+printf '{"v": 1,\n  "software": }\n' >"$TRASH/broken.json"
+t_rc "a broken provenance file is refused (exit 2)" 2 "$LLMB" bisect --install "$I" --good="$TRASH/broken.json" --bad=2026-01-03
+t_grep "... at its line and column" "^$TRASH/broken.json:2:[0-9]+: error: " "$TRASH/.out"
+t_rc "a night without a run is refused (exit 2)" 2 env WORKLOAD=bs "$LLMB" bisect --install "$I" --good=2025-01-01 --bad=2026-01-03
+t_grep "... saying so" '^llmb bisect: error: night 2025-01-01: no run of that night' "$TRASH/.out"
 t_done
