@@ -621,7 +621,7 @@ round_run(struct bis *b, const char *what, int swap, const char *ca, const char 
 		if (!strcmp(dw, dword[i]) && !strcmp(jstr0(r, "what"), what)) {
 			b->spent += json_number_value(json_object_get(r, "gpu_hours"));
 			round_line(r);
-			json_array_append(b->rounds, r);
+			json_array_append_new(b->rounds, r); /* the rounds own it; *out borrows */
 			*out = r;
 			free(path);
 			return i;
@@ -664,7 +664,7 @@ round_run(struct bis *b, const char *what, int swap, const char *ca, const char 
 	}
 	round_line(r);
 	free(path);
-	json_array_append(b->rounds, r);
+	json_array_append_new(b->rounds, r); /* the rounds own it; *out borrows */
 	*out = r;
 	return dec;
 }
