@@ -48,7 +48,7 @@ lib 0.0 0.0 c0
 C[0]=$(commit "steplib: first version")
 for i in $(seq 1 12); do
 	case $i in
-	3) lib 0.0 0.0 c3; printf 'def unused():\n    return 0\n' >>"$R/steplib.py"; subj="steplib: a helper, called nowhere" ;;
+	3) lib 0.0 0.0 c3; printf 'def unused():\n    return 0\n' >>"$R/steplib.py"; subj="steplib: a function, called nowhere" ;;
 	7) lib 0.25 0.0 c7; subj="step: check every batch twice" ;;
 	*) echo "note $i" >>"$R/NOTES"; subj="notes: entry $i" ;;
 	esac
