@@ -731,6 +731,8 @@ plan_text(struct bis *b, struct sb *o)
 		b->max_repeats, runs, runs * b->run_gh, b->nodes ? ", on " : "", b->nodes ? b->nodes : "");
 	if (b->max_gh > 0)
 		sb_addf(o, "limit: BISECT_MAX_GPU_HOURS=%g\n", b->max_gh);
+	if (b->max_steps)
+		sb_addf(o, "shorter runs, both sides: MAX_STEPS=%s\n", b->max_steps);
 }
 
 /* ---- the bisection ------------------------------------------------------------ */

@@ -165,6 +165,14 @@ t_ok "01..04: both sides ran at the good run's pin, not the recipe's" sh -c "gre
 t_grep "01..04: the culprit is the run knob EXTRA_WORK" '^CULPRIT: run knob EXTRA_WORK: unset -> 1$' "$TRASH/bisect-b.out"
 grep -E '^(round|bisection)' "$TRASH/bisect-b.out" | sed 's/^/# /'
 
+# MAX_STEPS: shorter runs, both sides alike (no baseline, still compared).
+t_rc "01..04 with MAX_STEPS=8: a culprit (exit 0)" 0 m bisect GOOD=2026-01-01 BAD=2026-01-04 MAX_STEPS=8
+t_grep "MAX_STEPS: the plan says so" '^shorter runs, both sides: MAX_STEPS=8$' "$TRASH/.out"
+t_grep "MAX_STEPS: the culprit is the run knob EXTRA_WORK" '^CULPRIT: run knob EXTRA_WORK: unset -> 1$' "$TRASH/.out"
+SID=$(sed -n 's/^llmb bisect \([0-9a-f]\{12\}\):.*/\1/p' "$TRASH/.out")
+t_ok "MAX_STEPS: a bisection of its own, whose runs ran with it" sh -c "test '$SID' != '$KID' && \
+	grep -q '\"MAX_STEPS\": \"8\"' '$I/workloads/bs/experiments/bisect/$SID/cpu_tiny_fp32_2/r1b1/provenance.json'"
+
 # 01..05: a slowdown too noisy for one pair of runs a round.
 t_rc "01..05 with one pair a round: make fails (llmb bisect exits 4)" 2 m bisect GOOD=2026-01-01 BAD=2026-01-05 BISECT_MAX_REPEATS=1
 cp "$TRASH/.out" "$TRASH/bisect-c.out"
