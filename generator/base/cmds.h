@@ -21,6 +21,7 @@ int cmd_import(int argc, char **argv);  /* import/import.c: upstream metadata.ya
 int cmd_record(int argc, char **argv);  /* nightly/nightrecord.c: runs -> history records */
 int cmd_nightly(int argc, char **argv); /* nightly/nightly.c: one night: make, record, judge */
 int cmd_exemplar(int argc, char **argv); /* cmd/exemplar.c: a suite: make, certify */
+int cmd_bisect(int argc, char **argv);   /* nightly/bisect.c: good and bad runs -> the culprit */
 
 int cmd_judge(int argc, char **argv);   /* verdict/judge.c: nightly history -> verdicts, trend page */
 int cmd_annotate(int argc, char **argv); /* verdict/annotate.c: accept a baseline, acknowledge a false alarm */

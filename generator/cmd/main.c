@@ -28,6 +28,7 @@ static const struct command {
 	{"record", cmd_record, "append finished runs to the history"},
 	{"nightly", cmd_nightly, "run, record and judge one night"},
 	{"exemplar", cmd_exemplar, "run an exemplar suite and certify it against its references"},
+	{"bisect", cmd_bisect, "from a good and a bad run to the change that made it slower"},
 	{"judge", cmd_judge, "verdicts on the nightly history; trend page"},
 	{"annotate", cmd_annotate, "record a human decision in the nightly history"},
 	{"diff", cmd_diff, "what changed between two runs (provenance)"},

@@ -78,8 +78,15 @@ static double
 gpu_hours(const char *install, const char *run_dir, long gpus)
 {
 	char *path = xasprintf("%s/%s/" LAYOUT_PROVENANCE, install, run_dir);
-	json_t *p = json_load_file(path, 0, NULL), *m = json_object_get(p, "machine");
+	double h = confirm_gpu_hours(path, gpus);
 	free(path);
+	return h;
+}
+
+double
+confirm_gpu_hours(const char *path, long gpus)
+{
+	json_t *p = json_load_file(path, 0, NULL), *m = json_object_get(p, "machine");
 	double a = iso_seconds(json_object_get(m, "start")), b = iso_seconds(json_object_get(m, "end"));
 	if (a < 0)
 		a = iso_seconds(json_object_get(m, "submit"));

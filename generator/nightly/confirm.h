@@ -27,6 +27,9 @@ struct confirm_ctx {
 /* The confirmation runs of a night: {"runs":[...], "gpu_hours":H,
  * "acknowledged":N}, or NULL when no configuration was SUSPECT. */
 json_t *confirm_night(const struct confirm_ctx *c);
+/* GPUs x hours of a run from its provenance.json at path (start, else
+ * submit, to end); NAN when it does not say. */
+double confirm_gpu_hours(const char *path, long gpus);
 /* Their text, for the night's summary. */
 void confirm_text(struct sb *o, const json_t *conf);
 

@@ -27,6 +27,7 @@
 #include "base/cmds.h"
 #include "base/util.h"
 #include "exec/dryrun.h"
+#include "nightly/bisect.h"
 #include "nightly/confirm.h"
 #include "plan/nightmatrix.h"
 #include "plan/plan.h"
@@ -342,6 +343,34 @@ confirm_elsewhere(struct night *n, const char *workloads, char **make_argv, int 
 	return code;
 }
 
+/* bisect_on_regression (bisect.h): each CONFIRMED regression of the night
+ * is bisected; what it found goes into the night's summary. */
+static void
+bisect_night(struct night *n, char **make_argv, int code)
+{
+	struct nmatrix m;
+	int on = code == 1 && *make_argv && file_exists(n->policy) && !nmatrix_load(n->policy, &m) && m.bisect_on_regression;
+	if (code == 1 && *make_argv && file_exists(n->policy))
+		nmatrix_free(&m);
+	if (!on)
+		return;
+	char *vp = layout_nightly(n->install, n->id, LAYOUT_NIGHT_VERDICT), *sp = layout_nightly(n->install, n->id, LAYOUT_NIGHT_SUMMARY);
+	json_t *v = json_load_file(vp, 0, NULL);
+	char *sum = read_file(sp, NULL);
+	struct sb o = {0};
+	sb_add(&o, sum ? sum : "");
+	size_t before = o.len;
+	if (v)
+		bisect_regressions(n->top, n->install, n->policy, v, make_argv, &o);
+	if (o.len > before && write_file_atomic(sp, o.buf, o.len) < 0)
+		die("cannot write the summary of night %s: %s", n->id, strerror(errno));
+	json_decref(v);
+	sb_free(&o);
+	free(sum);
+	free(vp);
+	free(sp);
+}
+
 /* NIGHTLY_NOTIFY='cmd' runs as `cmd SUMMARY-FILE` when the night needs
  * attention; the command is the user's own shell text. */
 static void
@@ -425,6 +454,7 @@ nightly_run(struct night *n, char **make_argv)
 	sb_free(&wls);
 	int code = confirm_elsewhere(n, w, make_argv, judge(n, w));
 	free(w);
+	bisect_night(n, make_argv, code);
 	if (code == 0 && pending)
 		code = 3;
 	if (nostart.len) {

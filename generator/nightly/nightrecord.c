@@ -450,7 +450,9 @@ import_walk(struct imp *im, const char *dir, const char *w, int depth)
 			const char *nw = w;
 			if (!strcmp(e->d_name, LAYOUT_EXPERIMENTS) && strstr(dir, WL_PART))
 				nw = strrchr(dir, '/') + 1;
-			if (is_run && tagged_night(e->d_name)) {
+			if (!strcmp(e->d_name, LAYOUT_BISECT_RUNS) && !strcmp(base, "experiments")) {
+				printf("llmb record: %s: skipped, a bisection's runs are no nights of the history\n", sub);
+			} else if (is_run && tagged_night(e->d_name)) {
 				printf("llmb record: %s: skipped, a confirmation run is no night of the history\n", sub);
 			} else if (is_run && (!strncmp(e->d_name, "repeat-", 7) || !strncmp(e->d_name, "night-", 6))) {
 				if (nw)

@@ -28,6 +28,7 @@ static const struct field top_fields[] = {
 	{"repeats", &t_int, 0, "runs of each configuration per night (default 1)"},
 	{"matrix", &t_entries, 1, "the selections run each night"},
 	{"confirm_elsewhere", &t_bool, 0, "a SUSPECT night runs its configuration once more without its nodes (Slurm; default false)"},
+	{"bisect_on_regression", &t_bool, 0, "a CONFIRMED regression is bisected between its last good and first bad night (default false)"},
 	{NULL},
 };
 static const struct ytype t_top = {T_OBJ, 0, top_fields, 0};
@@ -76,6 +77,8 @@ nmatrix_load(const char *path, struct nmatrix *m)
 		return diag_errors - before ? diag_errors - before : 1;
 	}
 	m->confirm_elsewhere = ymap_get(root, "confirm_elsewhere") && !strcmp(ymap_get(root, "confirm_elsewhere")->str, "true");
+	m->bisect_on_regression = ymap_get(root, "bisect_on_regression") &&
+				  !strcmp(ymap_get(root, "bisect_on_regression")->str, "true");
 	m->repeats = ymap_get(root, "repeats") ? strtol(ymap_get(root, "repeats")->str, NULL, 10) : 1;
 	if (m->repeats < 1 || m->repeats > 99) {
 		const struct ynode *r = ymap_get(root, "repeats");

@@ -18,6 +18,7 @@ struct nmatrix {
 	size_t n;
 	long repeats;             /* runs of each configuration per night, >= 1 */
 	int confirm_elsewhere;    /* confirmation runs on other nodes (confirm.h) */
+	int bisect_on_regression; /* a confirmed regression is bisected (bisect.h) */
 };
 
 /* Loads path; prints file:line:col diagnostics and returns their count. */

@@ -45,6 +45,14 @@ struct sel {
 	/* the caller's environment (NAME=value, NULL-ended; NULL: none), whose
 	 * performance variables each training records (envrec.h) */
 	char *const *env;
+	/* llmb bisect (bisect.h): LLMB_BISECT="<id>-<point>" (lowercase letters
+	 * and digits), a bisection's run of its own (run directories
+	 * bisect/<id>/<run>/<point>); LLMB_BISECT_PIN="KEY=COMMIT ..." the
+	 * repositories' commits in place of the recipe's pins (a venv of its
+	 * own). Both NULL (npins 0) outside a bisection. */
+	const char *bisect;
+	const char *pin_key[8], *pin_commit[8];
+	int npins;
 };
 
 struct inst {

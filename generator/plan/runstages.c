@@ -474,6 +474,8 @@ static char *
 run_rep(const struct plan *p, size_t j, long nrep, long nper)
 {
 	const char *night = p->sel.night;
+	if (p->sel.bisect)
+		return xasprintf("bisect-%s", p->sel.bisect);
 	if (!night && p->sel.exemplar)
 		return (long)(j % (size_t)nper) < nrep ? xasprintf("exemplar-%zu", j % (size_t)nper + 1)
 						       : xstrdup("exemplar-profile");
@@ -493,6 +495,11 @@ run_dir(const struct plan_run *r, const char *rep)
 {
 	if (rep && !strncmp(rep, "exemplar-", 9))
 		return xasprintf(LAYOUT_EXEMPLAR_RUNS "/%s_%s_%s_%ld/repeat-%s", r->gpu, r->size, r->dtype, r->scale, rep + 9);
+	/* a bisection's run, bisect-<id>-<point>: bisect/<id>/<run>/<point> */
+	const char *pt = rep && !strncmp(rep, "bisect-", 7) ? strchr(rep + 7, '-') : NULL;
+	if (pt)
+		return xasprintf(LAYOUT_BISECT_RUNS "/%.*s/%s_%s_%s_%ld/%s", (int)(pt - rep - 7), rep + 7, r->gpu, r->size,
+				 r->dtype, r->scale, pt + 1);
 	return xasprintf("%s_%s_%s_%ld%s%s", r->gpu, r->size, r->dtype, r->scale, rep ? "/" : "", rep ? rep : "");
 }
 
@@ -510,7 +517,8 @@ build_runs(struct wctx *w, const struct ynode *stage)
 	 * neither is reported. */
 	const char *night = w->p->sel.night;
 	int exemplar = !night && w->p->sel.exemplar;
-	if (report && (night || exemplar))
+	/* nor a bisection's (llmb bisect compares them) */
+	if (report && (night || exemplar || w->p->sel.bisect))
 		return;
 	long nrep = night || exemplar ? w->p->night_repeats : 1;
 	long nper = nrep + (exemplar && w->p->exemplar_profile);

@@ -50,6 +50,17 @@ repo_of(const struct ynode *repos, const char *key)
 	return out;
 }
 
+/* A bisection's pin of the repository (LLMB_BISECT_PIN) in place of the
+ * recipe's commit: the venv's dependency set, and so the venv, differ. */
+static struct pc_repo
+pinned(const struct sel *s, struct pc_repo r)
+{
+	for (int i = 0; r.key && i < s->npins; i++)
+		if (!strcmp(s->pin_key[i], r.key))
+			r.commit = s->pin_commit[i];
+	return r;
+}
+
 static struct pc_dep *
 new_dep(struct pc_venv *v)
 {
@@ -72,7 +83,7 @@ venv_set(struct wctx *w, const struct ynode *venv, struct pc_venv *v)
 		w->unsaid += !ymap_get(repos, key);
 		struct pc_dep *d = new_dep(v);
 		d->kind = PD_GIT;
-		d->repo = repo_of(repos, key);
+		d->repo = pinned(&w->p->sel, repo_of(repos, key));
 		d->name = key;
 		d->method = ystr(git->kids[i], "method", "");
 		d->path = ystr(git->kids[i], "path", "-");
@@ -89,7 +100,7 @@ venv_set(struct wctx *w, const struct ynode *venv, struct pc_venv *v)
 		const char *key = ystr(e, "repo", NULL);
 		w->unsaid += key && !ymap_get(repos, key);
 		d->kind = PD_PIPDEP;
-		d->repo = repo_of(repos, key);
+		d->repo = pinned(&w->p->sel, repo_of(repos, key));
 		d->name = ystr(e, "package", "");
 		d->repo_key = key;
 		d->target = ystr(e, "install_target", "-");

@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L
 /* selenv: the selection read from the environment (selenv.h). */
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,29 @@ sel_from_env(struct sel *s)
 	s->night_tag = tag && strlen(tag) <= 16 && !tag[strspn(tag, "abcdefghijklmnopqrstuvwxyz")] ? tag : NULL;
 	s->exemplar = env_nonempty("LLMB_EXEMPLAR");
 	s->sweep = env_nonempty("SWEEP");
+	const char *b = env_nonempty("LLMB_BISECT");
+	s->bisect = b && strlen(b) <= 64 && strchr(b, '-') && b[0] != '-' &&
+			    !b[strspn(b, "abcdefghijklmnopqrstuvwxyz0123456789-")]
+			? b
+			: NULL;
+	/* the pins' words, split once into static storage (the environment
+	 * outlives every plan); a word that is no KEY=COMMIT of hex digits is
+	 * left out: llmb bisect checks what it sets */
+	static char pins[1024];
+	const char *pv = env_nonempty("LLMB_BISECT_PIN");
+	s->npins = 0;
+	if (pv && strlen(pv) < sizeof pins) {
+		strcpy(pins, pv);
+		for (char *save = NULL, *w = strtok_r(pins, " ", &save); w && s->npins < 8; w = strtok_r(NULL, " ", &save)) {
+			char *eq = strchr(w, '=');
+			if (!eq || eq == w || strlen(eq + 1) < 7 || eq[1 + strspn(eq + 1, "0123456789abcdef")] ||
+			    w[strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")] != '=')
+				continue;
+			*eq = 0;
+			s->pin_key[s->npins] = w;
+			s->pin_commit[s->npins++] = eq + 1;
+		}
+	}
 	s->env = environ;
 }
 

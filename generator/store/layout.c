@@ -143,6 +143,18 @@ layout_workloads(const char *install)
 }
 
 char *
+layout_bisect(const char *install, const char *id)
+{
+	return under(install, LAYOUT_BISECT_RUNS "/%s", id);
+}
+
+char *
+layout_venvs(const char *install)
+{
+	return under(install, LAYOUT_VENVS);
+}
+
+char *
 layout_reports(const char *install, const char *workload)
 {
 	return under(install, LAYOUT_WORKLOADS "/%s/" LAYOUT_REPORTS, workload);

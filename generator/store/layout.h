@@ -180,6 +180,9 @@ char *layout_exemplar(const char *install, const char *file);
 /* The folder of an exemplar suite's runs below a workload's experiments
  * (<run>/repeat-<r> in it), apart from the report's runs. */
 #define LAYOUT_EXEMPLAR_RUNS "exemplar"
+/* The folder of the bisections' runs below a workload's experiments
+ * (<id>/<run>/<point> in it): never a night, a baseline nor a report's run. */
+#define LAYOUT_BISECT_RUNS "bisect"
 /* An overridden run (override.h) beside its recipe run: <run>/override-<tag>. */
 #define LAYOUT_OVERRIDE_PREFIX "override-"
 /* night NULL: the nightly folder; file NULL: the night's folder. */
@@ -210,6 +213,10 @@ char *layout_experiment_file(const char *install, const char *workload, const ch
 char *layout_report(const char *install, const char *workload, const char *name);
 /* The folder of every workload, and a workload's reports folder. */
 char *layout_workloads(const char *install);
+/* A bisection's folder: its plan, rounds and bisect.json. */
+char *layout_bisect(const char *install, const char *id);
+/* The folder of every venv. */
+char *layout_venvs(const char *install);
 char *layout_reports(const char *install, const char *workload);
 /* Whether name is a training run's log (LAYOUT_LOG_PREFIX ...
  * LAYOUT_LOG_SUFFIX, something between). */
@@ -246,7 +253,7 @@ int layout_path_placeholder(const char *name, size_t n);
 	LAYOUT_JOB_PENDING, LAYOUT_PROBE, LAYOUT_PROBE_AFTER, LAYOUT_PREFLIGHT, LAYOUT_NODE_SETUP, \
 	LAYOUT_IMPORT_LOG, LAYOUT_SLURM_LIMITS, LAYOUT_SLURM_ROOM, LAYOUT_ROOM_LOCK, LAYOUT_SLURM_NODES, \
 	LAYOUT_SLURM_JOBS, LAYOUT_SLURM_LOCK, LAYOUT_SUBMIT_BUCKET, LAYOUT_SUBMIT_LOCK, LAYOUT_SLURM_CACHE, \
-	LAYOUT_QUERY_LOG, LAYOUT_TRAIN_DONE, \
+	LAYOUT_QUERY_LOG, LAYOUT_TRAIN_DONE, LAYOUT_BISECT_RUNS, \
 	LAYOUT_RESULT, LAYOUT_PROVENANCE, LAYOUT_VENV_DONE, LAYOUT_VENV_PREFIX, LAYOUT_ARCHIVE_MANIFEST, \
 	LAYOUT_ARCHIVE_SYSDESC, LAYOUT_ARCHIVE_RUNCONFIG, LAYOUT_ARCHIVE_DEFAULT, LAYOUT_JOB_RECORD, \
 	LAYOUT_JOB_LOCK, LAYOUT_PREFLIGHT_FAILED, LAYOUT_PREFLIGHT_EXCLUDE, LAYOUT_EXEMPLAR_TABLE, \
