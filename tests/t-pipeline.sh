@@ -65,6 +65,15 @@ m report >/dev/null 2>&1
 m -n report >"$TRASH/remade2.out" 2>&1
 t_nogrep "...nor after a make report" "^: '\[" "$TRASH/remade2.out"
 t_ok "...which ran nothing" test "$(count image) $(count data) $(count train)" = "2 3 5"
+# Dependents' rules compare the upstream stamp, which is dated as its
+# identity: an identity file lost while its stamp stays changes nothing,
+# for make -n as for make plan.
+mv "$I/state/id/data.quick.tokens" "$TRASH/data.id"
+m -n report >"$TRASH/noid.out" 2>&1
+t_nogrep "a lost identity: make -n lists no stage" "^: '\[" "$TRASH/noid.out"
+m plan >"$TRASH/noid-plan.out" 2>&1
+t_grep "...and make plan agrees" '^0 of [0-9]+ stages would run' "$TRASH/noid-plan.out"
+mv "$TRASH/data.id" "$I/state/id/data.quick.tokens"
 
 # A make killed with SIGKILL while it waits leaves the job running; the
 # next make attaches to it instead of submitting it again.

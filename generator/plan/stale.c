@@ -45,21 +45,24 @@ newer(const struct timespec *a, const struct timespec *b)
 
 /* Dependents follow what an upstream stage made, not when: the identity
  * the stamp recorded against the one there now (redo's rule), by time
- * only for a stamp that recorded none. after= lines are "<id> <hash>", in
- * dependency order. */
+ * only for a stamp that recorded none. An upstream identity lost while its
+ * stamp stays (its outputs are its own rule's to check) is no change: make
+ * compares the upstream stamp, not the identity. after= lines are "<id>
+ * <hash>", in dependency order. */
 static int
 upstream_changed(const struct stage_query *q, const struct stamp *stamp, const char *up)
 {
-	char *then = stamp_upstream(stamp, up);
+	char *then = stamp_upstream(stamp, up), *now = then ? identity_read(q->install, up) : NULL;
+	struct timespec t;
 	int changed;
-	if (then) {
-		char *now = identity_read(q->install, up);
-		changed = !now || strcmp(now, then);
-		free(now);
+	if (then && now) {
+		changed = strcmp(now, then) != 0;
+	} else if (then) {
+		changed = stamp_mtime(q->install, up, &t) < 0;
 	} else {
-		struct timespec t;
 		changed = identity_mtime(q->install, up, &t) == 0 && newer(&t, &stamp->mtime);
 	}
+	free(now);
 	free(then);
 	return changed;
 }
@@ -144,12 +147,17 @@ stage_level(const char *install, const char *gen, const char *id, const char *ha
 	int rc = stage_level_config(install, gen, id, hash);
 	struct stamp stamp;
 	if (stamp_read(install, id, &stamp) == 0 && stamp_is_of(&stamp, hash)) {
+		/* make compares the stamp with its upstream stamps; dependents
+		 * compare theirs with it, so an identity rewritten since (its
+		 * outputs changed) brings it forward too */
 		struct timespec t = stamp.mtime, up;
+		if (identity_mtime(install, id, &up) == 0 && newer(&up, &t))
+			t = up;
 		size_t n;
 		char **after = cfg_values(cfg, "after", &n);
 		for (size_t i = 0; i < n; i++) {
 			after[i][strcspn(after[i], " ")] = 0;
-			if (identity_mtime(install, after[i], &up) == 0 && newer(&up, &t))
+			if (stamp_mtime(install, after[i], &up) == 0 && newer(&up, &t))
 				t = up;
 			free(after[i]);
 		}

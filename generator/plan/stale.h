@@ -5,17 +5,17 @@
  *   the stamp state/done/<id>           the rule's target
  *   of this configuration               prerequisite cfg/<id> (its mtime)
  *   every output there and valid        $(wildcard) and LLMB_INVALID (valid.mk)
- *   no upstream identity changed        prerequisites state/id/<upstream>
+ *   no upstream identity changed        prerequisites state/done/<upstream>
  * Make decides by time where this predicate reads content: the hash in the
- * stamp, and the upstream identities it recorded (redo's rule). Three
- * levellings keep the two in agreement, so make -n lists what a run would
- * run: a configuration rewritten with the bytes its stamp records is given
- * the stamp's time; an identity is never older than its own stamp (make -n
- * takes a state/id file older than its stamp as remade, and lists every
- * dependent); and a stamp that make sees older than an upstream identity
- * whose content it recorded is brought forward to it. Make sees an empty
- * output that is not JSON as present where this predicate does not (a
- * half-written file is never done). */
+ * stamp, and the upstream identities it recorded (redo's rule). An
+ * identity is dated as its stamp (instance.h), so an upstream stamp is the
+ * one file per upstream stage make compares. Two levellings keep the two
+ * in agreement, so make -n lists what a run would run: a configuration
+ * rewritten with the bytes its stamp records is given the stamp's time;
+ * and a stamp that make sees older than an upstream stamp, or than its own
+ * identity, while the content it recorded is the same, is brought forward
+ * to it. Make sees an empty output that is not JSON as present where this
+ * predicate does not (a half-written file is never done). */
 #ifndef LLMB_STALE_H
 #define LLMB_STALE_H
 
@@ -61,8 +61,9 @@ int stage_stamped(const char *install, const char *id, const char *hash);
 
 /* Everything make compares for a stage the predicate finds done, brought
  * level without rewriting a byte: its configuration back to its stamp
- * (stage_level_config), its stamp forward to its newest upstream identity,
- * its identity forward to its stamp. Returns 1 when a time was set. */
+ * (stage_level_config), its stamp forward to its newest upstream stamp and
+ * to its own identity, its identity forward to its stamp. Returns 1 when a
+ * time was set. */
 int stage_level(const char *install, const char *gen, const char *id, const char *hash, const char *cfg);
 
 /* 1 when every output of cfg below install is valid, else 0 with the first

@@ -116,13 +116,10 @@ is_json(const char *s)
 	return n > 5 && !strcmp(s + n - 5, ".json");
 }
 
-/* Validity and identity, the two things make cannot see in a file's time:
- * JSON outputs are validated by llmb validate whenever one changed, into
- * valid.mk (LLMB_INVALID: the files that do not validate), read before
- * the stage rules; and a stage's dependents follow its output identity,
- * state/id/<stage>, which its run rewrites only when the identity changed
- * (in an install tree from before identities, the first dependent that
- * runs writes its upstream identities). */
+/* Validity, which make cannot see in a file's time: JSON outputs are
+ * validated by llmb validate whenever one changed, into valid.mk
+ * (LLMB_INVALID: the files that do not validate), read before the stage
+ * rules. */
 static void
 write_validity(const struct plan *p, struct sb *mk)
 {
@@ -131,8 +128,7 @@ write_validity(const struct plan *p, struct sb *mk)
 		for (size_t k = 0; k < p->v[i].noutputs; k++)
 			if (is_json(p->v[i].outputs[k]))
 				sb_addf(mk, " $(wildcard $(LLMB_INSTALL)/%s)", p->v[i].outputs[k]);
-	sb_add(mk, "\n\t@$(LLMB) validate -- $@ $?\n"
-		   "$(LLMB_STATE)/id/%: $(LLMB_STATE)/done/% ;\n\n");
+	sb_add(mk, "\n\t@$(LLMB) validate -- $@ $?\n\n");
 }
 
 /* Secrets are checked by name (their values stay in the environment,
@@ -227,7 +223,7 @@ write_rules(struct plan *p, struct sb *mk, const char *vars)
 	sb_add(mk, "\n\n");
 	write_validity(p, mk);
 	/* Each stage's rule mirrors the staleness predicate (stale.h): the
-	 * stamp, newer than its configuration and its upstream identities,
+	 * stamp, newer than its configuration and its upstream stages' stamps,
 	 * with every output there and valid. */
 	for (size_t i = 0; i < p->n; i++) {
 		struct inst *in = &p->v[i];
@@ -235,7 +231,7 @@ write_rules(struct plan *p, struct sb *mk, const char *vars)
 			sb_addf(mk, "$(LLMB_STATE)/done/%s: | llmb-secrets\n", in->id);
 		sb_addf(mk, "$(LLMB_STATE)/done/%s: $(LLMB_GEN)/cfg/%s", in->id, in->id);
 		for (size_t d = 0; d < in->ndeps; d++)
-			sb_addf(mk, " $(LLMB_STATE)/id/%s", p->v[in->deps[d]].id);
+			sb_addf(mk, " $(LLMB_STATE)/done/%s", p->v[in->deps[d]].id);
 		/* A deleted output, or one that does not validate, makes the
 		 * stage stale even though its stamp exists. */
 		if (in->noutputs) {

@@ -9,8 +9,9 @@
  *                    one up=<upstream id> <identity> line per upstream
  *                    stage; written atomically (tmp + rename)
  *   the identity     state/id/<id>: the hash of what the outputs hold
- *                    (outputs.c computes it), the file dependents follow;
- *                    rewritten only when it changes
+ *                    (outputs.c computes it), what dependents' stamps
+ *                    record; rewritten only when it changes, dated as the
+ *                    stamp
  *   the run record   train.done beside a training run's log: the job, its
  *                    log, the configuration's hash, image, executor, note
  *
@@ -53,10 +54,8 @@ char *stamp_upstream(const struct stamp *s, const char *up);
 /* Writes the stamp of stage id, of the configuration cfg (hash: its
  * hash): job (NULL: none), note (NULL: none), and the identity each
  * upstream stage of cfg (after= lines) has now. Then the identity of id,
- * when older, takes the stamp's time: make -n takes a state/id file older
- * than its stamp as remade (its rule has no command) and would list every
- * dependent as to be run, which make itself does not run. 0, or -1
- * (errno). */
+ * when older, takes the stamp's time: the two are dated alike, so that
+ * dependents' rules compare the stamp alone (stale.h). 0, or -1 (errno). */
 int stamp_write(const char *install, const char *id, const char *hash, const char *cfg, const char *job,
 		const char *note);
 /* A job is about to rewrite the outputs: the stamp no longer vouches. */
