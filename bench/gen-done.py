@@ -16,7 +16,8 @@ that size would have left them:
 - each identity (state/id/<id>) computed from the outputs as llmb does
   (store/outputs.c: each output's name and its lines without job=, an
   image's .id file in its place, size and time for a file over 1 MiB),
-  and each stamp's up= lines from those identities (store/instance.c);
+  each stamp's up= lines from those identities, and its link under its
+  configuration hash (state/stamped/<id>/<hash12>, store/instance.c);
 - every file with the time of the m1 file it was made from, so times
   follow dependency order as after the run (an output before its stamp,
   an identity at its stamp's time, a stage's stamp after its upstream's);
@@ -230,6 +231,11 @@ def main():
                         f.write(identity(install, cfg_values(gen, clone[t], "output")) + "\n")
                     its = os.stat(os.path.join(state, "id", t))
                     os.utime(idp, ns=(its.st_atime_ns, its.st_mtime_ns))
+                    # the stamp's link under its configuration (make's target)
+                    ln = os.path.join(state, "stamped", clone[t], man[clone[t]][:12])
+                    os.makedirs(os.path.dirname(ln), exist_ok=True)
+                    if not os.path.islink(ln):
+                        os.symlink(os.readlink(os.path.join(state, "stamped", t, man[t][:12])).replace(t, clone[t]), ln)
             if t in count_lines:
                 counts.write(text(count_lines[t]))
     counts.close()

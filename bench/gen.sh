@@ -81,7 +81,7 @@ g() { env -C "$w/top" LLMB_GEN_VARS="$vars" EXECUTOR=local WORKLOAD=bg "$llmb" g
 gen1=$(t g)
 gen2=$(t g)
 # shellcheck disable=SC2016 # make's $(...), as rules.mk spells it
-n=$(grep -c '^\$(LLMB_STATE)/done/train\.' "$w/gen/rules.mk") || true
+n=$(grep -c '^\$(LLMB_INSTALL)/state/stamped/train\.' "$w/gen/rules.mk") || true
 [ "$n" = "$N" ] || [ "$n" = "$((K * 2))" ] || fail "$n train targets in the rules, not $N"
 stages=$(find "$w/gen/cfg" -type f ! -name '.*' | wc -l)
 plan=$(t m -n llmb-report)

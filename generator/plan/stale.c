@@ -125,26 +125,9 @@ stage_staleness(const struct stage_query *q, struct sb *why)
 }
 
 int
-stage_level_config(const char *install, const char *gen, const char *id, const char *hash)
+stage_level(const char *install, const char *id, const char *hash, const char *cfg)
 {
-	char *cp = layout_cfg(gen, id);
-	struct stamp stamp;
-	struct stat cs;
 	int rc = 0;
-	if (stamp_read(install, id, &stamp) == 0 && stamp_is_of(&stamp, hash) &&
-	    stat(cp, &cs) == 0 && newer(&cs.st_mtim, &stamp.mtime)) {
-		struct timespec t[2] = {{.tv_nsec = UTIME_OMIT}, stamp.mtime};
-		rc = utimensat(AT_FDCWD, cp, t, 0) == 0;
-	}
-	stamp_free(&stamp);
-	free(cp);
-	return rc;
-}
-
-int
-stage_level(const char *install, const char *gen, const char *id, const char *hash, const char *cfg)
-{
-	int rc = stage_level_config(install, gen, id, hash);
 	struct stamp stamp;
 	if (stamp_read(install, id, &stamp) == 0 && stamp_is_of(&stamp, hash)) {
 		/* make compares the stamp with its upstream stamps; dependents
@@ -165,6 +148,7 @@ stage_level(const char *install, const char *gen, const char *id, const char *ha
 		if (newer(&t, &stamp.mtime))
 			rc |= stamp_set_mtime(install, id, &t) == 0;
 		identity_level(install, id, &t);
+		rc |= stamp_link_level(install, id, hash);
 	}
 	stamp_free(&stamp);
 	return rc;

@@ -1,7 +1,8 @@
-/* gen: writes the plan as make rules (GEN_DIR/rules.mk) and one effective
- * configuration file per stage instance (GEN_DIR/cfg/<id>), each written
- * only when its bytes change, so make's mtimes follow meaning. Also
- * `llmb check` (validate only) and `llmb explain` (why each stage is stale). */
+/* gen: writes the plan as make rules (GEN_DIR/rules.mk: each stage's
+ * target is its stamp's link under the planned configuration hash) and one
+ * effective configuration file per stage instance (GEN_DIR/cfg/<id>, what
+ * llmb run reads), each written only when its bytes change. Also `llmb
+ * check` (validate only) and `llmb explain` (why each stage is stale). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +25,7 @@
 #include "plan/nightmatrix.h"
 #include "plan/plan.h"
 #include "plan/stale.h"
+#include "store/instance.h"
 #include "store/layout.h"
 #include "store/outputs.h"
 #include "store/stagecfg.h"
@@ -157,6 +159,16 @@ write_secret_checks(struct sb *mk, const char *const *names, size_t n)
 			names[j], names[j], names[j], names[j], names[j]);
 }
 
+/* " <the stage's target>": its stamp's link under the planned hash, so
+ * that make sees a stamp of another configuration as none (instance.h). */
+static void
+add_target(struct sb *mk, const struct inst *in)
+{
+	char *t = layout_stamp_link("$(LLMB_INSTALL)", in->id, in->hash);
+	sb_addf(mk, " %s", t);
+	free(t);
+}
+
 static int
 write_rules(struct plan *p, struct sb *mk, const char *vars)
 {
@@ -188,7 +200,7 @@ write_rules(struct plan *p, struct sb *mk, const char *vars)
 		sb_addf(mk, "llmb-%s:", k->group);
 		for (size_t i = 0; i < p->n; i++)
 			if (!strcmp(p->v[i].kind, k->name))
-				sb_addf(mk, " $(LLMB_STATE)/done/%s", p->v[i].id);
+				add_target(mk, &p->v[i]);
 		sb_add(mk, "\n");
 	}
 	/* Secrets are checked by name before anything runs, also under make -n
@@ -223,15 +235,18 @@ write_rules(struct plan *p, struct sb *mk, const char *vars)
 	sb_add(mk, "\n\n");
 	write_validity(p, mk);
 	/* Each stage's rule mirrors the staleness predicate (stale.h): the
-	 * stamp, newer than its configuration and its upstream stages' stamps,
+	 * stamp of its configuration, newer than its upstream stages' stamps,
 	 * with every output there and valid. */
 	for (size_t i = 0; i < p->n; i++) {
 		struct inst *in = &p->v[i];
+		struct sb t = {0};
+		add_target(&t, in);
 		if (have_secrets)
-			sb_addf(mk, "$(LLMB_STATE)/done/%s: | llmb-secrets\n", in->id);
-		sb_addf(mk, "$(LLMB_STATE)/done/%s: $(LLMB_GEN)/cfg/%s", in->id, in->id);
+			sb_addf(mk, "%s: | llmb-secrets\n", t.buf + 1);
+		sb_addf(mk, "%s:", t.buf + 1);
+		sb_free(&t);
 		for (size_t d = 0; d < in->ndeps; d++)
-			sb_addf(mk, " $(LLMB_STATE)/done/%s", p->v[in->deps[d]].id);
+			add_target(mk, &p->v[in->deps[d]]);
 		/* A deleted output, or one that does not validate, makes the
 		 * stage stale even though its stamp exists. */
 		if (in->noutputs) {
@@ -286,11 +301,8 @@ write_config(const char *path, const char *data, size_t len)
 	return w == (ssize_t)len && rc == 0 ? 1 : -1;
 }
 
-/* install: where the stamps are (NULL: none to look at). A configuration
- * rewritten with the bytes its stamp records takes the stamp's time
- * (stale.h), so an edit and its revert leave make -n with nothing to do. */
 static int
-write_configs(struct plan *p, const char *gen, const char *install)
+write_configs(struct plan *p, const char *gen)
 {
 	char *mpath = layout_cfg(gen, ".manifest");
 	char *old = read_file(mpath, NULL);
@@ -320,8 +332,6 @@ write_configs(struct plan *p, const char *gen, const char *install)
 		if (w < 0) {
 			fprintf(stderr, "llmb gen: error: cannot write %s: %s\n", path, strerror(errno));
 			rc = -1;
-		} else if (w > 0 && install && *install) {
-			stage_level_config(install, gen, p->v[i].id, p->v[i].hash);
 		}
 		free(path);
 	}
@@ -387,9 +397,15 @@ cmd_gen(int argc, char **argv)
 		return 2;
 	}
 	const char *install = getenv("LLMB_INSTALL");
-	int rc = 0, written = write_configs(&p, o.gen, install);
+	int rc = 0, written = write_configs(&p, o.gen);
 	if (written < 0)
 		rc = 2;
+	/* A stamp of the plan's configuration without its link (written
+	 * before links, or its link lost) gets it, so make finds that stage
+	 * done as the predicate does; a plan (make -n) leaves the install tree
+	 * as it is (README, "How staleness works"). */
+	for (size_t i = 0; install && *install && !make_dry_run() && i < p.n; i++)
+		stamp_link_level(install, p.v[i].id, p.v[i].hash);
 	struct sb mk = {0};
 	char *rules = layout_rules(o.gen);
 	if (write_rules(&p, &mk, getenv("LLMB_GEN_VARS")) < 0) {

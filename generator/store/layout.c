@@ -34,6 +34,18 @@ layout_done(const char *install, const char *id)
 }
 
 char *
+layout_stamp_link(const char *install, const char *id, const char *hash)
+{
+	return hash ? under(install, "state/stamped/%s/%.12s", id, hash) : under(install, "state/stamped/%s", id);
+}
+
+char *
+layout_stamp_link_target(const char *id)
+{
+	return under(NULL, "../../done/%s", id);
+}
+
+char *
 layout_identity(const char *install, const char *id)
 {
 	return under(install, "state/id/%s", id);

@@ -4,7 +4,8 @@
  *
  *   <gen>/cfg/<id>                          stage configuration (stagecfg)
  *   <install>/state/done/<id>               done stamp: cfg=<hash>, job=...
- *   <install>/state/id/<id>                 identity: the hash make depends on
+ *   <install>/state/stamped/<id>/<hash12>   a link to it named by its configuration: what make looks at
+ *   <install>/state/id/<id>                 identity: the hash dependents' stamps record
  *   <install>/state/jobs/<id>/record        job record: token, job, state, ...
  *   <install>/state/jobs/<id>/job.<token>.sh, exit.<job>, <job>.out   submitted script, exit status, output
  *   <install>/state/executor/               executor caches (squeue/sacct, limits)
@@ -65,6 +66,11 @@ char *layout_valid(const char *gen);
 
 char *layout_cfg(const char *gen, const char *id);
 char *layout_done(const char *install, const char *id);
+/* The link to the stamp under the configuration hash it records (its first
+ * 12 digits; hash NULL: the folder of the stage's links), and where it
+ * points, relative to itself. */
+char *layout_stamp_link(const char *install, const char *id, const char *hash);
+char *layout_stamp_link_target(const char *id);
 char *layout_identity(const char *install, const char *id);
 /* id NULL: the state/jobs folder itself. */
 char *layout_jobs(const char *install, const char *id);
