@@ -1,21 +1,52 @@
 #!/usr/bin/env bash
 # gen.sh: the generator and make at scale. A shell-only workload
 # (tests/slurm-pipeline/many-sizes.sh: N/2 sizes, scales 1 and 2) expands
-# to N train targets and as many parse targets. Prints the wall times of
-# the generation, of `make -n` with everything to do, and of a no-op
-# `make` once a real run with the local executor has done every stage (so
+# to N train targets, as many parse targets, N/2 reports and a data task.
+# Prints the wall and CPU times of the generation, of `make -n` with
+# everything to do, and of a no-op `make` once every stage is done (so
 # stamps, identities and outputs are what a run leaves), beside GNU make
 # deciding 2N plain up-to-date targets (-rR), the yardstick, measured in
-# the same run. Targets (2 cores): generation < 0.5 s, no-op make within 2x
-# of the yardstick.
+# the same run, and the ratio of the two. Target (2 cores): the no-op make
+# within 2x of the yardstick, wall and CPU.
 #
-# Fails (exit 1) when the run leaves a stage undone, or the no-op make
-# runs anything, or it, make plan or make -n leaves anything to run.
+# The done state: a real run with the local executor of the stages of one
+# size (m1), then the other sizes' stages made from them (bench/gen-done.py,
+# the fast path: what a run of each would leave, in minutes at N=10,000
+# where running every job takes hours). --real runs every stage instead.
+# --check makes a small tree both ways and compares them (bench/gen-done.py
+# --compare), and runs `llmb run` on every stage of the fast tree: done by
+# content, it must rewrite no stamp and no identity.
 #
-#   bench/gen.sh [N (10000)] [J (64)]   N train targets, the run under make -jJ
-#   bench/gen.sh --smoke                N=20: seconds (tests/t-bench.sh)
+# Fails (exit 1) when a stage is left undone, or the no-op make runs
+# anything, or it, make plan or make -n leaves anything to run.
+#
+#   bench/gen.sh [--real] [N (10000)] [J (64)]   N train targets, runs under make -jJ
+#   bench/gen.sh --smoke                         N=20: seconds (tests/t-bench.sh)
+#   bench/gen.sh --check                         fast path against a real run, N=6
 set -euo pipefail
-if [ "${1:-}" = --smoke ]; then set -- 20 16; fi
+real=
+case ${1:-} in
+--smoke) set -- 20 16 ;;
+--real) real=1; shift ;;
+--check)
+	here=$(dirname "$0")
+	r=$(BENCH_KEEP=1 bash "$here/gen.sh" --real 6 4 | tee /dev/stderr | sed -n 's/^gen.sh: trees kept in //p')
+	f=$(BENCH_KEEP=1 bash "$here/gen.sh" 6 4 | tee /dev/stderr | sed -n 's/^gen.sh: trees kept in //p')
+	[ -n "${BENCH_KEEP:-}" ] || trap 'rm -rf "$r" "$f"' EXIT
+	python3 "$here/gen-done.py" --compare "$r" "$f" || { echo "gen.sh: FAILED: the fast path's tree is not the run's" >&2; exit 1; }
+	# every stage of the fast tree through llmb run: done by content, it
+	# runs nothing and finds every identity and stamp as it would write them
+	find "$f/inst/state" -type f -path '*/state/[di][od]*/*' -printf '%p %T@ ' -exec sha256sum {} \; | sort >"$f/snap.before"
+	while read -r id _; do
+		env -C "$f/top" EXECUTOR=local LLMB_INSTALL="$f/inst" "$(cd "$here/.." && pwd)/build/llmb" run --top . --gen "$f/gen" \
+			--install "$f/inst" "$id" >>"$f/run.out" 2>&1 || { cat "$f/run.out" >&2; echo "gen.sh: FAILED: llmb run $id" >&2; exit 1; }
+	done <"$f/gen/cfg/.manifest"
+	find "$f/inst/state" -type f -path '*/state/[di][od]*/*' -printf '%p %T@ ' -exec sha256sum {} \; | sort >"$f/snap.after"
+	cmp -s "$f/snap.before" "$f/snap.after" || { diff "$f/snap.before" "$f/snap.after" >&2; echo "gen.sh: FAILED: llmb run rewrote stamps or identities of the fast path" >&2; exit 1; }
+	[ ! -s "$f/run.out" ] || { cat "$f/run.out" >&2; echo "gen.sh: FAILED: llmb run said something on a done tree" >&2; exit 1; }
+	echo "fast path: llmb run on each of $(wc -l <"$f/gen/cfg/.manifest") stages: done, no stamp or identity rewritten"
+	exit 0 ;;
+esac
 N=${1:-10000} J=${2:-64}
 case $N in '' | *[!0-9]*) echo "gen.sh: N must be a number of train targets, not '$N'" >&2; exit 2 ;; esac
 K=$(((N + 1) / 2))
@@ -50,15 +81,22 @@ g() { env -C "$w/top" LLMB_GEN_VARS="$vars" EXECUTOR=local WORKLOAD=bg "$llmb" g
 gen1=$(t g)
 gen2=$(t g)
 # shellcheck disable=SC2016 # make's $(...), as rules.mk spells it
-n=$(grep -c '^\$(LLMB_STATE)/done/train\.' "$w/gen/rules.mk") || true
+n=$(grep -c '^\$(LLMB_INSTALL)/state/stamped/train\.' "$w/gen/rules.mk") || true
 [ "$n" = "$N" ] || [ "$n" = "$((K * 2))" ] || fail "$n train targets in the rules, not $N"
 stages=$(find "$w/gen/cfg" -type f ! -name '.*' | wc -l)
 plan=$(t m -n llmb-report)
 todo=$(grep -c "llmb run" "$w/t.out") || true
 [ "$todo" = "$stages" ] || fail "make -n lists $todo of $stages stages to run"
 
-# Everything done, by llmb itself: every stage run with the local executor.
-run=$(t m -j"$J" llmb-report)
+if [ -n "$real" ]; then
+	# Everything done, by llmb itself: every stage run with the local executor.
+	run=$(t m -j"$J" llmb-report)
+else
+	# m1's stages run for real (rules of their own: SIZE=m1), the others'
+	# made from them
+	run=$(t m -j"$J" LLMB_GEN="$w/gen-m1" SIZE=m1 llmb-report)
+	fast=$(t python3 "$top/bench/gen-done.py" "$w/inst" "$w/gen")
+fi
 done_n=$(find "$w/inst/state/done" -type f | wc -l)
 id_n=$(find "$w/inst/state/id" -type f | wc -l)
 [ "$done_n" = "$stages" ] || fail "the run left $done_n stamps for $stages stages"
@@ -66,6 +104,10 @@ id_n=$(find "$w/inst/state/id" -type f | wc -l)
 trained=$(wc -l <"$w/inst/count.train")
 [ "$trained" = "$n" ] || fail "$trained trainings ran for $n train targets"
 
+# The first make after a run remakes valid.mk (the JSON outputs are newer)
+# and reads the rules again: not the no-op measured.
+m llmb-report >"$w/t.out" 2>&1 || fail "the make after the run"
+grep -q "Nothing to be done" "$w/t.out" || { head -n 20 "$w/t.out" >&2; fail "the make after the run did something"; }
 snap() { find "$w/inst/state/done" "$w/inst/state/id" -type f -printf '%p %T@ %s\n' | sort; }
 snap >"$w/before"
 noop=$(t m llmb-report)
@@ -93,7 +135,12 @@ echo "train targets:                  $n ($stages stages)"
 echo "llmb gen (first, writes all):   $(s "$gen1")"
 echo "llmb gen (nothing changed):     $(s "$gen2")"
 echo "make -n (everything to do):     $(s "$plan")"
-echo "make -j$J (the run, every stage): $(s "$run")"
+if [ -n "$real" ]; then
+	echo "make -j$J (the run, every stage): $(s "$run")"
+else
+	echo "make -j$J (the run of m1's stages): $(s "$run")"
+	echo "fast path (the other stages):   $(s "$fast")"
+fi
 echo "no-op make (all up to date):    $(s "$noop")   (0 stages run; make plan and make -n: 0 of $stages)"
 echo "GNU make, $((2 * N)) plain targets: $(s "$plain")"
 echo "$noop $plain" | awk '{ if ($3 > 0 && $4 > 0) printf "no-op make / plain make:        %.1fx wall, %.1fx CPU\n", $1 / $3, $2 / $4 }'

@@ -49,6 +49,16 @@ N='[0-9]+(\.[0-9]+)?'
 smoke gen "^llmb gen \(first, writes all\): +$N s" "^make -n \(everything to do\): +$N s" \
 	"^no-op make \(all up to date\): +$N s \($N s CPU\) +\(0 stages run" "^GNU make, 40 plain targets: $N s" \
 	"^no-op make / plain make: +${N}x wall, ${N}x CPU"
+# bench/gen.sh's fast path (bench/gen-done.py) against a real run of the
+# same size: the same tree, every stage done by llmb's own reckoning
+rc=0
+timeout 600 bash bench/gen.sh --check >"$TRASH/gen-check.out" 2>&1 || rc=$?
+t_ok "bench/gen.sh --check exits 0 (exit $rc)" test "$rc" = 0
+t_grep "bench/gen.sh --check: the fast path leaves the tree a real run leaves" \
+	'^fast path: the tree of a real run \([0-9]+ files, [0-9]+ compared by content\)$' "$TRASH/gen-check.out"
+t_grep "bench/gen.sh --check: llmb run finds each of its stages done as it is" \
+	'^fast path: llmb run on each of 16 stages: done, no stamp or identity rewritten$' "$TRASH/gen-check.out"
+[ "$rc" = 0 ] || grep 'FAILED\|gen-done.py' "$TRASH/gen-check.out" | sed 's/^/# /'
 smoke plan "^llama3\.1 +[0-9]+ trainings \(b200 b300 gb200 gb300 h100\): +$N s wall, +$N s CPU, +[0-9]+ KiB peak$" \
 	"^all +[0-9]+ trainings: +$N s wall"
 smoke parse "^Success,2\.545," "^\(a\) [0-9]+ bytes: llmb ${N}s, grep -c ${N}s" \

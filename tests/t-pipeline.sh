@@ -65,6 +65,15 @@ m report >/dev/null 2>&1
 m -n report >"$TRASH/remade2.out" 2>&1
 t_nogrep "...nor after a make report" "^: '\[" "$TRASH/remade2.out"
 t_ok "...which ran nothing" test "$(count image) $(count data) $(count train)" = "2 3 5"
+# Dependents' rules compare the upstream stamp, which is dated as its
+# identity: an identity file lost while its stamp stays changes nothing,
+# for make -n as for make plan.
+mv "$I/state/id/data.quick.tokens" "$TRASH/data.id"
+m -n report >"$TRASH/noid.out" 2>&1
+t_nogrep "a lost identity: make -n lists no stage" "^: '\[" "$TRASH/noid.out"
+m plan >"$TRASH/noid-plan.out" 2>&1
+t_grep "...and make plan agrees" '^0 of [0-9]+ stages would run' "$TRASH/noid-plan.out"
+mv "$TRASH/data.id" "$I/state/id/data.quick.tokens"
 
 # A make killed with SIGKILL while it waits leaves the job running; the
 # next make attaches to it instead of submitting it again.
@@ -96,6 +105,43 @@ echo "# edited" >>"$T/workloads/quick/train.sh"
 m report >/dev/null 2>&1
 t_ok "editing the training script re-runs every training and nothing else" \
 	test "$(count data) $(count train)" = "$before_data $((before_train + 3))"
+
+# Two selections that plan a stage with different configurations, each
+# with rules of its own (as make keeps them): a stamp one wrote is of
+# another configuration for the other, whose make runs the stage again,
+# and make -n and make plan say so.
+mb() { m LLMB_GEN="$TRASH/gen-b" "$@"; }
+m report SCALES=1 >/dev/null 2>&1
+mb report SCALES=1 MAX_STEPS=7 >/dev/null 2>&1
+before_train=$(count train)
+m -n report SCALES=1 >"$TRASH/other.out" 2>&1
+t_grep "another selection's stamp of another configuration: make -n lists the training" \
+	"^: '\[[0-9]/[0-9]\] train quick cpu tiny fp32 x1" "$TRASH/other.out"
+m plan SCALES=1 >"$TRASH/other-plan.out" 2>&1
+t_grep "...as make plan does" '^train.quick.cpu.tiny.fp32.1 +its configuration changed' "$TRASH/other-plan.out"
+m report SCALES=1 >/dev/null 2>&1
+t_ok "...and make runs it again" test "$(count train)" = $((before_train + 1))
+
+# An install tree stamped before the stamps' links (state/stamped/): the
+# make that makes the rules again (as after an upgrade) links each stamp of
+# the plan's configuration and runs nothing; so does a make whose rules
+# are made (each stage found done by content); make -n then lists nothing.
+m report >/dev/null 2>&1
+before=$(count image)/$(count data)/$(count train)
+rm -rf "$I/state/stamped" "$TRASH/gen/rules.mk"
+m report >/dev/null 2>&1
+t_ok "stamps without links: the make that makes the rules runs nothing" \
+	test "$(count image)/$(count data)/$(count train)" = "$before"
+t_ok "...and links the stamp of every stage of the plan" \
+	test "$(find "$I/state/stamped" -type l | wc -l)" = "$(sed -n 's/^LLMB_NSTAGES := //p' "$TRASH/gen/rules.mk")"
+m -n report >"$TRASH/linked.out" 2>&1
+t_nogrep "...after which make -n lists no stage" "^: '\[" "$TRASH/linked.out"
+rm -rf "$I/state/stamped"
+m report >/dev/null 2>&1
+t_ok "links lost under rules already made: make runs nothing" \
+	test "$(count image)/$(count data)/$(count train)" = "$before"
+m -n report >"$TRASH/linked2.out" 2>&1
+t_nogrep "...after which make -n lists no stage" "^: '\[" "$TRASH/linked2.out"
 
 # Impossible requests are refused with what is valid.
 t_rc "an unknown size is refused" 2 m -n report SIZE=huge

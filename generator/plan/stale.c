@@ -42,20 +42,24 @@ newer(const struct timespec *a, const struct timespec *b)
 
 /* Dependents follow what an upstream stage made, not when: the identity
  * the stamp recorded against the one there now (redo's rule), by time
- * only for a stamp that recorded none. */
+ * only for a stamp that recorded none. An upstream identity lost while its
+ * stamp stays (its outputs are its own rule's to check) is no change: make
+ * compares the upstream stamp, not the identity. after= lines are "<id>
+ * <hash>", in dependency order. */
 static int
 upstream_changed(const struct stage_query *q, const struct stamp *stamp, const char *up)
 {
-	char *then = stamp_upstream(stamp, up);
+	char *then = stamp_upstream(stamp, up), *now = then ? identity_read(q->install, up) : NULL;
+	struct timespec t;
 	int changed;
-	if (then) {
-		char *now = identity_read(q->install, up);
-		changed = !now || strcmp(now, then);
-		free(now);
+	if (then && now) {
+		changed = strcmp(now, then) != 0;
+	} else if (then) {
+		changed = stamp_mtime(q->install, up, &t) < 0;
 	} else {
-		struct timespec t;
 		changed = identity_mtime(q->install, up, &t) == 0 && newer(&t, &stamp->mtime);
 	}
+	free(now);
 	free(then);
 	return changed;
 }
@@ -111,35 +115,24 @@ stage_staleness(const struct stage_query *q, struct sb *why)
 }
 
 int
-stage_level_config(const char *install, const char *gen, const char *id, const char *hash)
+stage_level(const char *install, const char *id, const char *hash, const struct stagecfg *cfg)
 {
-	char *cp = layout_cfg(gen, id);
-	struct stamp stamp;
-	struct stat cs;
 	int rc = 0;
-	if (stamp_read(install, id, &stamp) == 0 && stamp_is_of(&stamp, hash) &&
-	    stat(cp, &cs) == 0 && newer(&cs.st_mtim, &stamp.mtime)) {
-		struct timespec t[2] = {{.tv_nsec = UTIME_OMIT}, stamp.mtime};
-		rc = utimensat(AT_FDCWD, cp, t, 0) == 0;
-	}
-	stamp_free(&stamp);
-	free(cp);
-	return rc;
-}
-
-int
-stage_level(const char *install, const char *gen, const char *id, const char *hash, const struct stagecfg *cfg)
-{
-	int rc = stage_level_config(install, gen, id, hash);
 	struct stamp stamp;
 	if (stamp_read(install, id, &stamp) == 0 && stamp_is_of(&stamp, hash)) {
+		/* make compares the stamp with its upstream stamps; dependents
+		 * compare theirs with it, so an identity rewritten since (its
+		 * outputs changed) brings it forward too */
 		struct timespec t = stamp.mtime, up;
+		if (identity_mtime(install, id, &up) == 0 && newer(&up, &t))
+			t = up;
 		for (size_t i = 0; i < cfg->nafter; i++)
-			if (identity_mtime(install, cfg->after[i].id, &up) == 0 && newer(&up, &t))
+			if (stamp_mtime(install, cfg->after[i].id, &up) == 0 && newer(&up, &t))
 				t = up;
 		if (newer(&t, &stamp.mtime))
 			rc |= stamp_set_mtime(install, id, &t) == 0;
 		identity_level(install, id, &t);
+		rc |= stamp_link_level(install, id, hash);
 	}
 	stamp_free(&stamp);
 	return rc;

@@ -2,20 +2,20 @@
  * why", asked by `llmb explain`, `llmb status` and `llmb run` (its
  * shortcut, and "done by another make meanwhile"). The make rules gen.c
  * writes mirror it with what make can see:
- *   the stamp state/done/<id>           the rule's target
- *   of this configuration               prerequisite cfg/<id> (its mtime)
+ *   the stamp state/done/<id>           the rule's target: its link
+ *   of this configuration               state/stamped/<id>/<hash12>
  *   every output there and valid        $(wildcard) and LLMB_INVALID (valid.mk)
- *   no upstream identity changed        prerequisites state/id/<upstream>
- * Make decides by time where this predicate reads content: the hash in the
- * stamp, and the upstream identities it recorded (redo's rule). Three
- * levellings keep the two in agreement, so make -n lists what a run would
- * run: a configuration rewritten with the bytes its stamp records is given
- * the stamp's time; an identity is never older than its own stamp (make -n
- * takes a state/id file older than its stamp as remade, and lists every
- * dependent); and a stamp that make sees older than an upstream identity
- * whose content it recorded is brought forward to it. Make sees an empty
- * output that is not JSON as present where this predicate does not (a
- * half-written file is never done). */
+ *   no upstream identity changed        prerequisites: the upstream links
+ * Make decides by time where this predicate reads content: the upstream
+ * identities the stamp recorded (redo's rule). An identity is dated as its
+ * stamp (instance.h), so an upstream stamp is the one file per upstream
+ * stage make compares. A levelling keeps the two in agreement, so make -n
+ * lists what a run would run: a stamp that make sees older than an
+ * upstream stamp, or than its own identity, while the content it recorded
+ * is the same, is brought forward to it; and a stamp of the planned
+ * configuration without its link gets it (llmb gen, stage_level). Make
+ * sees an empty output that is not JSON as present where this predicate
+ * does not (a half-written file is never done). */
 #ifndef LLMB_STALE_H
 #define LLMB_STALE_H
 
@@ -47,24 +47,16 @@ struct stage_query {
  * be NULL) unless it is done. */
 enum staleness stage_staleness(const struct stage_query *q, struct sb *why);
 
-/* The redo rule, content over time: when the stamp of stage id records
- * hash, its configuration file below gen (rewritten after an edit and its
- * revert, or made anew after the generated tree was lost) is set back to
- * the stamp's time, so the rule no longer sees it newer. The stamp keeps
- * its own time: dependents and "done meanwhile" read it. Returns 1 when
- * the file was set back, 0 when there was nothing to do. */
-int stage_level_config(const char *install, const char *gen, const char *id, const char *hash);
-
 /* 1 when stage id has its stamp and it is of the configuration hash: what
  * ASYNC asks of an upstream stage before a dependent goes ahead (a job
  * without afterok on it, parse and report in llmb's own process). */
 int stage_stamped(const char *install, const char *id, const char *hash);
 
 /* Everything make compares for a stage the predicate finds done, brought
- * level without rewriting a byte: its configuration back to its stamp
- * (stage_level_config), its stamp forward to its newest upstream identity,
- * its identity forward to its stamp. Returns 1 when a time was set. */
-int stage_level(const char *install, const char *gen, const char *id, const char *hash, const struct stagecfg *cfg);
+ * level without rewriting a byte: its stamp forward to its newest upstream
+ * stamp and to its own identity, its identity forward to its stamp, its
+ * link made. Returns 1 when a time was set or the link made. */
+int stage_level(const char *install, const char *id, const char *hash, const struct stagecfg *cfg);
 
 /* 1 when every output of cfg below install is valid, else 0 with the first
  * reason appended to why (may be NULL). except: an output name suffix not

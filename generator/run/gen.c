@@ -1,7 +1,8 @@
-/* gen: writes the plan as make rules (GEN_DIR/rules.mk) and one effective
- * configuration file per stage instance (GEN_DIR/cfg/<id>), each written
- * only when its bytes change, so make's mtimes follow meaning. Also
- * `llmb check` (validate only) and `llmb explain` (why each stage is stale). */
+/* gen: writes the plan as make rules (GEN_DIR/rules.mk: each stage's
+ * target is its stamp's link under the planned configuration hash) and one
+ * effective configuration file per stage instance (GEN_DIR/cfg/<id>, what
+ * llmb run reads), each written only when its bytes change. Also `llmb
+ * check` (validate only) and `llmb explain` (why each stage is stale). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
@@ -19,12 +20,14 @@
 #include "base/htab.h"
 #include "base/makesafe.h"
 #include "base/util.h"
+#include "exec/dryrun.h"
 #include "exec/feasible.h"
 #include "exec/slurmlimits.h"
 #include "plan/nightmatrix.h"
 #include "plan/plan.h"
 #include "plan/stale.h"
 #include "run/selenv.h"
+#include "store/instance.h"
 #include "store/layout.h"
 #include "store/outputs.h"
 #include "store/stagecfg.h"
@@ -117,20 +120,13 @@ is_json(const char *s)
 	return n > 5 && !strcmp(s + n - 5, ".json");
 }
 
-/* The trees' paths in make's words: LLMB_STATE (the install tree's state
- * folder) and LLMB_GEN are the GNUmakefile's. */
-#define MK_DONE "$(LLMB_STATE)/" LAYOUT_DONE "/"
-#define MK_ID "$(LLMB_STATE)/" LAYOUT_ID "/"
-#define MK_CFG "$(LLMB_GEN)/" LAYOUT_CFG "/"
+/* The trees' paths in make's words: LLMB_GEN is the GNUmakefile's. */
 #define MK_VALID "$(LLMB_GEN)/" LAYOUT_VALID
 
-/* Validity and identity, the two things make cannot see in a file's time:
- * JSON outputs are validated by llmb validate whenever one changed, into
- * valid.mk (LLMB_INVALID: the files that do not validate), read before
- * the stage rules; and a stage's dependents follow its output identity,
- * state/id/<stage>, which its run rewrites only when the identity changed
- * (in an install tree from before identities, the first dependent that
- * runs writes its upstream identities). */
+/* Validity, which make cannot see in a file's time: JSON outputs are
+ * validated by llmb validate whenever one changed, into valid.mk
+ * (LLMB_INVALID: the files that do not validate), read before the stage
+ * rules. */
 static void
 write_validity(const struct plan *p, struct sb *mk)
 {
@@ -139,8 +135,7 @@ write_validity(const struct plan *p, struct sb *mk)
 		for (size_t k = 0; k < p->v[i].noutputs; k++)
 			if (is_json(p->v[i].outputs[k]))
 				sb_addf(mk, " $(wildcard $(LLMB_INSTALL)/%s)", p->v[i].outputs[k]);
-	sb_add(mk, "\n\t@$(LLMB) validate -- $@ $?\n"
-		   MK_ID "%: " MK_DONE "% ;\n\n");
+	sb_add(mk, "\n\t@$(LLMB) validate -- $@ $?\n\n");
 }
 
 /* Secrets are checked by name (their values stay in the environment,
@@ -167,6 +162,16 @@ write_secret_checks(struct sb *mk, const char *const *names, size_t n)
 			"\t@$(if $(value %s),:,: '%s is not set: export it before running (the selected workloads pass it "
 			"to their jobs by name; make without -n refuses to start)')\n",
 			names[j], names[j], names[j], names[j], names[j]);
+}
+
+/* " <the stage's target>": its stamp's link under the planned hash, so
+ * that make sees a stamp of another configuration as none (instance.h). */
+static void
+add_target(struct sb *mk, const struct inst *in)
+{
+	char *t = layout_stamp_link("$(LLMB_INSTALL)", in->id, in->hash);
+	sb_addf(mk, " %s", t);
+	free(t);
 }
 
 static int
@@ -201,7 +206,7 @@ write_rules(struct plan *p, struct sb *mk, const char *vars)
 		sb_addf(mk, "llmb-%s:", k->group);
 		for (size_t i = 0; i < p->n; i++)
 			if (!strcmp(p->v[i].kind, k->name))
-				sb_addf(mk, " " MK_DONE "%s", p->v[i].id);
+				add_target(mk, &p->v[i]);
 		sb_add(mk, "\n");
 	}
 	/* Secrets are checked by name before anything runs, also under make -n
@@ -236,15 +241,18 @@ write_rules(struct plan *p, struct sb *mk, const char *vars)
 	sb_add(mk, "\n\n");
 	write_validity(p, mk);
 	/* Each stage's rule mirrors the staleness predicate (stale.h): the
-	 * stamp, newer than its configuration and its upstream identities,
+	 * stamp of its configuration, newer than its upstream stages' stamps,
 	 * with every output there and valid. */
 	for (size_t i = 0; i < p->n; i++) {
 		struct inst *in = &p->v[i];
+		struct sb t = {0};
+		add_target(&t, in);
 		if (have_secrets)
-			sb_addf(mk, MK_DONE "%s: | llmb-secrets\n", in->id);
-		sb_addf(mk, MK_DONE "%s: " MK_CFG "%s", in->id, in->id);
+			sb_addf(mk, "%s: | llmb-secrets\n", t.buf + 1);
+		sb_addf(mk, "%s:", t.buf + 1);
+		sb_free(&t);
 		for (size_t d = 0; d < in->ndeps; d++)
-			sb_addf(mk, " " MK_ID "%s", p->v[in->deps[d]].id);
+			add_target(mk, &p->v[in->deps[d]]);
 		/* A deleted output, or one that does not validate, makes the
 		 * stage stale even though its stamp exists. */
 		if (in->noutputs) {
@@ -299,11 +307,8 @@ write_config(const char *path, const char *data, size_t len)
 	return w == (ssize_t)len && rc == 0 ? 1 : -1;
 }
 
-/* install: where the stamps are (NULL: none to look at). A configuration
- * rewritten with the bytes its stamp records takes the stamp's time
- * (stale.h), so an edit and its revert leave make -n with nothing to do. */
 static int
-write_configs(struct plan *p, const char *gen, const char *install)
+write_configs(struct plan *p, const char *gen)
 {
 	char *mpath = layout_cfg(gen, ".manifest");
 	char *old = read_file(mpath, NULL);
@@ -333,8 +338,6 @@ write_configs(struct plan *p, const char *gen, const char *install)
 		if (w < 0) {
 			fprintf(stderr, "llmb gen: error: cannot write %s: %s\n", path, strerror(errno));
 			rc = -1;
-		} else if (w > 0 && install && *install) {
-			stage_level_config(install, gen, p->v[i].id, p->v[i].hash);
 		}
 		free(path);
 	}
@@ -400,9 +403,15 @@ cmd_gen(int argc, char **argv)
 		return 2;
 	}
 	const char *install = getenv("LLMB_INSTALL");
-	int rc = 0, written = write_configs(&p, o.gen, install);
+	int rc = 0, written = write_configs(&p, o.gen);
 	if (written < 0)
 		rc = 2;
+	/* A stamp of the plan's configuration without its link (written
+	 * before links, or its link lost) gets it, so make finds that stage
+	 * done as the predicate does; a plan (make -n) leaves the install tree
+	 * as it is (README, "How staleness works"). */
+	for (size_t i = 0; install && *install && !make_dry_run() && i < p.n; i++)
+		stamp_link_level(install, p.v[i].id, p.v[i].hash);
 	struct sb mk = {0};
 	char *rules = layout_rules(o.gen);
 	if (write_rules(&p, &mk, getenv("LLMB_GEN_VARS")) < 0) {

@@ -1028,7 +1028,7 @@ cmd_run(int argc, char **argv)
 	if (!getenv("LLMB_FORCE") && stage_done(&c)) {
 		upstream_identities(&c);
 		identity_write(c.install, c.id, &c.rec);
-		stage_level(c.install, c.gen, c.id, c.hash, &c.rec);
+		stage_level(c.install, c.id, c.hash, &c.rec);
 		rc = 0;
 	} else if (stage_kind_run(c.kind) == SK_RUN_PARSE) {
 		rc = run_inproc(&c, inproc_parse);

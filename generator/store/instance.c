@@ -1,7 +1,9 @@
 /* instance: see instance.h. */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +126,64 @@ record_upstream(const char *install, const struct stagecfg *cfg, struct sb *stam
 	}
 }
 
+/* ---- the stamp's link ---------------------------------------------------------- */
+
+/* Every link of stage id removed but the one of hash (NULL: none kept). */
+static void
+unlink_others(const char *install, const char *id, const char *keep)
+{
+	char *dir = layout_stamp_link(install, id, NULL), *kept = keep ? layout_stamp_link(NULL, id, keep) : NULL;
+	const char *kname = kept ? strrchr(kept, '/') + 1 : NULL;
+	DIR *d = opendir(dir);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && !(kname && !strcmp(e->d_name, kname))) {
+			char *p = layout_in(dir, e->d_name);
+			unlink(p);
+			free(p);
+		}
+	}
+	if (d)
+		closedir(d);
+	free(kept);
+	free(dir);
+}
+
+/* The link of stage id under hash, and no other: 0, or -1 (errno). */
+static int
+stamp_link(const char *install, const char *id, const char *hash)
+{
+	unlink_others(install, id, hash);
+	char *path = layout_stamp_link(install, id, hash), *target = layout_stamp_link_target(id);
+	char buf[PATH_MAX];
+	ssize_t n = readlink(path, buf, sizeof buf - 1);
+	int rc = 0;
+	if (n < 0 || (size_t)n != strlen(target) || memcmp(buf, target, (size_t)n)) {
+		unlink(path);
+		rc = mkdir_p(path, 1) == 0 && symlink(target, path) == 0 ? 0 : -1;
+	}
+	int e = errno;
+	free(target);
+	free(path);
+	errno = e;
+	return rc;
+}
+
+int
+stamp_link_level(const char *install, const char *id, const char *hash)
+{
+	char *path = layout_stamp_link(install, id, hash);
+	struct stat st;
+	int there = lstat(path, &st) == 0, rc = 0;
+	free(path);
+	if (!there) {
+		struct stamp s;
+		if (stamp_read(install, id, &s) == 0 && stamp_is_of(&s, hash))
+			rc = stamp_link(install, id, hash) == 0;
+		stamp_free(&s);
+	}
+	return rc;
+}
+
 int
 stamp_write(const char *install, const char *id, const char *hash, const struct stagecfg *cfg, const char *job,
 	    const char *note)
@@ -134,7 +194,10 @@ stamp_write(const char *install, const char *id, const char *hash, const struct 
 		sb_addf(&s, "note=%s\n", note);
 	record_upstream(install, cfg, &s);
 	char *path = layout_done(install, id);
-	int rc = write_file_atomic(path, s.buf, s.len), e = errno;
+	int rc = write_file_atomic(path, s.buf, s.len);
+	if (rc == 0)
+		rc = stamp_link(install, id, hash);
+	int e = errno;
 	struct stat st;
 	if (rc == 0 && stat(path, &st) == 0)
 		identity_level(install, id, &st.st_mtim);
@@ -150,6 +213,7 @@ stamp_remove(const char *install, const char *id)
 	char *path = layout_done(install, id);
 	unlink(path);
 	free(path);
+	unlink_others(install, id, NULL);
 }
 
 int

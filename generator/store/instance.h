@@ -8,9 +8,13 @@
  *   the done stamp   state/done/<id>: cfg=<hash>, job=, time=, note= and
  *                    one up=<upstream id> <identity> line per upstream
  *                    stage; written atomically (tmp + rename)
+ *   its link         state/stamped/<id>/<hash12> -> ../../done/<id>: the
+ *                    stamp under the configuration hash it records, made
+ *                    and removed with it; make's target (stale.h)
  *   the identity     state/id/<id>: the hash of what the outputs hold
- *                    (outputs.c computes it), the file dependents follow;
- *                    rewritten only when it changes
+ *                    (outputs.c computes it), what dependents' stamps
+ *                    record; rewritten only when it changes, dated as the
+ *                    stamp
  *   the run record   train.done beside a training run's log: the job, its
  *                    log, the configuration's hash, image, executor, note
  *
@@ -54,15 +58,19 @@ int stamp_is_of(const struct stamp *s, const char *hash);
 char *stamp_upstream(const struct stamp *s, const char *up);
 /* Writes the stamp of stage id, of the configuration cfg (hash: its
  * hash): job (NULL: none), note (NULL: none), and the identity each
- * upstream stage of cfg (after= lines) has now. Then the identity of id,
- * when older, takes the stamp's time: make -n takes a state/id file older
- * than its stamp as remade (its rule has no command) and would list every
- * dependent as to be run, which make itself does not run. 0, or -1
- * (errno). */
+ * upstream stage of cfg (after= lines) has now, and its link under hash
+ * (no other). Then the identity of id,
+ * when older, takes the stamp's time: the two are dated alike, so that
+ * dependents' rules compare the stamp alone (stale.h). 0, or -1 (errno). */
 int stamp_write(const char *install, const char *id, const char *hash, const struct stagecfg *cfg, const char *job,
 		const char *note);
-/* A job is about to rewrite the outputs: the stamp no longer vouches. */
+/* A job is about to rewrite the outputs: the stamp no longer vouches (its
+ * link goes with it). */
 void stamp_remove(const char *install, const char *id);
+/* The stamp's link under hash made when the stamp is of hash and the link
+ * is not there (a stamp written before links, or a link removed): 1 when
+ * made, else 0. */
+int stamp_link_level(const char *install, const char *id, const char *hash);
 /* The stamp's time: 0, or -1 when there is none. */
 int stamp_mtime(const char *install, const char *id, struct timespec *t);
 /* The stamp's time set to t: 0, or -1 (errno). */

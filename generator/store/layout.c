@@ -34,6 +34,19 @@ layout_done(const char *install, const char *id)
 }
 
 char *
+layout_stamp_link(const char *install, const char *id, const char *hash)
+{
+	return hash ? under(install, LAYOUT_STATE "/" LAYOUT_STAMPED "/%s/%.12s", id, hash)
+		    : under(install, LAYOUT_STATE "/" LAYOUT_STAMPED "/%s", id);
+}
+
+char *
+layout_stamp_link_target(const char *id)
+{
+	return under(NULL, "../../" LAYOUT_DONE "/%s", id);
+}
+
+char *
 layout_identity(const char *install, const char *id)
 {
 	return under(install, LAYOUT_STATE "/" LAYOUT_ID "/%s", id);

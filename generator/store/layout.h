@@ -4,7 +4,8 @@
  *
  *   <gen>/cfg/<id>                          stage configuration (stagecfg)
  *   <install>/state/done/<id>               done stamp: cfg=<hash>, job=...
- *   <install>/state/id/<id>                 identity: the hash make depends on
+ *   <install>/state/stamped/<id>/<hash12>   a link to it named by its configuration: what make looks at
+ *   <install>/state/id/<id>                 identity: the hash dependents' stamps record
  *   <install>/state/jobs/<id>/record        job record: token, job, state, ...
  *   <install>/state/jobs/<id>/job.<token>.sh, exit.<job>, <job>.out   submitted script, exit status, output
  *   <install>/state/executor/               executor caches (squeue/sacct, limits)
@@ -45,6 +46,7 @@
  * the generated tree. */
 #define LAYOUT_STATE "state"
 #define LAYOUT_DONE "done"
+#define LAYOUT_STAMPED "stamped"
 #define LAYOUT_ID "id"
 #define LAYOUT_JOBS "jobs"
 #define LAYOUT_EXECUTOR "executor"
@@ -136,6 +138,11 @@ char *layout_valid(const char *gen);
 
 char *layout_cfg(const char *gen, const char *id);
 char *layout_done(const char *install, const char *id);
+/* The link to the stamp under the configuration hash it records (its first
+ * 12 digits; hash NULL: the folder of the stage's links), and where it
+ * points, relative to itself. */
+char *layout_stamp_link(const char *install, const char *id, const char *hash);
+char *layout_stamp_link_target(const char *id);
 char *layout_identity(const char *install, const char *id);
 /* id NULL: the state/jobs folder itself. */
 char *layout_jobs(const char *install, const char *id);
@@ -244,7 +251,7 @@ int layout_path_placeholder(const char *name, size_t n);
 /* Every name above, as a list of strings: tests/t-modules.sh expands it
  * (cc -E) and fails on a file that spells one into a path by hand. */
 #define LAYOUT_NAMES \
-	LAYOUT_STATE, LAYOUT_DONE, LAYOUT_ID, LAYOUT_JOBS, LAYOUT_EXECUTOR, LAYOUT_IMAGES, LAYOUT_VENVS, \
+	LAYOUT_STATE, LAYOUT_DONE, LAYOUT_STAMPED, LAYOUT_ID, LAYOUT_JOBS, LAYOUT_EXECUTOR, LAYOUT_IMAGES, LAYOUT_VENVS, \
 	LAYOUT_WORKLOADS, LAYOUT_EXPERIMENTS, LAYOUT_REPORTS, LAYOUT_HISTORY, LAYOUT_NIGHTLY, LAYOUT_EXEMPLAR, \
 	LAYOUT_CFG, LAYOUT_RULES, LAYOUT_VALID, LAYOUT_IMAGE_SUFFIX, LAYOUT_IDENTITY_SUFFIX, \
 	LAYOUT_HISTORY_SUFFIX, LAYOUT_LOCK_SUFFIX, LAYOUT_LOG_PREFIX, LAYOUT_LOG_SUFFIX, \

@@ -4,36 +4,35 @@ LLMB_RECIPE_FILES := pipelines/benchmark.yaml workloads/deepseek-v3.yaml workloa
 LLMB_NSTAGES := 7
 
 llmb-setup:
-llmb-setup: $(LLMB_STATE)/done/venv.597beddc2aa1
-llmb-setup: $(LLMB_STATE)/done/data.tinygpt.tokens
-llmb-train: $(LLMB_STATE)/done/train.tinygpt.cpu.tiny.fp32.1 $(LLMB_STATE)/done/train.tinygpt.cpu.tiny.fp32.2
-llmb-parse: $(LLMB_STATE)/done/parse.tinygpt.cpu.tiny.fp32.1 $(LLMB_STATE)/done/parse.tinygpt.cpu.tiny.fp32.2
-llmb-report: $(LLMB_STATE)/done/report.tinygpt.cpu.tiny.fp32
+llmb-setup: $(LLMB_INSTALL)/state/stamped/venv.597beddc2aa1/6d3554604341
+llmb-setup: $(LLMB_INSTALL)/state/stamped/data.tinygpt.tokens/dea80463ad76
+llmb-train: $(LLMB_INSTALL)/state/stamped/train.tinygpt.cpu.tiny.fp32.1/279ffabee214 $(LLMB_INSTALL)/state/stamped/train.tinygpt.cpu.tiny.fp32.2/c6f17b74b9ae
+llmb-parse: $(LLMB_INSTALL)/state/stamped/parse.tinygpt.cpu.tiny.fp32.1/e9e73851a6ee $(LLMB_INSTALL)/state/stamped/parse.tinygpt.cpu.tiny.fp32.2/ad233fb26f23
+llmb-report: $(LLMB_INSTALL)/state/stamped/report.tinygpt.cpu.tiny.fp32/dfc1f6fe8f58
 LLMB_REPORT_IDS := report.tinygpt.cpu.tiny.fp32
 
 -include $(LLMB_GEN)/valid.mk
 $(LLMB_GEN)/valid.mk: $(wildcard $(LLMB_INSTALL)/workloads/tinygpt/data/tokens.bin.json) $(wildcard $(LLMB_INSTALL)/workloads/tinygpt/experiments/cpu_tiny_fp32_1/result.json) $(wildcard $(LLMB_INSTALL)/workloads/tinygpt/experiments/cpu_tiny_fp32_2/result.json) $(wildcard $(LLMB_INSTALL)/workloads/tinygpt/reports/cpu_tiny_fp32.json)
 	@$(LLMB) validate -- $@ $?
-$(LLMB_STATE)/id/%: $(LLMB_STATE)/done/% ;
 
-$(LLMB_STATE)/done/venv.597beddc2aa1: $(LLMB_GEN)/cfg/venv.597beddc2aa1 $(if $(filter 1,$(words $(filter-out $(LLMB_INVALID),$(wildcard $(LLMB_INSTALL)/venvs/venv_597beddc2aa1/llmb-venv.txt)))),,FORCE)
+$(LLMB_INSTALL)/state/stamped/venv.597beddc2aa1/6d3554604341: $(if $(filter 1,$(words $(filter-out $(LLMB_INVALID),$(wildcard $(LLMB_INSTALL)/venvs/venv_597beddc2aa1/llmb-venv.txt)))),,FORCE)
 	@: '[1/7] venv venv_597beddc2aa1: python venv venvs/venv_597beddc2aa1 (/usr/bin/python3)'
 	@$(LLMB_RUN) 1/7 venv.597beddc2aa1
-$(LLMB_STATE)/done/data.tinygpt.tokens: $(LLMB_GEN)/cfg/data.tinygpt.tokens $(LLMB_STATE)/id/venv.597beddc2aa1 $(if $(filter 2,$(words $(filter-out $(LLMB_INVALID),$(wildcard $(LLMB_INSTALL)/workloads/tinygpt/data/tokens.bin $(LLMB_INSTALL)/workloads/tinygpt/data/tokens.bin.json)))),,FORCE)
+$(LLMB_INSTALL)/state/stamped/data.tinygpt.tokens/dea80463ad76: $(LLMB_INSTALL)/state/stamped/venv.597beddc2aa1/6d3554604341 $(if $(filter 2,$(words $(filter-out $(LLMB_INVALID),$(wildcard $(LLMB_INSTALL)/workloads/tinygpt/data/tokens.bin $(LLMB_INSTALL)/workloads/tinygpt/data/tokens.bin.json)))),,FORCE)
 	@: '[2/7] data tinygpt tokens: task tokens on the CPU partition, needs 0.01 GB'
 	@$(LLMB_RUN) 2/7 data.tinygpt.tokens
-$(LLMB_STATE)/done/train.tinygpt.cpu.tiny.fp32.1: $(LLMB_GEN)/cfg/train.tinygpt.cpu.tiny.fp32.1 $(LLMB_STATE)/id/venv.597beddc2aa1 $(LLMB_STATE)/id/data.tinygpt.tokens $(if $(filter 1,$(words $(filter-out $(LLMB_INVALID),$(wildcard $(LLMB_INSTALL)/workloads/tinygpt/experiments/cpu_tiny_fp32_1/train.done)))),,FORCE)
+$(LLMB_INSTALL)/state/stamped/train.tinygpt.cpu.tiny.fp32.1/279ffabee214: $(LLMB_INSTALL)/state/stamped/venv.597beddc2aa1/6d3554604341 $(LLMB_INSTALL)/state/stamped/data.tinygpt.tokens/dea80463ad76 $(if $(filter 1,$(words $(filter-out $(LLMB_INVALID),$(wildcard $(LLMB_INSTALL)/workloads/tinygpt/experiments/cpu_tiny_fp32_1/train.done)))),,FORCE)
 	@: '[3/7] train tinygpt cpu tiny fp32 x1: nodes=1 gpus/node=2 tasks/node=1 seq=128 mbs=4 gbs=8 tp=1 pp=1 dp=1 steps=50 time=00:10:00 image=none'
 	@$(LLMB_RUN) 3/7 train.tinygpt.cpu.tiny.fp32.1
-$(LLMB_STATE)/done/train.tinygpt.cpu.tiny.fp32.2: $(LLMB_GEN)/cfg/train.tinygpt.cpu.tiny.fp32.2 $(LLMB_STATE)/id/venv.597beddc2aa1 $(LLMB_STATE)/id/data.tinygpt.tokens $(if $(filter 1,$(words $(filter-out $(LLMB_INVALID),$(wildcard $(LLMB_INSTALL)/workloads/tinygpt/experiments/cpu_tiny_fp32_2/train.done)))),,FORCE)
+$(LLMB_INSTALL)/state/stamped/train.tinygpt.cpu.tiny.fp32.2/c6f17b74b9ae: $(LLMB_INSTALL)/state/stamped/venv.597beddc2aa1/6d3554604341 $(LLMB_INSTALL)/state/stamped/data.tinygpt.tokens/dea80463ad76 $(if $(filter 1,$(words $(filter-out $(LLMB_INVALID),$(wildcard $(LLMB_INSTALL)/workloads/tinygpt/experiments/cpu_tiny_fp32_2/train.done)))),,FORCE)
 	@: '[4/7] train tinygpt cpu tiny fp32 x2: nodes=1 gpus/node=2 tasks/node=2 seq=128 mbs=4 gbs=8 tp=1 pp=1 dp=2 steps=50 time=00:10:00 image=none'
 	@$(LLMB_RUN) 4/7 train.tinygpt.cpu.tiny.fp32.2
-$(LLMB_STATE)/done/parse.tinygpt.cpu.tiny.fp32.1: $(LLMB_GEN)/cfg/parse.tinygpt.cpu.tiny.fp32.1 $(LLMB_STATE)/id/train.tinygpt.cpu.tiny.fp32.1 $(if $(filter 1,$(words $(filter-out $(LLMB_INVALID),$(wildcard $(LLMB_INSTALL)/workloads/tinygpt/experiments/cpu_tiny_fp32_1/result.json)))),,FORCE)
+$(LLMB_INSTALL)/state/stamped/parse.tinygpt.cpu.tiny.fp32.1/e9e73851a6ee: $(LLMB_INSTALL)/state/stamped/train.tinygpt.cpu.tiny.fp32.1/279ffabee214 $(if $(filter 1,$(words $(filter-out $(LLMB_INVALID),$(wildcard $(LLMB_INSTALL)/workloads/tinygpt/experiments/cpu_tiny_fp32_1/result.json)))),,FORCE)
 	@: '[5/7] parse tinygpt cpu tiny fp32 x1: parse nemo2 log, window 11-44 (zero-based)'
 	@$(LLMB_RUN) 5/7 parse.tinygpt.cpu.tiny.fp32.1
-$(LLMB_STATE)/done/parse.tinygpt.cpu.tiny.fp32.2: $(LLMB_GEN)/cfg/parse.tinygpt.cpu.tiny.fp32.2 $(LLMB_STATE)/id/train.tinygpt.cpu.tiny.fp32.2 $(if $(filter 1,$(words $(filter-out $(LLMB_INVALID),$(wildcard $(LLMB_INSTALL)/workloads/tinygpt/experiments/cpu_tiny_fp32_2/result.json)))),,FORCE)
+$(LLMB_INSTALL)/state/stamped/parse.tinygpt.cpu.tiny.fp32.2/ad233fb26f23: $(LLMB_INSTALL)/state/stamped/train.tinygpt.cpu.tiny.fp32.2/c6f17b74b9ae $(if $(filter 1,$(words $(filter-out $(LLMB_INVALID),$(wildcard $(LLMB_INSTALL)/workloads/tinygpt/experiments/cpu_tiny_fp32_2/result.json)))),,FORCE)
 	@: '[6/7] parse tinygpt cpu tiny fp32 x2: parse nemo2 log, window 11-44 (zero-based)'
 	@$(LLMB_RUN) 6/7 parse.tinygpt.cpu.tiny.fp32.2
-$(LLMB_STATE)/done/report.tinygpt.cpu.tiny.fp32: $(LLMB_GEN)/cfg/report.tinygpt.cpu.tiny.fp32 $(LLMB_STATE)/id/parse.tinygpt.cpu.tiny.fp32.1 $(LLMB_STATE)/id/parse.tinygpt.cpu.tiny.fp32.2 $(if $(filter 1,$(words $(filter-out $(LLMB_INVALID),$(wildcard $(LLMB_INSTALL)/workloads/tinygpt/reports/cpu_tiny_fp32.json)))),,FORCE)
+$(LLMB_INSTALL)/state/stamped/report.tinygpt.cpu.tiny.fp32/dfc1f6fe8f58: $(LLMB_INSTALL)/state/stamped/parse.tinygpt.cpu.tiny.fp32.1/e9e73851a6ee $(LLMB_INSTALL)/state/stamped/parse.tinygpt.cpu.tiny.fp32.2/ad233fb26f23 $(if $(filter 1,$(words $(filter-out $(LLMB_INVALID),$(wildcard $(LLMB_INSTALL)/workloads/tinygpt/reports/cpu_tiny_fp32.json)))),,FORCE)
 	@: '[7/7] report tinygpt cpu tiny fp32: report of tinygpt cpu tiny fp32'
 	@$(LLMB_RUN) 7/7 report.tinygpt.cpu.tiny.fp32
