@@ -227,6 +227,18 @@ reap(struct proc *p, pid_t pid, double deadline)
 }
 
 int
+proc_run_child(char **argv, const char *who)
+{
+	fflush(stdout);
+	fflush(stderr);
+	struct proc p = {.argv = argv};
+	int rc = proc_run(&p);
+	if (rc < 0)
+		fprintf(stderr, "llmb %s: cannot run %s: %s\n", who, argv[0], strerror(p.error));
+	return rc < 0 ? 127 : rc;
+}
+
+int
 proc_run(struct proc *p)
 {
 	int io[3];

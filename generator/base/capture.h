@@ -35,6 +35,11 @@ struct proc {
  * -1 when it could not be started (p->error, p->exec_failed say why). */
 int proc_run(struct proc *p);
 
+/* Runs argv with llmb's own streams (flushed first), as a command's child
+ * make: its exit status or 128+signal; 127 when it could not be started,
+ * said on stderr as "llmb <who>: cannot run ...". */
+int proc_run_child(char **argv, const char *who);
+
 /* Starts p and returns its pid without waiting (or -1, as proc_run); no
  * stream may be fed or collected. */
 pid_t proc_spawn(struct proc *p);

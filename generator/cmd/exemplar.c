@@ -61,18 +61,6 @@ struct exrun {
 };
 
 static int
-run_make(char **argv)
-{
-	fflush(stdout);
-	fflush(stderr);
-	struct proc pr = {.argv = argv};
-	int rc = proc_run(&pr);
-	if (rc < 0)
-		fprintf(stderr, "llmb exemplar: cannot run %s: %s\n", argv[0], strerror(pr.error));
-	return rc < 0 ? 127 : rc;
-}
-
-static int
 same_conf(const struct inst *a, const struct inst *b)
 {
 	return !strcmp(a->workload, b->workload) && !strcmp(a->gpu, b->gpu) && !strcmp(a->size, b->size) &&
@@ -371,8 +359,8 @@ exemplar_run(struct exrun *e, char **make_argv)
 	if (bad_suite || pass_line(e))
 		return EX_ERROR;
 	if (make_dry_run())
-		return *make_argv ? run_make(make_argv) : 0;
-	int mk = *make_argv ? run_make(make_argv) : 0;
+		return *make_argv ? proc_run_child(make_argv, "exemplar") : 0;
+	int mk = *make_argv ? proc_run_child(make_argv, "exemplar") : 0;
 	if (plan_build(&p, e->top, &s, 0)) {
 		plan_free(&p);
 		return EX_ERROR;

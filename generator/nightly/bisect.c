@@ -483,18 +483,6 @@ comparable(const json_t *rec)
 	return 1;
 }
 
-static int
-run_argv(char **argv)
-{
-	fflush(stdout);
-	fflush(stderr);
-	struct proc p = {.argv = argv};
-	int rc = proc_run(&p);
-	if (rc < 0)
-		fprintf(stderr, "llmb bisect: cannot run %s: %s\n", argv[0], strerror(p.error));
-	return rc < 0 ? 127 : rc;
-}
-
 /* Runs one point; its run (samples, job, GPU-hours) into runs, samples
  * appended to x. Non-zero when it left no valid run. */
 static int
@@ -504,7 +492,7 @@ run_point(struct bis *b, int swap, const char *commit, const char *point, json_t
 	while (b->make_argv[na])
 		na++;
 	char **argv = point_setup(b, swap, commit, point);
-	int rc = run_argv(argv);
+	int rc = proc_run_child(argv, "bisect");
 	free_argv_from(argv, na);
 	struct sb err = {0};
 	char *dir = NULL;

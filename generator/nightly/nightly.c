@@ -119,21 +119,6 @@ fix_night(struct night *n, int dry)
 	return 0;
 }
 
-/* Runs argv; its exit status, or 127/128+signal. */
-static int
-run_argv(char **argv)
-{
-	fflush(stdout);
-	fflush(stderr);
-	struct proc p = {.argv = argv};
-	int rc = proc_run(&p);
-	if (rc < 0 && p.exec_failed)
-		fprintf(stderr, "llmb nightly: cannot run %s: %s\n", argv[0], strerror(p.error));
-	else if (rc < 0)
-		die("fork: %s", strerror(p.error));
-	return rc < 0 ? 127 : rc;
-}
-
 /* Records every finished run of the night; returns the runs still pending.
  * nostart: one line per run whose job could never start. */
 static int
@@ -288,7 +273,7 @@ judge(struct night *n, const char *workloads)
 static int
 run_make(char **argv)
 {
-	return run_argv(argv);
+	return proc_run_child(argv, "nightly");
 }
 
 /* confirm_elsewhere (confirm.h): the SUSPECT configurations of the night
@@ -381,7 +366,7 @@ notify(struct night *n, int code)
 		return;
 	char *sum = layout_nightly(n->install, n->id, LAYOUT_NIGHT_SUMMARY), *script = xasprintf("%s \"$1\"", cmd);
 	char *argv[] = {"/bin/sh", "-c", script, "nightly-notify", sum, NULL};
-	int rc = run_argv(argv);
+	int rc = proc_run_child(argv, "nightly");
 	if (rc)
 		fprintf(stderr, "llmb nightly: warning: NIGHTLY_NOTIFY exited with status %d\n", rc);
 	free(sum);
@@ -430,7 +415,7 @@ nightly_run(struct night *n, char **make_argv)
 		return 2;
 	}
 	printf("llmb nightly: night %s%s\n", n->id, dry ? " (make -n: what would run)" : "");
-	int mk = *make_argv ? run_argv(make_argv) : 0;
+	int mk = *make_argv ? proc_run_child(make_argv, "nightly") : 0;
 	if (dry) {
 		plan_free(&p);
 		return mk;
