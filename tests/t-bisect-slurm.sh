@@ -107,6 +107,10 @@ rc=0
 t_ok "llmb diff of the two nights names the pin and the environment (exit $rc)" \
 	sh -c "grep -q steplib '$TRASH/diff.out' && grep -q 'environment.NCCL_DEBUG: unset -> WARN' '$TRASH/diff.out'"
 NB=$(ls -d "$I"/bisect/*/)
+t_grep "llmb diff: the culprit of the nightly's bisection of night 03, found in the tree the runs lie in" \
+	"^  CULPRIT: repository steplib commit ${C[7]:0:12} \"step: check every batch twice\"$" "$TRASH/diff.out"
+t_grep "the trend page of night 03 shows the culprit" \
+	"^CULPRIT: repository steplib commit ${C[7]:0:12} &quot;step: check every batch twice&quot;$" "$N/2026-01-03/trend.html"
 njobs() { squeue -h -t all -o %i | wc -l; }
 before=$(njobs)
 t_rc "make bisect of the nightly's two nights again: the finished bisection (exit 0)" 0 m bisect GOOD=2026-01-02 BAD=2026-01-03

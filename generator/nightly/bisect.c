@@ -17,6 +17,7 @@
 #include "nightly/confirm.h"
 #include "plan/plan.h"
 #include "recipe/policy.h"
+#include "results/bisectfind.h"
 #include "results/record.h"
 #include "run/selenv.h"
 #include "store/layout.h"
@@ -838,17 +839,7 @@ result_text(const json_t *res, struct sb *o, int rounds)
 			round_text(r, o);
 	}
 	if (c) {
-		const json_t *a = json_object_get(c, "a"), *bb = json_object_get(c, "b");
-		if (jstr(c, "commit"))
-			sb_addf(o, "CULPRIT: %s %s commit %.12s \"%s\"\n", jstr(c, "component"), jstr(c, "name"), jstr(c, "commit"),
-				jstr(c, "subject"));
-		else
-			sb_addf(o, "CULPRIT: %s %s: %s -> %s\n", jstr(c, "component"), jstr(c, "name"), jstr(c, "good"), jstr(c, "bad"));
-		sb_addf(o, "  step time %.4g s (sd %.2g, n %lld) -> %.4g s (sd %.2g, n %lld): %+.1f%%\n",
-			json_number_value(json_object_get(a, "mean")), json_number_value(json_object_get(a, "std")),
-			(long long)json_integer_value(json_object_get(a, "n")), json_number_value(json_object_get(bb, "mean")),
-			json_number_value(json_object_get(bb, "std")), (long long)json_integer_value(json_object_get(bb, "n")),
-			100 * json_number_value(json_object_get(c, "effect")));
+		bisect_culprit_text(o, c, "");
 	} else {
 		sb_addf(o, "%s: %s", !strcmp(out, "none") ? "NO CULPRIT" : !strcmp(out, "stopped") ? "STOPPED" : !strcmp(out, "error") ? "ERROR" : "INCONCLUSIVE",
 			jstr(res, "why"));
