@@ -52,7 +52,7 @@ static const char usage_text[] =
 	"A and B: run directories (provenance.json), provenance files, or history records\n"
 	"(HISTORY.jsonl@JOB). Prints the fields that differ, grouped: software, configuration,\n"
 	"machine, nodes, validity; and the culprit of a bisection whose bad run is B (make bisect), found\n"
-	"in DIR/bisect/ (default $LLMB_INSTALL, else the install tree B lies in).\n"
+	"in DIR/bisect/ (default: the install tree B lies in, else $LLMB_INSTALL).\n"
 	"Exit status: 0 same, 1 different, 2 bad input or usage.\n";
 
 /* A history record (docs/history.md) in provenance's groups. */
@@ -450,12 +450,13 @@ install_of(const char *path, const json_t *p)
 }
 
 /* The bisection whose bad run is B (and good run A where one is), in the
- * install tree given or the one B lies in. */
+ * install tree given, else the one B lies in, else $LLMB_INSTALL's. */
 static json_t *
 bisection(const char *install, const char *a, const char *b, const json_t *pb)
 {
 	char *ap = prov_path(a), *bp = prov_path(b), *own = install ? NULL : install_of(bp, pb);
-	json_t *f = bp && (install || own) ? bisect_find(install ? install : own, bp, ap) : NULL;
+	const char *env = getenv("LLMB_INSTALL"), *in = install ? install : own ? own : env && *env ? env : NULL;
+	json_t *f = bp && in ? bisect_find(in, bp, ap) : NULL;
 	free(ap);
 	free(bp);
 	free(own);
@@ -465,7 +466,7 @@ bisection(const char *install, const char *a, const char *b, const json_t *pb)
 int
 cmd_diff(int argc, char **argv)
 {
-	const char *format = "text", *args[2], *install = getenv("LLMB_INSTALL");
+	const char *format = "text", *args[2], *install = NULL;
 	int n = 0;
 	static const struct option longopts[] = {
 		{"format", required_argument, NULL, 'f'}, {"install", required_argument, NULL, 'i'},
@@ -501,7 +502,7 @@ cmd_diff(int argc, char **argv)
 	}
 	size_t count;
 	json_t *d = grouped_differences(pa, pb, groups, NGROUPS, &count);
-	json_t *bis = bisection(install && *install ? install : NULL, args[0], args[1], pb);
+	json_t *bis = bisection(install, args[0], args[1], pb);
 	if (!strcmp(format, "json")) {
 		json_t *o = json_pack("{s:s, s:s, s:b, s:O}", "a", args[0], "b", args[1], "same", count == 0, "differences", d);
 		if (bis)
