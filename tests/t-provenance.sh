@@ -178,6 +178,7 @@ software image.ref nvcr.io#nvidia/quick:1.0 nvcr.io#nvidia/quick:1.1
 software image.sqsh.sha256_ends 
 configuration config_hash 
 configuration knobs.gbs 2 4
+configuration recipe.pins_aside_sha256 
 configuration recipe.sha256 
 nodes NODE.gpus[0].clocks.applications.graphics 1980 1410
 nodes NODE.gpus[0].clocks.sm 1980 1410

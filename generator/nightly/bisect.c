@@ -326,8 +326,13 @@ differences(struct bis *b)
 	diff_object(b, C_ENV, "environment");
 	add_fixed(b, "image", jstr(b->good, "software.image.ref"), jstr(b->bad, "software.image.ref"),
 		  "the image is the recipe's pin: swap it by editing the recipe");
-	add_fixed(b, "recipe", jstr(b->good, "configuration.recipe.sha256"), jstr(b->bad, "configuration.recipe.sha256"),
-		  "the recipe file changed: beyond its pins, its fields are not swapped one by one");
+	/* a recipe that moved only its pins is explained by them (the image
+	 * and each repository are listed on their own) */
+	const char *pg = jstr(b->good, "configuration.recipe.pins_aside_sha256"),
+		   *pb = jstr(b->bad, "configuration.recipe.pins_aside_sha256");
+	if (!pg || !pb || strcmp(pg, pb))
+		add_fixed(b, "recipe", jstr(b->good, "configuration.recipe.sha256"), jstr(b->bad, "configuration.recipe.sha256"),
+			  "the recipe file changed: beyond its pins, its fields are not swapped one by one");
 	add_fixed(b, "llmb", jstr(b->good, "software.llmb_version"), jstr(b->bad, "software.llmb_version"),
 		  "llmb runs the bisection as it is checked out");
 	add_fixed(b, "nodes", jstr(b->good, "machine.nodes"), jstr(b->bad, "machine.nodes"),
