@@ -107,6 +107,10 @@ rc=0
 t_ok "llmb diff of the two nights names the pin and the environment (exit $rc)" \
 	sh -c "grep -q steplib '$TRASH/diff.out' && grep -q 'environment.NCCL_DEBUG: unset -> WARN' '$TRASH/diff.out'"
 NB=$(ls -d "$I"/bisect/*/)
+t_grep "llmb diff: the culprit of the nightly's bisection of night 03, found in the tree the runs lie in" \
+	"^  CULPRIT: repository steplib commit ${C[7]:0:12} \"step: check every batch twice\"$" "$TRASH/diff.out"
+t_grep "the trend page of night 03 shows the culprit" \
+	"^CULPRIT: repository steplib commit ${C[7]:0:12} &quot;step: check every batch twice&quot;$" "$N/2026-01-03/trend.html"
 njobs() { squeue -h -t all -o %i | wc -l; }
 before=$(njobs)
 t_rc "make bisect of the nightly's two nights again: the finished bisection (exit 0)" 0 m bisect GOOD=2026-01-02 BAD=2026-01-03
@@ -120,6 +124,15 @@ t_ok "make -n bisect leaves no new bisection folder" test "$(ls -d "$I"/bisect/*
 sed -n -e '/^llmb bisect /,/^plan:/p' "$TRASH/plan.raw" | sed -e "s|$I|INSTALL|g" -e 's/bisect [0-9a-f]\{12\}:/bisect ID:/' \
 	-e 's/, [0-9.e+-]* GPU-hours/, N GPU-hours/' -e 's/recipe: [0-9a-f]\{12\} -> [0-9a-f]\{12\}/recipe: SHA -> SHA/' >"$TRASH/plan.out"
 t_cmp "make -n bisect: the plan (golden)" "$TESTS_DIR/bisect/plan-01-03.golden" "$TRASH/plan.out"
+# night 03's recipe moved only its pin: the pin explains it (the golden
+# lists no recipe); a recipe changed beyond its pins is listed
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["configuration"]["recipe"]["pins_aside_sha256"] = "0" * 64
+json.dump(d, open(sys.argv[2], "w"))' "$RUNS/night-2026-01-03/provenance.json" "$TRASH/recipe-edited.json"
+t_rc "a recipe changed beyond its pins: the plan (exit 0)" 0 "$LLMB" bisect --install "$I" --good="$RUNS/night-2026-01-01" --bad="$TRASH/recipe-edited.json"
+t_grep "... lists the recipe as not swapped" '^  recipe: [0-9a-f]{12} -> [0-9a-f]{12} \(the recipe file changed: beyond its pins' "$TRASH/.out"
 
 # 01..02, killed with SIGKILL once its second round is decided, then resumed.
 # its own session: the kill takes make, llmb bisect and the sub-make at once

@@ -178,6 +178,7 @@ software image.ref nvcr.io#nvidia/quick:1.0 nvcr.io#nvidia/quick:1.1
 software image.sqsh.sha256_ends 
 configuration config_hash 
 configuration knobs.gbs 2 4
+configuration recipe.pins_aside_sha256 
 configuration recipe.sha256 
 nodes NODE.gpus[0].clocks.applications.graphics 1980 1410
 nodes NODE.gpus[0].clocks.sm 1980 1410
@@ -188,6 +189,23 @@ t_cmp "llmb diff names exactly the image, the recipe and the node's clocks" "$TR
 t_rc "llmb diff (text): different" 1 "$TOP/build/llmb" diff "$TRASH/a.json" "$R"
 t_grep "text diff: grouped, old -> new" '^  image\.ref: nvcr\.io#nvidia/quick:1\.0 -> nvcr\.io#nvidia/quick:1\.1$' "$TRASH/.out"
 t_grep "text diff: the node's clocks" "^  $NODE\\.gpus\\[0\\]\\.clocks\\.sm: 1980 -> 1410\$" "$TRASH/.out"
+# make bisect of the two: the image is a component it swaps (an image stage
+# of its own, LLMB_BISECT_IMAGE, for the swapped side); gbs changed the
+# recipe beyond its pins, so the recipe is listed as not swapped.
+t_rc "bisect plan: the image a swappable component (exit 0)" 0 \
+	"$TOP/build/llmb" bisect --top "$Q" --install "$J" --good="$TRASH/a.json" --bad="$R"
+t_grep "bisect plan: the image, by the recipe's key" '^  image base: nvcr\.io#nvidia/quick:1\.0 -> nvcr\.io#nvidia/quick:1\.1$' "$TRASH/.out"
+t_grep "bisect plan: the recipe changed beyond its pins: not swapped" '^  recipe: [0-9a-f]{12} -> [0-9a-f]{12} \(the recipe file changed' "$TRASH/.out"
+rc=0
+make -C "$Q" B="$TOP/build" LLMB_GEN="$TRASH/qgen" LLMB_INSTALL="$J" EXECUTOR=local WORKLOAD=quick SCALES=1 \
+	bisect GOOD="$TRASH/a.json" BAD="$R" BISECT_MAX_REPEATS=1 >"$TRASH/bisect.out" 2>&1 || rc=$?
+BI=$(sed -n 's/^llmb bisect \([0-9a-f]\{12\}\):.*/\1/p' "$TRASH/bisect.out")
+BR=$J/workloads/quick/experiments/bisect/$BI/cpu_tiny_fp32_1
+t_ok "make bisect ran round 1 (exit $rc)" test -e "$BR/r1b1/provenance.json" -a -n "$BI"
+t_ok "round 1: A ran in the good run's image, B in the bad run's" test \
+	"$(jget "$BR/r1a1/provenance.json" 'd["software"]["image"]["ref"]') $(jget "$BR/r1b1/provenance.json" 'd["software"]["image"]["ref"]')" \
+	= "nvcr.io#nvidia/quick:1.0 nvcr.io#nvidia/quick:1.1"
+grep -E '^(round|bisection|CULPRIT|NO CULPRIT|INCONCLUSIVE)' "$TRASH/bisect.out" | sed 's/^/# /'
 t_rc "llmb diff of a broken file: exit 2" 2 "$TOP/build/llmb" diff "$TRASH/diff.want" "$R"
 t_grep "broken file: file:line:col: error" 'diff\.want:1:[0-9]+: error: ' "$TRASH/.out"
 

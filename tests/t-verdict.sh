@@ -668,6 +668,36 @@ t_rc "prov env: confirmed (exit 1)" 1 timeout 20 "$LLMB" judge --install "$TRASH
 t_grep "prov env: what changed names the variable the later night set" \
 	'^    configuration\.environment\.NCCL_IB_QPS_PER_CONNECTION: unset -> 4$' "$TRASH/.out"
 t_grep "prov env: ...and the one whose value changed" '^    configuration\.environment\.NCCL_ALGO: Ring -> Tree$' "$TRASH/.out"
+# A bisection of this regression (make bisect, the nightly's
+# bisect_on_regression): its bisect.json names the two runs; the judge's
+# text and trend page and llmb diff of the two runs show its culprit, and
+# a bisection of another bad run is not shown.
+bj() { # bj ID GOOD-NIGHT BAD-NIGHT COMMIT SUBJECT
+	mkdir -p "$TRASH/prov/bisect/$1"
+	printf '{"v": 1, "id": "%s", "good": "%s", "bad": "%s", "outcome": "culprit", "gpu_hours": 0.0125,
+  "rounds": [{"round": 1, "runs": [{}, {}]}, {"round": 2, "runs": [{}, {}]}],
+  "culprit": {"component": "repository", "name": "steplib", "good": "ce395a0", "bad": "a28d4a0", "commit": "%s",
+    "subject": "%s", "effect": 1.0, "a": {"mean": 0.2502, "std": 2.8e-05, "n": 6}, "b": {"mean": 0.5003, "std": 5.5e-05, "n": 6}}}\n' \
+		"$1" "$TRASH/prov/runs/$2/provenance.json" "$TRASH/prov/runs/$3/provenance.json" "$4" "$5" >"$TRASH/prov/bisect/$1/bisect.json"
+}
+bj 0123456789ab 2026-01-02 2026-01-03 4a07a45d1c55aa8e1f0e4b0f3c2d1e0f9a8b7c6d "step: check <every> batch twice"
+bj ba9876543210 2026-01-01 2026-01-02 0000000000000000000000000000000000000000 "another run's bisection"
+t_rc "bisection: confirmed (exit 1)" 1 timeout 20 "$LLMB" judge --install "$TRASH/prov"
+t_grep "bisection: the judge names where the bisection lies, its rounds, runs and GPU-hours" \
+	'^  bisected \(bisect/0123456789ab\): 2 rounds, 4 runs, 0\.0125 GPU-hours$' "$TRASH/.out"
+t_grep "bisection: the judge names the culprit commit and its subject" \
+	'^  CULPRIT: repository steplib commit 4a07a45d1c55 "step: check <every> batch twice"$' "$TRASH/.out"
+t_grep "bisection: ...with the step times both sides and their spread" \
+	'^    step time 0\.2502 s \(sd 2\.8e-05, n 6\) -> 0\.5003 s \(sd 5\.5e-05, n 6\): \+100\.0%$' "$TRASH/.out"
+t_nogrep "bisection: another bad run's bisection is not this regression's" "another run" "$TRASH/.out"
+t_rc "bisection: the trend page (exit 1)" 1 timeout 20 "$LLMB" judge --install "$TRASH/prov" --format html
+t_grep "bisection: the trend page shows the culprit, escaped" \
+	'^CULPRIT: repository steplib commit 4a07a45d1c55 &quot;step: check &lt;every&gt; batch twice&quot;$' "$TRASH/.out"
+t_rc "bisection: llmb diff of the two runs (exit 1)" 1 "$LLMB" diff --install "$TRASH/prov" "$TRASH/prov/runs/2026-01-02" "$TRASH/prov/runs/2026-01-03"
+t_grep "bisection: llmb diff shows the culprit" '^  CULPRIT: repository steplib commit 4a07a45d1c55 "step: check <every> batch twice"$' "$TRASH/.out"
+t_rc "bisection: llmb diff --format=json (exit 1)" 1 "$LLMB" diff --format=json --install "$TRASH/prov" "$TRASH/prov/runs/2026-01-02" "$TRASH/prov/runs/2026-01-03"
+t_grep "bisection: llmb diff --format=json has it too" '"subject": "step: check <every> batch twice"' "$TRASH/.out"
+rm -r "$TRASH/prov/bisect"
 rm "$TRASH/prov/runs/2026-01-02/provenance.json" && mkfifo "$TRASH/prov/runs/2026-01-02/provenance.json"
 t_rc "prov: a FIFO for a provenance.json: judged without blocking (exit 1)" 1 timeout 20 "$LLMB" judge --install "$TRASH/prov"
 t_grep "prov: the FIFO: not compared, and why" 'provenance: not compared: runs/2026-01-02/provenance.json: not a regular file' "$TRASH/.out"

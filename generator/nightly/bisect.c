@@ -12,11 +12,13 @@
 #include "base/cmds.h"
 #include "base/stats.h"
 #include "base/util.h"
+#include "base/yamlload.h"
 #include "exec/dryrun.h"
 #include "nightly/bisect.h"
 #include "nightly/confirm.h"
 #include "plan/plan.h"
 #include "recipe/policy.h"
+#include "results/bisectfind.h"
 #include "results/record.h"
 #include "run/selenv.h"
 #include "store/layout.h"
@@ -27,7 +29,7 @@ static const char *const dword[] = {"same", "slower", "inconclusive", "budget", 
 
 /* One swappable difference: the good and bad side's values (NULL: unset). */
 struct comp {
-	enum { C_PIN, C_KNOB, C_ENV } kind;
+	enum { C_PIN, C_KNOB, C_ENV, C_IMAGE } kind;
 	char *name, *good, *bad;
 	char **commits;             /* pins: good .. bad, first-parent path (commits[0] = good) */
 	size_t ncommits;
@@ -291,6 +293,29 @@ subject_of(const struct bis *b, const char *key, const char *commit)
 	return subj;
 }
 
+/* The recipe's key of the image the training runs in (its train.image),
+ * else of the image it waits for: the one whose ref is either side's, or
+ * the recipe's only one. NULL where none. */
+static char *
+train_image_key(const struct bis *b, const char *ig, const char *ib)
+{
+	char *rf = layout_recipe(b->top, b->wl), *key = NULL;
+	struct ydoc *d = file_exists(rf) ? yaml_load_file(rf) : NULL;
+	const struct ynode *root = d && !d->errors && d->root->kind == Y_MAP ? d->root : NULL;
+	const struct ynode *img = root ? ymap_get(ymap_get(root, "train"), "image") : NULL;
+	const struct ynode *images = root ? ymap_get(root, "images") : NULL;
+	if (img && img->kind == Y_SCALAR && img->str)
+		key = xstrdup(img->str);
+	for (size_t i = 0; !key && images && images->kind == Y_MAP && i < ymap_len(images); i++) {
+		const struct ynode *ref = ymap_get(ymap_val(images, i), "ref");
+		if (ref && ref->kind == Y_SCALAR && ref->str && (!strcmp(ref->str, ig) || !strcmp(ref->str, ib) || ymap_len(images) == 1))
+			key = xstrdup(ymap_key(images, i)->str);
+	}
+	ydoc_free(d);
+	free(rf);
+	return key;
+}
+
 static void
 differences(struct bis *b)
 {
@@ -323,10 +348,22 @@ differences(struct bis *b)
 	}
 	diff_object(b, C_KNOB, "run_knobs");
 	diff_object(b, C_ENV, "environment");
-	add_fixed(b, "image", jstr(b->good, "software.image.ref"), jstr(b->bad, "software.image.ref"),
-		  "the image is the recipe's pin: swap it by editing the recipe");
-	add_fixed(b, "recipe", jstr(b->good, "configuration.recipe.sha256"), jstr(b->bad, "configuration.recipe.sha256"),
-		  "the recipe file changed: beyond its pins, its fields are not swapped one by one");
+	/* the training's image, by the recipe's key of it: an image stage of
+	 * its own for the swapped ref (LLMB_BISECT_IMAGE) */
+	const char *ig = jstr(b->good, "software.image.ref"), *ib = jstr(b->bad, "software.image.ref");
+	char *key = ig && ib && !same_str(ig, ib) ? train_image_key(b, ig, ib) : NULL;
+	if (key)
+		add_comp(b, C_IMAGE, key, ig, ib);
+	else
+		add_fixed(b, "image", ig, ib, ig && ib ? "the recipe's training names no image key to swap" : "one side ran in no image");
+	free(key);
+	/* a recipe that moved only its pins is explained by them (the image
+	 * and each repository are listed on their own) */
+	const char *pg = jstr(b->good, "configuration.recipe.pins_aside_sha256"),
+		   *pb = jstr(b->bad, "configuration.recipe.pins_aside_sha256");
+	if (!pg || !pb || strcmp(pg, pb))
+		add_fixed(b, "recipe", jstr(b->good, "configuration.recipe.sha256"), jstr(b->bad, "configuration.recipe.sha256"),
+			  "the recipe file changed: beyond its pins, its fields are not swapped one by one");
 	add_fixed(b, "llmb", jstr(b->good, "software.llmb_version"), jstr(b->bad, "software.llmb_version"),
 		  "llmb runs the bisection as it is checked out");
 	add_fixed(b, "nodes", jstr(b->good, "machine.nodes"), jstr(b->bad, "machine.nodes"),
@@ -384,6 +421,8 @@ point_setup(struct bis *b, int swap, const char *commit, const char *point)
 			sb_addf(&pins, "%s%s=%s", pins.len ? " " : "", c->name, v);
 		else if (c->kind == C_KNOB)
 			SETV(c->name, v);
+		else if (c->kind == C_IMAGE)
+			continue;
 		else if (v)
 			setenv(c->name, v, 1);
 		else
@@ -391,6 +430,13 @@ point_setup(struct bis *b, int swap, const char *commit, const char *point)
 	}
 	SETV("LLMB_BISECT_PIN", pins.buf ? pins.buf : "");
 	sb_free(&pins);
+	/* the training's image at the good run's ref, or the swapped one at the bad's */
+	struct sb imgs = {0};
+	for (size_t i = 0; i < b->nc; i++)
+		if (b->c[i].kind == C_IMAGE)
+			sb_addf(&imgs, "%s%s=%s", imgs.len ? " " : "", b->c[i].name, (int)i == swap ? b->c[i].bad : b->c[i].good);
+	SETV("LLMB_BISECT_IMAGE", imgs.buf ? imgs.buf : "");
+	sb_free(&imgs);
 	/* the knobs both sides share, as they ran (a MAX_STEPS of the caller's
 	 * shortens the runs) */
 	const char *k;
@@ -687,7 +733,7 @@ plan_text(struct bis *b, struct sb *o)
 	for (size_t i = 0; i < b->nc; i++) {
 		const struct comp *c = &b->c[i];
 		char *g = short_val(c->good), *x = short_val(c->bad);
-		static const char *const kinds[] = {"repository", "run knob", "environment"};
+		static const char *const kinds[] = {"repository", "run knob", "environment", "image"};
 		sb_addf(o, "  %s %s: %s -> %s", kinds[c->kind], c->name, g, x);
 		if (c->kind == C_PIN && c->ncommits > 1) {
 			sb_addf(o, " (%zu commit%s)", c->ncommits - 1, c->ncommits == 2 ? "" : "s");
@@ -731,7 +777,7 @@ static json_t *
 culprit_of(struct bis *b, const struct comp *c, const char *commit, const json_t *r)
 {
 	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:O, s:O, s:O}", "component",
-			      c->kind == C_PIN ? "repository" : c->kind == C_KNOB ? "run knob" : "environment", "name", c->name,
+			      c->kind == C_PIN ? "repository" : c->kind == C_KNOB ? "run knob" : c->kind == C_IMAGE ? "image" : "environment", "name", c->name,
 			      "good", c->good ? c->good : "unset", "bad", c->bad ? c->bad : "unset", "a", json_object_get(r, "a"), "b",
 			      json_object_get(r, "b"), "effect", json_object_get(r, "effect"));
 	if (commit) {
@@ -826,17 +872,7 @@ result_text(const json_t *res, struct sb *o, int rounds)
 			round_text(r, o);
 	}
 	if (c) {
-		const json_t *a = json_object_get(c, "a"), *bb = json_object_get(c, "b");
-		if (jstr(c, "commit"))
-			sb_addf(o, "CULPRIT: %s %s commit %.12s \"%s\"\n", jstr(c, "component"), jstr(c, "name"), jstr(c, "commit"),
-				jstr(c, "subject"));
-		else
-			sb_addf(o, "CULPRIT: %s %s: %s -> %s\n", jstr(c, "component"), jstr(c, "name"), jstr(c, "good"), jstr(c, "bad"));
-		sb_addf(o, "  step time %.4g s (sd %.2g, n %lld) -> %.4g s (sd %.2g, n %lld): %+.1f%%\n",
-			json_number_value(json_object_get(a, "mean")), json_number_value(json_object_get(a, "std")),
-			(long long)json_integer_value(json_object_get(a, "n")), json_number_value(json_object_get(bb, "mean")),
-			json_number_value(json_object_get(bb, "std")), (long long)json_integer_value(json_object_get(bb, "n")),
-			100 * json_number_value(json_object_get(c, "effect")));
+		bisect_culprit_text(o, c, "");
 	} else {
 		sb_addf(o, "%s: %s", !strcmp(out, "none") ? "NO CULPRIT" : !strcmp(out, "stopped") ? "STOPPED" : !strcmp(out, "error") ? "ERROR" : "INCONCLUSIVE",
 			jstr(res, "why"));

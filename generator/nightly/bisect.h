@@ -2,13 +2,14 @@
  * run of one configuration (two nights, two run directories or their
  * provenance.json) to the change that made it slower. It lists what
  * differs (provenance), split into what it can swap (each pinned
- * repository's commit, run knobs, the recorded caller environment) and what
- * it cannot; then runs rounds of A/B runs on the same nodes, the good
- * configuration against it with one component swapped to the bad side's
- * value, and, for a repository whose commit moved over k commits, bisects
- * the commits between the pins (git rev-list, about log2 k rounds). Each
- * run is a sub-make of its own selection (LLMB_BISECT, LLMB_BISECT_PIN:
- * runs under experiments/bisect/<id>/, never a night nor a baseline);
+ * repository's commit, the training's image, run knobs, the recorded caller
+ * environment) and what it cannot; then runs rounds of A/B runs on the
+ * same nodes, the good configuration against it with one component swapped
+ * to the bad side's value, and, for a repository whose commit moved over k
+ * commits, bisects the commits between the pins (git rev-list, about log2 k
+ * rounds). Each run is a sub-make of its own selection (LLMB_BISECT,
+ * LLMB_BISECT_PIN, LLMB_BISECT_IMAGE: runs under experiments/bisect/<id>/,
+ * never a night nor a baseline);
  * each round's decision takes the judge's statistics (stats.h, policy.h:
  * min_effect at the level alpha) and is written atomically, so a killed
  * bisection resumes without running a finished round again. Output:

@@ -329,9 +329,10 @@ confirm_elsewhere(struct night *n, const char *workloads, char **make_argv, int 
 }
 
 /* bisect_on_regression (bisect.h): each CONFIRMED regression of the night
- * is bisected; what it found goes into the night's summary. */
+ * is bisected; what it found goes into the night's summary, and the trend
+ * page is drawn again, with each culprit (the judge finds bisect.json). */
 static void
-bisect_night(struct night *n, char **make_argv, int code)
+bisect_night(struct night *n, const char *workloads, char **make_argv, int code)
 {
 	struct nmatrix m;
 	int on = code == 1 && *make_argv && file_exists(n->policy) && !nmatrix_load(n->policy, &m) && m.bisect_on_regression;
@@ -349,6 +350,18 @@ bisect_night(struct night *n, char **make_argv, int code)
 		bisect_regressions(n->top, n->install, n->policy, v, make_argv, &o);
 	if (o.len > before && write_file_atomic(sp, o.buf, o.len) < 0)
 		die("cannot write the summary of night %s: %s", n->id, strerror(errno));
+	if (o.len > before) {
+		struct sb out[JUDGE_NFORMATS] = {{0}}, err = {0};
+		char *sel = with_history(n, workloads), *tp = layout_nightly(n->install, n->id, LAYOUT_NIGHT_TREND);
+		if (judge_night(n->install, n->id, sel, file_exists(n->policy) ? n->policy : NULL, out, &err) != 2 &&
+		    write_file_atomic(tp, out[JUDGE_HTML].buf ? out[JUDGE_HTML].buf : "", out[JUDGE_HTML].len) < 0)
+			die("cannot write the trend page of night %s: %s", n->id, strerror(errno));
+		for (int f = 0; f < JUDGE_NFORMATS; f++)
+			sb_free(&out[f]);
+		sb_free(&err);
+		free(sel);
+		free(tp);
+	}
 	json_decref(v);
 	sb_free(&o);
 	free(sum);
@@ -438,8 +451,8 @@ nightly_run(struct night *n, char **make_argv)
 	char *w = xstrndup(wls.buf ? wls.buf + 1 : "", wls.len > 1 ? wls.len - 2 : 0);
 	sb_free(&wls);
 	int code = confirm_elsewhere(n, w, make_argv, judge(n, w));
+	bisect_night(n, w, make_argv, code);
 	free(w);
-	bisect_night(n, make_argv, code);
 	if (code == 0 && pending)
 		code = 3;
 	if (nostart.len) {

@@ -232,3 +232,12 @@ knob_true(const char *v)
 {
 	return v && parse_bool(v) == 1;
 }
+
+const char *
+image_ref_for(const struct wctx *w, const char *key, const char *ref)
+{
+	for (int i = 0; key && i < w->p->sel.nimages; i++)
+		if (!strcmp(w->p->sel.image_key[i], key))
+			return w->p->sel.image_ref[i];
+	return ref;
+}

@@ -71,5 +71,9 @@ void add_mounts(struct wctx *w, struct pc_cmd *c, const struct ynode *mounts, co
 void add_argv(struct wctx *w, struct pc_cmd *c, const char *workload, const struct ynode *cmd, const struct vars *vs);
 /* 1 when a boolean knob's value v says true. */
 int knob_true(const char *v);
+/* The ref of the recipe's image key: a bisection's (LLMB_BISECT_IMAGE)
+ * in place of the recipe's ref, so the image is a stage of its own and
+ * only what runs in it runs again. */
+const char *image_ref_for(const struct wctx *w, const char *key, const char *ref);
 
 #endif

@@ -49,10 +49,14 @@ struct sel {
 	 * and digits), a bisection's run of its own (run directories
 	 * bisect/<id>/<run>/<point>); LLMB_BISECT_PIN="KEY=COMMIT ..." the
 	 * repositories' commits in place of the recipe's pins (a venv of its
-	 * own). Both NULL (npins 0) outside a bisection. */
+	 * own); LLMB_BISECT_IMAGE="KEY=REF ..." the images' refs in place of
+	 * the recipe's (an image stage of its own). All NULL (npins, nimages
+	 * 0) outside a bisection. */
 	const char *bisect;
 	const char *pin_key[8], *pin_commit[8];
 	int npins;
+	const char *image_key[4], *image_ref[4];
+	int nimages;
 };
 
 struct inst {

@@ -190,7 +190,7 @@ train_image(struct wctx *w)
 	const struct ynode *im = ymap_get(ymap_get(w->wl, "images"), img);
 	if (!im) /* said once by recipe_check_runs */
 		return NULL;
-	return image_stem(ystr(im, "ref", ""));
+	return image_stem(image_ref_for(w, img, ystr(im, "ref", "")));
 }
 
 /* Upstream's --segment (Megatron-Bridge utils/executors.py): the node

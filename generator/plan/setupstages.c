@@ -18,7 +18,8 @@ build_images(struct wctx *w, const struct ynode *stage)
 			used = ynames_have(gpus, w->runs[j].gpu);
 		if (!used)
 			continue;
-		char *stem = image_stem(ystr(im, "ref", ""));
+		const char *ref = image_ref_for(w, ymap_key(images, i)->str, ystr(im, "ref", ""));
+		char *stem = image_stem(ref);
 		char *id = instance_id(&(struct instance_key){ystr(stage, "name", ""), .part = stem});
 		struct inst *in = plan_find(w->p, id);
 		if (in) {
@@ -28,11 +29,11 @@ build_images(struct wctx *w, const struct ynode *stage)
 			in->gpus = gpus;
 			in->label = xasprintf("%s %s", ystr(stage, "name", ""), stem);
 			in->conf.kind = PC_IMAGE;
-			in->conf.u.image.ref = ystr(im, "ref", "");
+			in->conf.u.image.ref = ref;
 			in->conf.u.image.stem = xstrdup(stem);
 			char *img = layout_image(NULL, stem);
 			add_output(in, img); /* the instance's now */
-			in->plan = xasprintf("enroot import -o %s docker://%s", img, ystr(im, "ref", ""));
+			in->plan = xasprintf("enroot import -o %s docker://%s", img, ref);
 		}
 		add_serves(in, w->wl ? ystr(w->wl, "workload", "") : "");
 		free(stem);
@@ -173,7 +174,7 @@ build_data(struct wctx *w, const struct ynode *stage)
 			if (!im)
 				w->unsaid++;
 			else
-				d->image = image_stem(ystr(im, "ref", ""));
+				d->image = image_stem(image_ref_for(w, img, ystr(im, "ref", "")));
 		}
 		add_argv(w, &d->cmd, wname, ymap_get(t, "cmd"), vs);
 		add_env(w, &d->cmd, ymap_get(t, "env"), vs);

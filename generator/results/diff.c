@@ -21,7 +21,7 @@
  * short name is empty or holds an escape, and a canonical name that is not
  * also its short name holds a quoted key that is neither, so no shown name
  * stands for two fields. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +33,7 @@
 #include "base/cliopt.h"
 #include "base/cmds.h"
 #include "base/util.h"
+#include "results/bisectfind.h"
 #include "results/diff.h"
 #include "store/layout.h"
 
@@ -47,10 +48,12 @@ static const char *const identity[] = {"machine.job", "machine.submit", "machine
 				       "configuration.run"};
 
 static const char usage_text[] =
-	"usage: llmb diff [--format=text|json] A B\n"
+	"usage: llmb diff [--format=text|json] [--install DIR] A B\n"
 	"A and B: run directories (provenance.json), provenance files, or history records\n"
 	"(HISTORY.jsonl@JOB). Prints the fields that differ, grouped: software, configuration,\n"
-	"machine, nodes, validity. Exit status: 0 same, 1 different, 2 bad input or usage.\n";
+	"machine, nodes, validity; and the culprit of a bisection whose bad run is B (make bisect), found\n"
+	"in DIR/bisect/ (default: the install tree B lies in, else $LLMB_INSTALL).\n"
+	"Exit status: 0 same, 1 different, 2 bad input or usage.\n";
 
 /* A history record (docs/history.md) in provenance's groups. */
 static json_t *
@@ -416,13 +419,58 @@ print_text(json_t *d, const char *a, const char *b, size_t count)
 	}
 }
 
+/* The provenance file an argument names, NULL for a history record. */
+static char *
+prov_path(const char *arg)
+{
+	struct stat st;
+	if (stat(arg, &st) < 0)
+		return NULL;
+	return S_ISDIR(st.st_mode) ? layout_in(arg, LAYOUT_PROVENANCE) : xstrdup(arg);
+}
+
+/* The install tree of a run's provenance: the run directory is the
+ * experiment its configuration names, below the tree (layout.h). */
+static char *
+install_of(const char *path, const json_t *p)
+{
+	const json_t *c = json_object_get(p, "configuration");
+	const char *wl = json_string_value(json_object_get(c, "workload")), *run = json_string_value(json_object_get(c, "run"));
+	char *real = path && wl && run ? realpath(path, NULL) : NULL, *slash = real ? strrchr(real, '/') : NULL;
+	char *rel = slash ? layout_experiment(NULL, wl, run) : NULL, *install = NULL;
+	if (slash) {
+		*slash = 0;
+		size_t n = strlen(real), r = strlen(rel);
+		if (n > r && real[n - r - 1] == '/' && !strcmp(real + n - r, rel))
+			install = xstrndup(real, n - r - 1);
+	}
+	free(rel);
+	free(real);
+	return install;
+}
+
+/* The bisection whose bad run is B (and good run A where one is), in the
+ * install tree given, else the one B lies in, else $LLMB_INSTALL's. */
+static json_t *
+bisection(const char *install, const char *a, const char *b, const json_t *pb)
+{
+	char *ap = prov_path(a), *bp = prov_path(b), *own = install ? NULL : install_of(bp, pb);
+	const char *env = getenv("LLMB_INSTALL"), *in = install ? install : own ? own : env && *env ? env : NULL;
+	json_t *f = bp && in ? bisect_find(in, bp, ap) : NULL;
+	free(ap);
+	free(bp);
+	free(own);
+	return f;
+}
+
 int
 cmd_diff(int argc, char **argv)
 {
-	const char *format = "text", *args[2];
+	const char *format = "text", *args[2], *install = NULL;
 	int n = 0;
 	static const struct option longopts[] = {
-		{"format", required_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+		{"format", required_argument, NULL, 'f'}, {"install", required_argument, NULL, 'i'},
+		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 	};
 	const char *text;
 	int c;
@@ -430,6 +478,8 @@ cmd_diff(int argc, char **argv)
 	while ((c = cliopt_next(argc, argv, "-h", longopts, &text)) != -1) {
 		if (c == 'f')
 			format = optarg;
+		else if (c == 'i')
+			install = optarg;
 		else if (c == 'h' && (!strcmp(text, "-h") || !strcmp(text, "--help")))
 			return fputs(usage_text, stdout), 0;
 		else if (c == 1 && n < 2 && optarg[0] != '-')
@@ -452,14 +502,24 @@ cmd_diff(int argc, char **argv)
 	}
 	size_t count;
 	json_t *d = grouped_differences(pa, pb, groups, NGROUPS, &count);
+	json_t *bis = bisection(install, args[0], args[1], pb);
 	if (!strcmp(format, "json")) {
 		json_t *o = json_pack("{s:s, s:s, s:b, s:O}", "a", args[0], "b", args[1], "same", count == 0, "differences", d);
+		if (bis)
+			json_object_set(o, "bisection", bis);
 		json_dumpf(o, stdout, JSON_SORT_KEYS | JSON_INDENT(2));
 		putchar('\n');
 		json_decref(o);
 	} else {
 		print_text(d, args[0], args[1], count);
+		if (bis) {
+			struct sb t = {0};
+			bisect_found_text(&t, bis, "  ");
+			printf("bisection:\n%s", t.buf);
+			sb_free(&t);
+		}
 	}
+	json_decref(bis);
 	json_decref(d);
 	json_decref(pa);
 	json_decref(pb);

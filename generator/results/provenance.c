@@ -15,6 +15,7 @@
 #include "base/capture.h"
 #include "base/util.h"
 #include "plan/envrec.h"
+#include "recipe/recipehash.h"
 #include "results/provenance.h"
 #include "results/record.h"
 #include "store/layout.h"
@@ -227,7 +228,12 @@ configuration(const struct prov_src *s)
 	const char *w = cfg->workload;
 	json_t *o = json_object();
 	char *rf = layout_recipe(s->top, w);
-	json_object_set_new(o, "recipe", json_pack("{s:s, s:o}", "file", strrchr(rf, '/') + 1, "sha256", file_hash(rf)));
+	json_t *rec = json_pack("{s:s, s:o}", "file", strrchr(rf, '/') + 1, "sha256", file_hash(rf));
+	/* beside its pins: a bisection tells a recipe that moved only its pins */
+	char ph[65];
+	if (!recipe_pins_aside_sha256(rf, ph))
+		json_object_set_new(rec, "pins_aside_sha256", json_string(ph));
+	json_object_set_new(o, "recipe", rec);
 	free(rf);
 	json_object_set_new(o, "workload", json_string(w));
 	json_object_set_new(o, "run", json_string(cfg->run ? cfg->run : ""));

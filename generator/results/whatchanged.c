@@ -22,6 +22,12 @@ run_dir_ok(const char *d)
 	return 1;
 }
 
+char *
+whatchanged_provenance(const char *install, const struct hrun *r)
+{
+	return run_dir_ok(r->run_dir) ? xasprintf("%s/%s/" LAYOUT_PROVENANCE, install, r->run_dir) : NULL;
+}
+
 /* The provenance of a recorded run, or NULL with why. */
 static json_t *
 load(const char *install, const struct hrun *r, char **why)

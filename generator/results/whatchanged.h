@@ -15,6 +15,9 @@
  * had (no run_dir in the record, no file, or the directory holds another
  * job's provenance since). */
 json_t *whatchanged(const char *install, const struct hrun *good, const struct hrun *bad);
+/* The path of a recorded run's provenance.json, or NULL where its record
+ * names no run directory inside the install tree. */
+char *whatchanged_provenance(const char *install, const struct hrun *r);
 /* The text lines of a whatchanged() object, two spaces in. */
 void whatchanged_text(struct sb *o, const json_t *w);
 

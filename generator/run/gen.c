@@ -184,7 +184,7 @@ write_rules(struct plan *p, struct sb *mk, const char *vars)
 	if (sb_add_make_value(mk, vars ? vars : "") < 0) {
 		/* the knobs were checked (check_knobs): one of the others */
 		static const char *const others[] = {"EXECUTOR", "LLMB_NIGHT", "LLMB_NIGHTLY", "LLMB_NIGHT_TAG", "LLMB_EXEMPLAR",
-						     "LLMB_BISECT", "LLMB_BISECT_PIN"};
+						     "LLMB_BISECT", "LLMB_BISECT_PIN", "LLMB_BISECT_IMAGE"};
 		const char *name = "LLMB_GEN_VARS";
 		for (size_t i = 0; i < sizeof others / sizeof *others; i++)
 			if (getenv(others[i]) && has_control(getenv(others[i])))

@@ -3,7 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/makesafe.h"
+#include "recipe/recipecheck.h"
 #include "run/selenv.h"
+#include "store/layout.h"
 
 extern char **environ;
 
@@ -48,6 +51,31 @@ sel_from_env(struct sel *s)
 			*eq = 0;
 			s->pin_key[s->npins] = w;
 			s->pin_commit[s->npins++] = eq + 1;
+		}
+	}
+	/* the images' words likewise: KEY=REF, a ref of the characters an
+	 * image reference is written with (recipecheck's) */
+	static char imgs[1024];
+	const char *iv = env_nonempty("LLMB_BISECT_IMAGE");
+	s->nimages = 0;
+	if (iv && strlen(iv) < sizeof imgs) {
+		strcpy(imgs, iv);
+		for (char *save = NULL, *w = strtok_r(imgs, " ", &save); w && s->nimages < 4; w = strtok_r(NULL, " ", &save)) {
+			char *eq = strchr(w, '=');
+			if (!eq || eq == w || !eq[1] || eq[1] == '-' ||
+			    eq[1 + strspn(eq + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._/:#@+-")] ||
+			    w[strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")] != '=')
+				continue;
+			/* its file a make word, as recipecheck asks of a recipe's ref */
+			char *stem = image_stem(eq + 1), *f = layout_image(NULL, stem);
+			int ok = mk_word_ok(f) && !strchr(stem, '/');
+			free(stem);
+			free(f);
+			if (!ok)
+				continue;
+			*eq = 0;
+			s->image_key[s->nimages] = w;
+			s->image_ref[s->nimages++] = eq + 1;
 		}
 	}
 	s->env = environ;

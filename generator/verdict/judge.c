@@ -18,6 +18,7 @@
 #include "base/cmds.h"
 #include "base/diag.h"
 #include "base/util.h"
+#include "results/bisectfind.h"
 #include "results/nodes.h"
 #include "results/whatchanged.h"
 #include "store/history.h"
@@ -267,6 +268,15 @@ config_json(const struct vconfig *c, int with_nights, const char *install)
 			/* the provenance of both runs, where the records say where it is */
 			if (install && (lg->rep->run_dir || fb->rep->run_dir))
 				json_object_set_new(o, "provenance_changed", whatchanged(install, lg->rep, fb->rep));
+			/* the bisection of this regression, where one ran (the nightly's
+			 * bisect_on_regression, or make bisect of these two nights) */
+			char *gp = install ? whatchanged_provenance(install, lg->rep) : NULL;
+			char *bp = install ? whatchanged_provenance(install, fb->rep) : NULL;
+			json_t *bf = v->state == ST_CONFIRMED && bp ? bisect_find(install, bp, gp) : NULL;
+			if (bf)
+				json_object_set_new(o, "bisection", bf);
+			free(gp);
+			free(bp);
 		}
 	}
 	return o;
@@ -358,6 +368,8 @@ text_config(struct sb *o, const json_t *c)
 				jget(c, "first_bad_how"), jget(c, "last_good_night"));
 			text_changed(o, json_object_get(c, "changed"));
 			whatchanged_text(o, json_object_get(c, "provenance_changed"));
+			if (json_object_get(c, "bisection"))
+				bisect_found_text(o, json_object_get(c, "bisection"), "  ");
 			const json_t *r = json_object_get(c, "first_bad_range");
 			if (r) {
 				/* what a bisection covers: the nights that may hold the step */

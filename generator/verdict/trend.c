@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/stats.h"
+#include "results/bisectfind.h"
 #include "verdict/judge.h"
 
 #define TREND_NIGHTS 120
@@ -258,6 +259,21 @@ summary_table(struct sb *o, const json_t *cs)
 	sb_add(o, "</table>\n");
 }
 
+/* A confirmed regression's bisection: where it lies, the culprit with its
+ * step times both sides, or why there is none. */
+static void
+bisection(struct sb *o, const json_t *f)
+{
+	if (!f)
+		return;
+	struct sb t = {0};
+	bisect_found_text(&t, f, "");
+	sb_add(o, "<pre class=\"bisection\">");
+	sb_add_html(o, t.buf);
+	sb_add(o, "</pre>\n");
+	sb_free(&t);
+}
+
 void
 trend_html(struct sb *o, const json_t *m)
 {
@@ -272,6 +288,7 @@ trend_html(struct sb *o, const json_t *m)
 		sb_addf(o, "<h2 id=\"c%zu\">", i);
 		sb_add_html(o, gs(c, "fingerprint"));
 		sb_addf(o, " <span class=\"%s\">%s</span></h2>\n", st, st);
+		bisection(o, json_object_get(c, "bisection"));
 		/* The page shows the recent nights; the JSON keeps them all. */
 		const json_t *all = json_object_get(c, "nights");
 		json_t *recent = json_array();
