@@ -650,7 +650,7 @@ round_run(struct bis *b, const char *what, int swap, const char *ca, const char 
 	  json_t **out)
 {
 	int n = ++b->nround;
-	char *path = xasprintf("%s/round-%d.json", b->dir, n);
+	char *path = xasprintf("%s/" LAYOUT_BISECT_ROUND "%d.json", b->dir, n);
 	json_t *r = json_load_file(path, 0, NULL);
 	const char *dw = json_string_value(json_object_get(r, "decision"));
 	for (int i = 0; dw && i <= D_ERROR; i++)
@@ -984,7 +984,7 @@ bisect_main(struct bis *b)
 	fputs(t.buf, stdout);
 	sb_reset(&t);
 	result_text(res, &t, 1);
-	char *jp = xasprintf("%s/bisect.json", b->dir), *tp = xasprintf("%s/bisect.txt", b->dir);
+	char *jp = layout_in(b->dir, LAYOUT_BISECT_JSON), *tp = layout_in(b->dir, LAYOUT_BISECT_TEXT);
 	char *js = json_dumps(res, JSON_SORT_KEYS | JSON_INDENT(2) | JSON_REAL_PRECISION(8)), *jl = xasprintf("%s\n", js);
 	sb_add(&o, t.buf);
 	if (write_text(jp, jl) || write_text(tp, o.buf))
@@ -1133,7 +1133,7 @@ bisect_regressions(const char *top, const char *install, const char *policy, con
 			b.max_gh = 0;
 		printf("llmb nightly: bisecting %s, nights %s..%s\n", jstr0(c, "fingerprint"), good, bad);
 		int code = bisect_main(&b);
-		char *jp = b.dir ? xasprintf("%s/bisect.json", b.dir) : NULL;
+		char *jp = b.dir ? layout_in(b.dir, LAYOUT_BISECT_JSON) : NULL;
 		json_t *res = jp ? json_load_file(jp, 0, NULL) : NULL;
 		sb_addf(summary, "BISECTION %s (nights %s..%s, %s):\n", jstr0(c, "fingerprint"), good, bad,
 			b.dir ? b.dir + strlen(install) + 1 : "no bisection");

@@ -38,7 +38,7 @@ bisect_find(const char *install, const char *bad_prov, const char *good_prov)
 	for (struct dirent *e; d && (e = readdir(d));) {
 		if (e->d_name[0] == '.')
 			continue;
-		char *id = layout_bisect(install, e->d_name), *path = layout_in(id, "bisect.json");
+		char *id = layout_bisect(install, e->d_name), *path = layout_in(id, LAYOUT_BISECT_JSON);
 		size_t len;
 		const char *why;
 		struct stat st;

@@ -190,6 +190,9 @@ char *layout_exemplar(const char *install, const char *file);
 /* The folder of the bisections' runs below a workload's experiments
  * (<id>/<run>/<point> in it): never a night, a baseline nor a report's run. */
 #define LAYOUT_BISECT_RUNS "bisect"
+#define LAYOUT_BISECT_JSON "bisect.json"
+#define LAYOUT_BISECT_TEXT "bisect.txt"
+#define LAYOUT_BISECT_ROUND "round-"
 /* An overridden run (override.h) beside its recipe run: <run>/override-<tag>. */
 #define LAYOUT_OVERRIDE_PREFIX "override-"
 /* night NULL: the nightly folder; file NULL: the night's folder. */
@@ -260,7 +263,7 @@ int layout_path_placeholder(const char *name, size_t n);
 	LAYOUT_JOB_PENDING, LAYOUT_PROBE, LAYOUT_PROBE_AFTER, LAYOUT_PREFLIGHT, LAYOUT_NODE_SETUP, \
 	LAYOUT_IMPORT_LOG, LAYOUT_SLURM_LIMITS, LAYOUT_SLURM_ROOM, LAYOUT_ROOM_LOCK, LAYOUT_SLURM_NODES, \
 	LAYOUT_SLURM_JOBS, LAYOUT_SLURM_LOCK, LAYOUT_SUBMIT_BUCKET, LAYOUT_SUBMIT_LOCK, LAYOUT_SLURM_CACHE, \
-	LAYOUT_QUERY_LOG, LAYOUT_TRAIN_DONE, LAYOUT_BISECT_RUNS, \
+	LAYOUT_QUERY_LOG, LAYOUT_TRAIN_DONE, LAYOUT_BISECT_RUNS, LAYOUT_BISECT_JSON, LAYOUT_BISECT_TEXT, LAYOUT_BISECT_ROUND, \
 	LAYOUT_RESULT, LAYOUT_PROVENANCE, LAYOUT_VENV_DONE, LAYOUT_VENV_PREFIX, LAYOUT_ARCHIVE_MANIFEST, \
 	LAYOUT_ARCHIVE_SYSDESC, LAYOUT_ARCHIVE_RUNCONFIG, LAYOUT_ARCHIVE_DEFAULT, LAYOUT_JOB_RECORD, \
 	LAYOUT_JOB_LOCK, LAYOUT_PREFLIGHT_FAILED, LAYOUT_PREFLIGHT_EXCLUDE, LAYOUT_EXEMPLAR_TABLE, \
