@@ -185,10 +185,14 @@ sf_ramp_at(const struct mixture *m, double pi, double level, size_t L, int dir)
 	double sw = (double)L * (double)(L + 1) / 2, sw2 = sw * (double)(2 * L + 1) / 3;
 	if (L > 16)
 		return sf_at(m, pi, level, floor(sw * sw / sw2), dir);
-	double stay, turn, sf = 0, spread = sqrt(sw2) / sw;
+	/* the tail of each weight of slow nights (0 .. sw), asked once */
+	double stay, turn, sf = 0, spread = sqrt(sw2) / sw, tail[16 * 17 / 2 + 1];
+	for (size_t s = 0; s <= L * (L + 1) / 2; s++)
+		tail[s] = tail_at(m, level, (double)s / sw, spread, dir);
 	chain(m, pi, &stay, &turn);
 	for (unsigned long pat = 0; pat < 1ul << L; pat++) {
-		double pr = 1, s = 0;
+		double pr = 1;
+		size_t s = 0;
 		for (size_t t = 0; t < L; t++) {
 			int slow = (int)(pat >> t & 1);
 			if (!t)
@@ -197,9 +201,9 @@ sf_ramp_at(const struct mixture *m, double pi, double level, size_t L, int dir)
 				double q = pat >> (t - 1) & 1 ? stay : turn;
 				pr *= slow ? q : 1 - q;
 			}
-			s += slow ? (double)(t + 1) : 0;
+			s += slow ? t + 1 : 0;
 		}
-		sf += pr * tail_at(m, level, s / sw, spread, dir);
+		sf += pr * tail[s];
 	}
 	return sf;
 }
@@ -219,13 +223,16 @@ static double
 posterior(const struct mixture *m, double pi, double n, double level, double L, int dir, int ramp)
 {
 	double ne = n * (1 - m->rho) / (1 + m->rho);
-	double a = pi * ne + 0.5, b = (1 - pi) * ne + 0.5, sum = 0, wsum = 0;
+	double a = pi * ne + 0.5, b = (1 - pi) * ne + 0.5, sum = 0, wsum = 0, w[SHARE_NODES], sh[SHARE_NODES];
 	for (int k = 0; k < SHARE_NODES; k++) {
 		double phi = (k + 0.5) / SHARE_NODES * (acos(-1) / 2), sn = sin(phi), cs = cos(phi);
-		double w = pow(sn, 2 * a - 1) * pow(cs, 2 * b - 1);
-		sum += w * (ramp ? sf_ramp_at(m, sn * sn, level, (size_t)L, dir) : sf_at(m, sn * sn, level, L, dir));
-		wsum += w;
+		w[k] = pow(sn, 2 * a - 1) * pow(cs, 2 * b - 1), sh[k] = sn * sn, wsum += w[k];
 	}
+	/* nodes of no weight (below 1e-9 of all) are not asked: most of the
+	 * posterior lies on a few */
+	for (int k = 0; k < SHARE_NODES; k++)
+		if (w[k] >= 1e-9 * wsum)
+			sum += w[k] * (ramp ? sf_ramp_at(m, sh[k], level, (size_t)L, dir) : sf_at(m, sh[k], level, L, dir));
 	return sum / wsum;
 }
 
