@@ -371,6 +371,14 @@ t_ok "purged: an episode of slow-mode nights that ended is a mode later, not a n
 # from the baseline's autocorrelation, and the ramp's weights, neither is.
 mk slowruns -w 0.01 -a 0.6 -s 34 -r 0.01 -n 300 -S 10003899 bimodal:0.3:1.03:3:1
 t_ok "slowruns: runs of slow-mode nights, as likely as the baseline's runs say, confirm nothing" test "$(episodes slowruns)" = none
+# A rare slow mode in runs (10% of nights 3% slower, runs of 3, 1% noise,
+# a seed of the shapes' draw): a run or two of slow nights in the window
+# tell the mode's share poorly, and its point estimate made the run at
+# night 149 a change. The share's posterior (and the runs counted
+# whenever the nights' autocovariance is positive) where the fit has two
+# modes: the same history keeps only its first episode (night 43).
+mk sharepost -w 0.01 -a 0.6 -s 34 -r 0.01 -n 300 -S 10000012 bimodal:0.1:1.03:3:1
+t_ok "sharepost: a run of a rare mode, likely under the share's posterior, confirms nothing" test "$(episodes sharepost)" = 43
 # A 5% regression at 1% noise (bench seed), fixed on night 36; a chance
 # run from night 39 is confirmed on night 42. Its first bad night is its
 # own, not the change point of the regression that ended (night 31).

@@ -15,6 +15,8 @@ struct mixture {
 	double pi;              /* the share of the slow (hi) mode */
 	double rho;             /* the lag-1 autocorrelation of the mode (0: nights independent) */
 	size_t n;               /* nights it was fitted to */
+	double pr;              /* the slow mode's share among the nr most recent of them */
+	size_t nr;              /* 0: none */
 };
 
 /* Fit m to x[0..n) from the 2-means split (lo, hi, sd); sd never below floor. */
@@ -22,6 +24,9 @@ void mixture_fit(struct mixture *m, const double *x, size_t n, double lo, double
 /* The mode's persistence (m->rho) from the nights x[0..n) in their order
  * (either way), after mixture_fit. */
 void mixture_persist(struct mixture *m, const double *x, size_t n);
+/* The slow mode's share among the nights x[0..nr) (the latest first),
+ * after mixture_fit (mixture_sf: a mode that appeared lately). */
+void mixture_recent(struct mixture *m, const double *x, size_t nr);
 /* P(mean of L nights >= level) (dir 1) or <= level (dir -1); 0 when m->sd is not positive. */
 double mixture_sf(const struct mixture *m, double level, double L, int dir);
 /* The same for the mean of L nights weighted 1, 2, .., L (a ramp's). */

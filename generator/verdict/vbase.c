@@ -60,6 +60,7 @@ find_regime(struct vnight *v, const struct base *b, const struct policy *p, int 
 	if (fit) {
 		mixture_fit(&v->mix, x, n, ml, mh, sp, p->noise_floor * ml);
 		mixture_persist(&v->mix, b->m, n);
+		mixture_recent(&v->mix, b->m, (size_t)p->window);
 	}
 	if (mh - ml < fmax(p->min_effect * ml, split_sep(n) * sp))
 		return;
