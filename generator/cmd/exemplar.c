@@ -383,7 +383,7 @@ cmd_exemplar(int argc, char **argv)
 		"measured runs against its reference (EXEMPLAR_PASS_PCT moves the suite's pass line) and\n"
 		"writes INSTALL/exemplar/certification.{txt,json} and status.\n"
 		"Exit status: 0 certified, 1 not certified, 2 error or a run that failed or did not run.\n";
-	struct exrun e = {.top = ".", .install = getenv("LLMB_INSTALL") ? getenv("LLMB_INSTALL") : "install",
+	struct exrun e = {.top = ".", .install = layout_install_root(getenv(LAYOUT_INSTALL_VAR)),
 		.suite = "pipelines/exemplar.yaml"};
 	static const struct option longopts[] = {
 		{"top", required_argument, NULL, 't'}, {"install", required_argument, NULL, 'i'},

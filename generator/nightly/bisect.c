@@ -1047,7 +1047,7 @@ cmd_bisect(int argc, char **argv)
 		"min_effect and alpha (FILE, default none: the judge's defaults). Without MAKE-COMMAND, or\n"
 		"under make -n, prints the plan only. Writes INSTALL/bisect/<id>/bisect.json and bisect.txt.\n"
 		"Exit status: 0 a culprit, 1 none found, 2 error, 3 stopped by --max-gpu-hours, 4 inconclusive.\n";
-	struct bis b = {.top = ".", .install = getenv("LLMB_INSTALL") ? getenv("LLMB_INSTALL") : "install", .repeats = 1,
+	struct bis b = {.top = ".", .install = layout_install_root(getenv(LAYOUT_INSTALL_VAR)), .repeats = 1,
 		.max_repeats = 3};
 	static const struct option longopts[] = {
 		{"top", required_argument, NULL, 't'}, {"install", required_argument, NULL, 'i'},

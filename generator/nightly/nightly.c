@@ -538,7 +538,7 @@ cmd_nightly(int argc, char **argv)
 		fprintf(argc < 2 ? stderr : stdout, "%s", usage);
 		return argc < 2 ? 2 : 0;
 	}
-	struct night n = {.top = ".", .install = getenv("LLMB_INSTALL") ? getenv("LLMB_INSTALL") : "install",
+	struct night n = {.top = ".", .install = layout_install_root(getenv(LAYOUT_INSTALL_VAR)),
 		.policy = "pipelines/nightly.yaml"};
 	const char *a = getenv("ASYNC"); /* read as the GNUmakefile reads it */
 	n.async = a && *a ? parse_bool(a) : 0;

@@ -683,7 +683,7 @@ cmd_record(int argc, char **argv)
 		{"version", required_argument, 0, 'v'}, {"workload", required_argument, 0, 'w'},
 		{"import", no_argument, 0, 'I'}, {"wait", required_argument, 0, 'W'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
 	};
-	const char *top = ".", *install = getenv("LLMB_INSTALL") ? getenv("LLMB_INSTALL") : "install";
+	const char *top = ".", *install = layout_install_root(getenv(LAYOUT_INSTALL_VAR));
 	const char *version = NULL, *workload = NULL;
 	int imp = 0;
 	optind = 1;
