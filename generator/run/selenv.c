@@ -17,6 +17,49 @@ env_nonempty(const char *name)
 	return v && *v ? v : NULL;
 }
 
+/* A commit: 7 or more lowercase hex digits. */
+static int
+commit_ok(const char *v)
+{
+	return strlen(v) >= 7 && !v[strspn(v, "0123456789abcdef")];
+}
+
+/* An image ref of the characters a reference is written with, whose file
+ * is a make word (as recipecheck asks of a recipe's ref). */
+static int
+image_ok(const char *v)
+{
+	if (!*v || *v == '-' || v[strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._/:#@+-")])
+		return 0;
+	char *stem = image_stem(v), *f = layout_image(NULL, stem);
+	int ok = mk_word_ok(f) && !strchr(stem, '/');
+	free(stem);
+	free(f);
+	return ok;
+}
+
+/* The KEY=VALUE words of v (blank-separated) split in buf (cap bytes), at
+ * most max of them: KEY of letters, digits, _ and -, VALUE as ok says;
+ * other words are left out. Returns how many. */
+static int
+key_values(const char *v, char *buf, size_t cap, const char **keys, const char **vals, int max, int (*ok)(const char *))
+{
+	int n = 0;
+	if (!v || strlen(v) >= cap)
+		return 0;
+	strcpy(buf, v);
+	for (char *save = NULL, *w = strtok_r(buf, " ", &save); w && n < max; w = strtok_r(NULL, " ", &save)) {
+		char *eq = strchr(w, '=');
+		if (!eq || eq == w || w[strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")] != '=' ||
+		    !ok(eq + 1))
+			continue;
+		*eq = 0;
+		keys[n] = w;
+		vals[n++] = eq + 1;
+	}
+	return n;
+}
+
 void
 sel_from_env(struct sel *s)
 {
@@ -35,49 +78,12 @@ sel_from_env(struct sel *s)
 			    !b[strspn(b, "abcdefghijklmnopqrstuvwxyz0123456789-")]
 			? b
 			: NULL;
-	/* the pins' words, split once into static storage (the environment
-	 * outlives every plan); a word that is no KEY=COMMIT of hex digits is
-	 * left out: llmb bisect checks what it sets */
-	static char pins[1024];
-	const char *pv = env_nonempty("LLMB_BISECT_PIN");
-	s->npins = 0;
-	if (pv && strlen(pv) < sizeof pins) {
-		strcpy(pins, pv);
-		for (char *save = NULL, *w = strtok_r(pins, " ", &save); w && s->npins < 8; w = strtok_r(NULL, " ", &save)) {
-			char *eq = strchr(w, '=');
-			if (!eq || eq == w || strlen(eq + 1) < 7 || eq[1 + strspn(eq + 1, "0123456789abcdef")] ||
-			    w[strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")] != '=')
-				continue;
-			*eq = 0;
-			s->pin_key[s->npins] = w;
-			s->pin_commit[s->npins++] = eq + 1;
-		}
-	}
-	/* the images' words likewise: KEY=REF, a ref of the characters an
-	 * image reference is written with (recipecheck's) */
-	static char imgs[1024];
-	const char *iv = env_nonempty("LLMB_BISECT_IMAGE");
-	s->nimages = 0;
-	if (iv && strlen(iv) < sizeof imgs) {
-		strcpy(imgs, iv);
-		for (char *save = NULL, *w = strtok_r(imgs, " ", &save); w && s->nimages < 4; w = strtok_r(NULL, " ", &save)) {
-			char *eq = strchr(w, '=');
-			if (!eq || eq == w || !eq[1] || eq[1] == '-' ||
-			    eq[1 + strspn(eq + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._/:#@+-")] ||
-			    w[strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")] != '=')
-				continue;
-			/* its file a make word, as recipecheck asks of a recipe's ref */
-			char *stem = image_stem(eq + 1), *f = layout_image(NULL, stem);
-			int ok = mk_word_ok(f) && !strchr(stem, '/');
-			free(stem);
-			free(f);
-			if (!ok)
-				continue;
-			*eq = 0;
-			s->image_key[s->nimages] = w;
-			s->image_ref[s->nimages++] = eq + 1;
-		}
-	}
+	/* the pins' and images' words, split once into static storage (the
+	 * environment outlives every plan); a word that is not KEY=VALUE with
+	 * a VALUE of its kind is left out: llmb bisect checks what it sets */
+	static char pins[1024], imgs[1024];
+	s->npins = key_values(env_nonempty("LLMB_BISECT_PIN"), pins, sizeof pins, s->pin_key, s->pin_commit, 8, commit_ok);
+	s->nimages = key_values(env_nonempty("LLMB_BISECT_IMAGE"), imgs, sizeof imgs, s->image_key, s->image_ref, 4, image_ok);
 	s->env = environ;
 }
 
