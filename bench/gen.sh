@@ -131,6 +131,32 @@ mkdir -p "$w/plain"
 )
 plain=$(t make -rR -C "$w/plain" all)
 
+# The floors: GNU make alone on this tree, over makefiles that hold nothing
+# but what make must look at (no recipe, no variable, no function): each
+# stage's link and its upstream links (make seeing no output), and the same
+# with each output a prerequisite (make seeing every output: the least
+# that notices a deleted output or one changed in place, as llmb's rules
+# do). What llmb's no-op spends above the second is its own.
+# shellcheck disable=SC2016 # make's $(...), as rules.mk spells it
+awk -v inst="$w/inst" -v with="$w/floor-outputs.mk" '
+	function lit(s) { gsub(/\$\(LLMB_INSTALL\)/, inst, s); return s }
+	/^\$\(LLMB_INSTALL\)\/state\/stamped\// && !/\| llmb-secrets$/ {
+		t = lit(substr($1, 1, length($1) - 1)); all = all " " t; links = outs = ""
+		for (i = 2; i <= NF; i++) {
+			f = $i; sub(/^\$\(wildcard/, "", f); gsub(/\)+(,,FORCE\))?$/, "", f)
+			if (f !~ /^\$\(LLMB_INSTALL\)\//) continue
+			if (f ~ /^\$\(LLMB_INSTALL\)\/state\/stamped\//) links = links " " lit(f); else outs = outs " " lit(f)
+		}
+		print t ":" links; print t ":" links outs >with
+	}
+	END { print "all:" all; print "all:" all >with }' "$w/gen/rules.mk" >"$w/floor-links.mk"
+floor() {
+	t make -rR -f "$1" all
+	grep -q "Nothing to be done" "$w/t.out" || { head -n 5 "$w/t.out" >&2; fail "GNU make on $1 had something to do"; }
+}
+links=$(floor "$w/floor-links.mk")
+outs=$(floor "$w/floor-outputs.mk")
+
 echo "train targets:                  $n ($stages stages)"
 echo "llmb gen (first, writes all):   $(s "$gen1")"
 echo "llmb gen (nothing changed):     $(s "$gen2")"
@@ -143,4 +169,11 @@ else
 fi
 echo "no-op make (all up to date):    $(s "$noop")   (0 stages run; make plan and make -n: 0 of $stages)"
 echo "GNU make, $((2 * N)) plain targets: $(s "$plain")"
-echo "$noop $plain" | awk '{ if ($3 > 0 && $4 > 0) printf "no-op make / plain make:        %.1fx wall, %.1fx CPU\n", $1 / $3, $2 / $4 }'
+echo "GNU make, the $stages stage links: $(s "$links")"
+echo "GNU make, the links and outputs: $(s "$outs")"
+# ratio LABEL "WALL CPU" "WALL CPU": the first over the second
+ratio() { echo "$2 $3" | awk -v l="$1" '{ if ($3 > 0 && $4 > 0) printf "%-31s %.1fx wall, %.1fx CPU\n", l, $1 / $3, $2 / $4 }'; }
+ratio "no-op make / plain make:" "$noop" "$plain"
+ratio "floor, links / plain make:" "$links" "$plain"
+ratio "floor, outputs / plain make:" "$outs" "$plain"
+ratio "no-op make / floor, outputs:" "$noop" "$outs"

@@ -48,7 +48,8 @@ smoke() {
 N='[0-9]+(\.[0-9]+)?'
 smoke gen "^llmb gen \(first, writes all\): +$N s" "^make -n \(everything to do\): +$N s" \
 	"^no-op make \(all up to date\): +$N s \($N s CPU\) +\(0 stages run" "^GNU make, 40 plain targets: $N s" \
-	"^no-op make / plain make: +${N}x wall, ${N}x CPU"
+	"^no-op make / plain make: +${N}x wall, ${N}x CPU" "^GNU make, the 51 stage links: $N s" \
+	"^GNU make, the links and outputs: $N s" "^floor, outputs / plain make: +${N}x wall, ${N}x CPU"
 # bench/gen.sh's fast path (bench/gen-done.py) against a real run of the
 # same size: the same tree, every stage done by llmb's own reckoning
 rc=0
