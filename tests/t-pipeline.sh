@@ -142,6 +142,12 @@ t_ok "links lost under rules already made: make runs nothing" \
 	test "$(count image)/$(count data)/$(count train)" = "$before"
 m -n report >"$TRASH/linked2.out" 2>&1
 t_nogrep "...after which make -n lists no stage" "^: '\[" "$TRASH/linked2.out"
+# llmb gen run by hand links the stamps of the tree its --install names.
+rm -rf "$I/state/stamped"
+(cd "$T" && env -u LLMB_INSTALL WORKLOAD=quick EXECUTOR=local "$TOP/build/llmb" gen --top . --gen "$TRASH/gen-hand" \
+	--install "$I") >"$TRASH/gen-hand.out" 2>&1
+t_ok "llmb gen --install: the stamps of that tree are linked" \
+	test "$(find "$I/state/stamped" -type l | wc -l)" = "$(sed -n 's/^LLMB_NSTAGES := //p' "$TRASH/gen-hand/rules.mk")"
 
 # Impossible requests are refused with what is valid.
 t_rc "an unknown size is refused" 2 m -n report SIZE=huge

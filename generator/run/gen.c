@@ -35,6 +35,7 @@
 
 struct opts {
 	const char *top, *gen, *install;
+	int install_named; /* by --install or LLMB_INSTALL, not the default */
 	char **ids; /* the operands, for commands that take stage ids */
 	int nids;
 };
@@ -54,7 +55,9 @@ parse_opts(int argc, char **argv, struct opts *o, const char *usage, int with_id
 	};
 	o->top = ".";
 	o->gen = "build/gen";
-	o->install = layout_install_root(getenv(LAYOUT_INSTALL_VAR));
+	const char *env = getenv(LAYOUT_INSTALL_VAR);
+	o->install = layout_install_root(env);
+	o->install_named = env && *env;
 	o->ids = argv + argc;
 	o->nids = 0;
 	const char *text;
@@ -63,7 +66,7 @@ parse_opts(int argc, char **argv, struct opts *o, const char *usage, int with_id
 		switch (c) {
 		case 't': o->top = optarg; break;
 		case 'o': o->gen = optarg; break;
-		case 'i': o->install = optarg; break;
+		case 'i': o->install = optarg; o->install_named = 1; break;
 		case 'h': printf("%s", usage); return -1;
 		default: return cliopt_refuse(text, "t:o:i:h", lo, usage);
 		}
@@ -402,7 +405,9 @@ cmd_gen(int argc, char **argv)
 		plan_free(&p);
 		return 2;
 	}
-	const char *install = getenv("LLMB_INSTALL");
+	/* The tree named (--install, or make's LLMB_INSTALL) gets the links
+	 * and valid.mk's look; with none named, gen writes rules only. */
+	const char *install = o.install_named ? o.install : NULL;
 	int rc = 0, written = write_configs(&p, o.gen);
 	if (written < 0)
 		rc = 2;
