@@ -66,6 +66,16 @@ t_rc "a line without =" 1 "$DRV" files "$bad/noeq"
 t_grep "said" "^$bad/noeq:$(line '^run ' "$bad/noeq"):1: error: not a key=value line: run " "$TRASH/.out"
 t_rc "not a configuration" 1 "$DRV" files "$bad/header"
 t_grep "said" "^$bad/header:1:1: error: not a stage configuration" "$TRASH/.out"
+# a second kind= line would read the first kind's fields as the second's
+# (a train's nodes= as an image's reference: a crash before); a second
+# run= would lose the first's copy
+cp "$cfg" "$bad/kind2"
+echo kind=image >>"$bad/kind2"
+t_rc "a second kind line" 1 "$DRV" files "$bad/kind2"
+t_grep "said at it" "^$bad/kind2:$(wc -l <"$bad/kind2"):1: error: a second kind line: kind=image$" "$TRASH/.out"
+sed '/^run=/{p;s/^run=.*/run=other/;}' "$cfg" >"$bad/run2"
+t_rc "a second run line" 1 "$DRV" files "$bad/run2"
+t_grep "said at it" "^$bad/run2:$(line '^run=other' "$bad/run2"):1: error: a second line of the key: run=other$" "$TRASH/.out"
 
 # llmb script reads the configuration through the codec: a file cut short
 # is refused at its line, no job script made from what is left.
@@ -77,5 +87,8 @@ grep -v '^steps=' "$cfg" >"$sgen/cfg/$id"
 t_rc "llmb script: a configuration not as gen writes it" 2 "$LLMB" script --top "$TOP" --gen "$sgen" --install "$TRASH/inst" "$id"
 t_grep "said at its line" "^$sgen/cfg/$id:$(line '^model_flops=\|^arg=' "$sgen/cfg/$id"):1: error: a line missing, repeated or out of the order llmb writes$" "$TRASH/.out"
 t_nogrep "no job script" '^#!' "$TRASH/.out"
+cp "$bad/kind2" "$sgen/cfg/$id"
+t_rc "llmb script: a second kind line" 2 "$LLMB" script --top "$TOP" --gen "$sgen" --install "$TRASH/inst" "$id"
+t_grep "said at its line" "^$sgen/cfg/$id:$(wc -l <"$bad/kind2"):1: error: a second kind line" "$TRASH/.out"
 
 t_done

@@ -21,7 +21,9 @@ const char *const pc_kind_names[] = {[PC_NONE] = "", [PC_IMAGE] = "image", [PC_V
 static void
 cfg_add(struct sb *cfg, const char *key, const char *val)
 {
-	sb_addf(cfg, "%s=%s\n", key, val);
+	/* NULL only in a file being parsed that lacks the line: its render
+	 * then differs where the line belongs */
+	sb_addf(cfg, "%s=%s\n", key, val ? val : "");
 }
 
 const char *
@@ -423,6 +425,17 @@ bad(struct rd *r, const char *what)
 	return -1;
 }
 
+/* A line that may come once, kept as a copy: a second is refused (its
+ * copy would be lost, and the render check would say less). */
+static int
+set_once(struct rd *r, char **slot)
+{
+	if (*slot)
+		return bad(r, "a second line of the key");
+	*slot = xstrdup(r->val);
+	return 0;
+}
+
 static int
 get_long(struct rd *r, long *out)
 {
@@ -531,8 +544,7 @@ read_venv(struct rd *r, struct pc_venv *v)
 		pc_constv_add(&v->pip_args, &v->npip_args, r->val);
 		return 0;
 	} else if (!strcmp(r->key, "dir")) {
-		v->dir = xstrdup(r->val);
-		return 0;
+		return set_once(r, &v->dir);
 	} else if (!strcmp(r->key, "repo")) {
 		if (r->repo.key || words(r, w, 3))
 			return bad(r, "not a repository before an entry");
@@ -570,7 +582,7 @@ read_data(struct rd *r, struct pc_data *d)
 	else if (!strcmp(r->key, "gpus"))
 		return get_bool(r, &d->gpus, 1);
 	else if (!strcmp(r->key, "image"))
-		d->image = xstrdup(r->val);
+		return set_once(r, &d->image);
 	else if (!strcmp(r->key, "time_limit"))
 		d->time_limit = r->val;
 	else if (!strcmp(r->key, "size_gb"))
@@ -634,7 +646,7 @@ read_train(struct rd *r, struct pc_train *t)
 		pc_constv_add(&v, &t->ncallerenv, r->val);
 		t->callerenv = v;
 	} else if (!strcmp(r->key, "image")) {
-		t->image = xstrdup(r->val);
+		return set_once(r, &t->image);
 	} else if (!strcmp(r->key, "time_limit")) {
 		t->time_limit = r->val;
 	} else if (!strcmp(r->key, "preflight")) {
@@ -642,11 +654,11 @@ read_train(struct rd *r, struct pc_train *t)
 			return bad(r, "not a pre-flight policy");
 		t->preflight = r->val;
 	} else if (!strcmp(r->key, "recompute")) {
-		t->recompute = xstrdup(r->val);
+		return set_once(r, &t->recompute);
 	} else if (!strcmp(r->key, "srun_mpi")) {
 		t->srun_mpi = r->val;
 	} else if (!strcmp(r->key, "container_env")) {
-		t->container_env = xstrdup(r->val);
+		return set_once(r, &t->container_env);
 	} else if (!strcmp(r->key, "sbatch_mem")) {
 		t->sbatch_mem = r->val;
 	} else {
@@ -689,7 +701,7 @@ read_body(struct rd *r)
 		if (!strcmp(r->key, "ref"))
 			c->u.image.ref = r->val;
 		else if (!strcmp(r->key, "file"))
-			c->u.image.stem = xstrdup(r->val);
+			return set_once(r, &c->u.image.stem);
 		else
 			return 1;
 		return 0;
@@ -699,17 +711,15 @@ read_body(struct rd *r)
 		return read_data(r, &c->u.data);
 	case PC_TRAIN:
 	case PC_PARSE:
-		if (!strcmp(r->key, "run")) {
-			c->run = xstrdup(r->val);
-			return 0;
-		}
+		if (!strcmp(r->key, "run"))
+			return set_once(r, &c->run);
 		if (!c->run)
 			return 1;
 		c->bound = 1;
 		return c->kind == PC_TRAIN ? read_train(r, &c->u.train) : read_parse(r, &c->u.parse);
 	case PC_REPORT:
 		if (!strcmp(r->key, "report"))
-			c->u.report.report = xstrdup(r->val);
+			return set_once(r, &c->u.report.report);
 		else if (!strcmp(r->key, "tolerance_pct"))
 			c->u.report.tolerance_pct = r->val;
 		else
@@ -724,6 +734,9 @@ read_body(struct rd *r)
 static int
 read_kind(struct rd *r)
 {
+	/* the union holds one kind's fields: a second kind would read them as another's */
+	if (r->c->kind != PC_NONE)
+		return bad(r, "a second kind line");
 	for (int k = PC_IMAGE; pc_kind_names[k]; k++) {
 		if (!strcmp(r->val, pc_kind_names[k])) {
 			r->c->kind = (enum pc_kind)k;
