@@ -77,4 +77,19 @@ for id in $(sed -n 's/^\t@$(LLMB_RUN) [0-9]*\/[0-9]* //p' "$TRASH/gen/rules.mk")
 	sed "s|$TOP|@TOP@|g" "$TRASH/$id.sh" >"$TRASH/$id.norm"
 	t_cmp "$id: job script" "$G/scripts/$id.sh" "$TRASH/$id.norm"
 done
+# A bisection's pins: KEY a recipe's name as the schema has it (dots
+# too), every word understood or the plan refused (a word left out made
+# both sides run the recipe's pin).
+B=$TRASH/btop
+mkdir -p "$B"
+cp -r "$TOP/workloads" "$TOP/pipelines" "$TOP/templates" "$B/"
+sed -i 's/^  megatron_core:/  megatron.core:/; s/repo: megatron_core}/repo: megatron.core}/' "$B/workloads/nemotron4.yaml"
+H=0123456789abcdef0123456789abcdef01234567
+bgen() { env -C "$B" -u LLMB_INSTALL WORKLOAD=nemotron4 SIZE=15b DTYPE=bf16 GPU_TYPE=h100 EXECUTOR=slurm LLMB_BISECT=abc-r1b1 \
+	"$@" "$LLMB" gen --top . --gen "$B/gen"; }
+t_ok "bisection pin of a key with a dot: planned" bgen LLMB_BISECT_PIN="megatron.core=$H"
+t_ok "...the venv's clone at the pinned commit" grep -q "^repo=megatron.core .* $H\$" <(cat "$B"/gen/cfg/venv.*)
+t_rc "a pin word not KEY=COMMIT: refused" 2 bgen LLMB_BISECT_PIN="megatron.core"
+t_grep "...saying which" "^llmb: error: LLMB_BISECT_PIN: 'megatron.core' is not KEY=COMMIT" "$TRASH/.out"
+t_rc "an image word not KEY=IMAGE: refused" 2 bgen LLMB_BISECT_IMAGE="base=bad;ref"
 t_done

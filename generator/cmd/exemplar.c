@@ -345,9 +345,9 @@ static int
 exemplar_run(struct exrun *e, char **make_argv)
 {
 	struct sel s;
-	sel_from_env(&s);
+	int selbad = sel_from_env(&s) < 0;
 	struct plan p;
-	int bad = plan_build(&p, e->top, &s, 0);
+	int bad = plan_build(&p, e->top, &s, 0) || selbad;
 	plan_free(&p);
 	if (bad)
 		return EX_ERROR;

@@ -122,10 +122,10 @@ run_confirmation(const struct confirm_ctx *c, const json_t *key, const char *par
 	if (rc)
 		fprintf(stderr, "llmb nightly: the confirmation run's make exited with status %d\n", rc);
 	struct sel s;
-	sel_from_env(&s);
+	int selbad = sel_from_env(&s) < 0;
 	struct plan p;
 	json_t *rec = NULL;
-	if (!plan_build(&p, c->top, &s, 0)) {
+	if (!plan_build(&p, c->top, &s, 0) && !selbad) {
 		for (size_t i = 0; i < p.n && !rec; i++) {
 			const struct inst *in = &p.v[i];
 			size_t rl = in->rep ? strlen(in->rep) : 0;

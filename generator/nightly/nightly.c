@@ -411,9 +411,9 @@ nightly_run(struct night *n, char **make_argv)
 	 * wait for another night, which may have lasted hours, it is read
 	 * again. */
 	struct sel s;
-	sel_from_env(&s);
+	int selbad = sel_from_env(&s) < 0;
 	struct plan p;
-	int waited = 0, bad = plan_build(&p, n->top, &s, 0);
+	int waited = 0, bad = plan_build(&p, n->top, &s, 0) || selbad;
 	if (!dry && !bad)
 		mkdir_p(n->dir, 0);
 	int lockfd = dry || bad ? -1 : take_lock(n, &waited);

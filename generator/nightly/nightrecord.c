@@ -638,7 +638,8 @@ static int
 record_stages(const char *top, const char *install, const char *version, char **ids, int n)
 {
 	struct sel s;
-	sel_from_env(&s);
+	if (sel_from_env(&s) < 0)
+		return 2;
 	if (!s.night) {
 		fprintf(stderr, "llmb record: error: no night: set LLMB_NIGHT (make nightly does)\n");
 		return 2;

@@ -398,7 +398,8 @@ cmd_gen(int argc, char **argv)
 	if (prc)
 		return prc < 0 ? 0 : prc;
 	struct sel s;
-	sel_from_env(&s);
+	if (sel_from_env(&s) < 0)
+		return 2;
 	struct plan p;
 	/* What the executor cannot run is refused with the plan, not in a job. */
 	if (plan_build(&p, o.top, &s, 0) || plan_feasible(&p, executor_default())) {
@@ -533,7 +534,8 @@ cmd_explain(int argc, char **argv)
 	if (prc)
 		return prc < 0 ? 0 : prc;
 	struct sel s;
-	sel_from_env(&s);
+	if (sel_from_env(&s) < 0)
+		return 2;
 	struct plan p;
 	if (plan_build(&p, o.top, &s, 0) || plan_feasible(&p, executor_default())) {
 		plan_free(&p);

@@ -1,9 +1,11 @@
 #define _POSIX_C_SOURCE 200809L
 /* selenv: the selection read from the environment (selenv.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/makesafe.h"
+#include "base/schema.h"
 #include "recipe/recipecheck.h"
 #include "run/selenv.h"
 #include "store/layout.h"
@@ -39,28 +41,42 @@ image_ok(const char *v)
 }
 
 /* The KEY=VALUE words of v (blank-separated) split in buf (cap bytes), at
- * most max of them: KEY of letters, digits, _ and -, VALUE as ok says;
- * other words are left out. Returns how many. */
+ * most max of them: KEY a recipe name (a repository's or an image's key),
+ * VALUE as ok says. Returns how many, or -1 after saying which word of
+ * name is not one or that there are too many. */
 static int
-key_values(const char *v, char *buf, size_t cap, const char **keys, const char **vals, int max, int (*ok)(const char *))
+key_values(const char *name, const char *v, char *buf, size_t cap, const char **keys, const char **vals, int max,
+	   int (*ok)(const char *), const char *what)
 {
 	int n = 0;
-	if (!v || strlen(v) >= cap)
+	if (!v)
 		return 0;
+	if (strlen(v) >= cap) {
+		fprintf(stderr, "llmb: error: %s is longer than %zu bytes\n", name, cap - 1);
+		return -1;
+	}
 	strcpy(buf, v);
-	for (char *save = NULL, *w = strtok_r(buf, " ", &save); w && n < max; w = strtok_r(NULL, " ", &save)) {
+	for (char *save = NULL, *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
 		char *eq = strchr(w, '=');
-		if (!eq || eq == w || w[strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")] != '=' ||
-		    !ok(eq + 1))
-			continue;
-		*eq = 0;
+		if (eq)
+			*eq = 0;
+		if (!eq || !valid_name(w) || !ok(eq + 1)) {
+			if (eq)
+				*eq = '=';
+			fprintf(stderr, "llmb: error: %s: '%.80s' is not KEY=%s (KEY a recipe's name for it)\n", name, w, what);
+			return -1;
+		}
+		if (n == max) {
+			fprintf(stderr, "llmb: error: %s: more than %d words\n", name, max);
+			return -1;
+		}
 		keys[n] = w;
 		vals[n++] = eq + 1;
 	}
 	return n;
 }
 
-void
+int
 sel_from_env(struct sel *s)
 {
 	for (int i = 0; i < K_NKNOBS; i++)
@@ -79,12 +95,19 @@ sel_from_env(struct sel *s)
 			? b
 			: NULL;
 	/* the pins' and images' words, split once into static storage (the
-	 * environment outlives every plan); a word that is not KEY=VALUE with
-	 * a VALUE of its kind is left out: llmb bisect checks what it sets */
+	 * environment outlives every plan); one not understood is refused,
+	 * never left out (the bisection would run the recipe's pin as both) */
 	static char pins[1024], imgs[1024];
-	s->npins = key_values(env_nonempty("LLMB_BISECT_PIN"), pins, sizeof pins, s->pin_key, s->pin_commit, 8, commit_ok);
-	s->nimages = key_values(env_nonempty("LLMB_BISECT_IMAGE"), imgs, sizeof imgs, s->image_key, s->image_ref, 4, image_ok);
+	s->npins = key_values("LLMB_BISECT_PIN", env_nonempty("LLMB_BISECT_PIN"), pins, sizeof pins, s->pin_key,
+			      s->pin_commit, 8, commit_ok, "COMMIT");
+	s->nimages = key_values("LLMB_BISECT_IMAGE", env_nonempty("LLMB_BISECT_IMAGE"), imgs, sizeof imgs, s->image_key,
+				s->image_ref, 4, image_ok, "IMAGE");
 	s->env = environ;
+	if (s->npins < 0 || s->nimages < 0) {
+		s->npins = s->nimages = 0;
+		return -1;
+	}
+	return 0;
 }
 
 void

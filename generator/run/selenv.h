@@ -8,8 +8,10 @@
 
 #include "plan/plandata.h"
 
-/* Fills s from the environment: unset and empty variables are NULL. */
-void sel_from_env(struct sel *s);
+/* Fills s from the environment: unset and empty variables are NULL.
+ * Returns -1 after saying what is wrong with a bisection's pins or images
+ * (LLMB_BISECT_PIN, LLMB_BISECT_IMAGE; then none is set), else 0. */
+int sel_from_env(struct sel *s);
 /* No selection (every run, no knob set): only the caller's environment,
  * which the trainings record (llmb check, the exemplar suites' check,
  * llmb record --import). */

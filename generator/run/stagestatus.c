@@ -69,8 +69,7 @@ selected_plan(int argc, char **argv, const char *usage, struct plan *p, const ch
 	for (; optind < argc; optind++) /* after "--" */
 		ids[nids++] = argv[optind];
 	struct sel s;
-	sel_from_env(&s);
-	if (plan_build(p, top, &s, 0)) {
+	if (sel_from_env(&s) < 0 || plan_build(p, top, &s, 0)) {
 		plan_free(p);
 		free(ids);
 		return 2;
