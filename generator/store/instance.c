@@ -148,18 +148,28 @@ unlink_others(const char *install, const char *id, const char *keep)
 	free(dir);
 }
 
-/* The link of stage id under hash, and no other: 0, or -1 (errno). */
+/* Whether path is a link to target. */
+static int
+links_to(const char *path, const char *target)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink(path, buf, sizeof buf - 1);
+	return n >= 0 && (size_t)n == strlen(target) && !memcmp(buf, target, (size_t)n);
+}
+
+/* The link of stage id under hash, and no other: 0, or -1 (errno). Two
+ * makes that attached to one job both get here: the one whose symlink
+ * finds the other's made is done too. */
 static int
 stamp_link(const char *install, const char *id, const char *hash)
 {
 	unlink_others(install, id, hash);
 	char *path = layout_stamp_link(install, id, hash), *target = layout_stamp_link_target(id);
-	char buf[PATH_MAX];
-	ssize_t n = readlink(path, buf, sizeof buf - 1);
 	int rc = 0;
-	if (n < 0 || (size_t)n != strlen(target) || memcmp(buf, target, (size_t)n)) {
+	if (!links_to(path, target)) {
 		unlink(path);
-		rc = mkdir_p(path, 1) == 0 && symlink(target, path) == 0 ? 0 : -1;
+		if (mkdir_p(path, 1) < 0 || (symlink(target, path) < 0 && !(errno == EEXIST && links_to(path, target))))
+			rc = -1;
 	}
 	int e = errno;
 	free(target);
