@@ -158,4 +158,57 @@ t_rc "--install= (its run fails here, exit 2)" 2 \
 	env -C "$W" "$LLMB" bisect --install= --good=good.json --bad=bad.json -- "$TRASH/fakemake"
 t_ok "--install=: the bisection lies in the default install tree" test -e "$W/install/bisect/$ID/bisect.json"
 t_nogrep "--install=: nothing at the file system's root" "cannot create /bisect" "$TRASH/.out"
+
+# The nightly (bisect_on_regression) bisects two CONFIRMED regressions,
+# quick at scales 1 and 2 (generated histories: 11 good nights, then 8%
+# slower), with a make command that does nothing: each bisection's run
+# fails, and the first one's knobs (MAX_STEPS=5, which both its runs had)
+# reach neither the second bisection nor the notify hook.
+cc -O2 -std=c11 -D_DEFAULT_SOURCE -o "$TRASH/histgen" "$TESTS_DIR/verdict/histgen.c" -lm || t_fail "histgen builds"
+T=$TRASH/top I=$TRASH/ninst
+t_quick_checkout "$T"
+cat >"$T/pipelines/nightly.yaml" <<'Y'
+description: "quick, bisected"
+repeats: 1
+confirm_elsewhere: false
+bisect_on_regression: true
+matrix:
+  - workload: quick
+    scales: [1, 2]
+nightly:
+  min_effect: 0.03
+Y
+mkdir -p "$I/history"
+E=$I/workloads/quick/experiments
+for sc in 1 2; do
+	fp=quick_cpu_tiny_fp32_${sc}_0123456789ab
+	"$TRASH/histgen" -n 14 -f "$fp" shift:12:1.08 |
+		sed "s/\"workload\":\"tinygpt\"/\"workload\":\"quick\"/; s/\"scale\":1/\"scale\":$sc/" >"$I/history/$fp.jsonl"
+	knobs="d['configuration']['run_knobs'] = {'MAX_STEPS': '5'} if $sc == 1 else {}"
+	prov "$E/cpu_tiny_fp32_$sc/night-2026-01-11/provenance.json" "d['configuration']['run'] = 'cpu_tiny_fp32_$sc/night-2026-01-11'" "$knobs"
+	prov "$E/cpu_tiny_fp32_$sc/night-2026-01-12/provenance.json" "d['configuration']['run'] = 'cpu_tiny_fp32_$sc/night-2026-01-12'" "$knobs" \
+		"d['software']['venv']['pins'] = ['steplib file:///nowhere $C1']" "d['machine']['job'] = '2'"
+done
+# nightly ARGS...: llmb nightly run as make nightly calls it, for a night after the histories'
+nightly() {
+	env -C "$T" LLMB_INSTALL="$I" EXECUTOR=local "$@" "$LLMB" nightly run --top "$T" --install "$I" \
+		--policy "$T/pipelines/nightly.yaml" -- "$TRASH/fakemake"
+}
+for v in 0.5h -1 0x1 1e-3; do
+	t_rc "BISECT_MAX_GPU_HOURS=$v: the night is refused before it starts (exit 2)" 2 nightly NIGHT=2026-01-14 BISECT_MAX_GPU_HOURS=$v
+	t_grep "BISECT_MAX_GPU_HOURS=$v: said" "^llmb nightly: error: BISECT_MAX_GPU_HOURS=$v: expected GPU-hours above 0" "$TRASH/.out"
+	t_ok "BISECT_MAX_GPU_HOURS=$v: no night started" test ! -e "$I/nightly/2026-01-14"
+done
+t_rc "the night: two confirmed regressions (exit 1)" 1 nightly NIGHT=2026-01-14 BISECT_MAX_GPU_HOURS=100 \
+	NIGHTLY_NOTIFY="sh -c 'env >$TRASH/notify.env' notify"
+cp "$TRASH/.out" "$TRASH/night.out"
+t_ok "both configurations were bisected" test "$(grep -c '^llmb nightly: bisecting quick_cpu_tiny_fp32_[12]_' "$TRASH/night.out")" = 2
+t_nogrep "neither bisection takes MAX_STEPS for the caller's" '^shorter runs' "$TRASH/night.out"
+t_grep "the second bisection's plan runs at scale 2" '^llmb bisect [0-9a-f]{12}: quick cpu tiny fp32 x2$' "$TRASH/night.out"
+# the make command keeps its last run's arguments and environment: the second's
+t_ok "the second bisection's run: scale 2, without the first's MAX_STEPS" sh -c "
+	grep -qx SCALES=2 '$TRASH/env' && ! grep -q '^MAX_STEPS=' '$TRASH/env' '$TRASH/argv'"
+t_ok "the notify hook ran" test -s "$TRASH/notify.env"
+t_nogrep "the notify hook sees no knob nor variable of the bisections" '^(MAX_STEPS|LLMB_BISECT|LLMB_BISECT_PIN|ASYNC|GPU_TYPE)=' "$TRASH/notify.env"
+t_grep "the notify hook sees the night" '^LLMB_NIGHT=2026-01-14$' "$TRASH/notify.env"
 t_done
