@@ -166,7 +166,7 @@ side_unsafe(const json_t *j)
 	snprintf(name, sizeof name, "%.*s", (int)strcspn(run, "/"), run);
 	if (!mk_word_ok(wl))
 		return xasprintf("configuration.workload \"%s\" is no workload name (%s)", wl, mk_word_what);
-	if (!mk_word_ok(name) || strlen(run) >= sizeof name)
+	if (!mk_word_ok(name) || strcspn(run, "/") >= sizeof name)
 		return xasprintf("configuration.run \"%s\" is no run directory name (%s)", run, mk_word_what);
 	size_t i;
 	json_t *v;
