@@ -133,7 +133,7 @@ valid_url(const char *s)
 	return *s && isalnum((unsigned char)*s) && all_chars(s, "._/:@+~%=-");
 }
 
-static int
+int
 valid_sha(const char *s)
 {
 	if (strlen(s) != 40)

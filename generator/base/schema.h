@@ -53,5 +53,6 @@ int schema_check(const char *file, const struct ynode *node, const struct ytype 
 int valid_name(const char *s);
 int valid_str(const char *s);
 int valid_path(const char *s);    /* T_PATH */
+int valid_sha(const char *s);     /* T_SHA: a full 40-digit lowercase hex commit */
 
 #endif

@@ -1,5 +1,5 @@
 /* bisect: see bisect.h. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -10,18 +10,24 @@
 #include "base/capture.h"
 #include "base/cliopt.h"
 #include "base/cmds.h"
+#include "base/makesafe.h"
+#include "base/schema.h"
 #include "base/stats.h"
 #include "base/util.h"
 #include "base/yamlload.h"
 #include "exec/dryrun.h"
 #include "nightly/bisect.h"
 #include "nightly/confirm.h"
+#include "plan/envrec.h"
 #include "plan/plan.h"
+#include "plan/plandata.h"
 #include "recipe/policy.h"
 #include "results/bisectfind.h"
 #include "results/record.h"
 #include "run/selenv.h"
 #include "store/layout.h"
+
+extern char **environ;
 
 enum { BX_CULPRIT = 0, BX_NONE = 1, BX_ERROR = 2, BX_BUDGET = 3, BX_INCONCLUSIVE = 4 };
 enum { D_SAME, D_SLOWER, D_INCONCLUSIVE, D_BUDGET, D_ERROR };
@@ -138,6 +144,66 @@ night_run(const struct bis *b, const char *night)
 	return found;
 }
 
+/* A value that reaches make's command line or the environment of the
+ * bisection's runs: make expands "$", and no control character is a
+ * word's (one line each). */
+static int
+plain_value(const char *s)
+{
+	return s && !strchr(s, '$') && !has_control(s);
+}
+
+/* What a provenance gives the bisection's runs is checked before anything
+ * runs: the workload and the run's name (make words), each pin (KEY URL
+ * COMMIT, a full commit: git reads it), each run knob (one llmb knows)
+ * and each environment variable (a name llmb records: a family's, never a
+ * secret's), every value plain; NULL with why otherwise. */
+static char *
+side_unsafe(const json_t *j)
+{
+	const char *wl = jstr(j, "configuration.workload"), *run = jstr(j, "configuration.run");
+	char name[256];
+	snprintf(name, sizeof name, "%.*s", (int)strcspn(run, "/"), run);
+	if (!mk_word_ok(wl))
+		return xasprintf("configuration.workload \"%s\" is no workload name (%s)", wl, mk_word_what);
+	if (!mk_word_ok(name) || strcspn(run, "/") >= sizeof name)
+		return xasprintf("configuration.run \"%s\" is no run directory name (%s)", run, mk_word_what);
+	size_t i;
+	json_t *v;
+	json_array_foreach(json_object_get(json_object_get(json_object_get(j, "software"), "venv"), "pins"), i, v) {
+		const char *t = json_string_value(v), *sp = t ? strchr(t, ' ') : NULL, *cm = t ? strrchr(t, ' ') : NULL;
+		char key[64];
+		if (!t || !sp || sp == t || cm == sp || (size_t)(sp - t) >= sizeof key || has_control(t))
+			return xasprintf("software.venv.pins[%zu]: expected \"KEY URL COMMIT\"", i);
+		snprintf(key, sizeof key, "%.*s", (int)(sp - t), t);
+		if (key[strspn(key, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")] || !valid_sha(cm + 1))
+			return xasprintf("software.venv.pins[%zu] \"%s\": expected a key of letters, digits, _ and -, "
+					 "and a full 40-digit lowercase hex commit", i, t);
+	}
+	const char *k;
+	json_object_foreach(json_object_get(json_object_get(j, "configuration"), "run_knobs"), k, v) {
+		int known = 0;
+		for (int n = 0; n < K_NKNOBS && !known; n++)
+			known = !strcmp(k, knob_names[n]);
+		if (!known)
+			return xasprintf("configuration.run_knobs: \"%s\" is no run knob of llmb's", k);
+		if (!plain_value(json_string_value(v)))
+			return xasprintf("configuration.run_knobs.%s: expected a string without \"$\" or control characters", k);
+	}
+	json_object_foreach(json_object_get(json_object_get(j, "configuration"), "environment"), k, v) {
+		if (!envrec_records(k))
+			return xasprintf("configuration.environment: \"%s\" is no variable llmb records (README: The job's environment)", k);
+		if (!plain_value(json_string_value(v)))
+			return xasprintf("configuration.environment.%s: expected a string without \"$\" or control characters", k);
+	}
+	const char *ref = jstr(j, "software.image.ref"), *nodes = jstr(j, "machine.nodes");
+	if (ref && (!plain_value(ref) || strchr(ref, ' ')))
+		return xstrdup("software.image.ref: expected one word without \"$\" or control characters");
+	if (nodes && (!plain_value(nodes) || strchr(nodes, ' ')))
+		return xstrdup("machine.nodes: expected one word without \"$\" or control characters");
+	return NULL;
+}
+
 static json_t *
 load_side(const struct bis *b, const char *arg, char **path)
 {
@@ -148,16 +214,32 @@ load_side(const struct bis *b, const char *arg, char **path)
 		char *p = xasprintf("%s/" LAYOUT_PROVENANCE, arg);
 		*path = file_exists(p) ? p : (free(p), xstrdup(arg));
 	}
+	/* read as llmb diff reads one: a FIFO is refused, not waited on */
+	size_t len;
+	const char *why;
+	char *text = read_regular_file(*path, &len, &why);
+	if (!text) {
+		fprintf(stderr, "%s: error: %s\n", *path, why);
+		return NULL;
+	}
 	json_error_t je;
-	json_t *j = json_load_file(*path, JSON_REJECT_DUPLICATES, &je);
+	json_t *j = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	free(text);
 	if (!j || !json_is_object(j)) {
-		fprintf(stderr, "%s:%d:%d: error: %s\n", *path, j ? 1 : je.line, j ? 1 : je.column,
+		fprintf(stderr, "%s:%d:%d: error: %s\n", *path, j || je.line < 1 ? 1 : je.line, j || je.column < 1 ? 1 : je.column,
 			j ? "not a provenance (no JSON object)" : je.text);
 		json_decref(j);
 		return NULL;
 	}
 	if (!jstr(j, "configuration.workload") || !jstr(j, "configuration.run")) {
 		fprintf(stderr, "%s:1:1: error: not a run's provenance (no configuration.workload, configuration.run)\n", *path);
+		json_decref(j);
+		return NULL;
+	}
+	char *bad = side_unsafe(j);
+	if (bad) {
+		fprintf(stderr, "%s:1:1: error: %s: not a provenance llmb bisect runs\n", *path, bad);
+		free(bad);
 		json_decref(j);
 		return NULL;
 	}
@@ -254,7 +336,7 @@ commits_of(const struct bis *b, struct comp *c)
 		if (e->d_name[0] == '.')
 			continue;
 		char *src = xasprintf("%s/%s/src/%s", vd, e->d_name, c->name), *range = xasprintf("%s..%s", c->good, c->bad);
-		char *argv[] = {"git", "-C", src, "rev-list", "--first-parent", "--reverse", range, NULL};
+		char *argv[] = {"git", "-C", src, "rev-list", "--first-parent", "--reverse", "--end-of-options", range, NULL};
 		struct sb out = {0}, err = {0};
 		if (file_exists(src) && capture_run(argv, &out, &err) == 0 && out.len) {
 			c->commits = xcalloc(out.len / 8 + 2, sizeof *c->commits);
@@ -282,7 +364,7 @@ subject_of(const struct bis *b, const char *key, const char *commit)
 		if (e->d_name[0] == '.')
 			continue;
 		char *src = xasprintf("%s/%s/src/%s", vd, e->d_name, key);
-		char *argv[] = {"git", "-C", src, "log", "-1", "--format=%s", (char *)commit, "--", NULL};
+		char *argv[] = {"git", "-C", src, "log", "-1", "--format=%s", "--end-of-options", (char *)commit, "--", NULL};
 		if (file_exists(src))
 			subj = capture_first_line(argv);
 		free(src);
@@ -386,14 +468,19 @@ point_setup(struct bis *b, int swap, const char *commit, const char *point)
 	size_t na = 0;
 	while (b->make_argv[na])
 		na++;
-	char **argv = xcalloc(na + 2 * (b->nc + 16) + 1, sizeof *argv);
+	/* the make command, then a NAME=VALUE word per variable set: grown as
+	 * they come (the knobs both sides share are any number) */
+	size_t n = na, cap = na + 32;
+	char **argv = xcalloc(cap, sizeof *argv);
 	memcpy(argv, b->make_argv, na * sizeof *argv);
-	size_t n = na;
 #define SETV(name, val)                                                                                                \
 	do {                                                                                                           \
 		const char *v_ = (val);                                                                                \
 		setenv(!strcmp(name, "ENV") ? "LLMB_KNOB_ENV" : name, v_ ? v_ : "", 1);                                \
+		if (n + 2 > cap)                                                                                       \
+			argv = xrealloc(argv, (cap *= 2) * sizeof *argv);                                              \
 		argv[n++] = xasprintf("%s=%s", name, v_ ? v_ : "");                                                    \
+		argv[n] = NULL;                                                                                        \
 	} while (0)
 	char *tag = xasprintf("%s-%s", b->id, point);
 	SETV("LLMB_BISECT", tag);
@@ -583,7 +670,7 @@ side_json(const char *label, const double *x, size_t n, double *mean, double *se
 	*mean = stats_robust_mean(x, n, kept, &nk);
 	*se = stats_batch_se(x, n);
 	free(kept);
-	return json_pack("{s:s, s:f, s:f, s:f, s:i}", "label", label, "mean", *mean, "std", stats_std(x, n), "se", *se,
+	return json_pack("{s:s, s:f, s:f, s:f, s:I}", "label", label, "mean", *mean, "std", stats_std(x, n), "se", *se,
 			 "n", (json_int_t)n);
 }
 
@@ -836,7 +923,7 @@ bisect_run(struct bis *b, json_t *res)
 		if (code == BX_NONE)
 			culprit = culprit_of(b, c, c->commits[hi], last);
 		else
-			json_object_set_new(res, "range", json_pack("{s:s, s:s, s:s, s:i}", "repository", c->name, "good", c->commits[lo],
+			json_object_set_new(res, "range", json_pack("{s:s, s:s, s:s, s:I}", "repository", c->name, "good", c->commits[lo],
 								   "bad", c->commits[hi], "commits", (json_int_t)(hi - lo)));
 	}
 	if (culprit) {
@@ -927,13 +1014,20 @@ static int
 bisect_main(struct bis *b)
 {
 	policy_defaults(&b->pol);
-	if (b->policy_path && file_exists(b->policy_path) && policy_load(b->policy_path, &b->pol))
+	if (b->policy_path && policy_load(b->policy_path, &b->pol))
 		return BX_ERROR;
 	if (!(b->good = load_side(b, b->good_arg, &b->good_path)) || !(b->bad = load_side(b, b->bad_arg, &b->bad_path)))
 		return BX_ERROR;
 	if (strcmp(jstr(b->good, "configuration.workload"), jstr(b->bad, "configuration.workload"))) {
 		fprintf(stderr, "llmb bisect: error: GOOD is a run of %s, BAD of %s: one configuration is bisected\n",
 			jstr(b->good, "configuration.workload"), jstr(b->bad, "configuration.workload"));
+		return BX_ERROR;
+	}
+	/* the run directory's name is the configuration (<gpu>_<size>_<dtype>_<scale>) */
+	const char *rg = jstr(b->good, "configuration.run"), *rb = jstr(b->bad, "configuration.run");
+	if (strcspn(rg, "/") != strcspn(rb, "/") || strncmp(rg, rb, strcspn(rg, "/"))) {
+		fprintf(stderr, "%s:1:1: error: configuration.run %.*s, the good run's %.*s: one configuration is bisected\n",
+			b->bad_path, (int)strcspn(rb, "/"), rb, (int)strcspn(rg, "/"), rg);
 		return BX_ERROR;
 	}
 	if (run_key(b))
@@ -972,8 +1066,12 @@ bisect_main(struct bis *b)
 		return BX_ERROR;
 	}
 	b->rounds = json_array();
-	json_t *res = json_pack("{s:i, s:s, s:s, s:s, s:s, s:O}", "v", 1, "id", b->id, "workload", b->wl, "good", b->good_path,
-				"bad", b->bad_path, "not_swapped", b->fixed);
+	/* absolute, so that llmb diff finds the bisection from anywhere */
+	char *gabs = realpath(b->good_path, NULL), *babs = realpath(b->bad_path, NULL);
+	json_t *res = json_pack("{s:i, s:s, s:s, s:s, s:s, s:O}", "v", 1, "id", b->id, "workload", b->wl, "good",
+				gabs ? gabs : b->good_path, "bad", babs ? babs : b->bad_path, "not_swapped", b->fixed);
+	free(gabs);
+	free(babs);
 	int code = bisect_run(b, res);
 	json_object_set(res, "rounds", b->rounds);
 	json_object_set_new(res, "gpu_hours", json_real(b->spent));
@@ -1022,13 +1120,30 @@ bis_free(struct bis *b)
 	free(b->dir);
 }
 
+/* A whole number from lo to hi, in decimal digits only. */
 static int
-count_arg(const char *s, double lo, double hi, double *out)
+whole_arg(const char *s, int lo, int hi, int *out)
 {
+	size_t n = strlen(s);
+	if (!n || n > 4 || s[strspn(s, "0123456789")])
+		return -1;
+	int v = atoi(s);
+	if (v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int
+bisect_gpu_hours(const char *s, double *out)
+{
+	/* decimal digits and a point: no sign, exponent, hex, inf or nan */
 	char *end;
+	if (!*s || s[strspn(s, "0123456789.")] || strchr(s, '.') != strrchr(s, '.'))
+		return -1;
 	errno = 0;
 	double v = strtod(s, &end);
-	if (end == s || *end || errno || !(v >= lo && v <= hi))
+	if (end == s || *end || errno || !(v > 0 && v <= 1e9))
 		return -1;
 	*out = v;
 	return 0;
@@ -1049,6 +1164,8 @@ cmd_bisect(int argc, char **argv)
 		"Exit status: 0 a culprit, 1 none found, 2 error, 3 stopped by --max-gpu-hours, 4 inconclusive.\n";
 	struct bis b = {.top = ".", .install = layout_install_root(getenv(LAYOUT_INSTALL_VAR)), .repeats = 1,
 		.max_repeats = 3};
+	/* each option once: a second would silently replace the first */
+	const char *seen[128] = {0};
 	static const struct option longopts[] = {
 		{"top", required_argument, NULL, 't'}, {"install", required_argument, NULL, 'i'},
 		{"policy", required_argument, NULL, 'p'}, {"good", required_argument, NULL, 'g'},
@@ -1060,10 +1177,16 @@ cmd_bisect(int argc, char **argv)
 	int c;
 	cliopt_start();
 	while ((c = cliopt_next(argc, argv, "", longopts, &text)) != -1) {
+		if (c > 0 && c < 128 && c != 'h' && c != '?' && seen[c]) {
+			fprintf(stderr, "llmb bisect: error: %s given twice (first %s)\n%s", text, seen[c], usage);
+			return BX_ERROR;
+		}
+		if (c > 0 && c < 128)
+			seen[c] = text;
 		switch (c) {
 		case 'h': fputs(usage, stdout); return 0;
 		case 't': b.top = optarg; break;
-		case 'i': b.install = optarg; break;
+		case 'i': b.install = layout_install_root(optarg); break;
 		case 'p': b.policy_path = optarg; break;
 		case 'g': b.good_arg = optarg; break;
 		case 'b': b.bad_arg = optarg; break;
@@ -1077,23 +1200,16 @@ cmd_bisect(int argc, char **argv)
 		fprintf(stderr, "llmb bisect: error: unexpected argument %s\n%s", argv[optind], usage);
 		return BX_ERROR;
 	}
-	double v;
-	if (rep) {
-		if (count_arg(rep, 1, 20, &v) || v != floor(v)) {
-			fprintf(stderr, "llmb bisect: error: --repeats=%s: expected a whole number of pairs from 1 to 20\n", rep);
-			return BX_ERROR;
-		}
-		b.repeats = (int)v;
+	if (rep && whole_arg(rep, 1, 20, &b.repeats)) {
+		fprintf(stderr, "llmb bisect: error: --repeats=%s: expected a whole number of pairs from 1 to 20\n", rep);
+		return BX_ERROR;
 	}
-	if (maxrep) {
-		if (count_arg(maxrep, 1, 50, &v) || v != floor(v)) {
-			fprintf(stderr, "llmb bisect: error: --max-repeats=%s: expected a whole number of pairs from 1 to 50\n", maxrep);
-			return BX_ERROR;
-		}
-		b.max_repeats = (int)v;
+	if (maxrep && whole_arg(maxrep, 1, 50, &b.max_repeats)) {
+		fprintf(stderr, "llmb bisect: error: --max-repeats=%s: expected a whole number of pairs from 1 to 50\n", maxrep);
+		return BX_ERROR;
 	}
-	if (maxgh && count_arg(maxgh, 1e-9, 1e9, &b.max_gh)) {
-		fprintf(stderr, "llmb bisect: error: --max-gpu-hours=%s: expected GPU-hours above 0\n", maxgh);
+	if (maxgh && bisect_gpu_hours(maxgh, &b.max_gh)) {
+		fprintf(stderr, "llmb bisect: error: --max-gpu-hours=%s: expected GPU-hours above 0 (a decimal number)\n", maxgh);
 		return BX_ERROR;
 	}
 	if (b.max_repeats < b.repeats)
@@ -1106,6 +1222,45 @@ cmd_bisect(int argc, char **argv)
 	int rc = bisect_main(&b);
 	bis_free(&b);
 	return rc;
+}
+
+/* The whole environment, copied; and put back, every variable set since
+ * unset (the bisection's runs set knobs and variables of any name). */
+static char **
+env_save(void)
+{
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	char **v = xcalloc(n + 1, sizeof *v);
+	for (size_t i = 0; i < n; i++)
+		v[i] = xstrdup(environ[i]);
+	return v;
+}
+
+static void
+env_restore(char **saved)
+{
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	char **names = xcalloc(n + 1, sizeof *names);
+	for (size_t i = 0; i < n; i++)
+		names[i] = xstrndup(environ[i], strcspn(environ[i], "="));
+	for (size_t i = 0; i < n; i++) {
+		unsetenv(names[i]);
+		free(names[i]);
+	}
+	free(names);
+	for (char **e = saved; *e; e++) {
+		char *eq = strchr(*e, '=');
+		if (eq) {
+			*eq = 0;
+			setenv(*e, eq + 1, 1);
+		}
+		free(*e);
+	}
+	free(saved);
 }
 
 void
@@ -1121,6 +1276,7 @@ bisect_regressions(const char *top, const char *install, const char *policy, con
 			continue;
 		char scale[32];
 		snprintf(scale, sizeof scale, "%lld", (long long)json_integer_value(json_object_get(key, "scale")));
+		char **env = env_save();
 		setenv("WORKLOAD", jstr0(key, "workload"), 1);
 		setenv("GPU_TYPE", jstr0(key, "gpu"), 1);
 		setenv("SIZE", jstr0(key, "size"), 1);
@@ -1128,11 +1284,13 @@ bisect_regressions(const char *top, const char *install, const char *policy, con
 		setenv("SCALES", scale, 1);
 		struct bis b = {.top = top, .install = install, .policy_path = policy, .good_arg = good, .bad_arg = bad,
 			.make_argv = make_argv, .repeats = 1, .max_repeats = 3};
+		/* checked when the night started (nightly.c) */
 		const char *mg = getenv("BISECT_MAX_GPU_HOURS");
-		if (mg && *mg && count_arg(mg, 1e-9, 1e9, &b.max_gh))
+		if (mg && *mg && bisect_gpu_hours(mg, &b.max_gh))
 			b.max_gh = 0;
 		printf("llmb nightly: bisecting %s, nights %s..%s\n", jstr0(c, "fingerprint"), good, bad);
 		int code = bisect_main(&b);
+		env_restore(env);
 		char *jp = b.dir ? layout_in(b.dir, LAYOUT_BISECT_JSON) : NULL;
 		json_t *res = jp ? json_load_file(jp, 0, NULL) : NULL;
 		sb_addf(summary, "BISECTION %s (nights %s..%s, %s):\n", jstr0(c, "fingerprint"), good, bad,

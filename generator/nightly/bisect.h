@@ -22,10 +22,15 @@
 #include "base/util.h"
 
 int cmd_bisect(int argc, char **argv);
+/* A GPU-hour limit (--max-gpu-hours, BISECT_MAX_GPU_HOURS) as a decimal
+ * number above 0 into *out: 0, or -1 for anything else. */
+int bisect_gpu_hours(const char *s, double *out);
 /* The nightly's policy bisect_on_regression: each CONFIRMED configuration
  * of the night's verdict (verdict.json) is bisected between its last good
  * and its first bad night, its runs made by make_argv; what each found
- * (the culprit, or why none) is added to summary. */
+ * (the culprit, or why none) is added to summary. The environment is
+ * given back as it was after each: one bisection's runs set their knobs
+ * and variables, which the next and the rest of the night must not see. */
 void bisect_regressions(const char *top, const char *install, const char *policy, const json_t *verdict,
 			char **make_argv, struct sb *summary);
 

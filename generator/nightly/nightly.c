@@ -546,6 +546,14 @@ cmd_nightly(int argc, char **argv)
 		fprintf(stderr, "llmb nightly: error: ASYNC=%s: expected %s\n", a, bool_spellings);
 		return 2;
 	}
+	/* the limit of bisect_on_regression's bisections: refused now, not
+	 * found wrong (or taken as no limit) after the night ran */
+	const char *mg = getenv("BISECT_MAX_GPU_HOURS");
+	double gh;
+	if (mg && *mg && bisect_gpu_hours(mg, &gh)) {
+		fprintf(stderr, "llmb nightly: error: BISECT_MAX_GPU_HOURS=%s: expected GPU-hours above 0 (a decimal number)\n", mg);
+		return 2;
+	}
 	static const struct option longopts[] = {
 		{"top", required_argument, NULL, 't'}, {"install", required_argument, NULL, 'i'},
 		{"policy", required_argument, NULL, 'p'}, {"async", no_argument, NULL, 'a'}, {NULL, 0, NULL, 0},

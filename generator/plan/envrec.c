@@ -31,26 +31,36 @@ envrec_is_secret(const char *name, char *const *declared, size_t n)
 	return 0;
 }
 
-/* NAME=...: a shell identifier of a family. */
+int
+envrec_records(const char *name)
+{
+	size_t l = strlen(name);
+	if (!l || strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != l)
+		return 0;
+	int fam = 0;
+	for (size_t i = 0; envrec_families[i] && !fam; i++)
+		fam = !strncmp(name, envrec_families[i], strlen(envrec_families[i])) && l > strlen(envrec_families[i]);
+	if (!fam || envrec_is_secret(name, NULL, 0))
+		return 0;
+	/* llmb's own knobs (CUDA_GRAPH_SCOPE), which make exports, are the
+	 * selection's, not the caller's environment */
+	for (int k = 0; k < K_NKNOBS; k++)
+		if (!strcmp(name, knob_names[k]))
+			return 0;
+	return 1;
+}
+
+/* NAME=...: a name envrec_records. */
 static int
 recorded(const char *entry)
 {
 	size_t l = strcspn(entry, "=");
-	if (!entry[l] || !l || strspn(entry, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != l)
-		return 0;
-	int fam = 0;
-	for (size_t i = 0; envrec_families[i] && !fam; i++)
-		fam = !strncmp(entry, envrec_families[i], strlen(envrec_families[i])) && l > strlen(envrec_families[i]);
-	if (!fam)
+	if (!entry[l] || !l)
 		return 0;
 	char *name = xstrndup(entry, l);
-	int skip = envrec_is_secret(name, NULL, 0);
-	/* llmb's own knobs (CUDA_GRAPH_SCOPE), which make exports, are the
-	 * selection's, not the caller's environment */
-	for (int k = 0; k < K_NKNOBS && !skip; k++)
-		skip = !strcmp(name, knob_names[k]);
+	int ok = envrec_records(name);
 	free(name);
-	return !skip;
+	return ok;
 }
 
 static int

@@ -28,6 +28,10 @@ extern const char *const envrec_secret_patterns[];
  * names the recipe declares. */
 int envrec_is_secret(const char *name, char *const *declared, size_t n);
 
+/* Whether a variable of that name is recorded: a shell identifier of a
+ * family, neither a secret's name nor one of llmb's knobs. */
+int envrec_records(const char *name);
+
 /* The caller's variables of the families, "NAME=value" borrowed from env
  * (the caller's environment, struct sel's; NULL: none), sorted by name,
  * secrets and malformed names left out (*n of them). Computed once, from
