@@ -141,6 +141,7 @@ ID=$(sed -n 's/^llmb bisect \([0-9a-f]\{12\}\):.*/\1/p' "$TRASH/.out")
 t_ok "the run's make got every shared knob, and the selection" sh -c "
 	for k in $KNOBS; do grep -qx \"\$k=v\$k\" '$TRASH/argv' || { echo \"no \$k\"; exit 1; }; done
 	grep -qx 'WORKLOAD=quick' '$TRASH/argv' && grep -qx 'LLMB_BISECT_PIN=steplib=$C0' '$TRASH/argv'"
+t_grep "...and the install tree it reads, by an absolute path" "^LLMB_INSTALL=$(cd "$TRASH/inst" && pwd -P)\$" "$TRASH/argv"
 
 # bisect.json names both runs by absolute paths, whatever the command said
 rm -rf "$TRASH/inst"

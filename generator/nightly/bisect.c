@@ -485,6 +485,11 @@ point_setup(struct bis *b, int swap, const char *commit, const char *point)
 	char *tag = xasprintf("%s-%s", b->id, point);
 	SETV("LLMB_BISECT", tag);
 	free(tag);
+	/* the tree this bisection reads its runs from, whatever the caller's
+	 * environment says; absolute, as the make command may run elsewhere */
+	char *inst = realpath(b->install, NULL);
+	SETV("LLMB_INSTALL", inst ? inst : b->install);
+	free(inst);
 	/* every repository at the good run's pin (the recipe's may have moved
 	 * since), the swapped one at its bad pin or at commit */
 	struct sb pins = {0};
