@@ -75,19 +75,35 @@ by_name(const void *a, const void *b)
 const char *const *
 envrec_caller(char *const *env, size_t *n)
 {
-	static const char **v;
-	static size_t nv;
-	static int done;
-	if (!done) {
-		done = 1;
-		for (char *const *e = env; e && *e; e++)
-			if (recorded(*e)) {
-				v = xrealloc(v, (nv + 1) * sizeof *v);
-				v[nv++] = *e;
-			}
-		if (nv)
-			qsort(v, nv, sizeof *v, by_name);
+	/* Each list is kept while the process lives (plans borrow it); a new
+	 * one is made only when the recorded variables changed, as they do
+	 * between the runs one bisection plans in process. */
+	static const char ***lists;
+	static size_t *lens, nlists;
+	const char **v = NULL;
+	size_t nv = 0;
+	for (char *const *e = env; e && *e; e++)
+		if (recorded(*e)) {
+			v = xrealloc(v, (nv + 1) * sizeof *v);
+			v[nv++] = *e;
+		}
+	if (nv)
+		qsort(v, nv, sizeof *v, by_name);
+	if (nlists) {
+		const char **last = lists[nlists - 1];
+		size_t i = 0, nl = lens[nlists - 1];
+		while (i < nv && i < nl && !strcmp(v[i], last[i]))
+			i++;
+		if (i == nv && i == nl) {
+			free(v);
+			*n = nl;
+			return last;
+		}
 	}
+	lists = xrealloc(lists, (nlists + 1) * sizeof *lists);
+	lens = xrealloc(lens, (nlists + 1) * sizeof *lens);
+	lists[nlists] = v;
+	lens[nlists++] = nv;
 	*n = nv;
 	return v;
 }

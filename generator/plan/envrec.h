@@ -34,8 +34,9 @@ int envrec_records(const char *name);
 
 /* The caller's variables of the families, "NAME=value" borrowed from env
  * (the caller's environment, struct sel's; NULL: none), sorted by name,
- * secrets and malformed names left out (*n of them). Computed once, from
- * the first env given: a process has one caller. */
+ * secrets and malformed names left out (*n of them). The list lives as
+ * long as the process; the same one comes back while those variables are
+ * the same (a bisection plans its runs in process, each with its own). */
 const char *const *envrec_caller(char *const *env, size_t *n);
 
 /* Says (llmb: error: ...) of each recorded variable of env whose value
