@@ -379,6 +379,14 @@ t_ok "slowruns: runs of slow-mode nights, as likely as the baseline's runs say, 
 # modes: the same history keeps only its first episode (night 43).
 mk sharepost -w 0.01 -a 0.6 -s 34 -r 0.01 -n 300 -S 10000012 bimodal:0.1:1.03:3:1
 t_ok "sharepost: a run of a rare mode, likely under the share's posterior, confirms nothing" test "$(episodes sharepost)" = 43
+# A rare slow mode in runs (10% of nights 3% slower, runs of 3, 1% noise,
+# a seed of the shapes' draw): the 90 nights before the run of nights 96
+# to 98 hold one earlier run, 2.97 nights by responsibility, under the 3
+# nights that made the fit two modes; the share's point (3.3%) with the
+# nights independent made the run a ramp confirmed on night 99. From 2
+# nights in each mode the share's posterior and the runs count.
+mk rarerun -w 0.01 -a 0.6 -s 34 -r 0.01 -n 300 -S 10003072 bimodal:0.1:1.03:3:1
+t_ok "rarerun: a run of a mode seen in one earlier run, likely under the share's posterior, confirms nothing" test "$(episodes rarerun)" = none
 # A 5% regression at 1% noise (bench seed), fixed on night 36; a chance
 # run from night 39 is confirmed on night 42. Its first bad night is its
 # own, not the change point of the regression that ended (night 31).
