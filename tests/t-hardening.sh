@@ -294,6 +294,30 @@ for gen in keyed given; do
 	t_grep "and selection s without its secret: the refusal names it" 'LLMB_TEST_SECRET is not set: the selected workloads' "$TRASH/sel3.out"
 	t_nogrep "and selection s without its secret: nothing submitted" 'sbatch stand-in' "$TRASH/sel3.out"
 done
+# A name the recipe lists under secrets: is passed by name even when it is
+# of a family llmb records from the caller (TORCH_*): its value is in no
+# stage configuration and no job script.
+sed 's/^workload: w$/workload: t/' "$T3/workloads/w.yaml" >"$T3/workloads/t.yaml"
+printf 'secrets: [TORCH_AUTH]\n' >>"$T3/workloads/t.yaml"
+cp -r "$T3/workloads/w" "$T3/workloads/t"
+t_ok "a recorded family's name as a secret: planned" env -C "$T3" TORCH_AUTH=supersecret123456 TORCH_SHOW=1 WORKLOAD=t \
+	GPU_TYPE=cpu EXECUTOR=slurm "$LLMB" gen --top . --gen "$TRASH/gen4"
+t_grep "...the caller's other TORCH_ variable recorded" '^callerenv=TORCH_SHOW=1$' <(cat "$TRASH"/gen4/cfg/train.*)
+t_nogrep "...the secret's value in no configuration" supersecret123456 <(cat "$TRASH"/gen4/cfg/*)
+env -C "$T3" TORCH_AUTH=supersecret123456 TORCH_SHOW=1 WORKLOAD=t GPU_TYPE=cpu EXECUTOR=slurm \
+	"$LLMB" script --top . --gen "$TRASH/gen4" --install "$TRASH/inst4" train.t.cpu.tiny.fp32.1 >"$TRASH/script4.sh" 2>&1
+t_grep "...the job script checks it by name" 'TORCH_AUTH' "$TRASH/script4.sh"
+t_nogrep "...and holds no value of it" supersecret123456 "$TRASH/script4.sh"
+# env: keys and secrets: names are variable names a job script exports
+for bad in 'env: {A-B: "1"}' 'secrets: [A-B]' 'secrets: [1X]'; do
+	case $bad in
+	env*) sed "s/^workload: w\$/workload: v/; /^train:\$/a\\  $bad" "$T3/workloads/w.yaml" >"$T3/workloads/v.yaml" ;;
+	*) { sed 's/^workload: w$/workload: v/' "$T3/workloads/w.yaml"; echo "$bad"; } >"$T3/workloads/v.yaml" ;;
+	esac
+	t_rc "recipe $bad: refused (exit 2)" 2 env -C "$T3" "$LLMB" check --top .
+	t_grep "...at its position" "workloads/v.yaml:[0-9]+:[0-9]+: error: '(A-B|1X)' is not a variable name" "$TRASH/.out"
+done
+rm -f "$T3/workloads/v.yaml"
 # Each selection (and install tree, and night) has its own rules directory.
 gen_of() { m3 -pn report "$@" 2>/dev/null | sed -n 's/^LLMB_GEN := //p' | sort -u; }
 ga=$(gen_of WORKLOAD=w LLMB_INSTALL="$TRASH/inst3-keyed") gb=$(gen_of WORKLOAD=w SCALES=1 LLMB_INSTALL="$TRASH/inst3-keyed")

@@ -22,6 +22,14 @@ valid_name(const char *s)
 	return *s && isalnum((unsigned char)*s) && strlen(s) <= 64 && all_chars(s, "._+-");
 }
 
+/* A name a shell exports: a job script writes `export NAME=...`. */
+int
+valid_var(const char *s)
+{
+	return *s && !isdigit((unsigned char)*s) && strlen(s) <= 128 &&
+	       !s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")];
+}
+
 /* Printable text. "[[" and "]]" are refused because job scripts are made
  * with m4 and these are its quotes there. */
 int
@@ -113,6 +121,7 @@ static const struct {
 	const char *what;
 } scalar_classes[] = {
 	{T_NAME, valid_name, "a name ([A-Za-z0-9] then [A-Za-z0-9._+-], at most 64)"},
+	{T_VAR, valid_var, "a variable name ([A-Za-z_] then [A-Za-z0-9_])"},
 	{T_STR, valid_str, "printable text without control characters, '[[' or ']]'"},
 	{T_WORD, valid_word, "printable text whose {placeholders} are {name}"},
 	{T_PATH, valid_path, "a relative path of [A-Za-z0-9._/+-] without '..'"},
@@ -283,14 +292,16 @@ check(const char *file, const struct ynode *n, const struct ytype *t)
 		for (size_t i = 0; i < n->nkids; i++)
 			errs += check(file, n->kids[i], t->elem);
 		return errs;
-	case T_NAMES: {
-		static const struct ytype name = {T_NAME, 0, 0, 0};
+	case T_NAMES:
+	case T_VARS: {
+		static const struct ytype name = {T_NAME, 0, 0, 0}, var = {T_VAR, 0, 0, 0};
+		const struct ytype *e = t->kind == T_VARS ? &var : &name;
 		if (n->kind == Y_SCALAR)
-			return check_scalar(file, n, &name);
+			return check_scalar(file, n, e);
 		if (want(file, n, Y_SEQ, "a name or a list of names"))
 			return 1;
 		for (size_t i = 0; i < n->nkids; i++)
-			errs += check(file, n->kids[i], &name);
+			errs += check(file, n->kids[i], e);
 		return errs;
 	}
 	case T_OBJ:
@@ -298,11 +309,15 @@ check(const char *file, const struct ynode *n, const struct ytype *t)
 			return 1;
 		return check_obj(file, n, t->fields);
 	case T_DICT:
+	case T_VARDICT:
 		if (want(file, n, Y_MAP, "a mapping"))
 			return 1;
 		for (size_t i = 0; i < ymap_len(n); i++) {
 			const struct ynode *k = ymap_key(n, i);
-			if (!valid_name(k->str)) {
+			if (t->kind == T_VARDICT && !valid_var(k->str)) {
+				diag_error(file, k->line, k->col, "'%s' is not a variable name ([A-Za-z_] then [A-Za-z0-9_])", k->str);
+				errs++;
+			} else if (t->kind == T_DICT && !valid_name(k->str)) {
 				diag_error(file, k->line, k->col, "'%s' is not a name ([A-Za-z0-9] then [A-Za-z0-9._+-])", k->str);
 				errs++;
 			}

@@ -27,6 +27,9 @@ enum tkind {
 	T_OBJ,      /* mapping with the fields[] keys */
 	T_DICT,     /* mapping from T_NAME keys to elem */
 	T_STR_OR_OBJ, /* a T_STR, or a T_OBJ with fields[] (pip entries) */
+	T_VAR,      /* [A-Za-z_][A-Za-z0-9_]*: an environment variable's name */
+	T_VARS,     /* one T_VAR, or a list of them (secrets) */
+	T_VARDICT,  /* mapping from T_VAR keys to elem (a job's env) */
 };
 
 struct field;
@@ -51,6 +54,7 @@ int schema_check(const char *file, const struct ynode *node, const struct ytype 
 
 /* The value classes, for values that do not come from a YAML tree. */
 int valid_name(const char *s);
+int valid_var(const char *s);     /* T_VAR */
 int valid_str(const char *s);
 int valid_path(const char *s);    /* T_PATH */
 int valid_sha(const char *s);     /* T_SHA: a full 40-digit lowercase hex commit */

@@ -20,7 +20,7 @@ static const struct ytype t_name = SCALAR(T_NAME), t_str = SCALAR(T_STR),
 static const struct ytype t_words = {T_LIST, &t_word, 0, 0};
 static const struct ytype t_paths = {T_LIST, &t_path, 0, 0};
 static const struct ytype t_ints = {T_LIST, &t_int, 0, 0};
-static const struct ytype t_env = {T_DICT, &t_word, 0, 0};
+static const struct ytype t_env = {T_VARDICT, &t_word, 0, 0}, t_vars = SCALAR(T_VARS);
 static const struct ytype t_numdict = {T_DICT, &t_num, 0, 0};
 static const struct ytype t_exprdict = {T_DICT, &t_expr, 0, 0};
 
@@ -132,7 +132,7 @@ static const struct field task_fields[] = {
 	{"image", &t_name, 0, "image key to run in"},
 	{"proves", &t_paths, 1, "files (relative to the workload directory) that prove it finished"},
 	{"size_gb", &t_num, 0, "disk space it needs, checked before it starts"},
-	{"secrets", &t_names, 0, "environment variables passed by name (HF_TOKEN)"},
+	{"secrets", &t_vars, 0, "environment variables passed by name (HF_TOKEN)"},
 	{"env", &t_env, 0, "environment of the task"},
 	{"mounts", &t_words, 0, "container mounts src:dst when the task runs in an image"},
 	{"time_limit", &t_time, 0, "time limit"},
@@ -177,7 +177,7 @@ static const struct field train_fields[] = {
 	{"image", &t_name, 0, "image key the job runs in"},
 	{"cmd", &t_words, 1, "argv of the training program; {placeholders} from the stage configuration"},
 	{"env", &t_env, 0, "environment of the job"},
-	{"secrets", &t_names, 0, "environment variables passed by name"},
+	{"secrets", &t_vars, 0, "environment variables passed by name"},
 	{"time_limit", &t_time, 0, "time limit"},
 	{"mounts", &t_words, 0, "container mounts src:dst"},
 	{"srun", &t_srun, 0, "flags of the training step's srun line"},
@@ -262,7 +262,7 @@ static const struct field workload_fields[] = {
 	{"default_gpu", &t_name, 0, "GPU type planned when GPU_TYPE is not given (default: every one)"},
 	{"reference", &t_refs, 0, "published performance"},
 	{"knobs", &t_knobs, 0, "defaults of the run knobs"},
-	{"secrets", &t_names, 0, "environment variables every job of the workload needs, by name"},
+	{"secrets", &t_vars, 0, "environment variables every job of the workload needs, by name"},
 	{NULL},
 };
 static const struct ytype t_workload = {T_OBJ, 0, workload_fields, 0};

@@ -223,13 +223,18 @@ render_data(const struct pc_data *d, struct sb *out)
 }
 
 /* The caller's variables the record keeps: those the job's environment
- * does not set (render leaves the others out). */
+ * does not set and the recipe does not name a secret (its value is passed
+ * by name, never written: render, the job script and provenance leave the
+ * others out). */
 int
 pc_callerenv_kept(const struct pc_train *t, size_t i)
 {
 	size_t l = strcspn(t->callerenv[i], "=");
 	for (size_t k = 0; k < t->cmd.nenv; k++)
 		if (!strncmp(t->cmd.env[k], t->callerenv[i], l + 1))
+			return 0;
+	for (size_t k = 0; k < t->cmd.nsecrets; k++)
+		if (strlen(t->cmd.secrets[k]) == l && !strncmp(t->cmd.secrets[k], t->callerenv[i], l))
 			return 0;
 	return 1;
 }
