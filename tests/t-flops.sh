@@ -214,6 +214,14 @@ t_grep "metrics: mfu is null" '"mfu_pct": null' "$TRASH/.out"
 t_rc "metrics: missing --gpus" 2 "$LLMB" metrics --seq 4096 --gbs 256 --step-time 2.693
 t_rc "metrics: bad number" 2 "$LLMB" metrics --seq 4096 --gbs x --step-time 2.693 --gpus 8
 t_grep "metrics: bad number message" "'x' is not a number" "$TRASH/.out"
+# what llmb metrics never takes: a zero length or batch (days infinite,
+# which JSON cannot carry), a fraction of a GPU, hex, a value given twice
+for a in "--seq 0 --gbs 256 --gpus 8" "--seq 4096 --gbs 0 --gpus 8" "--seq 4096 --gbs 256 --gpus 1.5" \
+	"--seq 4096 --gbs 256 --gpus 0x10" "--seq 4096 --gbs 256 --gpus 8 --gpus 16"; do
+	# shellcheck disable=SC2086 # the words of a
+	t_rc "metrics: $a refused (exit 2)" 2 "$LLMB" metrics --step-time 2.693 $a --format=json
+done
+t_grep "metrics: twice, said" "llmb metrics: --gpus given twice" "$TRASH/.out"
 
 # Expression errors point into the YAML: file:line:col of the bad name.
 B=$TRASH/bad

@@ -98,6 +98,10 @@ t_ok "unknown numbers are null in JSON" py "sys.exit(m['columns'][0]['metrics'][
 mkdir -p "$TRASH/inst/workloads/nemotron4/reports"
 O=$TRASH/inst/workloads/nemotron4/reports/h100_15b_bf16.json
 t_ok "--out writes the report" rep --tolerance=5 --out="$O" "$E"
+for v in abc 5abc 0x10 inf 1e999 ""; do
+	t_rc "--tolerance=$v: refused (exit 2)" 2 rep --tolerance="$v" "$E"
+	t_grep "...saying why" "^llmb report: --tolerance: '$v' is not a percentage" "$TRASH/.out"
+done
 for f in text md csv json html; do
 	case $f in json) p=$O ;; text) p=$O.txt ;; *) p=$O.$f ;; esac
 	t_cmp "--out writes the $f format" "$TRASH/out.$f" "$p"

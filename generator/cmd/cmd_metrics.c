@@ -21,12 +21,13 @@ struct opt {
 	double *v;
 };
 
+/* A number as written in decimal (an exponent allowed): no hex, no inf. */
 static int
 parse_num(const char *name, const char *s, double *v)
 {
 	char *end;
 	*v = strtod(s, &end);
-	if (!*s || *end || !isfinite(*v) || *v < 0) {
+	if (!*s || *end || s[strspn(s, "0123456789.eE+-")] || !isfinite(*v) || *v < 0) {
 		fprintf(stderr, "%s: %s: '%s' is not a number >= 0\n", progname, name, s);
 		return -1;
 	}
@@ -47,6 +48,7 @@ parse_opts(int argc, char **argv, const struct opt *opts, const char **format,
 		lo[n] = (struct option){o->name + 2, required_argument, NULL, 256 + (int)n - 3}, n++;
 	const char *text;
 	int c;
+	unsigned seen = 0;
 	cliopt_start();
 	while ((c = cliopt_next(argc, argv, "-:", lo, &text)) != -1) {
 		if (c == 'f' || c == 'r' || c == 't') {
@@ -54,6 +56,12 @@ parse_opts(int argc, char **argv, const struct opt *opts, const char **format,
 			continue;
 		}
 		if (c >= 256) {
+			/* each once: a second value was never a sum or an override */
+			if (seen & (1u << (c - 256))) {
+				fprintf(stderr, "%s: %s given twice\n", progname, opts[c - 256].name);
+				return -1;
+			}
+			seen |= 1u << (c - 256);
 			if (parse_num(opts[c - 256].name, optarg, opts[c - 256].v))
 				return -1;
 			continue;
@@ -72,7 +80,7 @@ parse_opts(int argc, char **argv, const struct opt *opts, const char **format,
 static void
 print_json_num(const char *key, double v, int last)
 {
-	if (isnan(v))
+	if (!isfinite(v))
 		printf("  \"%s\": null%s\n", key, last ? "" : ",");
 	else
 		printf("  \"%s\": %.17g%s\n", key, v, last ? "" : ",");
@@ -81,7 +89,7 @@ print_json_num(const char *key, double v, int last)
 static void
 print_text_num(const char *key, double v, const char *unit)
 {
-	if (isnan(v))
+	if (!isfinite(v))
 		printf("%-16s -\n", key);
 	else
 		printf("%-16s %.2f%s\n", key, v, unit);
@@ -136,8 +144,12 @@ cmd_metrics(int argc, char **argv)
 		fprintf(stderr, "%s: --seq, --gbs, --step-time and --gpus are required\n%s", progname, usage_text);
 		return 2;
 	}
-	if (st <= 0 || gpus <= 0 || tokens <= 0) {
-		fprintf(stderr, "%s: --step-time, --gpus and --tokens must be > 0\n", progname);
+	if (st <= 0 || gpus <= 0 || tokens <= 0 || seq <= 0 || gbs <= 0) {
+		fprintf(stderr, "%s: --seq, --gbs, --step-time, --gpus and --tokens must be > 0\n", progname);
+		return 2;
+	}
+	if (seq != floor(seq) || gbs != floor(gbs) || gpus != floor(gpus)) {
+		fprintf(stderr, "%s: --seq, --gbs and --gpus are whole numbers\n", progname);
 		return 2;
 	}
 	struct metrics m;

@@ -1,5 +1,6 @@
 /* cmd_report: `llmb report`, the command around report.c: reads the
  * options and calls report_build, or report_show with --show. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +57,13 @@ option(int c, const char *v, const char *text, struct opts *o)
 	} else if (!v) {
 		return -1;
 	} else if (c == O_TOLERANCE) {
-		o->q.tolerance = strtod(v, NULL);
+		/* a percentage as written: digits and one point, nothing after */
+		char *end;
+		o->q.tolerance = strtod(v, &end);
+		if (!*v || *end || v[strspn(v, "0123456789.")] || !isfinite(o->q.tolerance)) {
+			fprintf(stderr, "llmb report: --tolerance: '%s' is not a percentage (a number >= 0)\n", v);
+			return -1;
+		}
 	} else if (c >= O_TOP && c <= O_FORMAT) {
 		*by_eq[c - O_TOP] = v;
 	} else {
