@@ -206,6 +206,13 @@ assert v["flagged"][0].startswith("a node was not judged before the run: %s (its
 assert "is unreadable: line 1" in v["flagged"][0], v
 EOF
 
+# A probe file of one node whose line names another: it never takes that
+# node's place; it is kept under its own file's node, unreadable.
+t_ok "a probe file naming another node: runs" run QUICK_NCCL=ib QUICK_GPU_EVENT=impostor
+t_ok "  this node's own probe stands, the impostor's is unreadable" test "$(jget "$R/provenance.json" \
+	"d['nodes']['$NODE']['status'], d['nodes']['zz-impostor']['status'], 'naming the node its file is of' in d['nodes']['zz-impostor']['why']")" = \
+	"ok unreadable True"
+
 # ---- llmb parse --provenance, directly -------------------------------------------
 cp "$TRASH/clean/provenance.json" "$TRASH/prov.json"
 printf '%s\n' "n1:1:1 [0] NCCL INFO Using network Socket" >"$TRASH/nccl.out"
