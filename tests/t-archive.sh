@@ -313,6 +313,20 @@ t_grep "...the provenance's" "r1/log-w_r1_1\.out: PROV_KEY's value replaced by <
 t_grep "...a value too short to look for, said" "HF_TOKEN's value is shorter than 8 bytes: not looked for" "$TRASH/.out"
 t_ok "...neither value in the archive" sh -c "! gzip -dc '$TRASH/s.tar.gz' | grep -aq 'secret-value'"
 t_rc "...which verifies" 0 "$LLMB" verify-archive "$TRASH/s.tar.gz"
+# Names that are secrets' by their spelling, in any case: this
+# environment's (TOKEN, SLURM_JWT, db_pass), and one a provenance recorded
+# in clear, its job's GITHUB_PAT, which this environment does not hold.
+mktree "$L"
+echo '{"job_environment": {"variables": {"GITHUB_PAT": "ghp-secret-value-4", "NCCL_ALGO": "Ring"}}}' \
+	>"$L/workloads/w/experiments/r1/provenance.json"
+printf 'a=tok-secret-value-2\nb=jwt-secret-value-3\nc=ghp-secret-value-4\nd=pass-secret-value-5\n' \
+	>"$L/workloads/w/experiments/r1/log-w_r1_1.out"
+t_ok "secrets named by their spelling: archived" env -u HF_TOKEN TOKEN=tok-secret-value-2 SLURM_JWT=jwt-secret-value-3 \
+	db_pass=pass-secret-value-5 "$LLMB" archive --install "$L" --out "$TRASH/n.tar.gz" --format=gzip
+for n in TOKEN SLURM_JWT GITHUB_PAT db_pass; do
+	t_grep "...$n's value replaced" "r1/log-w_r1_1\.out: $n's value replaced by <redacted:$n> \(1 time\)" "$TRASH/.out"
+done
+t_ok "...no value in the archive" sh -c "! gzip -dc '$TRASH/n.tar.gz' | grep -aq 'secret-value'"
 
 # ---- the archive's own name, place and time ------------------------------------
 # The members' folder is the file's name without its suffixes; a name that

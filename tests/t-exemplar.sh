@@ -143,6 +143,22 @@ t_grep "the table says the pass line" 'pass line: more than 101% of the referenc
 t_rc "llmb exemplar, EXEMPLAR_PASS_PCT=101: not certified (exit 1)" 1 lx EXEMPLAR_PASS_PCT=101
 t_ok "the JSON: the pass line" test "$(jq_py "$cert.json" "d['pass_pct']")" = 101.0
 t_ok "still no new training" test "$(ntrain)" = 2
+# A run its validity judged invalid keeps "status": "success" in
+# result.json: never counted, named invalid with the validity's reason.
+xr=$I/workloads/exb/experiments/exemplar/cpu_tiny_fp32_1/repeat-1/result.json
+cp "$xr" "$TRASH/exb-result.json"
+python3 - "$xr" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["validity"] = {"valid": False, "invalid": ["GPU clocks throttled during the run: HW thermal slowdown on n1 GPU 0"],
+                 "flagged": [], "findings": [], "checked": ["after"]}
+json.dump(d, open(sys.argv[1], "w"))
+EOF
+t_rc "llmb exemplar, exb's run invalid: not certified (exit 1)" 1 lx
+t_ok "the JSON: exb's run invalid, with the validity's reason, none counted" test "$(jq_py "$cert.json" \
+	"[(c['runs'][0]['status'], c['runs'][0]['reason'], c['runs_counted']) for c in d['configurations'] if c['workload']=='exb'][0]")" = \
+	"('invalid', 'GPU clocks throttled during the run: HW thermal slowdown on n1 GPU 0', 0)"
+cp "$TRASH/exb-result.json" "$xr"
 t_ok "llmb archive packs the certification" "$LLMB" archive --install "$I" --out "$TRASH/res.tar.gz" --format=gzip
 tar tzf "$TRASH/res.tar.gz" >"$TRASH/res.list"
 t_grep "the archive has certification.json" '^res/exemplar/certification\.json$' "$TRASH/res.list"

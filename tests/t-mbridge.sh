@@ -350,6 +350,9 @@ t_rc "ENV with a secret's name: refused" 2 ovplan ENV="HF_TOKEN=hf_x"
 t_grep "...saying secrets go by name" 'ENV: HF_TOKEN is a secret.s name' "$TRASH/ov.out"
 t_nogrep "...its value never said" 'hf_x' "$TRASH/ov.out"
 t_rc "ENV with a name like a secret's: refused" 2 ovplan ENV="MY_API_KEY=x"
+for n in SLURM_JWT GITHUB_PAT db_pass NGC_APIKEY; do
+	t_rc "ENV with $n, a secret's name in any case: refused" 2 ovplan ENV="$n=x"
+done
 t_rc "ENV with a bad name: refused" 2 ovplan ENV="1A=2"
 t_grep "...naming it" "ENV: '1A=2' is not NAME=VALUE" "$TRASH/ov.out"
 t_rc "ENV with a placeholder: refused" 2 ovplan ENV="A={install}"

@@ -98,6 +98,15 @@ nightly_import_bad() {
 	t_grep "import: a FIFO is no log" 'log-fifo_6003.out: cannot read the log: not a regular file' "$TRASH/.out"
 	t_ok "import: the FIFO is no record" test ! -e "$J/history"
 	rm -f "$K"/log-*
+	# A log whose name is not UTF-8 (its job id would be no JSON text): an
+	# error naming it, never a silent drop; the log beside it is recorded.
+	fake_log 20 '' >"$K/log-a_x"$'\xff'".out"
+	fake_log 20 '' >"$K/log-b_7201.out"
+	t_rc "import: a log name that is not UTF-8 is an error (exit 1)" 1 timeout 20 "${imp[@]}" "$U"
+	t_grep "import: ...said" 'cpu_tiny_fp32_1: a log whose name is not UTF-8 text; not recorded' "$TRASH/.out"
+	t_nogrep "import: ...never a (null)" '\(null\)' "$TRASH/.out"
+	t_grep "import: the other log is recorded" '"job":"7201"' "$J"/history/*.jsonl
+	rm -rf "$K"/log-* "$J/history"
 	t_rc "import: a missing folder is an error (exit 2)" 2 "${imp[@]}" "$U" "$TRASH/nosuch"
 	t_grep "import: the missing folder named" "nosuch: No such file or directory" "$TRASH/.out"
 	t_rc "import: an unknown --workload is an error (exit 2)" 2 "$LLMB" record --import --top "$T" --install "$J" --workload nosuch "$U"

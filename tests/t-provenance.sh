@@ -24,10 +24,13 @@ sed -e 's/^  steps: 50$/  steps: 12/' -e 's/^  window: \[11, 44\]$/  window: [3,
 	"$TOP/workloads/tinygpt.yaml" >"$T/workloads/tinygpt.yaml"
 git -C "$T" init -q && git -C "$T" add -A && git -C "$T" -c user.name=t -c user.email=t@t commit -qm t
 I=$TRASH/tinst
-# A secret in the caller's environment (by name pattern: HF_TOKEN, *_TOKEN),
-# also under a name of a recorded family: its value is written nowhere.
+# A secret in the caller's environment (by its name's spelling, in any
+# case: HF_TOKEN, TOKEN, SLURM_JWT, GITHUB_PAT, hf_token, NGC_APIKEY,
+# DB_PASS), also under a name of a recorded family: its value is written
+# nowhere.
 SECRET=hf_envrecSECRETvalue
-t_ok "tinygpt trains with the local executor" env HF_TOKEN=$SECRET NCCL_FAKE_TOKEN=$SECRET \
+t_ok "tinygpt trains with the local executor" env HF_TOKEN=$SECRET NCCL_FAKE_TOKEN=$SECRET TOKEN=$SECRET \
+	SLURM_JWT=$SECRET GITHUB_PAT=$SECRET hf_token=$SECRET NGC_APIKEY=$SECRET DB_PASS=$SECRET \
 	make -C "$T" B="$TOP/build" LLMB_GEN="$TRASH/tgen" LLMB_INSTALL="$I" EXECUTOR=local WORKLOAD=tinygpt SCALES=1 train
 P=$I/workloads/tinygpt/experiments/cpu_tiny_fp32_1/provenance.json
 t_ok "the run directory has provenance.json" test -s "$P"
@@ -89,7 +92,8 @@ assert "environment" not in d["configuration"], d["configuration"]
 e = d["job_environment"]
 v = e["variables"]
 assert e["task"] == "rank 0" and v["RANK"] == "0" and v["LLMB_STAGE"] == "train.tinygpt.cpu.tiny.fp32.1", e
-assert v["HF_TOKEN"] == "<redacted>" and v["NCCL_FAKE_TOKEN"] == "<redacted>", v
+for n in ("HF_TOKEN", "NCCL_FAKE_TOKEN", "TOKEN", "SLURM_JWT", "GITHUB_PAT", "hf_token", "NGC_APIKEY", "DB_PASS"):
+    assert v[n] == "<redacted>", (n, v[n])
 EOF
 cp "$P" "$TRASH/tiny-a.json"
 # An NCCL_ variable in the caller's shell is part of the training's

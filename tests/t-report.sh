@@ -93,6 +93,27 @@ t_ok "128 GPUs: profiled, marked and never compared" \
 t_ok "the failed and the unparsed runs are excluded with why" \
 	py "x={e['scale']:e['reason'] for e in m['excluded']}; sys.exit(not (': line 2: Traceback' in x[256] and x[512].startswith('no result.json')))"
 t_ok "unknown numbers are null in JSON" py "sys.exit(m['columns'][0]['metrics']['tflops_per_gpu']['reference'] is not None)"
+# A run its validity judged invalid, for reasons of 1.5 KB whose bytes at
+# any cut are mid-character (a node named with "ñ"), one of them no string:
+# excluded with every reason whole, in every format.
+mkdir -p "$TRASH/ex2/h100_15b_bf16_16"
+cp "$E/h100_15b_bf16_16/result.json" "$E/h100_15b_bf16_16/train.done" "$TRASH/ex2/h100_15b_bf16_16/"
+python3 - "$TRASH/ex2/h100_15b_bf16_16/result.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+node = "\u00f1" * 45
+d["validity"] = {"valid": False, "invalid": ["GPU clocks throttled on %s GPU %d" % (node, i) for i in range(16)] + [None],
+                 "flagged": [], "findings": [], "checked": ["after"]}
+json.dump(d, open(sys.argv[1], "w"))
+EOF
+rep --format=json "$TRASH/ex2" >"$TRASH/ex2.json" 2>&1
+t_ok "...excluded with every reason, whole" python3 -c '
+import json, sys
+e = json.load(open(sys.argv[1]))["excluded"][0]
+n = "\u00f1" * 45
+assert e["reason"] == "invalid: " + "; ".join("GPU clocks throttled on %s GPU %d" % (n, i) for i in range(16)), e' "$TRASH/ex2.json"
+rep --format=text "$TRASH/ex2" >"$TRASH/ex2.txt" 2>&1
+t_grep "...the text report says invalid and the last reason" 'invalid: GPU clocks throttled on .* GPU 15 ' "$TRASH/ex2.txt"
 
 # The report stage: --out writes all five formats, each as printed.
 mkdir -p "$TRASH/inst/workloads/nemotron4/reports"

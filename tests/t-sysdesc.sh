@@ -31,6 +31,19 @@ t_rc "no input: usage, exit 2" 2 "$LLMB" sysdesc
 sed 's/"memory.total": "81559"/"memory.total": "unknown"/' "$G/report.json" >"$TRASH/na.json"
 t_rc "memory.total unknown: exit 0" 0 "$LLMB" sysdesc "$TRASH/na.json"
 t_grep "memory.total unknown: the capacity left empty" '^    "accelerator_memory_capacity": "",$' "$TRASH/.out"
+# A provenance's own values, as they stand: pins that are no strings are
+# skipped, a memory size written with an exponent is no figure.
+python3 - "$G/report.json" >"$TRASH/pins.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["runs"]:
+    if isinstance(r.get("provenance"), dict):
+        r["provenance"]["software"] = {"venv": {"python": "3.12.3", "pins": ["torch==2.5.1", None, 3]}}
+print(json.dumps(d).replace('"memory.total": "81559"', '"memory.total": "1e308"'))
+EOF
+t_rc "pins that are no strings, memory.total 1e308: exit 0" 0 "$LLMB" sysdesc "$TRASH/pins.json"
+t_grep "...the framework names the string pins only" '^    "framework": "Python 3\.12\.3, torch==2\.5\.1",$' "$TRASH/.out"
+t_grep "...the capacity left empty" '^    "accelerator_memory_capacity": "",$' "$TRASH/.out"
 # ... and so is a count or a clock that is not a number (it was copied as it stood).
 sed 's/"cpus": "224"/"cpus": "lots"/; s/"clocks.max.sm": "1980"/"clocks.max.sm": "unknown"/' "$G/report.json" >"$TRASH/na2.json"
 t_rc "cpus and clocks.max.sm not numbers: exit 0" 0 "$LLMB" sysdesc "$TRASH/na2.json"

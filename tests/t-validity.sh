@@ -115,6 +115,22 @@ t_ok "thermal slowdown: invalid, on each GPU" test "$(reasons)" = \
 	"GPU clocks throttled during the run: HW thermal slowdown on $NODE GPU 0 and 1 more"
 t_ok "thermal slowdown: recorded" record
 t_ok "thermal slowdown: the history record is invalid" test "$(last_record | jget /dev/stdin 'd["valid"]')" = False
+# A node that names 32 pre-flight checks of its own, each warned: its
+# findings come first and never push out the throttling that makes the run
+# invalid.
+grep iteration "$R"/log-*.out >"$TRASH/thermal.out"
+python3 - "$R/provenance.json" "$NODE" >"$TRASH/hostile.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+pf = d["nodes"][sys.argv[2]].setdefault("preflight", {"findings": []})
+pf.setdefault("findings", []).extend({"check": "c%d" % i, "verdict": "warn", "why": "invented"} for i in range(32))
+print(json.dumps(d))
+EOF
+t_ok "32 invented pre-flight warnings and a thermal slowdown: parses" "$LLMB" parse --window=1-3 --steps=5 \
+	--result="$TRASH/hostile-r.json" --provenance="$TRASH/hostile.json" "$TRASH/thermal.out"
+t_ok "  still invalid for the slowdown, every warning flagged" test "$(jget "$TRASH/hostile-r.json" \
+	'd["validity"]["valid"], d["validity"]["invalid"][0].startswith("GPU clocks throttled"), len(d["validity"]["flagged"]) >= 32')" = \
+	"False True True"
 t_ok "an uncorrectable ECC error and an XID during the run: runs" run QUICK_NCCL=ib QUICK_GPU_EVENT="ecc xid"
 t_ok "ECC and XID: invalid, both reasons" test "$(reasons)" = \
 	"new uncorrectable ECC errors during the run on $NODE GPU 0 and 1 more|new XID events during the run on $NODE (1)"
@@ -189,6 +205,13 @@ assert v["valid"] is True and [f["rule"] for f in v["findings"]] == ["node_probe
 assert v["flagged"][0].startswith("a node was not judged before the run: %s (its probe probe." % sys.argv[2]), v
 assert "is unreadable: line 1" in v["flagged"][0], v
 EOF
+
+# A probe file of one node whose line names another: it never takes that
+# node's place; it is kept under its own file's node, unreadable.
+t_ok "a probe file naming another node: runs" run QUICK_NCCL=ib QUICK_GPU_EVENT=impostor
+t_ok "  this node's own probe stands, the impostor's is unreadable" test "$(jget "$R/provenance.json" \
+	"d['nodes']['$NODE']['status'], d['nodes']['zz-impostor']['status'], 'naming the node its file is of' in d['nodes']['zz-impostor']['why']")" = \
+	"ok unreadable True"
 
 # ---- llmb parse --provenance, directly -------------------------------------------
 cp "$TRASH/clean/provenance.json" "$TRASH/prov.json"

@@ -699,6 +699,18 @@ t_rc "prov env: confirmed (exit 1)" 1 timeout 20 "$LLMB" judge --install "$TRASH
 t_grep "prov env: what changed names the variable the later night set" \
 	'^    configuration\.environment\.NCCL_IB_QPS_PER_CONNECTION: unset -> 4$' "$TRASH/.out"
 t_grep "prov env: ...and the one whose value changed" '^    configuration\.environment\.NCCL_ALGO: Ring -> Tree$' "$TRASH/.out"
+# A node's value holding a newline and ESC bytes, and a field name too: shown
+# as JSON strings, as llmb diff shows them, never a line of their own (the
+# nightly summary mails this text) nor an escape reaching a terminal.
+printf '{"machine": {"job": "1001"}, "nodes": {"n1": {"cpu_model": "Xeon"}}}\n' >"$TRASH/prov/runs/2026-01-02/provenance.json"
+printf '{"machine": {"job": "1002"}, "nodes": {"n1": {"cpu_model": "Xeon\\n\\u001b[31mCONFIRMED nothing; all good\\u001b[0m", "x\\ny": "1"}}}\n' \
+	>"$TRASH/prov/runs/2026-01-03/provenance.json"
+t_rc "prov control: confirmed (exit 1)" 1 timeout 20 "$LLMB" judge --install "$TRASH/prov"
+t_grep "prov control: the value escaped, as a JSON string" \
+	'^    nodes\.n1\.cpu_model: Xeon -> "Xeon\\n\\u001B\[31mCONFIRMED nothing; all good\\u001B\[0m"$' "$TRASH/.out"
+t_grep "prov control: the field name escaped too" '^    nodes\.n1\."x\\ny": \(absent\) -> 1$' "$TRASH/.out"
+t_nogrep "prov control: no line of the node's own" '^.?\[31mCONFIRMED' "$TRASH/.out"
+t_nogrep "prov control: no ESC byte" $'\e' "$TRASH/.out"
 # A bisection of this regression (make bisect, the nightly's
 # bisect_on_regression): its bisect.json names the two runs; the judge's
 # text and trend page and llmb diff of the two runs show its culprit, and

@@ -1,7 +1,9 @@
 /* secrets: see secrets.h. The names come from where llmb learns them (the
  * recipes, a run's provenance); the values only from the environment. */
 #define _GNU_SOURCE /* memmem */
+#include <ctype.h>
 #include <dirent.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,41 @@
 #include "base/secrets.h"
 #include "base/util.h"
 #include "base/yamlload.h"
+
+/* secrets_name's patterns (fnmatch) of the name in upper case. Upstream's
+ * --dump-env redacts the same kinds; the GNUmakefile's llmb_secret_name
+ * says the same of the names it records. */
+static const char *const name_patterns[] = {
+	"*TOKEN*", "*SECRET*", "*PASSWORD*", "*PASSWD*", "*CREDENTIAL*", "*APIKEY*", "*API_KEY*", "*PRIVATE_KEY*",
+	"*JWT*", "*_KEY", "*_KEY_ID", "PASS", "PASS_*", "*_PASS", "*_PASS_*", "PAT", "PAT_*", "*_PAT", "*_PAT_*",
+	"*_PWD", "*_PWD_*", NULL};
+
+int
+secrets_name(const char *name)
+{
+	char *up = xstrdup(name);
+	for (char *c = up; *c; c++)
+		*c = (char)toupper((unsigned char)*c);
+	int hit = 0;
+	for (size_t i = 0; name_patterns[i] && !hit; i++)
+		hit = !fnmatch(name_patterns[i], up, 0);
+	free(up);
+	return hit;
+}
+
+void
+secrets_case_pattern(struct sb *out)
+{
+	for (size_t i = 0; name_patterns[i]; i++) {
+		if (i)
+			sb_addc(out, '|');
+		for (const char *c = name_patterns[i]; *c; c++)
+			if (isalpha((unsigned char)*c))
+				sb_addf(out, "[%c%c]", *c, tolower((unsigned char)*c));
+			else
+				sb_addc(out, *c);
+	}
+}
 
 /* What a recipe's schema takes as a secret's name: an environment name. */
 static int
@@ -84,8 +121,8 @@ longest_first(const void *a, const void *b)
 }
 
 void
-secrets_load(struct secrets *s, const char *recipes, const json_t *more, char *(*value_of)(const char *name),
-	     const char *prog)
+secrets_load(struct secrets *s, const char *recipes, const json_t *more,
+	     const char *(*value_of)(const char *name, void *arg), void *arg, const char *prog)
 {
 	json_t *names = json_array(), *x;
 	size_t i;
@@ -96,7 +133,7 @@ secrets_load(struct secrets *s, const char *recipes, const json_t *more, char *(
 	s->v = xcalloc(json_array_size(names) + 1, sizeof *s->v);
 	s->n = 0;
 	json_array_foreach(names, i, x) {
-		const char *name = json_string_value(x), *value = value_of(name);
+		const char *name = json_string_value(x), *value = value_of(name, arg);
 		if (!value || !*value)
 			continue;
 		if (strlen(value) < SECRETS_MIN) {

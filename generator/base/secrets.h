@@ -10,6 +10,8 @@
 
 #include <jansson.h>
 
+#include "base/util.h"
+
 /* Values shorter than this are not looked for: they would replace
  * ordinary text. */
 #define SECRETS_MIN 8
@@ -27,14 +29,24 @@ struct secrets {
 
 /* The secrets set, of the names HF_TOKEN, every "secrets:" of the recipes
  * in the folder recipes (the checkout's workloads/) and the strings of
- * more (a JSON array, or NULL), their values asked of value_of (the
- * command passes getenv: the values are the environment's, kept while s
- * is). A value too short to look for is said on stderr as prog's. */
-void secrets_load(struct secrets *s, const char *recipes, const json_t *more, char *(*value_of)(const char *name),
-		  const char *prog);
+ * more (a JSON array, or NULL), their values asked of value_of(name, arg)
+ * (kept while s is: the environment's, or the caller's). A value too
+ * short to look for is said on stderr as prog's. */
+void secrets_load(struct secrets *s, const char *recipes, const json_t *more,
+		  const char *(*value_of)(const char *name, void *arg), void *arg, const char *prog);
 /* data (len bytes) with every value replaced, or NULL when it holds none;
  * *outlen its length, times[i] (s->n of them) how often secret i was. */
 char *secrets_redact(const struct secrets *s, const char *data, size_t len, size_t *outlen, size_t *times);
 void secrets_free(struct secrets *s);
+
+/* Whether name is a secret's by its spelling, in any case: it holds TOKEN,
+ * SECRET, PASSWORD, PASSWD, CREDENTIAL, APIKEY, API_KEY, PRIVATE_KEY or
+ * JWT, ends in _KEY or _KEY_ID, or has PASS, PAT or (after a prefix) PWD
+ * as a word between underscores. The one predicate of llmb: what a job's
+ * recorded environment leaves out, what ENV refuses, what an archive
+ * looks for. */
+int secrets_name(const char *name);
+/* Appends the same as one bash case pattern (*[Tt][Oo][Kk][Ee][Nn]*|...). */
+void secrets_case_pattern(struct sb *out);
 
 #endif

@@ -78,11 +78,26 @@ add_run(struct conf *c, const struct plan *p, const struct inst *in, const char 
 	json_t *res = st == R_DONE ? json_load_file(rp, JSON_REJECT_DUPLICATES, NULL) : NULL;
 	free(rp);
 	double t = report_num(json_object_get(res, "step_time"), "mean");
+	/* a run its validity says is invalid keeps "status": "success" in
+	 * result.json: invalid here, with the validity's reasons */
+	const json_t *validity = json_object_get(res, "validity");
+	int invalid = json_is_false(json_object_get(validity, "valid"));
 	json_t *o = json_pack("{s:s,s:s,s:o}", "run", run, "status",
-			      st == R_FAILED ? "failed" : st == R_PENDING ? "not run" : res ? report_str(res, "status") : "not parsed",
+			      st == R_FAILED ? "failed" : st == R_PENDING ? "not run" : !res ? "not parsed"
+			      : invalid && !strcmp(report_str(res, "status"), "success") ? "invalid" : report_str(res, "status"),
 			      "step_time_mean", isnan(t) ? json_null() : json_real(t));
 	if (*report_str(res, "reason"))
 		json_object_set_new(o, "reason", json_string(report_str(res, "reason")));
+	else if (invalid) {
+		struct sb why = {0};
+		size_t i;
+		json_t *x;
+		json_array_foreach(json_object_get(validity, "invalid"), i, x)
+			if (json_is_string(x))
+				sb_addf(&why, "%s%s", why.len ? "; " : "", json_string_value(x));
+		json_object_set_new(o, "reason", json_string(why.len ? why.buf : "its validity says invalid"));
+		sb_free(&why);
+	}
 	json_decref(res);
 	const char *status = report_str(o, "status");
 	if (prof) {

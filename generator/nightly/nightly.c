@@ -151,7 +151,7 @@ collect(struct night *n, struct plan *p, struct sb *workloads, struct sb *nostar
 		json_t *rec = record_of_stage(p, in, n->install, n->id, ver, &err);
 		int rc = rec ? record_append(n->install, rec) : -1;
 		if (!rec)
-			fprintf(stderr, "llmb nightly: error: %s\n", err.buf);
+			fprintf(stderr, "llmb nightly: error: %s\n", err.len ? err.buf : "the run's record could not be built");
 		fresh += rc > 0;
 		json_decref(rec);
 		sb_free(&err);

@@ -175,8 +175,10 @@ import_log(struct imp *im, struct rec_src *s, const char *log, const char *job)
 		if (job)
 			json_object_set_new(rec, "log_sha256", json_string(sha));
 		json_array_append_new(im->batch, rec);
-	} else
-		fprintf(stderr, "llmb record: warning: %s\n", err.buf);
+	} else {
+		fprintf(stderr, "llmb record: warning: %s\n", err.len ? err.buf : "the run's record could not be built");
+		im->c.failed++;
+	}
 	sb_free(&err);
 	free(night);
 	s->night = s->log = s->job = NULL;
@@ -196,6 +198,12 @@ import_run(struct imp *im, const char *dir, const char *w, const char *gpu, cons
 		size_t l = strlen(e->d_name);
 		if (l < 5 || strcmp(e->d_name + l - 4, ".out"))
 			continue;
+		if (utf8_invalid_at(e->d_name) >= 0 || has_control(e->d_name)) {
+			/* its job id would be no text a record can hold */
+			fprintf(stderr, "llmb record: warning: %s: a log whose name is not UTF-8 text; not recorded\n", dir);
+			im->c.failed++;
+			continue;
+		}
 		char *log = xasprintf("%s/%s", dir, e->d_name);
 		/* with a train.done, only the log it names */
 		if (td && (!td->log || strcmp(td->log, log))) {
@@ -660,7 +668,7 @@ record_stages(const char *top, const char *install, const char *version, char **
 		if (rec)
 			append_one(install, rec, &c, "run");
 		else
-			fprintf(stderr, "llmb record: error: %s\n", err.buf);
+			fprintf(stderr, "llmb record: error: %s\n", err.len ? err.buf : "the run's record could not be built");
 		c.failed += !rec;
 		json_decref(rec);
 		sb_free(&err);

@@ -1,10 +1,10 @@
 /* envrec: see envrec.h. */
 #define _POSIX_C_SOURCE 200809L
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/secrets.h"
 #include "plan/envrec.h"
 #include "plan/plandata.h"
 
@@ -14,17 +14,11 @@
 const char *const envrec_families[] = {"NCCL_", "NVTE_", "CUDA_", "TORCH_", "UCX_", "FI_", "OMPI_", "PMIX_",
 				       NULL};
 
-/* Secret names (upstream's --dump-env redacts the same kinds): tokens,
- * secrets, passwords, keys and credentials. */
-const char *const envrec_secret_patterns[] = {"HF_TOKEN", "*_TOKEN", "*_TOKEN_*", "*SECRET*", "*PASSWORD*",
-					      "*PASSWD*", "*_KEY", "*_KEY_ID", "*CREDENTIAL*", NULL};
-
 int
 envrec_is_secret(const char *name, char *const *declared, size_t n)
 {
-	for (size_t i = 0; envrec_secret_patterns[i]; i++)
-		if (!fnmatch(envrec_secret_patterns[i], name, 0))
-			return 1;
+	if (secrets_name(name))
+		return 1;
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(declared[i], name))
 			return 1;
@@ -127,8 +121,7 @@ envrec_check(char *const *env)
 void
 envrec_case_pattern(struct sb *out, char *const *declared, size_t n)
 {
-	for (size_t i = 0; envrec_secret_patterns[i]; i++)
-		sb_addf(out, "%s%s", i ? "|" : "", envrec_secret_patterns[i]);
+	secrets_case_pattern(out);
 	/* a declared name is a word of the pattern: identifiers only (no
 	 * other name can be exported to a job) */
 	for (size_t i = 0; i < n; i++)

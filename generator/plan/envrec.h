@@ -7,8 +7,8 @@
  *   re-runs exactly the trainings, and llmb diff names it;
  * - the rank-0 task of every training dumps its own environment into the
  *   job's state directory, each secret's value replaced, for provenance.
- * Secrets are recognized by name (envrec_secret_patterns, and the names a
- * recipe declares): their values are never recorded. */
+ * Secrets are recognized by name (secrets_name, and the names a recipe
+ * declares): their values are never recorded. */
 #ifndef LLMB_ENVREC_H
 #define LLMB_ENVREC_H
 
@@ -16,15 +16,13 @@
 
 #include "base/util.h"
 
-/* The prefixes of the recorded families, and the glob patterns (fnmatch)
- * of secret names; NULL-terminated. */
+/* The prefixes of the recorded families; NULL-terminated. */
 extern const char *const envrec_families[];
-extern const char *const envrec_secret_patterns[];
 
 /* What replaces a secret's value wherever an environment is recorded. */
 #define ENVREC_REDACTED "<redacted>"
 
-/* Whether name is a secret's: it matches a pattern, or is one of the n
+/* Whether name is a secret's: secrets_name says so, or it is one of the n
  * names the recipe declares. */
 int envrec_is_secret(const char *name, char *const *declared, size_t n);
 
@@ -45,7 +43,7 @@ const char *const *envrec_caller(char *const *env, size_t *n);
 int envrec_check(char *const *env);
 
 /* Appends the secret names as one bash case pattern
- * (HF_TOKEN|*_TOKEN|...|DECLARED...), for the job's environment dump. */
+ * (secrets_case_pattern's|DECLARED...), for the job's environment dump. */
 void envrec_case_pattern(struct sb *out, char *const *declared, size_t n);
 
 #endif

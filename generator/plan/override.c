@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "base/diag.h"
+#include "base/secrets.h"
 #include "base/util.h"
 #include "plan/override.h"
 
@@ -28,10 +29,6 @@ static const struct {
 static const char *const fp8_recipes[] = {"cs", "mx", "sc", NULL};
 static const char *const cg_scopes[] = {"full_iteration", "attn", "mlp", "moe", "moe_router", "moe_preprocess",
 					"mamba", NULL};
-/* Names ENV never passes: a secret goes by name through a recipe's
- * secrets:, never as a value on the command line. */
-static const char *const secret_words[] = {"TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "API_KEY",
-					   "PRIVATE_KEY", NULL};
 
 int
 ovr_set(const struct sel *s)
@@ -83,13 +80,13 @@ value_bad(enum knob k, const char *w, size_t n)
 	}
 }
 
+/* Names ENV never passes: a secret goes by name through a recipe's
+ * secrets:, never as a value on the command line. */
 static int
 secret_name(const char *name, size_t n, const struct recipes *rec)
 {
 	char *nm = xstrndup(name, n);
-	int bad = !strcmp(nm, "HF_TOKEN");
-	for (const char *const *w = secret_words; *w && !bad; w++)
-		bad = strstr(nm, *w) != NULL;
+	int bad = secrets_name(nm);
 	/* every name a recipe passes as a secret */
 	for (size_t i = 0; rec && !bad && i < rec->nworkloads; i++) {
 		const struct ynode *wl = rec->workloads[i]->root, *tasks = ymap_get(wl, "tasks");

@@ -43,10 +43,13 @@
 #include "base/secrets.h"
 #include "base/tar.h"
 #include "base/util.h"
+#include "plan/envrec.h"
 #include "results/archive.h"
 #include "results/record.h"
 #include "results/sysdesc.h"
 #include "store/layout.h"
+
+extern char **environ;
 
 #define MANIFEST_TAG "# llmb archive 1"
 #define TIME_MAX 253402300799LL /* 9999-12-31T23:59:59Z: the MANIFEST's time has four digits of year */
@@ -354,27 +357,52 @@ collect(struct collection *c, int profiles)
 	free(rel);
 }
 
+/* A secret's value: this environment's, else one a run's provenance
+ * recorded in clear (known is NAME -> value). */
+static const char *
+secret_value(const char *name, void *known)
+{
+	const char *v = getenv(name);
+	return v && *v ? v : json_string_value(json_object_get(known, name));
+}
+
 /* Replaces every secret's value in the members (secrets.h; said on stderr,
  * listed in c->red for the MANIFEST); a member whose name holds one is
- * left out. The secrets' names: the recipes' of top, and those the runs'
- * provenance says their jobs were given. */
+ * left out. The secrets' names: the recipes' of top, those the runs'
+ * provenance says their jobs were given, and every name of this
+ * environment or of a job's recorded one that secrets_name calls a
+ * secret's (a provenance written before it redacted them all holds their
+ * values). */
 static void
 redact(struct collection *c, const char *top)
 {
-	json_t *names = json_array(), *v;
+	json_t *names = json_array(), *known = json_object(), *v;
+	const char *k;
+	for (char **e = environ; *e; e++) {
+		char *name = xstrndup(*e, strcspn(*e, "="));
+		if (secrets_name(name))
+			json_array_append_new(names, json_string(name));
+		free(name);
+	}
 	for (size_t i = 0; i < c->n; i++) {
 		const char *slash = strrchr(c->v[i].path, '/');
 		if (strcmp(slash ? slash + 1 : c->v[i].path, LAYOUT_PROVENANCE))
 			continue;
 		json_t *p = json_loadb(c->v[i].data, c->v[i].len, 0, NULL);
-		size_t k;
-		json_array_foreach(json_object_get(json_object_get(p, "configuration"), "secrets_by_name"), k, v)
+		size_t j;
+		json_array_foreach(json_object_get(json_object_get(p, "configuration"), "secrets_by_name"), j, v)
 			json_array_append(names, v);
+		json_object_foreach(json_object_get(json_object_get(p, "job_environment"), "variables"), k, v) {
+			if (!secrets_name(k) || !json_is_string(v) || !strcmp(json_string_value(v), ENVREC_REDACTED))
+				continue;
+			json_array_append_new(names, json_string(k));
+			json_object_set(known, k, v);
+		}
 		json_decref(p);
 	}
 	struct secrets sec;
 	char *recipes = layout_workloads(top);
-	secrets_load(&sec, recipes, names, getenv, "llmb archive");
+	secrets_load(&sec, recipes, names, secret_value, known, "llmb archive");
 	free(recipes);
 	json_decref(names);
 	size_t *times = xcalloc(sec.n + 1, sizeof *times), keep = 0, len;
@@ -408,6 +436,7 @@ redact(struct collection *c, const char *top)
 		c->n = keep;
 	free(times);
 	secrets_free(&sec);
+	json_decref(known);
 }
 
 /* The runs' provenance, as packed, for the system description. */

@@ -382,7 +382,7 @@ node_unreadable(json_t *o, const char *path, size_t skip, const json_error_t *e,
 		free(name);
 		name = xstrdup("?");
 	}
-	char *why = parsed ? xasprintf("its probe %s is not a JSON object naming the node", base)
+	char *why = parsed ? xasprintf("its probe %s is not a JSON object naming the node its file is of", base)
 			   : xasprintf("its probe %s is unreadable: line %d, column %d: %s", base, e->line, e->column, e->text);
 	json_t *u = json_pack("{s:s, s:s}", "status", "unreadable", "why", utf8_invalid_at(why) < 0 ? why : "(not text)");
 	json_object_set_new(o, name, u);
@@ -409,6 +409,12 @@ nodes(const struct prov_src *s, const char *file)
 		json_error_t e;
 		json_t *j = json_load_file(g.gl_pathv[i], 0, &e);
 		const char *name = json_string_value(json_object_get(j, "node"));
+		/* the node the file is of (<file>.<job>.<node>.json) and no other:
+		 * a probe naming another node would take that node's place */
+		const char *base = strrchr(g.gl_pathv[i], '/') ? strrchr(g.gl_pathv[i], '/') + 1 : g.gl_pathv[i];
+		size_t bl = strlen(base);
+		if (name && (bl != skip + strlen(name) + 5 || strncmp(base + skip, name, strlen(name))))
+			name = NULL;
 		if (name && json_is_object(j)) {
 			char *n = xstrdup(name);
 			json_object_del(j, "node");

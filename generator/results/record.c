@@ -441,6 +441,15 @@ record_build(const struct rec_src *s, struct sb *err)
 				"samples", samples, "summary", summary, "reference", proxy ? json_null() : reference_of(s, gpu, size, dtype, scale),
 				"image", image_of(s->install, s->train_cfg), "config_hash", ch, "llmb_version", ver,
 				"nodes", nodes, "recorded_at", now);
+	if (!rec) {
+		/* a value JSON cannot hold: a job id from a log's name, a node
+		 * list, that is not UTF-8 */
+		sb_addf(err, "%s: job %s: a value of the record is not UTF-8 text; not recorded", s->run_dir, job);
+		json_decref(flags);
+		json_decref(knobs);
+		free(fp); free(nodes); free(now); free(ch); free(ver);
+		return NULL;
+	}
 	rates(rec, s, mean, log_tflops, scale, dtype, json_object_get(rec, "invalid"));
 	json_object_set_new(rec, "valid", json_boolean(!failed && json_array_size(json_object_get(rec, "invalid")) == 0));
 	/* where the run's provenance.json lies, for the nightly "what changed" */

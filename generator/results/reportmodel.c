@@ -221,47 +221,53 @@ runs_free(struct runs *rs)
 
 /* ---- runs, included and excluded ---------------------------------------- */
 
-/* prefix and the reasons of a validity list, "; " between them. */
+/* prefix and the reasons of a validity list (its strings), "; " between
+ * them, into b (emptied first). Whole: a reason cut mid-character would
+ * be no JSON string, and the run would lose it. */
 static void
-reasons(const json_t *list, const char *prefix, char *buf, size_t len)
+reasons(const json_t *list, const char *prefix, struct sb *b)
 {
-	size_t i, at = (size_t)snprintf(buf, len, "%s", prefix);
+	size_t i, n = 0;
 	json_t *x;
+	sb_reset(b);
+	sb_add(b, prefix);
 	json_array_foreach(list, i, x)
-		if (at < len)
-			at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? "; " : "", json_string_value(x));
+		if (json_is_string(x))
+			sb_addf(b, "%s%s", n++ ? "; " : "", json_string_value(x));
 }
 
-/* NULL when the run is included, else the reason it is not. */
+/* NULL when the run is included, else the reason it is not (in b, or a
+ * constant). */
 static const char *
-exclusion(const struct run *r, char *buf, size_t len)
+exclusion(const struct run *r, struct sb *b)
 {
 	const char *st = res_status(r);
 	json_t *fe = r->res ? json_object_get(r->res, "first_error") : NULL;
 	if (!r->res)
 		return "no result.json: the run was not parsed";
 	if (strcmp(st, "success") && strcmp(st, "profiled")) {
+		sb_reset(b);
 		if (*report_str(r->res, "reason"))
-			snprintf(buf, len, "%s: %s", st, report_str(r->res, "reason"));
+			sb_addf(b, "%s: %s", st, report_str(r->res, "reason"));
 		else if (fe && json_is_number(json_object_get(fe, "line")))
-			snprintf(buf, len, "%s: line %lld: %s", st, (long long)json_integer_value(json_object_get(fe, "line")),
-				 report_str(fe, "text"));
+			sb_addf(b, "%s: line %lld: %s", st, (long long)json_integer_value(json_object_get(fe, "line")),
+				report_str(fe, "text"));
 		else if (fe)
-			snprintf(buf, len, "%s: %s", st, report_str(fe, "text"));
+			sb_addf(b, "%s: %s", st, report_str(fe, "text"));
 		else if (json_is_integer(json_object_get(r->res, "last_iteration")))
-			snprintf(buf, len, "%s: last iteration %lld of %lld", st,
-				 (long long)json_integer_value(json_object_get(r->res, "last_iteration")),
-				 (long long)json_integer_value(json_object_get(r->res, "final_iteration")));
+			sb_addf(b, "%s: last iteration %lld of %lld", st,
+				(long long)json_integer_value(json_object_get(r->res, "last_iteration")),
+				(long long)json_integer_value(json_object_get(r->res, "final_iteration")));
 		else
-			snprintf(buf, len, "%s: no training step in the log", st);
-		return buf;
+			sb_addf(b, "%s: no training step in the log", st);
+		return b->buf;
 	}
 	if (isnan(report_num(json_object_get(r->res, "step_time"), "mean")))
 		return "no step time in the measurement window";
 	json_t *v = json_object_get(r->res, "validity");
 	if (json_is_false(json_object_get(v, "valid"))) {
-		reasons(json_object_get(v, "invalid"), "invalid: ", buf, len);
-		return buf;
+		reasons(json_object_get(v, "invalid"), "invalid: ", b);
+		return b->buf;
 	}
 	return NULL;
 }
@@ -276,7 +282,7 @@ run_record(const struct run *r)
 	};
 	json_t *o = json_pack("{s:s,s:I,s:s}", "name", r->name, "scale", (json_int_t)r->scale,
 			      "status", r->res ? res_status(r) : "not parsed");
-	char b[4096];
+	struct sb b = {0};
 	for (size_t i = 0; i < sizeof f / sizeof *f; i++)
 		json_object_set_new(o, f[i].key, f[i].val ? json_string(f[i].val) : json_null());
 	if (d->note)
@@ -286,8 +292,8 @@ run_record(const struct run *r)
 	else if (r->res && json_integer_value(json_object_get(r->res, "restarts")) > 0)
 		json_object_set_new(o, "note", json_string("the job restarted: measured on its last attempt only"));
 	else if (r->res && json_array_size(json_object_get(json_object_get(r->res, "validity"), "flagged"))) {
-		reasons(json_object_get(json_object_get(r->res, "validity"), "flagged"), "flagged: ", b, sizeof b);
-		json_object_set_new(o, "note", json_string(b));
+		reasons(json_object_get(json_object_get(r->res, "validity"), "flagged"), "flagged: ", &b);
+		json_object_set_new(o, "note", json_string(b.buf));
 	} else
 		json_object_set_new(o, "note", json_null());
 	if (r->res && json_object_get(r->res, "validity"))
@@ -298,6 +304,7 @@ run_record(const struct run *r)
 		json_object_set_new(o, "unlisted", json_true());
 	if (r->prov)
 		json_object_set_new(o, "provenance", json_incref(r->prov));
+	sb_free(&b);
 	return o;
 }
 
@@ -622,9 +629,9 @@ classify(const struct ctx *c, struct runs *rs, json_t *cols, json_t *inc, json_t
 {
 	struct run *keep = xcalloc(rs->n + 1, sizeof *keep);
 	size_t nk = 0;
-	char buf[1024];
+	struct sb buf = {0};
 	for (size_t i = 0; i < rs->n; i++) {
-		const char *why = exclusion(&rs->v[i], buf, sizeof buf);
+		const char *why = exclusion(&rs->v[i], &buf);
 		if (why) {
 			json_array_append_new(exc, excluded_run(&rs->v[i], why));
 			continue;
@@ -640,6 +647,7 @@ classify(const struct ctx *c, struct runs *rs, json_t *cols, json_t *inc, json_t
 		json_array_append_new(cols, column(c, keep + a, b - a));
 	}
 	free(keep);
+	sb_free(&buf);
 }
 
 /* The sweep of each scale that has overridden runs: the recipe's column

@@ -174,20 +174,10 @@ framework(const json_t *sw)
 	sb_addf(&s, "Python %s", sget(venv, "python"));
 	size_t i;
 	json_t *p;
-	json_array_foreach(json_object_get(venv, "pins"), i, p) sb_addf(&s, ", %s", json_string_value(p));
+	json_array_foreach(json_object_get(venv, "pins"), i, p)
+		if (json_is_string(p)) /* a provenance's own: a pin that is no string is skipped */
+			sb_addf(&s, ", %s", json_string_value(p));
 	return sb_steal(&s);
-}
-
-/* "<value/div> GiB" of a number given whole ("N/A", "", "12abc": NULL,
- * the field left empty rather than 0). */
-static char *
-gib(const char *v, double div)
-{
-	char *end;
-	double x = v && *v ? strtod(v, &end) : NAN;
-	if (!v || !*v || *end || !isfinite(x) || x < 0)
-		return NULL;
-	return xasprintf("%.1f GiB", x / div);
 }
 
 /* v when it is a count or a decimal figure written whole ("224", "1980",
@@ -198,6 +188,17 @@ number(const char *v)
 {
 	size_t i = v ? strspn(v, "0123456789") : 0, f = i && v[i] == '.' ? strspn(v + i + 1, "0123456789") : 0;
 	return i && !v[i + (f ? f + 1 : 0)] ? v : NULL;
+}
+
+/* "<value/div> GiB" of a decimal figure written whole (number(); "N/A",
+ * "", "12abc", "1e308": NULL, the field left empty rather than 0). */
+static char *
+gib(const char *v, double div)
+{
+	double x = number(v) ? strtod(v, NULL) : NAN;
+	if (!isfinite(x) || x / div >= 1e15) /* more than a node holds: no figure */
+		return NULL;
+	return xasprintf("%.1f GiB", x / div);
 }
 
 json_t *

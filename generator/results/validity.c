@@ -129,8 +129,10 @@ struct tally {
 	size_t more;
 };
 
+/* Grows as findings come: a node names its own pre-flight checks, so their
+ * number is the node's to choose, and no finding may push out another. */
 struct tallies {
-	struct tally v[32];
+	struct tally *v;
 	size_t n;
 };
 
@@ -142,8 +144,7 @@ tally(struct tallies *t, enum rule r, const char *what, const char *where)
 			t->v[i].more++;
 			return;
 		}
-	if (t->n == sizeof t->v / sizeof *t->v)
-		return;
+	t->v = xrealloc(t->v, (t->n + 1) * sizeof *t->v);
 	struct tally *x = &t->v[t->n++];
 	x->rule = r;
 	x->more = 0;
@@ -412,7 +413,7 @@ json_t *
 validity_check(const char *log, const json_t *prov)
 {
 	struct nccl_seen ns = {0};
-	struct tallies t = {.n = 0};
+	struct tallies t = {NULL, 0};
 	json_t *checked = json_array();
 	const json_t *nodes = json_object_get(prov, "nodes"), *after = json_object_get(prov, "nodes_after");
 	scan_log(log, &ns);
@@ -440,7 +441,9 @@ validity_check(const char *log, const json_t *prov)
 	}
 	if (sampled)
 		json_array_append_new(checked, json_string("after"));
-	return result_of(&t, checked);
+	json_t *r = result_of(&t, checked);
+	free(t.v);
+	return r;
 }
 
 json_t *

@@ -80,13 +80,31 @@ whatchanged(const char *install, const struct hrun *good, const struct hrun *bad
 			 "differences", d);
 }
 
+/* s as it is, or as a JSON string when it holds a control character (a
+ * node's value: a newline would add a line of its own to the judge's text,
+ * which the nightly summary mails; an ESC would reach a terminal), as
+ * llmb diff shows it. */
+static void
+plain_text(struct sb *o, const char *s)
+{
+	if (!s || !has_control(s)) {
+		sb_add(o, s ? s : "?");
+		return;
+	}
+	json_t *j = json_string(s);
+	char *q = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
+	sb_add(o, q ? q : "?");
+	free(q);
+	json_decref(j);
+}
+
 static void
 value_text(struct sb *o, const json_t *v, const char *absent)
 {
 	if (!v || json_is_null(v)) {
 		sb_add(o, absent);
 	} else if (json_is_string(v)) {
-		sb_add(o, json_string_value(v));
+		plain_text(o, json_string_value(v));
 	} else {
 		char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_SORT_KEYS);
 		sb_add(o, s ? s : "?");
@@ -105,15 +123,20 @@ whatchanged_text(struct sb *o, const json_t *w)
 		return;
 	}
 	json_int_t n = json_integer_value(json_object_get(w, "count"));
-	sb_addf(o, "  provenance: %lld field%s differ between %s and %s\n", (long long)n, n == 1 ? "" : "s",
-		json_string_value(json_object_get(w, "a")), json_string_value(json_object_get(w, "b")));
+	sb_addf(o, "  provenance: %lld field%s differ between ", (long long)n, n == 1 ? "" : "s");
+	plain_text(o, json_string_value(json_object_get(w, "a")));
+	sb_add(o, " and ");
+	plain_text(o, json_string_value(json_object_get(w, "b")));
+	sb_addc(o, '\n');
 	const json_t *d = json_object_get(w, "differences");
 	for (size_t g = 0; prov_groups[g]; g++) {
 		size_t i;
 		json_t *x;
 		json_array_foreach(json_object_get(d, prov_groups[g]), i, x) {
 			const char *f = json_string_value(json_object_get(x, "field"));
-			sb_addf(o, "    %s.%s: ", prov_groups[g], f);
+			sb_addf(o, "    %s.", prov_groups[g]);
+			plain_text(o, f);
+			sb_add(o, ": ");
 			value_text(o, json_object_get(x, "a"), prov_absent(prov_groups[g], f));
 			sb_add(o, " -> ");
 			value_text(o, json_object_get(x, "b"), prov_absent(prov_groups[g], f));

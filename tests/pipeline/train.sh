@@ -35,7 +35,8 @@ esac
 # slowdown active), powercap (SW power cap active), FILE=VALUE (VALUE into
 # the stand-in's state file FILE, commas as spaces: ecc.gpu1=3, gpus=1,0),
 # garble (the node probe's line before training broken by a raw ESC byte,
-# as a probe of an older llmb wrote a governor holding one).
+# as a probe of an older llmb wrote a governor holding one), impostor (a
+# probe file of another node, zz-impostor, whose line names this node).
 for ev in ${QUICK_GPU_EVENT:-}; do
 	[ "${RANK:-0}" = 0 ] || break
 	case $ev in
@@ -44,6 +45,9 @@ for ev in ${QUICK_GPU_EVENT:-}; do
 		for f in "$install/state/jobs/$LLMB_STAGE/probe.$LLMB_JOB_ID".*.json; do
 			printf '{"node":"%s","status":"ok","cpu_governor":"perf\033[2Jormance"}\n' "$(hostname -s)" >"$f"
 		done ;;
+	impostor)
+		printf '{"node":"%s","status":"failed","why":"impostor"}\n' "$(hostname -s)" \
+			>"$install/state/jobs/$LLMB_STAGE/probe.$LLMB_JOB_ID.zz-impostor.json" ;;
 	ecc) echo 1 >"$NVSMI_STANDIN_STATE/ecc" ;;
 	xid) echo "[ 4242.000001] NVRM: Xid (PCI:0000:18:00): 79, pid=$$, name=python, GPU has fallen off the bus." >>"$NVSMI_STANDIN_STATE/xid" ;;
 	thermal) echo 0x0000000000000040 >"$NVSMI_STANDIN_STATE/throttle" ;;

@@ -87,7 +87,7 @@ wait "$!"
 llmb_envdump='if [ "${SLURM_PROCID:-${RANK:-0}}" = 0 ]; then
 	for n in $(compgen -e); do
 		case $n in
-		HF_TOKEN|*_TOKEN|*_TOKEN_*|*SECRET*|*PASSWORD*|*PASSWD*|*_KEY|*_KEY_ID|*CREDENTIAL*|HF_TOKEN) printf "%s=%s\0" "$n" "<redacted>" ;;
+		*[Tt][Oo][Kk][Ee][Nn]*|*[Ss][Ee][Cc][Rr][Ee][Tt]*|*[Pp][Aa][Ss][Ss][Ww][Oo][Rr][Dd]*|*[Pp][Aa][Ss][Ss][Ww][Dd]*|*[Cc][Rr][Ee][Dd][Ee][Nn][Tt][Ii][Aa][Ll]*|*[Aa][Pp][Ii][Kk][Ee][Yy]*|*[Aa][Pp][Ii]_[Kk][Ee][Yy]*|*[Pp][Rr][Ii][Vv][Aa][Tt][Ee]_[Kk][Ee][Yy]*|*[Jj][Ww][Tt]*|*_[Kk][Ee][Yy]|*_[Kk][Ee][Yy]_[Ii][Dd]|[Pp][Aa][Ss][Ss]|[Pp][Aa][Ss][Ss]_*|*_[Pp][Aa][Ss][Ss]|*_[Pp][Aa][Ss][Ss]_*|[Pp][Aa][Tt]|[Pp][Aa][Tt]_*|*_[Pp][Aa][Tt]|*_[Pp][Aa][Tt]_*|*_[Pp][Ww][Dd]|*_[Pp][Ww][Dd]_*|HF_TOKEN) printf "%s=%s\0" "$n" "<redacted>" ;;
 		*) printf "%s=%s\0" "$n" "${!n}" ;;
 		esac
 	done >"$0.tmp.$$" 2>/dev/null && mv -f "$0.tmp.$$" "$0" || :
