@@ -25,7 +25,11 @@
 
 /* ---- parsing scheduler answers -------------------------------------------------------- */
 
-/* "[D-][H:]M:SS" (squeue TimeUsed, sacct Elapsed) to seconds; -1 if not a time. */
+/* "[D-][H:]M:SS" (squeue TimeUsed, sacct Elapsed) to seconds; -1 if not a
+ * time. A century at most, the fields after the first of two digits: a
+ * garbled answer never overflows the sum. */
+#define MAX_ELAPSED_DAYS 36500L
+
 static long
 parse_elapsed(const char *s)
 {
@@ -34,20 +38,25 @@ parse_elapsed(const char *s)
 	char *end;
 	const char *dash = strchr(s, '-');
 	if (dash) {
+		errno = 0;
 		days = strtol(s, &end, 10);
-		if (end != dash || end == s)
+		if (end != dash || !strchr("0123456789", *s) || errno || days > MAX_ELAPSED_DAYS)
 			return -1;
 		s = dash + 1;
 	}
 	for (;;) {
-		if (!strchr("0123456789", *s) || !*s || ++nf > 3)
+		if (!*s || !strchr("0123456789", *s) || ++nf > 3)
 			return -1;
-		secs = secs * 60 + strtol(s, &end, 10);
+		errno = 0;
+		long f = strtol(s, &end, 10);
+		if (errno || (nf > 1 && end - s > 2) || f > MAX_ELAPSED_DAYS * 86400)
+			return -1;
+		secs = secs * 60 + f;
 		if (*end != ':')
 			break;
 		s = end + 1;
 	}
-	return *end ? -1 : days * 86400 + secs;
+	return *end || secs > MAX_ELAPSED_DAYS * 86400 ? -1 : days * 86400 + secs;
 }
 
 struct ent {
