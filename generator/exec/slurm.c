@@ -138,6 +138,8 @@ slurm_submit(const struct jobspec *js, char *id, size_t idlen, struct sb *err)
 	}
 	free(got);
 out:
+	if (ret == 0 && js->on_id)
+		js->on_id(js->on_id_arg, id);
 	slurm_argv_free(argv);
 	free(state_dir);
 	sb_free(&out);
