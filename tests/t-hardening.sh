@@ -297,11 +297,11 @@ E=(SBATCH_GPUS_PER_NODE=0)
 t_rc "run with SBATCH_GPUS_PER_NODE=0" 0 lr --async $S1
 t_nogrep "...leaves out --gpus-per-node" 'gpus-per-node' "$R/sbatch.log"
 for v in SBATCH_GPUS_PER_NODE=abc SBATCH_GPUS_PER_NODE=8x LLMB_MAX_REQUEUES=abc LLMB_MAX_REQUEUES=-1 \
-	LLMB_PREEMPT_WAIT=1e3 LLMB_NODE_LOST_WAIT=99999999999999999999; do
+	LLMB_PREEMPT_WAIT=1e3 LLMB_NODE_LOST_WAIT=99999999999999999999 LLMB_POLL_SECONDS=abc LLMB_POLL_SECONDS=0; do
 	fresh
 	E=("$v")
 	t_rc "run with $v: refused (exit 2)" 2 lr --async $S1
-	t_grep "...naming the variable" "^llmb run: error: $v: expected .*a whole number" "$TRASH/.out"
+	t_grep "...naming the variable" "^llmb run: error: $v: expected .*(a whole number|a number from)" "$TRASH/.out"
 	t_ok "...before anything is created or submitted" test ! -e "$R/sbatch.log" -a ! -e "$R/inst"
 done
 # cancel finds the job of a submission killed between sbatch and the record

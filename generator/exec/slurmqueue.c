@@ -220,16 +220,12 @@ struct paths {
 	double now; /* when this query decided to ask: what the query log records */
 };
 
+/* llmb run refuses a malformed LLMB_POLL_SECONDS; other callers get 10 s. */
 static double
 poll_seconds(void)
 {
-	const char *v = getenv("LLMB_POLL_SECONDS");
-	char *end;
-	double d;
-	if (!v || !*v)
-		return 10;
-	d = strtod(v, &end);
-	return *end || !isfinite(d) || d < 0 ? 10 : d;
+	double d = executor_poll_seconds();
+	return d > 0 ? d : 10;
 }
 
 static void

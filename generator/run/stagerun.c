@@ -15,6 +15,7 @@
 #define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -605,13 +606,13 @@ decide(struct ctx *c, struct jobrec *r, struct jobinfo *ji)
 	return O_FAILED;
 }
 
+/* Tenths of a second between two looks at the job: LLMB_POLL_SECONDS,
+ * else 1 s for a local job, 10 s for a scheduler's. */
 static long
-poll_seconds(struct ctx *c)
+poll_tenths(struct ctx *c)
 {
-	const char *e = getenv("LLMB_POLL_SECONDS");
-	if (e && atol(e) > 0)
-		return atol(e);
-	return strcmp(c->ex->name, "local") ? 10 : 1;
+	double d = executor_poll_seconds();
+	return d > 0 ? lround(d * 10) : strcmp(c->ex->name, "local") ? 100 : 10;
 }
 
 /* A pending job whose reason depends on the nodes or a group's jobs is
@@ -807,7 +808,7 @@ wait_job(struct ctx *c, struct jobrec *r)
 			sb_free(&pw.why);
 			return O_WAITING;
 		}
-		for (long t = poll_seconds(c) * 10; t > 0 && !interrupted; t--)
+		for (long t = poll_tenths(c); t > 0 && !interrupted; t--)
 			nanosleep(&(struct timespec){0, 100000000}, NULL);
 		if (interrupted) {
 			fprintf(stderr, "llmb: interrupted: job %s (%s) keeps running; run the same make command again to "
@@ -978,6 +979,12 @@ env_numbers(struct ctx *c)
 	c->max_requeues = 3;
 	c->preempt_wait = 600;
 	c->node_lost_wait = 60;
+	if (executor_poll_seconds() < 0) {
+		const char *v = getenv("LLMB_POLL_SECONDS");
+		fprintf(stderr, "llmb run: error: LLMB_POLL_SECONDS=%s: expected seconds (a number from 0.1 to 3600)\n",
+			has_control(v) ? "(a control character)" : v);
+		return -1;
+	}
 	return env_whole("SBATCH_GPUS_PER_NODE", &c->gpus_env, 1024, "GPUs per node, 0 to leave out --gpus-per-node") |
 	       env_whole("LLMB_MAX_REQUEUES", &c->max_requeues, 100000, "a number of requeues") |
 	       env_whole("LLMB_PREEMPT_WAIT", &c->preempt_wait, 366L * 86400, "seconds") |
