@@ -1,6 +1,5 @@
-/* executor: an executor by name, the default one, and the poll interval. */
+/* executor: an executor by name, and the default one. */
 #define _POSIX_C_SOURCE 200809L
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,14 +33,3 @@ executor_default(void)
 	return proc_run(&p) == 0 ? &slurm_executor : &local_executor;
 }
 
-
-double
-executor_poll_seconds(void)
-{
-	const char *v = getenv("LLMB_POLL_SECONDS");
-	char *end;
-	if (!v || !*v)
-		return 0;
-	double d = strtod(v, &end);
-	return *v >= '0' && *v <= '9' && !*end && isfinite(d) && d >= 0.1 && d <= 3600 ? d : -1;
-}

@@ -42,9 +42,5 @@ const struct executor *executor_find(const char *name);
 /* EXECUTOR from the environment, else slurm when `scontrol ping` answers,
  * else local. An unknown EXECUTOR dies with the valid names. */
 const struct executor *executor_default(void);
-/* LLMB_POLL_SECONDS, the seconds between two looks at a waiting job (the
- * one reading of it, for llmb run and the Slurm query): a number from 0.1
- * to 3600; 0 when it is unset or empty, -1 when it is not such a number. */
-double executor_poll_seconds(void);
 
 #endif

@@ -220,11 +220,22 @@ struct paths {
 	double now; /* when this query decided to ask: what the query log records */
 };
 
+double
+poll_seconds_env(void)
+{
+	const char *v = getenv("LLMB_POLL_SECONDS");
+	char *end;
+	if (!v || !*v)
+		return 0;
+	double d = strtod(v, &end);
+	return *v >= '0' && *v <= '9' && !*end && isfinite(d) && d >= 0.1 && d <= 3600 ? d : -1;
+}
+
 /* llmb run refuses a malformed LLMB_POLL_SECONDS; other callers get 10 s. */
 static double
 poll_seconds(void)
 {
-	double d = executor_poll_seconds();
+	double d = poll_seconds_env();
 	return d > 0 ? d : 10;
 }
 

@@ -32,6 +32,7 @@
 #include "exec/preflight.h"
 #include "exec/slurm.h"
 #include "exec/slurmpend.h"
+#include "exec/slurmqueue.h"
 #include "plan/stale.h"
 #include "results/logparse.h"
 #include "results/provenance.h"
@@ -611,7 +612,7 @@ decide(struct ctx *c, struct jobrec *r, struct jobinfo *ji)
 static long
 poll_tenths(struct ctx *c)
 {
-	double d = executor_poll_seconds();
+	double d = poll_seconds_env();
 	return d > 0 ? lround(d * 10) : strcmp(c->ex->name, "local") ? 100 : 10;
 }
 
@@ -979,7 +980,7 @@ env_numbers(struct ctx *c)
 	c->max_requeues = 3;
 	c->preempt_wait = 600;
 	c->node_lost_wait = 60;
-	if (executor_poll_seconds() < 0) {
+	if (poll_seconds_env() < 0) {
 		const char *v = getenv("LLMB_POLL_SECONDS");
 		fprintf(stderr, "llmb run: error: LLMB_POLL_SECONDS=%s: expected seconds (a number from 0.1 to 3600)\n",
 			has_control(v) ? "(a control character)" : v);
