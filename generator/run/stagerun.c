@@ -519,7 +519,8 @@ decide(struct ctx *c, struct jobrec *r, struct jobinfo *ji)
 	}
 	/* A node lost between two steps: Slurm says FAILED, the policy for
 	 * NODE_FAIL covers it. */
-	if (s == J_FAILED && !strcmp(c->ex->name, "slurm") && nodelost_check(r->job, log, c->node_lost_wait, ji->reason, sizeof ji->reason))
+	if (s == J_FAILED && !strcmp(c->ex->name, "slurm") &&
+	    nodelost_check(r->job, log, c->node_lost_wait, ji->reason, sizeof ji->reason))
 		s = J_NODE_FAIL;
 	struct sb pf_nodes = {0};
 	if (s == J_FAILED && preflight_failed(c->state, r->job, ji->reason, sizeof ji->reason, &pf_nodes))
