@@ -263,6 +263,64 @@ for c in report flops diff sysdesc exemplar; do
 done
 t_ok "still nothing else cancelled" test "$(cancelled)" = "101 "
 
+# ---- llmb run: its operands and the environment's numbers --------------------
+# Stand-ins: sbatch logs its arguments and prints job 4242, squeue finds it
+# by name and says it runs (SQ_FAIL=1: cannot be asked), scancel logs.
+R=$TRASH/runs
+mkdir -p "$R/bin"
+printf '#!/bin/sh\n[ "$1" = --help ] && exit 0\necho "$*" >>"%s/sbatch.log"\necho 4242\n' "$R" >"$R/bin/sbatch"
+printf '#!/bin/sh\n[ -z "$SQ_FAIL" ] || exit 1\ncase "$*" in *" -n "*) echo 4242 ;; *) echo "4242|RUNNING|0|0:05|0|N/A|None" ;; esac\n' \
+	>"$R/bin/squeue"
+printf '#!/bin/sh\necho "$*" >>"%s/scancel.log"\n' "$R" >"$R/bin/scancel"
+printf '#!/bin/sh\nexit 1\n' >"$R/bin/scontrol"
+printf '#!/bin/sh\nexit 0\n' >"$R/bin/sacct"
+chmod +x "$R"/bin/*
+(cd "$T2" && env -u LLMB_GEN_VARS EXECUTOR=slurm WORKLOAD=w GPU_TYPE=cpu "$LLMB" gen --top . --gen "$R/gen") >/dev/null 2>&1
+# lr ARG...: llmb run with the stand-ins, the variables in E, no ASYNC.
+E=()
+lr() {
+	env -u ASYNC -u SBATCH_GPUS_PER_NODE PATH="$R/bin:$PATH" EXECUTOR=slurm LLMB_POLL_SECONDS=1 SQ_FAIL= "${E[@]}" \
+		timeout 10 "$LLMB" run --top "$T2" --gen "$R/gen" --install "$R/inst" "$@"
+}
+fresh() { rm -rf "$R/inst" "$R/sbatch.log" "$R/scancel.log"; }
+S1=train.w.cpu.tiny.fp32.1 S2=train.w.cpu.tiny.fp32.2
+t_rc "run of two stage ids: refused (exit 2)" 2 lr $S1 $S2
+t_grep "...with the usage" '^usage: llmb run ' "$TRASH/.out"
+t_rc "run with a K/N unlike gen's: refused (exit 2)" 2 lr 1/2/3 $S1
+t_ok "...and neither submitted anything" test ! -e "$R/sbatch.log" -a ! -e "$R/inst"
+fresh
+t_rc "run --async (ASYNC unset): submits and returns" 0 lr --async 1/2 $S1
+t_grep "...having submitted the stage" '^\[1/2\] train w cpu tiny fp32 x1: submitted job 4242' "$TRASH/.out"
+t_grep "...with the GPUs of the recipe" ' --gpus-per-node 2 ' "$R/sbatch.log"
+fresh
+E=(SBATCH_GPUS_PER_NODE=0)
+t_rc "run with SBATCH_GPUS_PER_NODE=0" 0 lr --async $S1
+t_nogrep "...leaves out --gpus-per-node" 'gpus-per-node' "$R/sbatch.log"
+for v in SBATCH_GPUS_PER_NODE=abc SBATCH_GPUS_PER_NODE=8x LLMB_MAX_REQUEUES=abc LLMB_MAX_REQUEUES=-1 \
+	LLMB_PREEMPT_WAIT=1e3 LLMB_NODE_LOST_WAIT=99999999999999999999 LLMB_POLL_SECONDS=abc LLMB_POLL_SECONDS=0; do
+	fresh
+	E=("$v")
+	t_rc "run with $v: refused (exit 2)" 2 lr --async $S1
+	t_grep "...naming the variable" "^llmb run: error: $v: expected .*(a whole number|a number from)" "$TRASH/.out"
+	t_ok "...before anything is created or submitted" test ! -e "$R/sbatch.log" -a ! -e "$R/inst"
+done
+# cancel finds the job of a submission killed between sbatch and the record
+# (under the stage lock, as the next run would), and says so when the
+# scheduler cannot be asked.
+fresh
+E=(LLMB_TEST_DIE_AFTER_SUBMIT=1)
+t_rc "run killed right after sbatch (LLMB_TEST_DIE_AFTER_SUBMIT)" 137 lr $S1
+t_grep "...leaving a record of a submission without its job" '^state=submitting$' "$R/inst/state/jobs/$S1/record"
+lcr() { (cd "$C/cwd" && env -u LLMB_GEN_VARS PATH="$R/bin:$PATH" EXECUTOR=slurm WORKLOAD=w "$@" "$LLMB" cancel --top "$T2" --install "$R/inst" $S1); }
+t_rc "cancel while squeue cannot be asked: exit 1" 1 lcr SQ_FAIL=1
+t_grep "...saying why" "$S1: a submission was interrupted and the scheduler cannot be asked" "$TRASH/.out"
+t_ok "...and nothing cancelled" test ! -e "$R/scancel.log"
+t_rc "cancel of the interrupted submission" 0 lcr SQ_FAIL=
+t_grep "...cancels the job sbatch made" '^cancelled job 4242 \(train.w.cpu.tiny.fp32.1\)$' "$TRASH/.out"
+t_ok "...with scancel" test "$(cat "$R/scancel.log")" = 4242
+t_grep "...and the record names it" '^job=4242$' "$R/inst/state/jobs/$S1/record"
+E=()
+
 # ---- a plan of one selection never breaks the run of another -----------------
 # Workload s is w with a secret. Its plan (make -n, the secret set), then a
 # run of w without it: w's run reads w's rules, not s's secrets check (a

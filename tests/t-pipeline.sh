@@ -89,6 +89,23 @@ t_ok "the killed run was submitted exactly once" test "$(count train)" = 6
 m status >"$TRASH/status.out" 2>&1
 t_grep "status lists done stages with their jobs" '^train.quick.cpu.tiny.fp32.1 +done, job local-' "$TRASH/status.out"
 
+# An llmb run killed after starting a local job but before its record
+# named it (LLMB_TEST_DIE_AFTER_SUBMIT) leaves no job running: the next
+# make runs the training once, not twice, even when it comes before the
+# job's script has begun (a bash that takes 3 s to start a job script).
+mkdir -p "$TRASH/slowbash"
+printf '#!/bin/sh
+case $1 in */job.*.sh) sleep 3 ;; esac
+exec %s "$@"
+' "$(command -v bash)" >"$TRASH/slowbash/bash"
+chmod +x "$TRASH/slowbash/bash"
+before_train=$(count train)
+PATH=$TRASH/slowbash:$PATH t_rc "a make whose llmb run dies right after starting the job fails" 2 \
+	m train SCALES=1 MAX_STEPS=9 LLMB_TEST_DIE_AFTER_SUBMIT=1
+PATH=$TRASH/slowbash:$PATH t_ok "...and the next make runs the training" m train SCALES=1 MAX_STEPS=9
+t_nap 4
+t_ok "...once: the killed run's job never ran (got $(($(count train) - before_train)))" test "$(count train)" = $((before_train + 1))
+
 # A note the job leaves (the node setup step's vboost outcome) reaches the
 # run record, the stamp, make's line and the report.
 run1=$I/workloads/quick/experiments/cpu_tiny_fp32_1

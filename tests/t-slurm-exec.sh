@@ -46,6 +46,33 @@ t_rc "empty values are refused" 1 "$DRV" params 'mem='
 t_ok "exact options that prefix reserved ones pass (gpus, ntasks)" "$DRV" params 'gpus=8 ntasks=2'
 t_rc "'%x' in a log path is refused" 1 "$DRV" argv j s 'log%x' w
 t_ok "'%j' (the job id) in a log path is the contract" "$DRV" argv j s 'log-%j.out' w
+# Stand-ins (no cluster): an sbatch whose controller always times out, a
+# squeue and sacct that know no job of its name, a squeue that reports
+# elapsed times no job can have.
+SB=$TRASH/standin
+mkdir -p "$SB/bin" "$SB/w"
+printf '#!/bin/sh\n[ "$1" = --help ] && exit 0\necho x >>"%s/sbatch.calls"\necho "sbatch: error: Batch job submission failed: Socket timed out on send/recv operation" >&2\nexit 1\n' \
+	"$SB" >"$SB/bin/sbatch"
+printf '#!/bin/sh\n[ -z "$SQ_ELAPSED" ] && exit 0\nfor e in $SQ_ELAPSED; do echo "${e%%%%=*}|COMPLETED|0|${e#*=}|0|N/A|None"; done\n' >"$SB/bin/squeue"
+printf '#!/bin/sh\nexit 0\n' >"$SB/bin/sacct"
+printf '#!/bin/sh\nexit 1\n' >"$SB/bin/scontrol"
+chmod +x "$SB"/bin/*
+rc=0
+PATH=$SB/bin:$PATH SQ_ELAPSED= LLMB_SUBMIT_RATE=0 LLMB_SUBMIT_RETRIES=8 LLMB_SUBMIT_BACKOFF=0.01 \
+	"$DRV" submit j s l "$SB/w" >"$TRASH/retries.out" 2>&1 || rc=$?
+t_ok "sbatch timing out every time: the submission fails (exit $rc)" test "$rc" = 1
+t_ok "...after LLMB_SUBMIT_RETRIES=8 retries: 9 sbatch calls (got $(wc -l <"$SB/sbatch.calls"))" \
+	test "$(wc -l <"$SB/sbatch.calls")" = 9
+grep -o 'submitting again (try [0-9]* of [0-9]*)' "$TRASH/retries.out" | tr -dc '0-9 \n' | awk '{ print $1 }' | tr '\n' ' ' \
+	>"$TRASH/tries"
+t_ok "...each said, try 2 to 9 of 9 (got: $(cat "$TRASH/tries"))" test "$(cat "$TRASH/tries")" = "2 3 4 5 6 7 8 9 "
+# 106751991167301 days or 10^20 minutes in seconds overflow a long.
+PATH=$SB/bin:$PATH SQ_ELAPSED="71=106751991167301-00:00:00 72=99999999999999999999:00 73=1:123:00 74=1-02:03:04" \
+	"$DRV" wait "$SB/cache" 71 72 73 74 >"$TRASH/elapsed.out" 2>&1
+for j in 71 72 73; do
+	t_grep "an elapsed time no job can have is unknown ($j)" "^$j COMPLETED .*elapsed=-1 " "$TRASH/elapsed.out"
+done
+t_grep "...a day, 2 h 3 min 4 s is one" "^74 COMPLETED .*elapsed=93784 " "$TRASH/elapsed.out"
 
 if ! slurm_need_packages; then
 	echo "# skipping the cluster part: $SLURM_SKIP_REASON"

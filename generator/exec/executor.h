@@ -12,8 +12,9 @@
 
 struct executor {
 	const char *name;
-	/* Submit js; on success write the job id to id and return 0. On failure
-	 * return -1 with a message a person can act on appended to err. */
+	/* Submit js; on success write the job id to id, call js->on_id with
+	 * it, and return 0. On failure return -1 with a message a person can
+	 * act on appended to err. */
 	int (*submit)(const struct jobspec *js, char *id, size_t idlen, struct sb *err);
 	/* Fill state/exit_code/... of n jobs (id set by the caller) with as few
 	 * scheduler queries as possible; cache_dir holds state shared by every

@@ -106,7 +106,9 @@ struct job_start {
 };
 
 /* In the job's own process, just before bash: wait until llmb has recorded
- * the job's id, then name the job, open its log and enter its directory. */
+ * the job's id, then name the job, open its log and enter its directory.
+ * llmb gone before it wrote its byte (killed before the record named the
+ * job): the job never runs, so the next llmb run submits it once. */
 static void
 job_setup(void *arg)
 {
@@ -114,9 +116,11 @@ job_setup(void *arg)
 	const struct jobspec *js = st->js;
 	close(st->sync[1]);
 	char c;
-	/* Wait until the parent has recorded our id. */
-	while (read(st->sync[0], &c, 1) < 0 && errno == EINTR)
+	ssize_t r;
+	while ((r = read(st->sync[0], &c, 1)) < 0 && errno == EINTR)
 		;
+	if (r != 1)
+		_exit(125);
 	close(st->sync[0]);
 	char *jid = xasprintf("local-%ld-%llu", (long)getpid(), proc_start(getpid()));
 	setenv("LLMB_JOB_ID", jid, 1);
@@ -162,7 +166,15 @@ local_submit(const struct jobspec *js, char *id, size_t idlen, struct sb *err)
 	}
 	close(st.sync[0]);
 	snprintf(id, idlen, "local-%ld-%llu", (long)pid, proc_start(pid));
-	/* the caller records id before the job goes on: close releases it */
+	/* the caller records id before the job goes on: a byte releases it */
+	if (js->on_id)
+		js->on_id(js->on_id_arg, id);
+	/* a job killed meanwhile must not take llmb down with SIGPIPE */
+	struct sigaction ign = {.sa_handler = SIG_IGN}, old;
+	sigaction(SIGPIPE, &ign, &old);
+	while (write(st.sync[1], "", 1) < 0 && errno == EINTR)
+		;
+	sigaction(SIGPIPE, &old, NULL);
 	close(st.sync[1]);
 	return 0;
 }

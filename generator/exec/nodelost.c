@@ -85,7 +85,7 @@ down_node(const char *nodes, char *lost, size_t lostlen)
 }
 
 int
-nodelost_check(const char *job, const char *log, char *why, size_t whylen)
+nodelost_check(const char *job, const char *log, long wait, char *why, size_t whylen)
 {
 	char named[64], lost[128];
 	if (!nodelost_log(log, named, sizeof named))
@@ -94,8 +94,6 @@ nodelost_check(const char *job, const char *log, char *why, size_t whylen)
 	if (!nodes)
 		return 0;
 	/* The controller marks a silent node only after a ping or SlurmdTimeout. */
-	const char *e = getenv("LLMB_NODE_LOST_WAIT");
-	long wait = e && *e ? atol(e) : 60;
 	int hit = 0;
 	for (time_t until = time(NULL) + wait;;) {
 		if ((hit = down_node(nodes, lost, sizeof lost)) || time(NULL) >= until)

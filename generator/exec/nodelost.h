@@ -16,7 +16,8 @@ int nodelost_log(const char *log, char *node, size_t nodelen);
 
 /* Job (Slurm id) failed because one of its nodes was lost: 1, with a
  * sentence saying which node and why written to why; else 0. Waits at most
- * LLMB_NODE_LOST_WAIT seconds (60) for the controller to mark the node. */
-int nodelost_check(const char *job, const char *log, char *why, size_t whylen);
+ * wait seconds (LLMB_NODE_LOST_WAIT, read by the caller) for the controller
+ * to mark the node. */
+int nodelost_check(const char *job, const char *log, long wait, char *why, size_t whylen);
 
 #endif

@@ -83,7 +83,9 @@ slurm_submit(const struct jobspec *js, char *id, size_t idlen, struct sb *err)
 		free(state_dir);
 		return -1;
 	}
-	for (int try = 0;; try++) {
+	/* try counts sbatch calls, waits the backoffs (one a call, more while
+	 * Slurm cannot say whether a job of the name exists) */
+	for (int try = 0, waits = 0;; try++) {
 		sb_reset(&out);
 		sb_reset(&errs);
 		slurm_limits_wait_room(state_dir);
@@ -94,9 +96,9 @@ slurm_submit(const struct jobspec *js, char *id, size_t idlen, struct sb *err)
 		if (rc == 0 || !(throttle_transient(errs.buf) || rc > 128) || try >= throttle_retries())
 			break;
 		do {
-			sleep((unsigned)throttle_backoff(++try));
+			sleep((unsigned)throttle_backoff(++waits));
 			known = slurm_find_job(js->job_name, id, idlen);
-		} while (known < 0 && try < throttle_retries());
+		} while (known < 0 && waits < throttle_retries());
 		if (known > 0) {
 			fprintf(stderr, "llmb: sbatch for '%s' reported a temporary failure, yet created job %s: using it\n",
 				js->stage ? js->stage : js->job_name, id);
@@ -113,7 +115,7 @@ slurm_submit(const struct jobspec *js, char *id, size_t idlen, struct sb *err)
 		else
 			snprintf(what, sizeof what, "failed for now (%.*s)", (int)strcspn(why, "\n"), why);
 		fprintf(stderr, "llmb: sbatch for '%s' %s; submitting again (try %d of %d)\n",
-			js->stage ? js->stage : js->job_name, what, try + 1, throttle_retries() + 1);
+			js->stage ? js->stage : js->job_name, what, try + 2, throttle_retries() + 1);
 	}
 	if (rc != 0) {
 		sb_addf(err, "sbatch failed for stage '%s'", js->stage ? js->stage : js->job_name);
@@ -136,6 +138,8 @@ slurm_submit(const struct jobspec *js, char *id, size_t idlen, struct sb *err)
 	}
 	free(got);
 out:
+	if (ret == 0 && js->on_id)
+		js->on_id(js->on_id_arg, id);
 	slurm_argv_free(argv);
 	free(state_dir);
 	sb_free(&out);

@@ -25,7 +25,11 @@
 
 /* ---- parsing scheduler answers -------------------------------------------------------- */
 
-/* "[D-][H:]M:SS" (squeue TimeUsed, sacct Elapsed) to seconds; -1 if not a time. */
+/* "[D-][H:]M:SS" (squeue TimeUsed, sacct Elapsed) to seconds; -1 if not a
+ * time. A century at most, the fields after the first of two digits: a
+ * garbled answer never overflows the sum. */
+#define MAX_ELAPSED_DAYS 36500L
+
 static long
 parse_elapsed(const char *s)
 {
@@ -34,20 +38,25 @@ parse_elapsed(const char *s)
 	char *end;
 	const char *dash = strchr(s, '-');
 	if (dash) {
+		errno = 0;
 		days = strtol(s, &end, 10);
-		if (end != dash || end == s)
+		if (end != dash || !strchr("0123456789", *s) || errno || days > MAX_ELAPSED_DAYS)
 			return -1;
 		s = dash + 1;
 	}
 	for (;;) {
-		if (!strchr("0123456789", *s) || !*s || ++nf > 3)
+		if (!*s || !strchr("0123456789", *s) || ++nf > 3)
 			return -1;
-		secs = secs * 60 + strtol(s, &end, 10);
+		errno = 0;
+		long f = strtol(s, &end, 10);
+		if (errno || (nf > 1 && end - s > 2) || f > MAX_ELAPSED_DAYS * 86400)
+			return -1;
+		secs = secs * 60 + f;
 		if (*end != ':')
 			break;
 		s = end + 1;
 	}
-	return *end ? -1 : days * 86400 + secs;
+	return *end || secs > MAX_ELAPSED_DAYS * 86400 ? -1 : days * 86400 + secs;
 }
 
 struct ent {
@@ -211,16 +220,23 @@ struct paths {
 	double now; /* when this query decided to ask: what the query log records */
 };
 
-static double
-poll_seconds(void)
+double
+poll_seconds_env(void)
 {
 	const char *v = getenv("LLMB_POLL_SECONDS");
 	char *end;
-	double d;
 	if (!v || !*v)
-		return 10;
-	d = strtod(v, &end);
-	return *end || !isfinite(d) || d < 0 ? 10 : d;
+		return 0;
+	double d = strtod(v, &end);
+	return *v >= '0' && *v <= '9' && !*end && isfinite(d) && d >= 0.1 && d <= 3600 ? d : -1;
+}
+
+/* llmb run refuses a malformed LLMB_POLL_SECONDS; other callers get 10 s. */
+static double
+poll_seconds(void)
+{
+	double d = poll_seconds_env();
+	return d > 0 ? d : 10;
 }
 
 static void

@@ -15,4 +15,10 @@
  * -1 when the scheduler could not be asked (states then J_UNKNOWN). */
 int slurm_query(const char *cache_dir, struct jobinfo *jobs, int n);
 
+/* LLMB_POLL_SECONDS, the seconds between two looks at a waiting job (the
+ * one reading of it, for this query and llmb run's wait on any executor):
+ * a number from 0.1 to 3600; 0 when it is unset or empty, -1 when it is
+ * not such a number. */
+double poll_seconds_env(void);
+
 #endif

@@ -15,6 +15,7 @@
 #define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,12 +32,14 @@
 #include "exec/preflight.h"
 #include "exec/slurm.h"
 #include "exec/slurmpend.h"
+#include "exec/slurmqueue.h"
 #include "plan/stale.h"
 #include "results/logparse.h"
 #include "results/provenance.h"
 #include "run/dependents.h"
 #include "run/inproc.h"
 #include "run/jobscript.h"
+#include "run/recover.h"
 #include "store/instance.h"
 #include "store/jobnote.h"
 #include "store/jobrecord.h"
@@ -68,6 +71,8 @@ struct ctx {
 	char *state;                /* state/jobs/<id> */
 	int lockfd;
 	long start;                 /* when this process started */
+	long gpus_env;              /* SBATCH_GPUS_PER_NODE; -1: unset */
+	long max_requeues, preempt_wait, node_lost_wait; /* README: LLMB_MAX_REQUEUES, ... */
 };
 
 static volatile sig_atomic_t interrupted;
@@ -268,6 +273,29 @@ exclude_failed_nodes(struct ctx *c, char *extra)
 	return extra;
 }
 
+struct submitted {
+	struct ctx *c;
+	struct jobrec *r;
+	const char *dep;
+};
+
+/* The executor knows the job's id (jobspec's on_id): recorded before the
+ * job goes on where the executor can hold it. */
+static void
+record_job(void *arg, const char *id)
+{
+	struct submitted *s = arg;
+	/* Test hook: die like a SIGKILL between submission and the record
+	 * update, so tests can prove the next run finds the job by its name
+	 * (Slurm), or that it never ran (local). */
+	if (getenv("LLMB_TEST_DIE_AFTER_SUBMIT") && *getenv("LLMB_TEST_DIE_AFTER_SUBMIT"))
+		_exit(137);
+	snprintf(s->r->job, sizeof s->r->job, "%s", id);
+	snprintf(s->r->after, sizeof s->r->after, "%s", s->dep ? s->dep + 8 : "");
+	snprintf(s->r->state, sizeof s->r->state, "submitted");
+	record_write(s->c, s->r);
+}
+
 static int
 submit(struct ctx *c, struct jobrec *r, int attempt)
 {
@@ -335,7 +363,6 @@ submit(struct ctx *c, struct jobrec *r, int attempt)
 		secrets[i] = cmd->secrets[i];
 	long nodes = t ? t->nodes : 1, tpn = t ? t->tasks_per_node : 1, gpn = t ? t->gpus_per_node : 0;
 	const struct pc_data *data = c->rec.kind == PC_DATA ? &c->rec.u.data : NULL;
-	const char *env_gpn = getenv("SBATCH_GPUS_PER_NODE");
 	char *dep = c->async ? upstream_dependency(c) : NULL;
 	char wd[PATH_MAX];
 	snprintf(wd, sizeof wd, "%s", c->install);
@@ -352,23 +379,18 @@ submit(struct ctx *c, struct jobrec *r, int attempt)
 		/* A setup task on the GPU partition needs one GPU, as upstream's
 		 * one-node one-GPU download job; training takes whole nodes. */
 		.gpus_per_node = cpu_only ? 0 : !training ? 1
-			       : env_gpn && *env_gpn ? atoi(env_gpn) : (int)gpn,
+			       : c->gpus_env >= 0 ? (int)c->gpus_env : (int)gpn,
 		.cpu_only = cpu_only, .exclusive = training && gpn > 0,
 		.time_limit = t ? t->time_limit : data ? data->time_limit : NULL, .dependency = dep,
 		.extra = extra,
 		.env_pass = (const char *const *)secrets,
 	};
+	struct submitted sub = {c, r, dep};
+	js.on_id = record_job;
+	js.on_id_arg = &sub;
 	char id[64];
 	int rc = c->ex->submit(&js, id, sizeof id, &err);
-	/* Test hook: die like a SIGKILL between sbatch and the record update,
-	 * so tests can prove the next run finds the job by its name. */
-	if (rc == 0 && getenv("LLMB_TEST_DIE_AFTER_SUBMIT") && *getenv("LLMB_TEST_DIE_AFTER_SUBMIT"))
-		_exit(137);
 	if (rc == 0) {
-		snprintf(r->job, sizeof r->job, "%s", id);
-		snprintf(r->after, sizeof r->after, "%s", dep ? dep + 8 : "");
-		snprintf(r->state, sizeof r->state, "submitted");
-		record_write(c, r);
 		if (seg_note && jobnote_submit(c->state, id, seg_note) < 0)
 			fprintf(stderr, "llmb run: warning: %s: cannot write the submission note: %s\n", c->id, strerror(errno));
 		char *lp = jobrec_log_path(logpat, id);
@@ -395,26 +417,17 @@ submit(struct ctx *c, struct jobrec *r, int attempt)
 }
 
 /* A record that says "submitting" without a job id: the submitting process
- * died around sbatch. The job, if it exists, is found through the marker
- * its script writes when it starts, or through its unique name. Returns -1
- * when that cannot be known (Slurm did not answer): then nothing may be
- * submitted, or the job could run twice. */
+ * died around sbatch. Returns -1 when whether its job exists cannot be
+ * known (Slurm did not answer): then nothing may be submitted, or the job
+ * could run twice. */
 static int
 recover_submission(struct ctx *c, struct jobrec *r)
 {
-	const struct executor *ex;
-	if (jobrec_started(c->state, r->token, r->job, sizeof r->job)) {
-		/* the marker names it */
-	} else if ((ex = executor_find(r->executor)) && ex->find) {
-		char *name = jobrec_job_name(c->id, r->token);
-		int found = ex->find(name, r->job, sizeof r->job);
-		free(name);
-		if (found < 0) {
-			fprintf(stderr, "llmb: [%s] %s: a submission was interrupted and Slurm cannot be asked whether "
-				"it went through; not submitting again (run make again when squeue works)\n",
-				c->progress, c->label);
-			return -1;
-		}
+	if (recover_job(c->state, c->id, r) < 0) {
+		fprintf(stderr, "llmb: [%s] %s: a submission was interrupted and Slurm cannot be asked whether "
+			"it went through; not submitting again (run make again when squeue works)\n",
+			c->progress, c->label);
+		return -1;
 	}
 	if (*r->job) {
 		snprintf(r->state, sizeof r->state, "submitted");
@@ -506,7 +519,8 @@ decide(struct ctx *c, struct jobrec *r, struct jobinfo *ji)
 	}
 	/* A node lost between two steps: Slurm says FAILED, the policy for
 	 * NODE_FAIL covers it. */
-	if (s == J_FAILED && !strcmp(c->ex->name, "slurm") && nodelost_check(r->job, log, ji->reason, sizeof ji->reason))
+	if (s == J_FAILED && !strcmp(c->ex->name, "slurm") &&
+	    nodelost_check(r->job, log, c->node_lost_wait, ji->reason, sizeof ji->reason))
 		s = J_NODE_FAIL;
 	struct sb pf_nodes = {0};
 	if (s == J_FAILED && preflight_failed(c->state, r->job, ji->reason, sizeof ji->reason, &pf_nodes))
@@ -594,13 +608,13 @@ decide(struct ctx *c, struct jobrec *r, struct jobinfo *ji)
 	return O_FAILED;
 }
 
+/* Tenths of a second between two looks at the job: LLMB_POLL_SECONDS,
+ * else 1 s for a local job, 10 s for a scheduler's. */
 static long
-poll_seconds(struct ctx *c)
+poll_tenths(struct ctx *c)
 {
-	const char *e = getenv("LLMB_POLL_SECONDS");
-	if (e && atol(e) > 0)
-		return atol(e);
-	return strcmp(c->ex->name, "local") ? 10 : 1;
+	double d = poll_seconds_env();
+	return d > 0 ? lround(d * 10) : strcmp(c->ex->name, "local") ? 100 : 10;
 }
 
 /* A pending job whose reason depends on the nodes or a group's jobs is
@@ -701,8 +715,7 @@ wait_job(struct ctx *c, struct jobrec *r)
 	/* Requeues are Slurm's business, but bounded: a job requeued over and
 	 * over (node failures, preemption), or held after a requeue, is
 	 * cancelled and the retry policy decides. */
-	long max_requeues = long_or(getenv("LLMB_MAX_REQUEUES"), 3);
-	long hold_wait = long_or(getenv("LLMB_PREEMPT_WAIT"), 600);
+	long max_requeues = c->max_requeues, hold_wait = c->preempt_wait;
 	int requeues = 0;
 	long held_since = 0, unknown_since = 0;
 	struct pendwatch pw = {.since = r->submitted};
@@ -797,7 +810,7 @@ wait_job(struct ctx *c, struct jobrec *r)
 			sb_free(&pw.why);
 			return O_WAITING;
 		}
-		for (long t = poll_seconds(c) * 10; t > 0 && !interrupted; t--)
+		for (long t = poll_tenths(c); t > 0 && !interrupted; t--)
 			nanosleep(&(struct timespec){0, 100000000}, NULL);
 		if (interrupted) {
 			fprintf(stderr, "llmb: interrupted: job %s (%s) keeps running; run the same make command again to "
@@ -926,14 +939,66 @@ common_paths(struct ctx *c, const char *top, const char *install)
 		die("%s: %s", install, strerror(errno));
 }
 
+/* v as a whole number from 0 to max; -1 when it is not one. */
+static long
+whole_number(const char *v, long max)
+{
+	char *end;
+	long n = strtol(v, &end, 10);
+	return *v >= '0' && *v <= '9' && !*end && n >= 0 && n <= max ? n : -1;
+}
+
 /* Seconds in name's value, a whole number up to a year; -1 when it is
  * not one. */
 static long
 env_seconds(const char *v)
 {
-	char *end;
-	long n = strtol(v, &end, 10);
-	return *v >= '0' && *v <= '9' && !*end && n >= 0 && n <= 366L * 86400 ? n : -1;
+	return whole_number(v, 366L * 86400);
+}
+
+/* *out = the whole number from 0 to max in the variable name, left as it
+ * is when the variable is unset or empty; -1 after saying it is not one. */
+static int
+env_whole(const char *name, long *out, long max, const char *what)
+{
+	const char *v = getenv(name);
+	if (!v || !*v)
+		return 0;
+	if ((*out = whole_number(v, max)) >= 0)
+		return 0;
+	fprintf(stderr, "llmb run: error: %s=%s: expected %s (a whole number from 0 to %ld)\n", name,
+		has_control(v) ? "(a control character)" : v, what, max);
+	return -1;
+}
+
+/* The numbers llmb run reads from the environment, read before anything
+ * is created or submitted: one that is not a number is refused, never
+ * taken for 0. */
+static int
+env_numbers(struct ctx *c)
+{
+	c->gpus_env = -1;
+	c->max_requeues = 3;
+	c->preempt_wait = 600;
+	c->node_lost_wait = 60;
+	if (poll_seconds_env() < 0) {
+		const char *v = getenv("LLMB_POLL_SECONDS");
+		fprintf(stderr, "llmb run: error: LLMB_POLL_SECONDS=%s: expected seconds (a number from 0.1 to 3600)\n",
+			has_control(v) ? "(a control character)" : v);
+		return -1;
+	}
+	return env_whole("SBATCH_GPUS_PER_NODE", &c->gpus_env, 1024, "GPUs per node, 0 to leave out --gpus-per-node") |
+	       env_whole("LLMB_MAX_REQUEUES", &c->max_requeues, 100000, "a number of requeues") |
+	       env_whole("LLMB_PREEMPT_WAIT", &c->preempt_wait, 366L * 86400, "seconds") |
+	       env_whole("LLMB_NODE_LOST_WAIT", &c->node_lost_wait, 366L * 86400, "seconds");
+}
+
+/* "K/N", the stage's place in the plan, as gen writes it. */
+static int
+is_progress(const char *s)
+{
+	size_t k = strspn(s, "0123456789");
+	return k && s[k] == '/' && s[k + 1] && !s[k + 1 + strspn(s + k + 1, "0123456789")];
 }
 
 /* PENDING_LIMIT: unset (or auto), seconds, or infinite; LLMB_PENDING_GRACE:
@@ -985,10 +1050,12 @@ cmd_run(int argc, char **argv)
 	int stop = cliopt_operands(argc, argv, longopts, usage, &i);
 	if (stop >= 0)
 		return stop;
+	/* K/N is what gen writes before the id: anything else (a second
+	 * stage id) is not taken for it */
 	if (argc - i == 1) {
 		c.progress = "-";
 		c.id = argv[i];
-	} else if (argc - i == 2) {
+	} else if (argc - i == 2 && is_progress(argv[i])) {
 		c.progress = argv[i];
 		c.id = argv[i + 1];
 	} else {
@@ -1000,8 +1067,10 @@ cmd_run(int argc, char **argv)
 		fprintf(stderr, "llmb run: error: ASYNC=%s: expected %s\n", as, bool_spellings);
 		return 2;
 	}
-	c.async = as && *as && parse_bool(as) == 1;
-	if (pending_policy(&c.pend) < 0)
+	/* --async, or ASYNC true */
+	if (as && *as && parse_bool(as) == 1)
+		c.async = 1;
+	if (pending_policy(&c.pend) < 0 || env_numbers(&c) < 0)
 		return 2;
 	common_paths(&c, top, install);
 	char *path = layout_cfg(c.gen, c.id);

@@ -2,8 +2,9 @@
  * `make cancel` call: the selection's stages as the staleness predicate
  * and their job records see them, with one scheduler query per executor
  * for the jobs still owed a verdict. They read what stagerun.c writes and never
- * submit; apart from stagerun.c so that the driver of one make target holds
- * nothing else. */
+ * submit (cancel writes a record only to name the job of an interrupted
+ * submission, as the next llmb run would); apart from stagerun.c so that
+ * the driver of one make target holds nothing else. */
 #define _POSIX_C_SOURCE 200809L
 #include <getopt.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include "exec/slurm.h"
 #include "plan/plan.h"
 #include "plan/stale.h"
+#include "run/recover.h"
 #include "run/selenv.h"
 #include "store/instance.h"
 #include "store/jobrecord.h"
@@ -213,7 +215,8 @@ cmd_status(int argc, char **argv)
 }
 
 /* llmb cancel: cancels the unfinished jobs of the selected stages, or of
- * the stages named only. */
+ * the stages named only; 1 when one of them could not be cancelled, or
+ * found. */
 int
 cmd_cancel(int argc, char **argv)
 {
@@ -228,8 +231,28 @@ cmd_cancel(int argc, char **argv)
 		if (only && !only[i])
 			continue;
 		struct jobrec r;
-		if (jobrec_read(install, p.v[i].id, &r) == 0 && *r.job && !strcmp(r.state, "submitted") &&
-		    executor_find(r.executor)) {
+		char *dir = layout_jobs(install, p.v[i].id);
+		if (jobrec_read_dir(dir, &r) < 0) {
+			free(dir);
+			continue;
+		}
+		/* Under the stage lock: a submission under way ends first, and one
+		 * that was interrupted (killed between sbatch and the record) has
+		 * its job found, as the next llmb run would find it. */
+		int lock = jobrec_lock_dir(dir);
+		if (jobrec_read_dir(dir, &r) == 0 && !strcmp(r.state, "submitting") && !*r.job && *r.token) {
+			int found = recover_job(dir, p.v[i].id, &r);
+			if (found < 0) {
+				fprintf(stderr, "llmb cancel: %s: a submission was interrupted and the scheduler cannot be "
+					"asked whether it went through; nothing cancelled (try again when squeue works)\n",
+					p.v[i].id);
+				rc = 1;
+			} else if (found) {
+				snprintf(r.state, sizeof r.state, "submitted");
+				jobrec_write_dir(dir, &r);
+			}
+		}
+		if (*r.job && !strcmp(r.state, "submitted") && executor_find(r.executor)) {
 			struct sb err = {0};
 			if (executor_find(r.executor)->cancel(r.job, &err) == 0) {
 				printf("cancelled job %s (%s)\n", r.job, p.v[i].id);
@@ -240,6 +263,8 @@ cmd_cancel(int argc, char **argv)
 			}
 			sb_free(&err);
 		}
+		close(lock);
+		free(dir);
 	}
 	printf("%d job(s) cancelled\n", n);
 	free(only);

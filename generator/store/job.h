@@ -41,6 +41,11 @@ struct jobspec {
 	const char *dependency;     /* "afterok:12:13" or NULL (ASYNC mode) */
 	const char *extra;          /* ADDITIONAL_SLURM_PARAMS, upstream k=v;flag form */
 	const char *const *env_pass;/* NULL-terminated names passed by name (HF_TOKEN) */
+	/* Called with the job's id by a successful submit, before the job is
+	 * let go where the executor can hold it (local): the caller records
+	 * the id there, so a job never runs unrecorded. NULL: none. */
+	void (*on_id)(void *arg, const char *id);
+	void *on_id_arg;
 };
 
 struct jobinfo {
