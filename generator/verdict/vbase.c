@@ -174,9 +174,9 @@ episode_ended(const struct vengine *j, size_t k, const double *after, size_t c)
 static void
 collect(struct vengine *j, size_t i, struct base *b, int window, int modes)
 {
-	int from = seg_day(j, i), later = 0, take = 0, in_ep = 0;
+	int from = seg_day(j, i), later = 0, take = 0, in_ep = 0, seen = 0;
 	size_t since = 0; /* baseline nights after the latest episode seen */
-	b->m = j->buf, b->n = 0, b->se2 = 0;
+	b->m = j->buf, b->n = 0, b->se2 = 0, b->ended = 0;
 	for (size_t k = i; k-- > 0 && (int)b->n < window;) {
 		const struct vnight *v = &j->c->nights[k];
 		if (v->day < from)
@@ -186,6 +186,8 @@ collect(struct vengine *j, size_t i, struct base *b, int window, int modes)
 		if (modes && v->confirmed && !in_ep) {
 			size_t c = since < AFTER_MAX ? since : AFTER_MAX;
 			take = episode_ended(j, k, b->m + b->n - c, c);
+			if (!seen++)
+				b->ended = take;
 		}
 		in_ep = v->confirmed;
 		if (v->quarantined && !released(j, v, later++) && !(modes && take && v->confirmed && fabs(v->effect) < j->p->large_effect))
@@ -216,6 +218,17 @@ regime_of(struct vengine *j, size_t k)
 		find_regime(w, &b, j->p, 0);
 	}
 	return w;
+}
+
+/* Did the latest confirmed episode before night i end, by the nights
+ * between it and night i (episode_ended), so that the modes of night i
+ * hold its nights? */
+int
+latest_ended(struct vengine *j, size_t i)
+{
+	struct base b;
+	collect(j, i, &b, j->p->regime_window, 1);
+	return b.ended;
 }
 
 /* mixture_sf of night k's baseline (fitted when first asked for: a few
