@@ -13,6 +13,12 @@
 
 #include "verdict/vnight.h"
 
+/* The level of an episode, in deviations of the baseline before it, from
+ * which the nights tell it apart from their noise: a slow mode's run, not
+ * a rise within the noise that one low night declared over (lasting 2%
+ * rises at 2% noise lie about 1.5 deviations above it). */
+#define MODE_SEP 3.5
+
 /* A night's baseline: the nights collect_base gathered. */
 struct base {
 	double *m;              /* night means */

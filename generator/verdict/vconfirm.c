@@ -327,8 +327,6 @@ const char resumed_how[] = "a regression declared over whose nights since stand 
  * episode's median higher by chance): of 23 such rises at 2% noise, at
  * 3 deviations one more was no longer CONFIRMED on its last night, at 2
  * two more, and three with none asked. */
-#define MODE_SEP 3.5
-
 static int
 far_episode(const struct vengine *j, double mu, double sd)
 {
