@@ -15,8 +15,8 @@
 
 /* The level of an episode, in deviations of the baseline before it, from
  * which the nights tell it apart from their noise: a slow mode's run, not
- * a rise within the noise that one low night declared over (lasting 2%
- * rises at 2% noise lie about 1.5 deviations above it). */
+ * a rise within the noise that one low night declared over (a lasting
+ * 2% rise lies about 2 deviations up at 1% noise, 1 at 2%). */
 #define MODE_SEP 3.5
 
 /* A night's baseline: the nights collect_base gathered. */

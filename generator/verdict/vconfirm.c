@@ -323,7 +323,7 @@ const char resumed_how[] = "a regression declared over whose nights since stand 
  * their noise: when the nights after it came back to the old level
  * (latest_ended), it is a slow mode that came and went, and its next run
  * is asked against the modes that hold it. A lasting rise declared over
- * lies nearer its baseline (2% at 2% noise: about 1.5 deviations, its
+ * lies nearer its baseline (2% at 2% noise: about 1 deviation, its
  * episode's median higher by chance): of 23 such rises at 2% noise, at
  * 3 deviations one more was no longer CONFIRMED on its last night, at 2
  * two more, and three with none asked. */
