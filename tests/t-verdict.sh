@@ -400,6 +400,25 @@ t_ok "rarerun: a run of a mode seen in one earlier run, likely under the share's
 # nights are a mode, and the second run confirms nothing.
 mk onsetrun -w 0.01 -a 0.6 -s 34 -r 0.01 -n 300 -S 10003957 bimodal:0.3:1.03:3:101
 t_ok "onsetrun: a run soon after an episode of the same slow mode ended is no new alarm" test "$(episodes onsetrun)" = 102
+# A slow mode that appears at night 101 (half the nights 3% slower, runs
+# of 3, 1% noise, a seed of the shapes' draw): its first run is confirmed
+# on night 101, and that episode ended. 84 nights later the nights since
+# it, half of them slow, stood together above the level before it, and
+# were confirmed on night 185 as the regression declared over going on,
+# against the baseline before the episode, which holds no slow mode. An
+# episode 3.5 deviations above that level, whose nights came back to it,
+# is a mode that came and went: the level must also lie beyond the modes
+# of the night judged, which hold it, and nothing more is confirmed.
+mk resumedmode -w 0.01 -a 0.6 -s 34 -r 0.01 -n 300 -S 10004793 bimodal:0.5:1.03:3:101
+t_ok "resumedmode: a slow mode's next runs after its first episode ended are no regression going on" test "$(episodes resumedmode)" = 101
+# A slow mode that appears at night 101 (half the nights 5% slower, runs
+# of 3, 1% noise, a seed of the shapes' draw): its first run, nights 107
+# to 113, is confirmed on night 108; two fast nights end it, and the next
+# run, from night 116, was confirmed on night 120. With none of the 2 to 4
+# nights after an episode 3.5 deviations above its baseline left out when
+# they say whether it ended (its nights then a mode), it confirms nothing.
+mk endedfar -w 0.01 -a 0.6 -s 34 -r 0.01 -n 300 -S 10005054 bimodal:0.5:1.05:3:101
+t_ok "endedfar: a run 2 to 4 nights after a far episode of the same slow mode ended is no new alarm" test "$(episodes endedfar)" = 108
 # A 5% regression at 1% noise (bench seed), fixed on night 36, and an 8%
 # one from night 39, confirmed on night 40. Its first bad night is its
 # own, not the change point of the regression that ended (night 31). (A

@@ -132,7 +132,11 @@ released(const struct vengine *j, const struct vnight *v, int later)
  * false alarms; with one night left out of 2 to 4, the lasting rises are
  * judged as before (resumed_confirms watches them against the baseline
  * before the episode), and with none left out 7.5% of those at 1% noise
- * were no longer CONFIRMED on their last night, 5.0% before. */
+ * were no longer CONFIRMED on their last night, 5.0% before. After an
+ * episode MODE_SEP deviations above its baseline none is left out of 2
+ * to 4 (the lasting rises lie nearer their baseline; from the first
+ * night after such an episode, 2 lasting 5% rises in 150 at 1% noise were
+ * no longer CONFIRMED on their tenth night). */
 #define AFTER_MAX 30
 
 static int
@@ -142,7 +146,6 @@ episode_ended(const struct vengine *j, size_t k, const double *after, size_t c)
 	size_t n = 0, first = k;
 	if (c < 2)
 		return 0;
-	c -= c < 5 ? 1 : 2;
 	for (size_t q = k + 1; q-- > 0 && n < 64;) {
 		const struct vnight *v = &j->c->nights[q];
 		if (!eligible(v))
@@ -152,11 +155,13 @@ episode_ended(const struct vengine *j, size_t k, const double *after, size_t c)
 		e[n++] = v->mean, first = q;
 	}
 	double old = j->c->nights[first].base_mean;
-	if (isnan(old))
+	if (isnan(old) || !n)
 		return 0;
+	double level = stats_median(e, n);
+	c -= c >= 5 ? 2 : level - old >= MODE_SEP * j->c->nights[first].base_sd ? 0 : 1;
 	for (size_t q = 0; q < c; q++)
 		a[q] = after[q];
-	double level = stats_median(e, n), back = stats_median(a, c);
+	double back = stats_median(a, c);
 	return fabs(back - old) < fabs(back - level);
 }
 
@@ -174,9 +179,9 @@ episode_ended(const struct vengine *j, size_t k, const double *after, size_t c)
 static void
 collect(struct vengine *j, size_t i, struct base *b, int window, int modes)
 {
-	int from = seg_day(j, i), later = 0, take = 0, in_ep = 0;
+	int from = seg_day(j, i), later = 0, take = 0, in_ep = 0, seen = 0;
 	size_t since = 0; /* baseline nights after the latest episode seen */
-	b->m = j->buf, b->n = 0, b->se2 = 0;
+	b->m = j->buf, b->n = 0, b->se2 = 0, b->ended = 0;
 	for (size_t k = i; k-- > 0 && (int)b->n < window;) {
 		const struct vnight *v = &j->c->nights[k];
 		if (v->day < from)
@@ -186,6 +191,8 @@ collect(struct vengine *j, size_t i, struct base *b, int window, int modes)
 		if (modes && v->confirmed && !in_ep) {
 			size_t c = since < AFTER_MAX ? since : AFTER_MAX;
 			take = episode_ended(j, k, b->m + b->n - c, c);
+			if (!seen++)
+				b->ended = take;
 		}
 		in_ep = v->confirmed;
 		if (v->quarantined && !released(j, v, later++) && !(modes && take && v->confirmed && fabs(v->effect) < j->p->large_effect))
@@ -216,6 +223,17 @@ regime_of(struct vengine *j, size_t k)
 		find_regime(w, &b, j->p, 0);
 	}
 	return w;
+}
+
+/* Did the latest confirmed episode before night i end, by the nights
+ * between it and night i (episode_ended), so that the modes of night i
+ * hold its nights? */
+int
+latest_ended(struct vengine *j, size_t i)
+{
+	struct base b;
+	collect(j, i, &b, j->p->regime_window, 1);
+	return b.ended;
 }
 
 /* mixture_sf of night k's baseline (fitted when first asked for: a few

@@ -13,11 +13,18 @@
 
 #include "verdict/vnight.h"
 
+/* The level of an episode, in deviations of the baseline before it, from
+ * which the nights tell it apart from their noise: a slow mode's run, not
+ * a rise within the noise that one low night declared over (a lasting
+ * 2% rise lies about 2 deviations up at 1% noise, 1 at 2%). */
+#define MODE_SEP 3.5
+
 /* A night's baseline: the nights collect_base gathered. */
 struct base {
 	double *m;              /* night means */
 	double se2;             /* mean squared within-run error */
 	size_t n;
+	int ended;              /* with modes: the latest confirmed episode before it ended (episode_ended) */
 };
 
 /* The verdict engine's state for one configuration, night by night
@@ -35,6 +42,7 @@ int beyond_regime(const struct vnight *w, double level, double nl, int dir, doub
 int seg_day(const struct vengine *j, size_t i);
 void collect_base(struct vengine *j, size_t i, struct base *b, int window);
 const struct vnight *regime_of(struct vengine *j, size_t k);
+int latest_ended(struct vengine *j, size_t i);
 double base_mixture_sf(struct vengine *j, size_t k, double level, double L, int dir, int ramp);
 int beyond_modes(struct vengine *j, size_t k, double level, double nl, double nmix, int dir, double alpha, int ramp);
 double test_sd(struct vengine *j, size_t k);
