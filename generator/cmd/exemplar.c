@@ -23,6 +23,7 @@
 #include "base/cliopt.h"
 #include "base/cmds.h"
 #include "base/diag.h"
+#include "base/jget.h"
 #include "base/util.h"
 #include "exec/dryrun.h"
 #include "plan/exsuite.h"
@@ -84,10 +85,10 @@ add_run(struct conf *c, const struct plan *p, const struct inst *in, const char 
 	int invalid = json_is_false(json_object_get(validity, "valid"));
 	json_t *o = json_pack("{s:s,s:s,s:o}", "run", run, "status",
 			      st == R_FAILED ? "failed" : st == R_PENDING ? "not run" : !res ? "not parsed"
-			      : invalid && !strcmp(report_str(res, "status"), "success") ? "invalid" : report_str(res, "status"),
+			      : invalid && !strcmp(jget_str(res, "status"), "success") ? "invalid" : jget_str(res, "status"),
 			      "step_time_mean", isnan(t) ? json_null() : json_real(t));
-	if (*report_str(res, "reason"))
-		json_object_set_new(o, "reason", json_string(report_str(res, "reason")));
+	if (*jget_str(res, "reason"))
+		json_object_set_new(o, "reason", json_string(jget_str(res, "reason")));
 	else if (invalid) {
 		struct sb why = {0};
 		size_t i;
@@ -99,7 +100,7 @@ add_run(struct conf *c, const struct plan *p, const struct inst *in, const char 
 		sb_free(&why);
 	}
 	json_decref(res);
-	const char *status = report_str(o, "status");
+	const char *status = jget_str(o, "status");
 	if (prof) {
 		json_decref(c->profiled);
 		c->profiled = o;
@@ -112,7 +113,7 @@ add_run(struct conf *c, const struct plan *p, const struct inst *in, const char 
 		json_array_append_new(c->reasons, json_sprintf("%s: %s", run, st == R_FAILED ? "its job failed" : "did not run"));
 	} else if (strcmp(status, "success") || isnan(t)) {
 		/* invalid, incomplete, or profiled by a knob: never counted */
-		const char *why = report_str(o, "reason");
+		const char *why = jget_str(o, "reason");
 		c->invalid++;
 		json_array_append_new(c->reasons, json_sprintf("%s: %s%s%s", run, status, *why ? ": " : "", why));
 	} else {
@@ -213,13 +214,13 @@ conf_line(struct sb *t, const struct conf *c)
 	json_array_foreach(c->reasons, i, why)
 		sb_addf(t, "    %s\n", json_string_value(why));
 	if (c->profiled)
-		sb_addf(t, "    profiled run %s: %s (never counted)\n", report_str(c->profiled, "run"),
-			report_str(c->profiled, "status"));
+		sb_addf(t, "    profiled run %s: %s (never counted)\n", jget_str(c->profiled, "run"),
+			jget_str(c->profiled, "status"));
 	if (c->nearest)
 		sb_addf(t, "    no published figure at this scale and configuration; nearest: %s, %.0f tokens/s/GPU, %.0f "
-			"TFLOPS/GPU (%s); differs: %s\n", report_str(c->nearest, "label"),
+			"TFLOPS/GPU (%s); differs: %s\n", jget_str(c->nearest, "label"),
 			report_num(c->nearest, "tokens_per_s_per_gpu"), report_num(c->nearest, "tflops_per_gpu"),
-			report_str(c->nearest, "source"), report_str(c->nearest, "differs"));
+			jget_str(c->nearest, "source"), jget_str(c->nearest, "differs"));
 }
 
 /* The verdict over every configuration, and its words. */

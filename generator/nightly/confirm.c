@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/jget.h"
 #include "nightly/confirm.h"
 #include "plan/plan.h"
 #include "recipe/slurmcmd.h"
@@ -31,13 +32,6 @@ hostlist_ok(const char *nodes)
 }
 
 /* ---- one confirmation ------------------------------------------------------------ */
-
-static const char *
-kstr(const json_t *key, const char *k)
-{
-	const char *s = json_string_value(json_object_get(key, k));
-	return s ? s : "";
-}
 
 /* The record of this night's run of the configuration (the last one). */
 static int
@@ -103,7 +97,7 @@ run_confirmation(const struct confirm_ctx *c, const json_t *key, const char *par
 	snprintf(scale, sizeof scale, "%lld", (long long)json_integer_value(json_object_get(key, "scale")));
 	const char *names[] = {"WORKLOAD", "SIZE", "DTYPE", "GPU_TYPE", "SCALES", "ADDITIONAL_SLURM_PARAMS",
 		"LLMB_NIGHT_TAG", "ASYNC"};
-	const char *vals[] = {kstr(key, "workload"), kstr(key, "size"), kstr(key, "dtype"), kstr(key, "gpu"), scale,
+	const char *vals[] = {jget_str(key, "workload"), jget_str(key, "size"), jget_str(key, "dtype"), jget_str(key, "gpu"), scale,
 		params, TAG, "0"};
 	size_t nv = sizeof names / sizeof *names, na = 0;
 	char *saved[sizeof names / sizeof *names];

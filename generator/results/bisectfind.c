@@ -7,16 +7,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/jget.h"
 #include "base/util.h"
 #include "results/bisectfind.h"
 #include "store/layout.h"
-
-static const char *
-js(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-	return s ? s : "";
-}
 
 /* Two paths name the same file. */
 static int
@@ -45,7 +39,7 @@ bisect_find(const char *install, const char *bad_prov, const char *good_prov)
 		/* read as llmb diff reads a provenance: a FIFO must not hang */
 		char *text = read_regular_file(path, &len, &why);
 		json_t *r = text ? json_loadb(text, len, JSON_REJECT_DUPLICATES, NULL) : NULL;
-		int score = json_is_object(r) && same_file(js(r, "bad"), bad_prov) ? 1 + same_file(js(r, "good"), good_prov) : -1;
+		int score = json_is_object(r) && same_file(jget_str(r, "bad"), bad_prov) ? 1 + same_file(jget_str(r, "good"), good_prov) : -1;
 		double t = !stat(path, &st) ? (double)st.st_mtime : 0;
 		if (score > best_score || (score >= 0 && score == best_score && t > best_time)) {
 			json_decref(best);
@@ -69,7 +63,7 @@ bisect_find(const char *install, const char *bad_prov, const char *good_prov)
 	json_array_foreach(json_object_get(best, "rounds"), i, rd)
 		runs += json_array_size(json_object_get(rd, "runs"));
 	char *where = layout_bisect(NULL, best_id);
-	json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:f}", "bisection", where, "outcome", js(best, "outcome"), "rounds",
+	json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:f}", "bisection", where, "outcome", jget_str(best, "outcome"), "rounds",
 			      (json_int_t)json_array_size(json_object_get(best, "rounds")), "runs", (json_int_t)runs,
 			      "gpu_hours", json_number_value(json_object_get(best, "gpu_hours")));
 	free(where);
@@ -86,10 +80,10 @@ bisect_culprit_text(struct sb *o, const json_t *c, const char *lead)
 {
 	const json_t *a = json_object_get(c, "a"), *b = json_object_get(c, "b");
 	if (json_is_string(json_object_get(c, "commit")))
-		sb_addf(o, "%sCULPRIT: %s %s commit %.12s \"%s\"\n", lead, js(c, "component"), js(c, "name"), js(c, "commit"),
-			js(c, "subject"));
+		sb_addf(o, "%sCULPRIT: %s %s commit %.12s \"%s\"\n", lead, jget_str(c, "component"), jget_str(c, "name"), jget_str(c, "commit"),
+			jget_str(c, "subject"));
 	else
-		sb_addf(o, "%sCULPRIT: %s %s: %s -> %s\n", lead, js(c, "component"), js(c, "name"), js(c, "good"), js(c, "bad"));
+		sb_addf(o, "%sCULPRIT: %s %s: %s -> %s\n", lead, jget_str(c, "component"), jget_str(c, "name"), jget_str(c, "good"), jget_str(c, "bad"));
 	sb_addf(o, "%s  step time %.4g s (sd %.2g, n %lld) -> %.4g s (sd %.2g, n %lld): %+.1f%%\n", lead,
 		json_number_value(json_object_get(a, "mean")), json_number_value(json_object_get(a, "std")),
 		(long long)json_integer_value(json_object_get(a, "n")), json_number_value(json_object_get(b, "mean")),
@@ -101,12 +95,12 @@ void
 bisect_found_text(struct sb *o, const json_t *f, const char *lead)
 {
 	long long rounds = (long long)json_integer_value(json_object_get(f, "rounds"));
-	sb_addf(o, "%sbisected (%s): %lld round%s, %lld runs, %.4g GPU-hours\n", lead, js(f, "bisection"), rounds,
+	sb_addf(o, "%sbisected (%s): %lld round%s, %lld runs, %.4g GPU-hours\n", lead, jget_str(f, "bisection"), rounds,
 		rounds == 1 ? "" : "s", (long long)json_integer_value(json_object_get(f, "runs")),
 		json_number_value(json_object_get(f, "gpu_hours")));
 	const json_t *c = json_object_get(f, "culprit");
 	if (c)
 		bisect_culprit_text(o, c, lead);
 	else
-		sb_addf(o, "%sno culprit (%s): %s\n", lead, js(f, "outcome"), js(f, "why"));
+		sb_addf(o, "%sno culprit (%s): %s\n", lead, jget_str(f, "outcome"), jget_str(f, "why"));
 }

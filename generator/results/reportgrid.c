@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/jget.h"
 #include "results/reportgrid.h"
 
 static void
@@ -65,7 +66,7 @@ grid_value_cell(int i, const json_t *cell)
 char *
 grid_diff_cell(const json_t *k, const json_t *cell)
 {
-	const char *vd = report_str(cell, "verdict");
+	const char *vd = jget_str(cell, "verdict");
 	if (json_object_get(k, "override"))
 		return xstrdup("override: not compared");
 	if (json_is_true(json_object_get(k, "proxy")))
@@ -140,11 +141,11 @@ grid_published(struct sb *o, const json_t *m, const char *bullet)
 			continue;
 		int match = json_is_true(json_object_get(p, "match"));
 		sb_addf(o, "%s%lld GPUs: %s, %.0f tokens/s/GPU, %.0f TFLOPS/GPU (%s at %lld GPUs); %s", bullet,
-			(long long)report_num(k, "scale"), match ? "published for this configuration" : report_str(p, "label"),
-			report_num(p, "tokens_per_s_per_gpu"), report_num(p, "tflops_per_gpu"), report_str(p, "precision"),
-			(long long)report_num(p, "scale"), report_str(p, "source"));
+			(long long)report_num(k, "scale"), match ? "published for this configuration" : jget_str(p, "label"),
+			report_num(p, "tokens_per_s_per_gpu"), report_num(p, "tflops_per_gpu"), jget_str(p, "precision"),
+			(long long)report_num(p, "scale"), jget_str(p, "source"));
 		if (!match)
-			sb_addf(o, "; differs: %s; not compared", report_str(p, "differs"));
+			sb_addf(o, "; differs: %s; not compared", jget_str(p, "differs"));
 		sb_add(o, "\n");
 	}
 }
@@ -170,8 +171,8 @@ grid_metrics(struct grid *g, const json_t *m)
 		r[0] = xstrdup("reference");
 		json_array_foreach(cols, j, k) {
 			const json_t *p = json_object_get(k, "published");
-			r[j + 1] = xstrdup(!p ? report_str(k, "comparison") : json_is_true(json_object_get(p, "match")) ?
-					   "published" : report_str(p, "label"));
+			r[j + 1] = xstrdup(!p ? jget_str(k, "comparison") : json_is_true(json_object_get(p, "match")) ?
+					   "published" : jget_str(p, "label"));
 		}
 	}
 	for (int i = 0; i < RM_N; i++) {
@@ -189,7 +190,7 @@ grid_metrics(struct grid *g, const json_t *m)
 static char *
 jstr_or_dash(const json_t *o, const char *key)
 {
-	const char *s = report_str(o, key);
+	const char *s = jget_str(o, key);
 	return xstrdup(*s ? s : "-");
 }
 
@@ -207,11 +208,11 @@ grid_runs(struct grid *g, const json_t *runs, int excluded)
 	json_array_foreach(runs, i, r) {
 		char **row = grid_row(g);
 		char cfg[13];
-		snprintf(cfg, sizeof cfg, "%s", *report_str(r, "config_hash") ? report_str(r, "config_hash") : "-");
+		snprintf(cfg, sizeof cfg, "%s", *jget_str(r, "config_hash") ? jget_str(r, "config_hash") : "-");
 		row[0] = xasprintf("%lld%s", (long long)report_num(r, "scale"),
 				   json_is_true(json_object_get(r, "proxy")) ? " (proxy)"
 				   : json_is_true(json_object_get(r, "unlisted")) ? " (unlisted)" : "");
-		row[1] = xstrdup(report_str(r, "name"));
+		row[1] = xstrdup(jget_str(r, "name"));
 		row[2] = jstr_or_dash(r, "status");
 		row[3] = jstr_or_dash(r, "job");
 		row[4] = jstr_or_dash(r, "image");
@@ -234,11 +235,11 @@ grid_sweep(struct grid *g, const json_t *sw)
 		h[c] = xstrdup(head[c]);
 	json_array_foreach(json_object_get(sw, "rows"), i, r) {
 		char **row = grid_row(g);
-		row[0] = xstrdup(report_str(r, "config"));
+		row[0] = xstrdup(jget_str(r, "config"));
 		row[1] = fmtnum("%.3f", report_num(r, "step_time"));
 		row[2] = fmtnum("%.1f", report_num(r, "tokens_per_s_per_gpu"));
 		row[3] = fmtnum("%.1f", report_num(r, "tflops_per_gpu"));
-		row[4] = xstrdup(best && !strcmp(best, report_str(r, "config")) ? "best" : "");
+		row[4] = xstrdup(best && !strcmp(best, jget_str(r, "config")) ? "best" : "");
 	}
 }
 
@@ -246,8 +247,8 @@ void
 grid_title(struct sb *o, const json_t *m, const char *pre, const char *post)
 {
 	struct sb t = {0};
-	sb_addf(&t, "llmb report: %s %s %s on %s", report_str(m, "workload"), report_str(m, "size"),
-		report_str(m, "dtype"), report_str(m, "gpu"));
+	sb_addf(&t, "llmb report: %s %s %s on %s", jget_str(m, "workload"), jget_str(m, "size"),
+		jget_str(m, "dtype"), jget_str(m, "gpu"));
 	sb_add(o, pre);
 	if (*pre == '<')
 		sb_add_html(o, t.buf);

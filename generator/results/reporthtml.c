@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/jget.h"
 #include "results/provhtml.h"
 #include "results/reportgrid.h"
 #include "results/reporthtml.h"
@@ -32,7 +33,7 @@ html_cell(struct sb *o, int i, const json_t *k)
 {
 	const json_t *c = json_object_get(json_object_get(k, "metrics"), report_metrics[i].key);
 	char *v = grid_value_cell(i, c), *d = grid_diff_cell(k, c);
-	const char *vd = report_str(c, "verdict");
+	const char *vd = jget_str(c, "verdict");
 	int proxy = json_is_true(json_object_get(k, "proxy"));
 	sb_addf(o, "<td class=\"n%s\">", proxy || json_is_true(json_object_get(k, "profiled")) ? " prof" : "");
 	sb_add_html(o, v);
@@ -200,7 +201,7 @@ step_chart(struct sb *o, const json_t *m)
 				fy(&f, fmin(fmax(t, f.lo), f.hi)));
 		}
 		sb_add(o, "\"/>\n");
-		char *lab = xasprintf("%lld GPUs: %s", (long long)report_num(r, "scale"), report_str(r, "name"));
+		char *lab = xasprintf("%lld GPUs: %s", (long long)report_num(r, "scale"), jget_str(r, "name"));
 		legend(o, 572, 40 + 16 * (double)i, color, lab);
 		free(lab);
 	}
@@ -275,7 +276,7 @@ sweep_chart(struct sb *o, const json_t *sw, const char *id)
 	sb_addf(o, "<svg id=\"%s-chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"880\" height=\"300\" role=\"img\">\n", id);
 	y_axis(o, &f, "tokens/s/GPU per configuration");
 	json_array_foreach(rows, i, r) {
-		const char *cfg = report_str(r, "config");
+		const char *cfg = jget_str(r, "config");
 		int is_best = best && !strcmp(best, cfg);
 		double x = f.x0 + slot * (double)i + slot * 0.15, w = slot * 0.7,
 		       v = report_num(r, "tokens_per_s_per_gpu");

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/jget.h"
 #include "base/util.h"
 #include "recipe/flops.h"
 #include "recipe/metrics.h"
@@ -82,17 +83,10 @@ report_num(const json_t *o, const char *key)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-const char *
-report_str(const json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-	return s ? s : "";
-}
-
 static const char *
 res_status(const struct run *r)
 {
-	return r->res ? report_str(r->res, "status") : "";
+	return r->res ? jget_str(r->res, "status") : "";
 }
 
 static int
@@ -247,13 +241,13 @@ exclusion(const struct run *r, struct sb *b)
 		return "no result.json: the run was not parsed";
 	if (strcmp(st, "success") && strcmp(st, "profiled")) {
 		sb_reset(b);
-		if (*report_str(r->res, "reason"))
-			sb_addf(b, "%s: %s", st, report_str(r->res, "reason"));
+		if (*jget_str(r->res, "reason"))
+			sb_addf(b, "%s: %s", st, jget_str(r->res, "reason"));
 		else if (fe && json_is_number(json_object_get(fe, "line")))
 			sb_addf(b, "%s: line %lld: %s", st, (long long)json_integer_value(json_object_get(fe, "line")),
-				report_str(fe, "text"));
+				jget_str(fe, "text"));
 		else if (fe)
-			sb_addf(b, "%s: %s", st, report_str(fe, "text"));
+			sb_addf(b, "%s: %s", st, jget_str(fe, "text"));
 		else if (json_is_integer(json_object_get(r->res, "last_iteration")))
 			sb_addf(b, "%s: last iteration %lld of %lld", st,
 				(long long)json_integer_value(json_object_get(r->res, "last_iteration")),
@@ -287,7 +281,7 @@ run_record(const struct run *r)
 		json_object_set_new(o, f[i].key, f[i].val ? json_string(f[i].val) : json_null());
 	if (d->note)
 		json_object_set_new(o, "note", json_string(d->note));
-	else if (r->res && !strcmp(report_str(r->res, "note"), "time_limit"))
+	else if (r->res && !strcmp(jget_str(r->res, "note"), "time_limit"))
 		json_object_set_new(o, "note", json_string("the time limit was reached after the measured steps"));
 	else if (r->res && json_integer_value(json_object_get(r->res, "restarts")) > 0)
 		json_object_set_new(o, "note", json_string("the job restarted: measured on its last attempt only"));
@@ -587,7 +581,7 @@ col_json(const struct ctx *c, const struct col *k)
 			: k->unlisted ? "unlisted: not compared" : k->profiled ? "profiled: not compared" : k->refrow ? "compared" : !pub ? "no reference" : "");
 	if (pub)
 		cmp = json_is_true(json_object_get(pub, "match")) ? (free(cmp), xstrdup("compared"))
-			: (free(cmp), xasprintf("%s: not compared", report_str(pub, "label")));
+			: (free(cmp), xasprintf("%s: not compared", jget_str(pub, "label")));
 	const char *note = k->refrow ? ystr(k->refrow, "note", NULL) : NULL;
 	json_t *o = json_pack("{s:I,s:b,s:I,s:s,s:o,s:o}", "scale", (json_int_t)k->scale, "profiled", k->profiled,
 			      "runs", (json_int_t)k->n, "comparison", cmp, "reference_note",

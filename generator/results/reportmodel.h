@@ -16,8 +16,6 @@ extern const struct report_metric report_metrics[RM_N];
 
 /* Member key of o as a number, NAN when missing or not a number. */
 double report_num(const json_t *o, const char *key);
-/* Member key of o as a string, "" when missing or not a string. */
-const char *report_str(const json_t *o, const char *key);
 
 /* The model of the runs under dirs (experiments directories) for workload,
  * gpu, size and dtype of the recipes under top, compared with tolerance

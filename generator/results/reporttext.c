@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/jget.h"
 #include "results/reportgrid.h"
 #include "results/reporttext.h"
 
@@ -45,8 +46,8 @@ profiles_section(struct sb *o, const json_t *m, int md)
 			if (!any++)
 				sb_add(o, md ? "\n## Profiles\n\nLeft out of `make archive` unless `ARCHIVE_PROFILES=1`.\n\n"
 					     : "\nProfiles (left out of make archive unless ARCHIVE_PROFILES=1)\n");
-			sb_addf(o, md ? "- %s/%s (%lld bytes)\n" : "  %s/%s  %lld bytes\n", report_str(r, "name"),
-				report_str(p, "path"), (long long)json_integer_value(json_object_get(p, "bytes")));
+			sb_addf(o, md ? "- %s/%s (%lld bytes)\n" : "  %s/%s  %lld bytes\n", jget_str(r, "name"),
+				jget_str(p, "path"), (long long)json_integer_value(json_object_get(p, "bytes")));
 		}
 	}
 }
@@ -70,8 +71,8 @@ checkpoints_section(struct sb *o, const json_t *m, int md)
 			char step[48] = "";
 			if (!isnan(st))
 				snprintf(step, sizeof step, " (step time %.3f s)", st);
-			sb_addf(o, md ? "- %s: %s%s %.3f s%s\n" : "  %s  %s%s  %.3f s%s\n", report_str(r, "name"),
-				report_str(c, "kind"), at, report_num(c, "seconds"), step);
+			sb_addf(o, md ? "- %s: %s%s %.3f s%s\n" : "  %s  %s%s  %.3f s%s\n", jget_str(r, "name"),
+				jget_str(c, "kind"), at, report_num(c, "seconds"), step);
 		}
 	}
 }
@@ -232,8 +233,8 @@ csv_jobs(struct sb *o, const json_t *m, const json_t *k)
 		    json_is_true(json_object_get(r, "profiled")) == json_is_true(json_object_get(k, "profiled")) &&
 		    json_is_true(json_object_get(r, "proxy")) == json_is_true(json_object_get(k, "proxy")) &&
 		    json_is_true(json_object_get(r, "unlisted")) == json_is_true(json_object_get(k, "unlisted")) &&
-		    !strcmp(report_str(r, "override"), report_str(k, "override")))
-			sb_addf(&j, "%s%s", j.len ? " " : "", *report_str(r, "job") ? report_str(r, "job") : "-");
+		    !strcmp(jget_str(r, "override"), jget_str(k, "override")))
+			sb_addf(&j, "%s%s", j.len ? " " : "", *jget_str(r, "job") ? jget_str(r, "job") : "-");
 	csv_field(o, j.buf ? j.buf : "", 1);
 	sb_free(&j);
 }
@@ -247,8 +248,8 @@ report_csv(struct sb *o, const json_t *m)
 	json_array_foreach(json_object_get(m, "columns"), i, k) {
 		for (int j = 0; j < RM_N; j++) {
 			const json_t *c = json_object_get(json_object_get(k, "metrics"), report_metrics[j].key);
-			sb_addf(o, "%s,%s,%s,%s,%lld,%d,%lld,%s,", report_str(m, "workload"), report_str(m, "gpu"), report_str(m, "size"),
-				report_str(m, "dtype"), (long long)report_num(k, "scale"), json_is_true(json_object_get(k, "profiled")),
+			sb_addf(o, "%s,%s,%s,%s,%lld,%d,%lld,%s,", jget_str(m, "workload"), jget_str(m, "gpu"), jget_str(m, "size"),
+				jget_str(m, "dtype"), (long long)report_num(k, "scale"), json_is_true(json_object_get(k, "profiled")),
 				(long long)report_num(k, "runs"), report_metrics[j].key);
 			csv_num(o, report_num(c, "value"));
 			csv_num(o, report_num(c, "std"));
@@ -258,7 +259,7 @@ report_csv(struct sb *o, const json_t *m)
 			csv_num(o, report_num(c, "diff_pct"));
 			/* a proxy column says so where a verdict would stand */
 			csv_field(o, json_is_true(json_object_get(k, "proxy")) ? "proxy: not compared"
-				     : json_is_true(json_object_get(k, "unlisted")) ? "unlisted: not compared" : report_str(c, "verdict"), 0);
+				     : json_is_true(json_object_get(k, "unlisted")) ? "unlisted: not compared" : jget_str(c, "verdict"), 0);
 			csv_jobs(o, m, k);
 		}
 	}

@@ -19,6 +19,7 @@
 #include <jansson.h>
 
 #include "base/cmds.h"
+#include "base/jget.h"
 #include "base/util.h"
 #include "results/nodes.h"
 #include "results/sysdesc.h"
@@ -83,13 +84,6 @@ load_input(const char *arg, json_t *all)
 	return rc;
 }
 
-static const char *
-sget(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-	return s ? s : "";
-}
-
 static int
 by_name(const void *a, const void *b)
 {
@@ -107,7 +101,7 @@ ok_nodes(const json_t *prov, const char ***names)
 	json_t *x;
 	size_t n = 0;
 	json_object_foreach((json_t *)nodes, k, x)
-		if (!strcmp(sget(x, "status"), "ok")) {
+		if (!strcmp(jget_str(x, "status"), "ok")) {
 			if (v)
 				v[n] = k;
 			n++;
@@ -125,7 +119,7 @@ static size_t
 node_count(const json_t *prov)
 {
 	size_t n = ok_nodes(prov, NULL), m = 0;
-	nodes_count(sget(json_object_get(prov, "machine"), "nodes"), &m);
+	nodes_count(jget_str(json_object_get(prov, "machine"), "nodes"), &m);
 	return n > m ? n : m;
 }
 
@@ -167,11 +161,11 @@ framework(const json_t *sw)
 {
 	const json_t *img = json_object_get(sw, "image"), *venv = json_object_get(sw, "venv");
 	if (json_is_string(json_object_get(img, "ref")))
-		return xstrdup(sget(img, "ref"));
+		return xstrdup(jget_str(img, "ref"));
 	if (!json_is_string(json_object_get(venv, "python")))
 		return NULL;
 	struct sb s = {0};
-	sb_addf(&s, "Python %s", sget(venv, "python"));
+	sb_addf(&s, "Python %s", jget_str(venv, "python"));
 	size_t i;
 	json_t *p;
 	json_array_foreach(json_object_get(venv, "pins"), i, p)
@@ -232,15 +226,15 @@ sysdesc_describe(json_t *all, const char *const opt[4])
 	const char *mem = node ? gpu0(node, "memory.total") : NULL, *mhz = node ? number(gpu0(node, "clocks.max.sm")) : NULL;
 	set(d, "accelerator_memory_capacity", gib(mem, 1024));
 	set(d, "accelerator_frequency", mhz ? xasprintf("%s MHz", mhz) : NULL);
-	const char *cpu = sget(node, "cpu_model"), *vcpu = number(sget(node, "cpus")), *hm = sget(node, "mem_total_kib");
+	const char *cpu = jget_str(node, "cpu_model"), *vcpu = number(jget_str(node, "cpus")), *hm = jget_str(node, "mem_total_kib");
 	set(d, "host_processor_model_name", *cpu ? xstrdup(cpu) : NULL);
 	set(d, "host_processor_vcpu_count", vcpu && !strchr(vcpu, '.') ? xstrdup(vcpu) : NULL);
 	set(d, "host_memory_capacity", gib(hm, 1048576));
-	set(d, "operating_system", *sget(node, "kernel") ? xasprintf("Linux %s", sget(node, "kernel")) : NULL);
+	set(d, "operating_system", *jget_str(node, "kernel") ? xasprintf("Linux %s", jget_str(node, "kernel")) : NULL);
 	set(d, "framework", best ? framework(json_object_get(best, "software")) : NULL);
 	struct sb o = {0};
-	const char *drv = node ? gpu0(node, "driver_version") : NULL, *cuda = sget(node, "cuda_version");
-	const char *nccl = sget(node, "nccl_version");
+	const char *drv = node ? gpu0(node, "driver_version") : NULL, *cuda = jget_str(node, "cuda_version");
+	const char *nccl = jget_str(node, "nccl_version");
 	if (drv)
 		sb_addf(&o, "NVIDIA driver %s", drv);
 	if (*cuda)
@@ -250,7 +244,7 @@ sysdesc_describe(json_t *all, const char *const opt[4])
 	set(d, "other_software_stack", o.buf ? sb_steal(&o) : NULL);
 	set(d, "hw_notes", n > 1 ? node_differences(best, names, n) : NULL);
 	free(names);
-	const char *ver = sget(json_object_get(best, "software"), "llmb_version");
+	const char *ver = jget_str(json_object_get(best, "software"), "llmb_version");
 	set(d, "sw_notes", xasprintf("from the provenance of %zu run%s by llmb sysdesc%s%s", json_array_size(all),
 				     json_array_size(all) == 1 ? "" : "s", *ver ? ", llmb " : "", ver));
 	return d;

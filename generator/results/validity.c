@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/jget.h"
 #include "base/util.h"
 #include "results/validity.h"
 
@@ -166,13 +167,6 @@ tally(struct tallies *t, enum rule r, const char *what, const char *where)
 			*c = '?';
 }
 
-static const char *
-jstr(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-	return s ? s : "";
-}
-
 /* A counter the probe recorded as decimal text (NVML's are unsigned
  * 64-bit), into *v: 1. 0 when there is none (not recorded, or one of
  * nvidia-smi's documented "not available" answers); -1 when it is there
@@ -202,11 +196,11 @@ node_fabric(const json_t *probe)
 	size_t i;
 	json_t *p;
 	json_array_foreach(json_object_get(probe, "fabric"), i, p) {
-		if (!strstr(jstr(p, "state"), "ACTIVE"))
+		if (!strstr(jget_str(p, "state"), "ACTIVE"))
 			continue;
-		if (!strcmp(jstr(p, "driver"), "efa") || !strncmp(jstr(p, "device"), "efa", 3))
+		if (!strcmp(jget_str(p, "driver"), "efa") || !strncmp(jget_str(p, "device"), "efa", 3))
 			return "EFA";
-		if (!strcmp(jstr(p, "link_layer"), "InfiniBand"))
+		if (!strcmp(jget_str(p, "link_layer"), "InfiniBand"))
 			return "InfiniBand";
 	}
 	return NULL;
@@ -257,11 +251,11 @@ gpu_key(const json_t *g, char *buf, size_t len)
 {
 	static const char *const ids[] = {"uuid", "pci.bus_id"};
 	for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
-		const char *v = jstr(g, ids[i]);
+		const char *v = jget_str(g, ids[i]);
 		if (*v && *v != '[' && strcmp(v, "N/A"))
 			return v;
 	}
-	snprintf(buf, len, "index %s", jstr(g, "index"));
+	snprintf(buf, len, "index %s", jget_str(g, "index"));
 	return buf;
 }
 
@@ -286,7 +280,7 @@ grew(const json_t *g0, const json_t *g, const char *field, const char *where, st
 	unsigned long long a = 0, b = 0;
 	int ra = counter(g, field, &a), rb = g0 ? counter(g0, field, &b) : 0;
 	if (ra < 0 || rb < 0) {
-		char *w = xasprintf("%s (%s: %s)", where, field, jstr(ra < 0 ? g : g0, field));
+		char *w = xasprintf("%s (%s: %s)", where, field, jget_str(ra < 0 ? g : g0, field));
 		tally(t, R_COUNTER, "", w);
 		free(w);
 	}
@@ -304,15 +298,15 @@ gpu_findings(const char *node, const json_t *before, const json_t *after, struct
 	int unread = 0; /* after rows the probe could not read: a GPU not found may be one */
 	json_array_foreach(ga, i, g) {
 		if (json_object_get(g, "status")) {
-			snprintf(where, sizeof where, "on %s (%s)", node, jstr(g, "why"));
+			snprintf(where, sizeof where, "on %s (%s)", node, jget_str(g, "why"));
 			tally(t, R_GPU_ROW, "", where);
 			unread = 1;
 			continue;
 		}
 		const json_t *g0 = gpu_match(gb, g);
 		/* named as the run knew it when it started */
-		snprintf(where, sizeof where, "on %s GPU %s", node, jstr(g0 ? g0 : g, "index"));
-		const char *mask = jstr(g, "clocks_throttle_reasons.active");
+		snprintf(where, sizeof where, "on %s GPU %s", node, jget_str(g0 ? g0 : g, "index"));
+		const char *mask = jget_str(g, "clocks_throttle_reasons.active");
 		unsigned long long m = strtoull(mask, NULL, 16);
 		for (size_t b = 0; b < sizeof throttle_bits / sizeof *throttle_bits; b++)
 			if (m & throttle_bits[b].bit)
@@ -328,7 +322,7 @@ gpu_findings(const char *node, const json_t *before, const json_t *after, struct
 		if (json_object_get(g, "status") || gpu_match(ga, g))
 			continue;
 		char b[32];
-		snprintf(where, sizeof where, "on %s GPU %s (%s)", node, jstr(g, "index"), gpu_key(g, b, sizeof b));
+		snprintf(where, sizeof where, "on %s GPU %s (%s)", node, jget_str(g, "index"), gpu_key(g, b, sizeof b));
 		tally(t, R_GPU_LOST, "", where);
 	}
 	snprintf(where, sizeof where, "on %s", node);
@@ -352,9 +346,9 @@ unprobed(const json_t *nodes, enum rule r, struct tallies *t)
 	if (json_is_string(json_object_get(nodes, "status")))
 		return;
 	json_object_foreach((json_t *)nodes, name, p) {
-		if (!strcmp(jstr(p, "status"), "ok"))
+		if (!strcmp(jget_str(p, "status"), "ok"))
 			continue;
-		char *w = xasprintf("%s (%s)", name, *jstr(p, "why") ? jstr(p, "why") : "no reason recorded");
+		char *w = xasprintf("%s (%s)", name, *jget_str(p, "why") ? jget_str(p, "why") : "no reason recorded");
 		tally(t, r, "", w);
 		free(w);
 	}
@@ -376,12 +370,12 @@ preflight_findings(const json_t *nodes, struct tallies *t)
 		size_t i;
 		json_t *f;
 		json_array_foreach(json_object_get(pf, "findings"), i, f) {
-			const char *v = jstr(f, "verdict");
+			const char *v = jget_str(f, "verdict");
 			if (strcmp(v, "warn") && strcmp(v, "fail"))
 				continue;
 			char where[256];
-			snprintf(where, sizeof where, "on %s (%s)", name, jstr(f, "why"));
-			tally(t, strcmp(v, "fail") ? R_PF_WARN : R_PF_FAIL, jstr(f, "check"), where);
+			snprintf(where, sizeof where, "on %s (%s)", name, jget_str(f, "why"));
+			tally(t, strcmp(v, "fail") ? R_PF_WARN : R_PF_FAIL, jget_str(f, "check"), where);
 		}
 	}
 	return judged;
@@ -432,7 +426,7 @@ validity_check(const char *log, const json_t *prov)
 	unprobed(nodes, R_PROBE, &t);
 	unprobed(after, R_PROBE_AFTER, &t);
 	json_object_foreach((json_t *)after, name, p) {
-		if (strcmp(jstr(p, "status"), "ok"))
+		if (strcmp(jget_str(p, "status"), "ok"))
 			continue;
 		/* a node without nvidia-smi has its XID count only */
 		unsigned long long x;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/jget.h"
 #include "base/stats.h"
 #include "results/bisectfind.h"
 #include "verdict/judge.h"
@@ -18,13 +19,6 @@ static const char css[] =
 	"td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}td.l,th.l{text-align:left}\n"
 	".CONFIRMED{color:#cf222e;font-weight:bold}.SUSPECT{color:#9a6700;font-weight:bold}.INVALID,.FAILED{color:#8250df}\n"
 	".INCONCLUSIVE{color:#57606a}.OK,.NEW{color:#1a7f37}svg{border:1px solid #ddd}svg text{font:11px sans-serif}\n";
-
-static const char *
-gs(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-	return s ? s : "";
-}
 
 static double
 gn(const json_t *o, const char *k)
@@ -97,7 +91,7 @@ axes(struct sb *o, const struct frame *f, const json_t *nights)
 	size_t every = f->n > 8 ? (f->n + 7) / 8 : 1;
 	for (size_t i = 0; i < f->n; i += every)
 		sb_addf(o, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", fx(f, i), f->y1 + 16,
-			gs(json_array_get(nights, i), "night") + 5);
+			jget_str(json_array_get(nights, i), "night") + 5);
 	sb_addf(o, "<text x=\"%.1f\" y=\"14\">step time (s) per night</text>\n", f->x0);
 }
 
@@ -138,7 +132,7 @@ marks(struct sb *o, const struct frame *f, const json_t *nights, const char *fir
 	json_array_foreach(nights, i, n) if (isfinite(gn(n, "mean"))) sb_addf(o, "%.1f,%.1f ", fx(f, i), fy(f, gn(n, "mean")));
 	sb_add(o, "\"/>\n");
 	json_array_foreach(nights, i, n) {
-		const char *st = gs(n, "state"), *night = gs(n, "night");
+		const char *st = jget_str(n, "state"), *night = jget_str(n, "night");
 		double x = fx(f, i);
 		if (json_is_true(json_object_get(n, "change_point")) || !strcmp(night, first_bad)) {
 			const char *cls = !strcmp(night, first_bad) ? "cp first-bad" : "cp";
@@ -150,7 +144,7 @@ marks(struct sb *o, const struct frame *f, const json_t *nights, const char *fir
 		if (!json_is_true(json_object_get(n, "valid"))) {
 			sb_addf(o, "<text class=\"invalid\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#8250df\">&#x2715;<title>%s %s: ", x,
 				f->y1 - 4, night, st);
-			sb_add_html(o, gs(n, "invalid"));
+			sb_add_html(o, jget_str(n, "invalid"));
 			sb_add(o, "</title></text>\n");
 			continue;
 		}
@@ -176,7 +170,7 @@ chart(struct sb *o, const json_t *c, const json_t *nights)
 	if (isfinite(ref))
 		sb_addf(o, "<line class=\"reference\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#1a7f37\" stroke-dasharray=\"8 4\"/><text x=\"%.1f\" y=\"%.1f\" fill=\"#1a7f37\">reference %.4g s</text>\n",
 			f.x0, fy(&f, ref), f.x1, fy(&f, ref), f.x1 - 120, fy(&f, ref) - 4, ref);
-	marks(o, &f, nights, gs(c, "first_bad_night"));
+	marks(o, &f, nights, jget_str(c, "first_bad_night"));
 	sb_add(o, "</svg>\n");
 }
 
@@ -197,14 +191,14 @@ night_table(struct sb *o, const json_t *nights)
 	sb_add(o, "<table><tr><th class=\"l\">night</th><th>runs</th><th>step time (s)</th><th>baseline (s)</th><th>nights</th>"
 		  "<th>effect %</th><th class=\"l\">verdict</th><th class=\"l\">state</th><th class=\"l\">notes</th></tr>\n");
 	json_array_foreach(nights, i, n) {
-		const char *st = gs(n, "state");
-		sb_addf(o, "<tr><td class=\"l\">%s</td><td>%d</td>", gs(n, "night"), (int)json_integer_value(json_object_get(n, "runs")));
+		const char *st = jget_str(n, "state");
+		sb_addf(o, "<tr><td class=\"l\">%s</td><td>%d</td>", jget_str(n, "night"), (int)json_integer_value(json_object_get(n, "runs")));
 		cell_num(o, gn(n, "mean"), "%.4f");
 		cell_num(o, gn(n, "baseline"), "%.4f");
 		cell_num(o, json_is_integer(json_object_get(n, "baseline_n")) ? (double)json_integer_value(json_object_get(n, "baseline_n")) : NAN, "%.0f");
 		cell_num(o, gn(n, "effect_pct"), "%+.1f");
-		sb_addf(o, "<td class=\"l\">%s</td><td class=\"l %s\">%s</td><td class=\"l\">", gs(n, "verdict"), st, st);
-		sb_add_html(o, gs(n, "invalid"));
+		sb_addf(o, "<td class=\"l\">%s</td><td class=\"l %s\">%s</td><td class=\"l\">", jget_str(n, "verdict"), st, st);
+		sb_add_html(o, jget_str(n, "invalid"));
 		if (json_is_true(json_object_get(n, "acked")))
 			sb_add(o, "acknowledged false alarm ");
 		if (json_is_true(json_object_get(n, "change_point")))
@@ -237,23 +231,23 @@ summary_table(struct sb *o, const json_t *cs)
 	sb_add(o, "<table><tr><th class=\"l\">configuration</th><th class=\"l\">state</th><th>effect %</th>"
 		  "<th class=\"l\">first bad night</th><th class=\"l\">last good night</th><th class=\"l\">changed</th></tr>\n");
 	json_array_foreach(cs, i, c) {
-		const char *st = gs(c, "state");
+		const char *st = jget_str(c, "state");
 		sb_addf(o, "<tr><td class=\"l\"><a href=\"#c%zu\">", i);
-		sb_add_html(o, gs(c, "fingerprint"));
+		sb_add_html(o, jget_str(c, "fingerprint"));
 		sb_addf(o, "</a></td><td class=\"l %s\">%s</td>", st, st);
 		cell_num(o, gn(json_object_get(c, "verdict_baseline"), "effect_pct"), "%+.1f");
 		const json_t *r = json_object_get(c, "first_bad_range");
-		sb_addf(o, "<td class=\"l\">%s", gs(c, "first_bad_night"));
+		sb_addf(o, "<td class=\"l\">%s", jget_str(c, "first_bad_night"));
 		/* a bisection covers the nights that may hold it */
-		if (r && strcmp(gs(r, "from"), gs(r, "to")))
-			sb_addf(o, "<br>(%s .. %s)", gs(r, "from"), gs(r, "to"));
-		sb_addf(o, "</td><td class=\"l\">%s</td><td class=\"l\">", gs(c, "last_good_night"));
+		if (r && strcmp(jget_str(r, "from"), jget_str(r, "to")))
+			sb_addf(o, "<br>(%s .. %s)", jget_str(r, "from"), jget_str(r, "to"));
+		sb_addf(o, "</td><td class=\"l\">%s</td><td class=\"l\">", jget_str(c, "last_good_night"));
 		changed_cell(o, json_object_get(c, "changed"), NULL);
 		/* and from night to night over that range */
 		size_t x;
 		json_t *rc;
 		json_array_foreach(json_object_get(r, "changed"), x, rc)
-			changed_cell(o, json_object_get(rc, "changed"), gs(rc, "night"));
+			changed_cell(o, json_object_get(rc, "changed"), jget_str(rc, "night"));
 		sb_add(o, "</td></tr>\n");
 	}
 	sb_add(o, "</table>\n");
@@ -280,13 +274,13 @@ trend_html(struct sb *o, const json_t *m)
 	const json_t *cs = json_object_get(m, "configurations"), *c;
 	size_t i;
 	sb_add(o, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>llmb nightly ");
-	sb_add_html(o, gs(m, "night"));
-	sb_addf(o, "</title>\n<style>\n%s</style></head><body>\n<h1>llmb nightly %s</h1>\n", css, gs(m, "night"));
+	sb_add_html(o, jget_str(m, "night"));
+	sb_addf(o, "</title>\n<style>\n%s</style></head><body>\n<h1>llmb nightly %s</h1>\n", css, jget_str(m, "night"));
 	summary_table(o, cs);
 	json_array_foreach(cs, i, c) {
-		const char *st = gs(c, "state");
+		const char *st = jget_str(c, "state");
 		sb_addf(o, "<h2 id=\"c%zu\">", i);
-		sb_add_html(o, gs(c, "fingerprint"));
+		sb_add_html(o, jget_str(c, "fingerprint"));
 		sb_addf(o, " <span class=\"%s\">%s</span></h2>\n", st, st);
 		bisection(o, json_object_get(c, "bisection"));
 		/* The page shows the recent nights; the JSON keeps them all. */
