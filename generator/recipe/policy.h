@@ -17,6 +17,8 @@ struct policy {
 	int regime_window;      /* the modes of a baseline: learned over this many recent nights */
 	int noise_nights;       /* noise that grew: the last this many nights against the older ones */
 	double noise_alpha;     /* ... by an F-test at this level */
+	int chain_window;       /* a new slowdown: the nights before it as a two-mode Markov chain, at most this many */
+	double chain_llr;       /* ... is confirmed when one new level explains its nights better by this log-likelihood ratio (0: not asked) */
 	double alpha;           /* per-night test, one-sided */
 	double noise_floor;     /* run-to-run noise never taken below this (fraction) */
 	int cp_perms;

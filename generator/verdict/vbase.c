@@ -211,6 +211,12 @@ collect_base(struct vengine *j, size_t i, struct base *b, int window)
 	collect(j, i, b, window, 0);
 }
 
+void
+collect_modes(struct vengine *j, size_t i, struct base *b, int window)
+{
+	collect(j, i, b, window, 1);
+}
+
 /* Night k's modes, from its baseline, when first asked for (a few nights
  * need them: finding them for every night is most of the judging time). */
 const struct vnight *

@@ -41,6 +41,9 @@ struct vengine {
 int beyond_regime(const struct vnight *w, double level, double nl, int dir, double extra2, double alpha);
 int seg_day(const struct vengine *j, size_t i);
 void collect_base(struct vengine *j, size_t i, struct base *b, int window);
+/* The same with the nights of a confirmed episode that ended (the nights
+ * the modes are learned from: regime_of). */
+void collect_modes(struct vengine *j, size_t i, struct base *b, int window);
 const struct vnight *regime_of(struct vengine *j, size_t k);
 int latest_ended(struct vengine *j, size_t i);
 double base_mixture_sf(struct vengine *j, size_t k, double level, double L, int dir, int ramp);

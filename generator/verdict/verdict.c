@@ -9,6 +9,7 @@
 #include "base/stats.h"
 #include "base/util.h"
 #include "verdict/vbase.h"
+#include "verdict/vchain.h"
 #include "verdict/vconfirm.h"
 #include "verdict/vepisode.h"
 
@@ -242,6 +243,9 @@ verdict_night(struct vengine *j, size_t i, int last)
 		for (size_t a = 0; a < ncp; a++)
 			c->nights[cps[a]].cp = 1, c->nights[cps[a]].cp_p = ps[a];
 	}
+	/* a run of a slow mode the history has shown, as such runs come */
+	if (dir == VB_SLOWER && !ongoing && chain_explains(j, first, i))
+		dir = VB_NONE;
 	if (!dir)
 		return;
 	settle(j, first, i, dir);

@@ -1,0 +1,203 @@
+#include <math.h>
+#include <stdio.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/stats.h"
+#include "base/util.h"
+
+#include "verdict/vchain.h"
+
+/* The nights the chain learns from, at most this many before the episode:
+ * a rare mode in runs (a tenth of the nights, runs of 3) comes every 30
+ * nights, and the 90-night regime window saw it twice or three times. */
+#define CHAIN_NIGHTS 180
+#define CHAIN_ITERS 60
+
+struct chain {
+	double mu[2], sd;      /* the fast and the slow mode, one deviation (relative to the level) */
+	double a01, a10;       /* a fast night turns slow; a slow night turns fast */
+	double p0[2];          /* the state of the last night it was fitted to */
+	double slow;           /* the slow nights it counts (their posterior sum) */
+	double ll, ll1;        /* log-likelihood of the nights: the chain's, one normal's */
+};
+
+static double
+npdf(double x, double mu, double sd)
+{
+	double z = (x - mu) / sd;
+	return exp(-0.5 * z * z) / (sd * 2.5066282746310002);
+}
+
+/* Forward pass over y[0..n): the log-likelihood, and the state
+ * distribution after the last night in end (if not NULL). start is the
+ * first night's state distribution, or with after the night before's;
+ * alpha[t*2+s] the scaled forward variables and scale[t] their sums when
+ * given (Baum-Welch). */
+static double
+forward(const struct chain *c, const double *y, size_t n, const double *start, int after, double *end, double *alpha, double *scale)
+{
+	double a[2] = {start[0], start[1]}, ll = 0;
+	for (size_t t = 0; t < n; t++) {
+		double b0 = npdf(y[t], c->mu[0], c->sd), b1 = npdf(y[t], c->mu[1], c->sd);
+		double f0, f1;
+		if (t == 0 && !after)
+			f0 = a[0] * b0, f1 = a[1] * b1;
+		else
+			f0 = (a[0] * (1 - c->a01) + a[1] * c->a10) * b0, f1 = (a[0] * c->a01 + a[1] * (1 - c->a10)) * b1;
+		double s = f0 + f1;
+		if (!(s > 0))
+			s = 1e-300;
+		a[0] = f0 / s, a[1] = f1 / s;
+		ll += log(s);
+		if (alpha)
+			alpha[2 * t] = a[0], alpha[2 * t + 1] = a[1], scale[t] = s;
+	}
+	if (end)
+		end[0] = a[0], end[1] = a[1];
+	return ll;
+}
+
+/* Baum-Welch on y[0..n) (relative levels) from a start: the slow mode
+ * the top share q of the nights; sd never below floor. Transitions carry
+ * one pseudo-count each way, so that a mode seen in two runs is not taken
+ * as one that never ends. x: the nights sorted; scratch al, be, sc. */
+static void
+fit_from(struct chain *c, const double *y, const double *x, size_t n, double q, double floor, double *al, double *be, double *sc)
+{
+	size_t bk = n - (size_t)fmax(2, round(q * (double)n));
+	double ml = 0, mh = 0, w = 0;
+	for (size_t k = 0; k < bk; k++)
+		ml += x[k];
+	for (size_t k = bk; k < n; k++)
+		mh += x[k];
+	ml /= (double)bk, mh /= (double)(n - bk);
+	for (size_t k = 0; k < n; k++) {
+		double d = x[k] - (k < bk ? ml : mh);
+		w += d * d;
+	}
+	c->mu[0] = ml, c->mu[1] = mh, c->sd = fmax(sqrt(w / (double)n), floor);
+	c->a01 = fmin(0.5, q / (3 * (1 - q))), c->a10 = 1.0 / 3;
+	c->slow = (double)(n - bk);
+	double prev = -INFINITY;
+	for (int it = 0; it < CHAIN_ITERS; it++) {
+		double st[2] = {c->a10 / (c->a01 + c->a10), c->a01 / (c->a01 + c->a10)};
+		c->ll = forward(c, y, n, st, 0, NULL, al, sc);
+		if (c->ll - prev < 1e-7)
+			break;
+		prev = c->ll;
+		/* backward, scaled by the forward sums */
+		be[2 * (n - 1)] = be[2 * (n - 1) + 1] = 1;
+		for (size_t t = n - 1; t-- > 0;) {
+			double b0 = npdf(y[t + 1], c->mu[0], c->sd), b1 = npdf(y[t + 1], c->mu[1], c->sd);
+			double n0 = b0 * be[2 * (t + 1)], n1 = b1 * be[2 * (t + 1) + 1];
+			be[2 * t] = ((1 - c->a01) * n0 + c->a01 * n1) / sc[t + 1];
+			be[2 * t + 1] = (c->a10 * n0 + (1 - c->a10) * n1) / sc[t + 1];
+		}
+		double g[2] = {0, 0}, gt[2] = {0, 0}, xi01 = 0, xi10 = 0, s0 = 0, s1 = 0, ss = 0;
+		for (size_t t = 0; t < n; t++) {
+			double g0 = al[2 * t] * be[2 * t], g1 = al[2 * t + 1] * be[2 * t + 1], z = g0 + g1;
+			if (!(z > 0))
+				continue;
+			g0 /= z, g1 /= z;
+			g[0] += g0, g[1] += g1, s0 += g0 * y[t], s1 += g1 * y[t];
+			if (t + 1 < n) {
+				gt[0] += g0, gt[1] += g1;
+				double b0 = npdf(y[t + 1], c->mu[0], c->sd), b1 = npdf(y[t + 1], c->mu[1], c->sd);
+				xi01 += al[2 * t] * c->a01 * b1 * be[2 * (t + 1) + 1] / sc[t + 1];
+				xi10 += al[2 * t + 1] * c->a10 * b0 * be[2 * (t + 1)] / sc[t + 1];
+			}
+		}
+		if (!(g[0] > 1e-9) || !(g[1] > 1e-9))
+			break;
+		c->mu[0] = s0 / g[0], c->mu[1] = s1 / g[1];
+		for (size_t t = 0; t < n; t++) {
+			double g0 = al[2 * t] * be[2 * t], g1 = al[2 * t + 1] * be[2 * t + 1], z = g0 + g1;
+			if (z > 0)
+				ss += (g0 * (y[t] - c->mu[0]) * (y[t] - c->mu[0]) + g1 * (y[t] - c->mu[1]) * (y[t] - c->mu[1])) / z;
+		}
+		c->sd = fmax(sqrt(ss / (double)n), floor);
+		c->a01 = (xi01 + 1) / (gt[0] + 2), c->a10 = (xi10 + 1) / (gt[1] + 2);
+		c->slow = g[1];
+	}
+	if (c->mu[1] < c->mu[0]) {
+		double t = c->mu[0];
+		c->mu[0] = c->mu[1], c->mu[1] = t;
+		t = c->a01, c->a01 = c->a10, c->a10 = t;
+		c->slow = (double)n - c->slow;
+	}
+	double st[2] = {c->a10 / (c->a01 + c->a10), c->a01 / (c->a01 + c->a10)};
+	c->ll = forward(c, y, n, st, 0, c->p0, NULL, NULL);
+}
+
+/* The best of a few starts (EM finds the nearest optimum: from the upper
+ * half alone, a rare mode 3 deviations up was seldom found), and one
+ * normal's log-likelihood beside it. */
+static void
+fit(struct chain *c, const double *y, size_t n, double floor)
+{
+	static const double starts[] = {0.05, 0.1, 0.2, 0.35, 0.5};
+	double *x = xmalloc(n * sizeof *x), *al = xmalloc(2 * n * sizeof *al), *be = xmalloc(2 * n * sizeof *be);
+	double *sc = xmalloc(n * sizeof *sc);
+	memcpy(x, y, n * sizeof *x);
+	stats_sort(x, n);
+	double m1 = stats_mean(y, n), v1 = 0;
+	for (size_t k = 0; k < n; k++)
+		v1 += (y[k] - m1) * (y[k] - m1);
+	v1 = fmax(v1 / (double)n, floor * floor);
+	c->ll = -INFINITY;
+	for (size_t s = 0; s < sizeof starts / sizeof *starts; s++) {
+		struct chain t;
+		fit_from(&t, y, x, n, starts[s], floor, al, be, sc);
+		if (t.ll > c->ll)
+			*c = t;
+	}
+	c->ll1 = -0.5 * (double)n * (log(6.283185307179586 * v1) + 1);
+	free(x), free(al), free(be), free(sc);
+}
+
+int
+chain_explains(struct vengine *j, size_t first, size_t i)
+{
+	const struct policy *p = j->p;
+	if (!(p->chain_llr > 0))
+		return 0;
+	struct base b;
+	collect_modes(j, first, &b, p->chain_window);
+	size_t n = b.n, ne = 0;
+	double *y = xmalloc((n + i - first + 2) * sizeof *y);
+	int ok = 0;
+	if (n < 30)
+		goto out;
+	/* in their order: collect gives the latest first */
+	for (size_t k = 0; k < n; k++)
+		y[k] = b.m[n - 1 - k];
+	double *s = xmalloc(n * sizeof *s);
+	memcpy(s, y, n * sizeof *s);
+	double level = stats_median(s, n);
+	free(s);
+	for (size_t k = 0; k < n; k++)
+		y[k] = y[k] / level - 1;
+	for (size_t k = first; k <= i; k++)
+		if (eligible(&j->c->nights[k]))
+			y[n + ne++] = j->c->nights[k].mean / level - 1;
+	if (!ne)
+		goto out;
+	struct chain c;
+	fit(&c, y, n, p->noise_floor);
+	/* a slow mode the nights show: a chain that explains them better
+	 * than one normal by more than its three more parameters cost
+	 * (BIC), and two slow nights or more */
+	if (!(c.slow >= 2) || !(c.mu[1] > c.mu[0]) || c.ll - c.ll1 < 1.5 * log((double)n))
+		goto out;
+	/* the episode: one new level (at the deviation within a mode) over
+	 * the chain */
+	double ll0 = forward(&c, y + n, ne, c.p0, 1, NULL, NULL, NULL), m = stats_mean(y + n, ne), ll1 = 0;
+	for (size_t k = 0; k < ne; k++)
+		ll1 += log(npdf(y[n + k], m, c.sd));
+	ok = ll1 - ll0 < p->chain_llr;
+out:
+	free(y);
+	return ok;
+}

@@ -1,0 +1,20 @@
+/* vchain: the nights before an episode as a two-state Markov chain of
+ * normals (a fast and a slow mode whose nights come in runs, one
+ * deviation), fitted by Baum-Welch over a long window that keeps the
+ * nights of earlier episodes, and whether that chain explains the
+ * episode's nights nearly as well as one new level does. The last word
+ * before a new slowdown is confirmed: a run of a slow mode the history has
+ * shown, as long as such runs come, is no change. */
+#ifndef LLMB_VCHAIN_H
+#define LLMB_VCHAIN_H
+
+#include <stddef.h>
+
+#include "verdict/vbase.h"
+
+/* Nonzero when the chain of the nights before night first explains the
+ * nights first..i: the log-likelihood ratio of one new level over the
+ * chain is under the policy's chain_llr. */
+int chain_explains(struct vengine *j, size_t first, size_t i);
+
+#endif
