@@ -171,6 +171,13 @@ night_json(const struct vnight *v)
 		json_object_set_new(o, "confirmed", json_true());
 	if (v->first_bad >= 0)
 		json_object_set_new(o, "first_bad_index", json_integer(v->first_bad));
+	/* why the gate alarmed: the rule that newly confirmed a shift on this night */
+	if (v->rule != VR_NONE) {
+		json_t *r = json_pack("{s:s}", "rule", rule_names[v->rule]);
+		if (v->rule_nights)
+			json_object_set_new(r, "nights", json_integer(v->rule_nights));
+		json_object_set_new(o, "confirmed_by", r);
+	}
 	if (v->state == ST_CONFIRMED)
 		json_object_set_new(o, "first_bad_range_index", json_pack("[I,I]", (json_int_t)v->range_lo, (json_int_t)v->range_hi));
 	return o;
