@@ -519,6 +519,11 @@ for f in sys.argv[1:]:
         if said and not (n.get("confirmed") and "first_bad_index" in n and not (prev and prev["state"] == "CONFIRMED")) or new and not said:
             sys.exit("%s: %s" % (f, n["night"]))
         prev = n' "$TRASH"/{short,confirmed,renamed,rangeinv,drift1,secondstep,resumed,bimodal,fixed,lasting1}-rules.json
+# The configuration, CONFIRMED, says the rule and night that confirmed its
+# episode, in the text too, however long ago (lasting1: 117 nights).
+t_ok "rule: the text of a regression that lasts says what confirmed it" grep -qx "  confirmed on 2026-02-02 by the ramp rule: the last 4 nights against a steady rise" <("$LLMB" judge --install "$TRASH/lasting1")
+t_ok "rule: ...and of one declared over that went on" grep -qx "  confirmed on 2026-02-15 by the resumed rule: the nights since it was declared over, together at its level" <("$LLMB" judge --install "$TRASH/resumed")
+t_ok "rule: the JSON's configuration says it with its night" test "$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["configurations"][0]["confirmed_by"])' "$TRASH/drift1-rules.json")" = "{'night': '2026-02-07', 'nights': 6, 'rule': 'ramp'}"
 
 # Invalid nights: exit 3 on the night; never in a baseline later.
 mk invalid -n 8 invalid:8:nan-grad-norm
