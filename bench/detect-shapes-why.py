@@ -7,7 +7,8 @@ no noise gives it. Each false alarm (an episode's first CONFIRMED night
 after night 10) is put in one class by the slow nights of the 90 before
 its run of slow nights, the regime window's length: absent (under two),
 present but under two outside confirmed episodes (their CONFIRMED nights
-and the SUSPECT nights just before), or two or more outside them.
+and the SUSPECT nights just before), or two or more outside them; and
+by the rule that confirmed it (the night's confirmed_by).
 """
 import collections, json, os, subprocess, sys
 
@@ -16,7 +17,7 @@ for cell in sys.argv[2:]:
     shape = cell.split('/', 1)[1]
     onset = int(shape.split(':')[4])
     d = os.path.join(root, 'series', cell)
-    cls, tot, second = collections.Counter(), 0, 0
+    cls, rules, tot, second = collections.Counter(), collections.Counter(), 0, 0
     for line in open(os.path.join(d, 'seeds')):
         name, seed = line.split()
         ns = json.load(open(os.path.join(d, name + '.json')))['configurations'][0]['nights']
@@ -31,6 +32,7 @@ for cell in sys.argv[2:]:
             if not conf[i] or conf[i - 1]:
                 continue
             tot += 1
+            rules[ns[i].get('confirmed_by', {}).get('rule', 'not said')] += 1
             if not slow[i]:
                 cls['on a fast night'] += 1
                 continue
@@ -50,5 +52,8 @@ for cell in sys.argv[2:]:
             else:
                 cls['a slow night, 2 or more slow nights outside confirmed episodes in the 90 before'] += 1
     print('%s: %d false alarms, %d on the second night of a run of slow nights' % (cell, tot, second))
+    order = ['streak', 'pair', 'tail', 'ramp', 'change-point', 'resumed']
+    if tot:
+        print('  by rule: ' + ', '.join('%s %d' % (r, rules[r]) for r in sorted(rules, key=lambda r: (order + [r]).index(r))))
     for k, v in cls.most_common():
         print('  %4d %3.0f%% %s' % (v, 100.0 * v / max(tot, 1), k))

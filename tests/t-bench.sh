@@ -116,16 +116,22 @@ t_ok "bench/detect-shapes.sh: 17 rows, worst first" awk -F'|' '
 	END { exit !(n == 17 && !bad) }' "$TRASH/detect-shapes.out"
 unset SHAPES_KEEP
 # where the kept series' false alarms came from: a line per cell, and as
-# many classified as counted
+# many classified as counted, and as many by the rule that confirmed them
 kept=$(sed -n 's/^series and verdicts in //p' "$TRASH/detect-shapes.out")
 if [ -n "$kept" ] && [ -f "$kept/series/0.01/bimodal:0.1:1.05:3:1/seeds" ]; then
 	/usr/bin/python3 bench/detect-shapes-why.py "$kept" 0.01/bimodal:0.1:1.05:3:1 0.01/bimodal:0.5:1.05:3:101 >"$TRASH/why.out" 2>&1
 	# shellcheck disable=SC2016
-	t_ok "bench/detect-shapes-why.py: each cell's false alarms, every one in a class" awk '
-		/^0\.01\/bimodal:.*: [0-9]+ false alarms, [0-9]+ on the second night/ { if (c) { if (sum != want) bad++ }; c++; want = $2; sum = 0; next }
+	t_ok "bench/detect-shapes-why.py: each cell's false alarms, every one in a class and by a rule" awk '
+		function done() { if (sum != want || (want && r != want)) bad++ }
+		/^0\.01\/bimodal:.*: [0-9]+ false alarms, [0-9]+ on the second night/ { if (c) done(); c++; want = $2; sum = 0; r = 0; next }
+		/^  by rule: / {
+			n = split(substr($0, 12), a, ", ")
+			for (k = 1; k <= n; k++) { if (a[k] !~ /^(streak|pair|tail|ramp|change-point|resumed) [0-9]+$/) bad++; split(a[k], b, " "); r += b[2] }
+			next
+		}
 		/^ +[0-9]+ +[0-9]+% (a slow night|on a fast night)/ { sum += $1; next }
 		{ bad++ }
-		END { if (sum != want) bad++; exit !(c == 2 && !bad) }' "$TRASH/why.out"
+		END { done(); exit !(c == 2 && !bad) }' "$TRASH/why.out"
 	rm -rf "$kept"
 else
 	t_fail "bench/detect-shapes.sh with SHAPES_KEEP=1 says where it kept the series and their seeds"

@@ -482,6 +482,49 @@ expect_state fixed "CONFIRMED 2026-01-11 change point"
 judge fixed 0
 t_ok "fixed: confirmed on nights 12-15 only" test "$(nightstates fixed | cut -c11-)" = "SCCCCOOOOO"
 
+# Why the gate alarmed: the rule that confirmed each shift, on the night
+# it was confirmed and on no other (confirmed_by in --format=json; the
+# nights after it go on CONFIRMED by the episode, not by a rule).
+# rules NAME: NIGHT:RULE[:L] of each night of NAME's JSON that says one.
+rules() {
+	json "$1" "$1-rules"
+	/usr/bin/python3 -c '
+import json, sys
+ns = json.load(open(sys.argv[1]))["configurations"][0]["nights"]
+print(" ".join(n["night"] + ":" + r["rule"] + (":%d" % r["nights"] if "nights" in r else "")
+               for n in ns for r in [n.get("confirmed_by")] if r))' "$TRASH/$1-rules.json"
+}
+t_ok "rule: a 40% step on a young baseline, by M of K" test "$(rules short)" = "2026-01-04:streak"
+t_ok "rule: an 8% step, by the pair of its first two nights" test "$(rules confirmed)" = "2026-01-13:pair:2"
+t_ok "rule: a 5% rise at 1% noise, by the pair, and none on the 8 CONFIRMED nights after" test "$(rules renamed)" = "2026-02-01:pair:2"
+t_ok "rule: a 4% rise after two invalid nights, by the tail of 4 nights" test "$(rules rangeinv)" = "2026-02-03:tail:4"
+t_ok "rule: a drift of 0.3% a night, by the ramp of 6 nights" test "$(rules drift1)" = "2026-02-07:ramp:6"
+t_ok "rule: a chance run before a 5% rise, by the change point" test "$(rules secondstep)" = "2026-01-30:change-point"
+t_ok "rule: a 2% rise by a ramp, then the regression declared over that goes on" test "$(rules resumed)" = "2026-02-02:ramp:4 2026-02-15:resumed"
+t_ok "rule: a regression fixed after 4 nights, by the pair" test "$(rules fixed)" = "2026-01-12:pair:2"
+t_ok "rule: a 2% rise that lasts, by a ramp, and none on the 117 CONFIRMED nights after" test "$(rules lasting1)" = "2026-02-02:ramp:4"
+t_ok "rule: bimodal nights, never confirmed, say none" test "$(rules bimodal)" = ""
+# Where one is said, a shift was confirmed on that night and its first bad
+# night named, and the night before (eligible) was not CONFIRMED; every
+# CONFIRMED night after one that was not says its rule.
+t_ok "rule: said on exactly the nights a shift is newly confirmed" /usr/bin/python3 -c '
+import json, sys
+for f in sys.argv[1:]:
+    prev = None
+    for n in json.load(open(f))["configurations"][0]["nights"]:
+        if not n["valid"] or n.get("acked"):
+            continue
+        new = n["state"] == "CONFIRMED" and (prev is None or prev["state"] != "CONFIRMED")
+        said = "confirmed_by" in n
+        if said and not (n.get("confirmed") and "first_bad_index" in n and not (prev and prev["state"] == "CONFIRMED")) or new and not said:
+            sys.exit("%s: %s" % (f, n["night"]))
+        prev = n' "$TRASH"/{short,confirmed,renamed,rangeinv,drift1,secondstep,resumed,bimodal,fixed,lasting1}-rules.json
+# The configuration, CONFIRMED, says the rule and night that confirmed its
+# episode, in the text too, however long ago (lasting1: 117 nights).
+t_ok "rule: the text of a regression that lasts says what confirmed it" grep -qx "  confirmed on 2026-02-02 by the ramp rule: the last 4 nights against a steady rise" <("$LLMB" judge --install "$TRASH/lasting1")
+t_ok "rule: ...and of one declared over that went on" grep -qx "  confirmed on 2026-02-15 by the resumed rule: the nights since it was declared over, together at its level" <("$LLMB" judge --install "$TRASH/resumed")
+t_ok "rule: the JSON's configuration says it with its night" test "$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["configurations"][0]["confirmed_by"])' "$TRASH/drift1-rules.json")" = "{'night': '2026-02-07', 'nights': 6, 'rule': 'ramp'}"
+
 # Invalid nights: exit 3 on the night; never in a baseline later.
 mk invalid -n 8 invalid:8:nan-grad-norm
 judge invalid 3

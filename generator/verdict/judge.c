@@ -146,6 +146,19 @@ jstr(const char *s)
 	return s ? json_string(s) : json_null();
 }
 
+/* The rule that newly confirmed a shift on night v (with the nights it
+ * weighed), NULL when none did. */
+static json_t *
+rule_json(const struct vnight *v)
+{
+	if (v->rule == VR_NONE)
+		return NULL;
+	json_t *r = json_pack("{s:s}", "rule", rule_names[v->rule]);
+	if (v->rule_nights)
+		json_object_set_new(r, "nights", json_integer(v->rule_nights));
+	return r;
+}
+
 static json_t *
 night_json(const struct vnight *v)
 {
@@ -171,6 +184,10 @@ night_json(const struct vnight *v)
 		json_object_set_new(o, "confirmed", json_true());
 	if (v->first_bad >= 0)
 		json_object_set_new(o, "first_bad_index", json_integer(v->first_bad));
+	/* why the gate alarmed: the rule that newly confirmed a shift on this night */
+	json_t *r = rule_json(v);
+	if (r)
+		json_object_set_new(o, "confirmed_by", r);
 	if (v->state == ST_CONFIRMED)
 		json_object_set_new(o, "first_bad_range_index", json_pack("[I,I]", (json_int_t)v->range_lo, (json_int_t)v->range_hi));
 	return o;
@@ -237,6 +254,19 @@ config_json(const struct vconfig *c, int with_nights, const char *install)
 		const struct vnight *fb = &c->nights[c->first_bad];
 		json_object_set_new(o, "first_bad_night", json_string(fb->night));
 		json_object_set_new(o, "first_bad_how", json_string(c->first_bad_how));
+		/* why the gate alarmed: the rule and night that confirmed the
+		 * episode the judged night is in (the nights after that one go
+		 * on CONFIRMED and name no rule) */
+		for (long k = c->judged; v->state == ST_CONFIRMED && k >= 0; k--) {
+			const struct vnight *w = &c->nights[k];
+			json_t *cb = eligible(w) ? rule_json(w) : NULL;
+			if (cb) {
+				json_object_set_new(cb, "night", json_string(w->night));
+				json_object_set_new(o, "confirmed_by", cb);
+			}
+			if (cb || (eligible(w) && w->state != ST_CONFIRMED))
+				break;
+		}
 		if (v->state == ST_CONFIRMED && v->range_lo >= 0 && v->range_hi >= v->range_lo) {
 			json_t *r = json_pack("{s:s, s:s, s:f, s:o}", "from", c->nights[v->range_lo].night, "to",
 					      c->nights[v->range_hi].night, "level", VRANGE_LEVEL, "share", jnum(v->range_share));
@@ -337,6 +367,28 @@ text_changed(struct sb *o, const json_t *ch)
 	text_fields(o, "changed", ch, NULL);
 }
 
+/* Why the gate alarmed: "  confirmed on NIGHT by the RULE rule: what it
+ * weighed" (docs/history.md, "The verdicts" 4). */
+static void
+text_confirmed_by(struct sb *o, const json_t *cb)
+{
+	if (!cb)
+		return;
+	const char *rule = jget(cb, "rule");
+	int n = (int)json_integer_value(json_object_get(cb, "nights"));
+	sb_addf(o, "  confirmed on %s by the %s rule: ", jget(cb, "night"), rule);
+	if (!strcmp(rule, "streak"))
+		sb_add(o, "M of the last K nights different the same way, on a young baseline\n");
+	else if (!strcmp(rule, "pair") || !strcmp(rule, "tail"))
+		sb_addf(o, "the last %d nights together\n", n);
+	else if (!strcmp(rule, "ramp"))
+		sb_addf(o, "the last %d nights against a steady rise\n", n);
+	else if (!strcmp(rule, "change-point"))
+		sb_add(o, "a new level since a change point\n");
+	else
+		sb_add(o, "the nights since it was declared over, together at its level\n");
+}
+
 static void
 text_suspect_nodes(struct sb *o, const json_t *sus)
 {
@@ -366,6 +418,7 @@ text_config(struct sb *o, const json_t *c)
 		if (!strcmp(st, "CONFIRMED")) {
 			sb_addf(o, "  first bad night %s (%s), last good night %s\n", jget(c, "first_bad_night"),
 				jget(c, "first_bad_how"), jget(c, "last_good_night"));
+			text_confirmed_by(o, json_object_get(c, "confirmed_by"));
 			text_changed(o, json_object_get(c, "changed"));
 			whatchanged_text(o, json_object_get(c, "provenance_changed"));
 			if (json_object_get(c, "bisection"))

@@ -195,15 +195,18 @@ noise_scale(const struct policy *p, const struct vnight *w)
  * night. Large shifts show at L = 2, small ones accumulate over more
  * nights, and drifts also show against a ramp (below). Unless the
  * night before i was CONFIRMED (ongoing), the window stops at the nights
- * of an earlier confirmed episode. */
+ * of an earlier confirmed episode. Says in *rule and *len which window
+ * confirmed: VR_PAIR (L = 2), VR_TAIL (L = 3..tail_max) or VR_RAMP, and
+ * its L. */
 int
-tail_confirms(struct vengine *j, size_t i, int ongoing, size_t *first, double *tmax)
+tail_confirms(struct vengine *j, size_t i, int ongoing, size_t *first, double *tmax, int *rule, int *len)
 {
 	const struct policy *p = j->p;
 	const struct vnight *v = &j->c->nights[i];
 	int from = seg_day(j, i), dir = v->effect > 0 ? VB_SLOWER : VB_FASTER;
 	double best = 0, x[1000];
-	size_t n = 0, bestf = 0, kfirst = i;
+	size_t n = 0, bestf = 0, kfirst = i, bestn = 0;
+	int bestr = VR_NONE;
 	*tmax = 0;
 	if (!(fabs(v->effect) >= p->min_effect / 2))
 		return VB_NONE;
@@ -267,7 +270,7 @@ tail_confirms(struct vengine *j, size_t i, int ongoing, size_t *first, double *t
 		if (!(fabs(t) > best) || !(stats_t_sf(fabs(t), (double)w->base_n - 1) < alpha))
 			continue;
 		if (beyond_modes(j, k, m, (double)n, (double)used, dir, alpha, 0))
-			best = fabs(t), bestf = k;
+			best = fabs(t), bestf = k, bestn = n, bestr = n == 2 ? VR_PAIR : VR_TAIL;
 	}
 	/* A drift: the nights against a ramp (weights 1..L, night i highest:
 	 * the matched filter of a steady rise), L = ramp_min..ramp_max. */
@@ -301,11 +304,12 @@ tail_confirms(struct vengine *j, size_t i, int ongoing, size_t *first, double *t
 		if (!(fabs(t) > best) || !(stats_t_sf(fabs(t), (double)w->base_n - 1) < alpha))
 			continue;
 		if (beyond_modes(j, kw, sxw / sw + mu, (double)L, (double)L, dir, alpha, 1))
-			best = fabs(t), bestf = kw, kfirst = kw;
+			best = fabs(t), bestf = kw, kfirst = kw, bestn = L, bestr = VR_RAMP;
 	}
 	if (!(best > 0))
 		return VB_NONE;
 	*first = step_at(j, kfirst, i, &j->c->nights[bestf], dir);
+	*rule = bestr, *len = (int)bestn;
 	return dir;
 }
 

@@ -17,6 +17,7 @@
 
 const char *const vb_names[] = {"NONE", "SAME", "SLOWER", "FASTER", "UNKNOWN"};
 const char *const state_names[] = {"OK", "SUSPECT", "CONFIRMED", "INVALID", "FAILED", "INCONCLUSIVE", "NEW"};
+const char *const rule_names[] = {"none", "streak", "pair", "tail", "ramp", "change-point", "resumed"};
 
 /* ---- nights ------------------------------------------------------------- */
 
@@ -214,11 +215,12 @@ verdict_night(struct vengine *j, size_t i, int last)
 			unsettle(j, first, f);
 			first = f, how = moved_how;
 		}
-	} else if (!dir && (dir = tail_confirms(j, i, ongoing, &first, &tmax)) != VB_NONE) {
+	} else if (!dir && (dir = tail_confirms(j, i, ongoing, &first, &tmax, &v->rule, &v->rule_nights)) != VB_NONE) {
 		how = tail_how;
 		ncp = changepoints(j, i, i + 1, cps, ps, 16);
 		first = name_first_bad(j, first, i, dir, cps, ncp, &how);
 	} else if (dir) {
+		v->rule = VR_STREAK;
 		first = streak_first(j, i, dir);
 		ncp = changepoints(j, i, i + 1, cps, ps, 16);
 		first = name_first_bad(j, first, i, dir, cps, ncp, &how);
@@ -233,10 +235,10 @@ verdict_night(struct vengine *j, size_t i, int last)
 		 * the same way. */
 		ncp = changepoints(j, i, i, cps, ps, 16);
 		if ((dir = cp_confirms(j, i, cps, ncp, &at)) != VB_NONE)
-			first = at, how = "change point";
+			first = at, how = "change point", v->rule = VR_CP;
 	}
 	if (!dir && !ongoing && (dir = resumed_confirms(j, i, &first)) != VB_NONE)
-		how = resumed_how;
+		how = resumed_how, v->rule = VR_RESUMED;
 	if (last && !ncp)
 		ncp = changepoints(j, i, i + 1, cps, ps, 16);
 	if (last) {

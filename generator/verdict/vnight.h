@@ -18,8 +18,14 @@
 
 enum vb { VB_NONE, VB_SAME, VB_SLOWER, VB_FASTER, VB_UNKNOWN };
 enum vstate { ST_OK, ST_SUSPECT, ST_CONFIRMED, ST_INVALID, ST_FAILED, ST_INCONCLUSIVE, ST_NEW };
+/* The rule that confirmed a shift (vconfirm.h): M of K on a young
+ * baseline, the tail test by its last two nights, by more of them or
+ * against a ramp, the change-point test, a regression declared over that
+ * goes on. */
+enum vrule { VR_NONE, VR_STREAK, VR_PAIR, VR_TAIL, VR_RAMP, VR_CP, VR_RESUMED };
 extern const char *const vb_names[];
 extern const char *const state_names[];
+extern const char *const rule_names[];
 
 struct vnight {
 	int day;
@@ -54,6 +60,8 @@ struct vnight {
 	long first_bad;          /* when this night confirmed a shift: its first night */
 	long conf_first;         /* and the first night named when its episode was confirmed */
 	const char *how;         /* and how that night was named */
+	int rule;                /* the rule that confirmed it, on the night it was newly confirmed (VR_NONE on the nights after) */
+	int rule_nights;         /* and the nights it weighed together (pair, tail, ramp; else 0) */
 	long range_lo, range_hi; /* and the nights that may hold it (first_bad_range) */
 	double range_share;      /* and its own share of that posterior */
 };
