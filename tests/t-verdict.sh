@@ -296,10 +296,13 @@ print(" ".join(str(i) for i,n in enumerate(ns) if n["state"]=="CONFIRMED" and (i
 }
 # Bimodal nights at 1% noise (30% of them 3% slower): 30 nights show no
 # slow mode, and two slow nights close together at night 216 were
-# confirmed; the modes learned over 90 nights know them.
+# confirmed; the modes learned over 90 nights know them, and so does the
+# two-mode chain of the 180 nights before them (vchain) when the modes
+# have only 30.
 mk bimodal1 -w 0.01 -a 0.6 -s 34 -r 0.01 -n 300 -S 1187 bimodal:0.3:1.03
 t_ok "bimodal at 1% noise: nothing confirmed (modes over 90 nights)" test "$(episodes bimodal1)" = none
-t_ok "bimodal at 1% noise: modes over 30 nights confirm night 216" test "$(episodes bimodal1 --regime-window=30)" = 215
+t_ok "bimodal at 1% noise: modes over 30 nights, no chain, confirm night 216" test "$(episodes bimodal1 --regime-window=30 --chain-llr=0)" = 215
+t_ok "bimodal at 1% noise: modes over 30 nights, the chain knows the slow nights" test "$(episodes bimodal1 --regime-window=30)" = none
 # A 5% regression at 2% noise, fixed after five nights: confirmed once;
 # its change point confirmed it a second time after the fix.
 mk fixed2 -w 0.01 -a 0.6 -s 34 -r 0.02 -n 45 -S 3379 shift:31:1.05 shift:36:0.952381

@@ -45,7 +45,7 @@ static const struct knob {
 	{"noise_nights", K_INT, offsetof(struct policy, noise_nights), 10, 0, 1000}, /* below 2: noise that grew is not looked for */
 	{"noise_alpha", K_REAL, offsetof(struct policy, noise_alpha), 0.05, 0, 0.5},
 	{"chain_window", K_INT, offsetof(struct policy, chain_window), 180, 30, 1024}, /* a new slowdown against the nights before as a Markov chain of two modes */
-	{"chain_llr", K_REAL, offsetof(struct policy, chain_llr), 0, 0, 1000}, /* ... confirmed when one new level explains it better by this log-likelihood; 0: not asked */
+	{"chain_llr", K_REAL, offsetof(struct policy, chain_llr), 12, 0, 1000}, /* ... confirmed when one new level explains it better by this log-likelihood; 0: not asked */
 	{"seed", K_INT, offsetof(struct policy, seed), 1, 0, 1e15},
 };
 #define NKNOBS (sizeof knobs / sizeof *knobs)
