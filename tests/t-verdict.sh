@@ -422,6 +422,15 @@ t_ok "resumedmode: a slow mode's next runs after its first episode ended are no 
 # they say whether it ended (its nights then a mode), it confirms nothing.
 mk endedfar -w 0.01 -a 0.6 -s 34 -r 0.01 -n 300 -S 10005054 bimodal:0.5:1.05:3:101
 t_ok "endedfar: a run 2 to 4 nights after a far episode of the same slow mode ended is no new alarm" test "$(episodes endedfar)" = 108
+# A rare slow mode in runs from the first night (a tenth of the nights 3%
+# slower, runs of 3, 1% noise, a seed of the shapes' draw): 90 nights hold
+# too few slow nights for the modes, and the run at night 142 was
+# confirmed. The chain of the 180 nights before it (vchain) has seen such
+# runs come, and explains it better than one new level by less than
+# chain_llr: nothing is confirmed.
+mk chainrun -w 0.01 -a 0.6 -s 34 -r 0.01 -n 300 -S 10000018 bimodal:0.1:1.03:3:1
+t_ok "chainrun: without the chain, a run of the rare slow mode is confirmed" test "$(episodes chainrun --chain-llr=0)" = 141
+t_ok "chainrun: with it, that run is no alarm" test "$(episodes chainrun)" = none
 # A 5% regression at 1% noise (bench seed), fixed on night 36, and an 8%
 # one from night 39, confirmed on night 40. Its first bad night is its
 # own, not the change point of the regression that ended (night 31). (A
