@@ -182,12 +182,20 @@ state_on chancerun 2026-09-09 "OK - -"
 # the older nights'. Without that (noise_nights 0, as before), a false
 # alarm; the second one there was, 5 nights after the first ended, is now
 # taken for the mode of that episode's nights (2026-02-14: episodes
-# counted as ended only 5 nights after).
+# counted as ended only 5 nights after). That alarm was a pair whose level
+# lay under short_effect (3.3% under 5 nights, noise_nights 0 and
+# short_effect at min_effect are as before); with short_effect alone a
+# later pair, 5.3% up, is the alarm; with the deviation of the nights now
+# alone, nothing is.
 mk noisier $NOISE1 -n 60 -S 90034 noisier:31:2
 json noisier noisier
 alarms noisier
-json noisier noisier-before --noise-nights=0
+json noisier noisier-before --noise-nights=0 --short-effect=0.015
 alarms noisier-before 2026-02-09
+json noisier noisier-short --noise-nights=0
+alarms noisier-short 2026-02-14
+json noisier noisier-short2 --short-effect=0.015
+alarms noisier-short2
 
 # A 5% rise after a chance high night (2026-01-28, 3% up): confirmed on
 # its second night, 2026-02-01, as a tail from 2026-01-28; while it goes
@@ -431,6 +439,15 @@ t_ok "endedfar: a run 2 to 4 nights after a far episode of the same slow mode en
 mk chainrun -w 0.01 -a 0.6 -s 34 -r 0.01 -n 300 -S 10000018 bimodal:0.1:1.03:3:1
 t_ok "chainrun: without the chain, a run of the rare slow mode is confirmed" test "$(episodes chainrun --chain-llr=0)" = 141
 t_ok "chainrun: with it, that run is no alarm" test "$(episodes chainrun)" = none
+# A rare slow mode 3% up in runs from the first night at 0.5% noise (a
+# seed of the shapes' draw): pairs of its nights were confirmed on nights
+# 76 and 157. A shift seen over fewer than short_nights (5) nights on a
+# whole baseline no noisier than noise_ref must be short_effect (3.3%) or
+# more: a pair 3% up is left to the longer windows, and no run here is
+# long enough for them.
+mk shortrun -w 0.01 -a 0.6 -s 34 -r 0.005 -n 300 -S 10000020 bimodal:0.1:1.03:3:1
+t_ok "shortrun: with short_effect at min_effect, two pairs of the slow mode are confirmed" test "$(episodes shortrun --short-effect=0.015)" = "75 156"
+t_ok "shortrun: a pair 3% up is under short_effect: nothing" test "$(episodes shortrun)" = none
 # A 5% regression at 1% noise (bench seed), fixed on night 36, and an 8%
 # one from night 39, confirmed on night 40. Its first bad night is its
 # own, not the change point of the regression that ended (night 31). (A

@@ -44,6 +44,8 @@ static const struct knob {
 	{"regime_window", K_INT, offsetof(struct policy, regime_window), 90, 5, 1024},
 	{"noise_nights", K_INT, offsetof(struct policy, noise_nights), 10, 0, 1000}, /* below 2: noise that grew is not looked for */
 	{"noise_alpha", K_REAL, offsetof(struct policy, noise_alpha), 0.05, 0, 0.5},
+	{"short_nights", K_INT, offsetof(struct policy, short_nights), 5, 2, 1000}, /* a shift seen in fewer nights than this ... */
+	{"short_effect", K_REAL, offsetof(struct policy, short_effect), 0.033, 0, 1}, /* ... is confirmed from this effect on */
 	{"chain_window", K_INT, offsetof(struct policy, chain_window), 180, 30, 1024}, /* a new slowdown against the nights before as a Markov chain of two modes */
 	{"chain_llr", K_REAL, offsetof(struct policy, chain_llr), 12, 0, 1000}, /* ... confirmed when one new level explains it better by this log-likelihood; 0: not asked */
 	{"seed", K_INT, offsetof(struct policy, seed), 1, 0, 1e15},

@@ -17,6 +17,8 @@ struct policy {
 	int regime_window;      /* the modes of a baseline: learned over this many recent nights */
 	int noise_nights;       /* noise that grew: the last this many nights against the older ones */
 	double noise_alpha;     /* ... by an F-test at this level */
+	int short_nights;       /* the tail and ramp tests over fewer nights than this ... */
+	double short_effect;    /* ... confirm from this effect on (min_effect over more) */
 	int chain_window;       /* a new slowdown: the nights before it as a two-mode Markov chain, at most this many */
 	double chain_llr;       /* ... is confirmed when one new level explains its nights better by this log-likelihood ratio (0: not asked) */
 	double alpha;           /* per-night test, one-sided */

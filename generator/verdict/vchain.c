@@ -20,6 +20,7 @@ struct chain {
 	double a01, a10;       /* a fast night turns slow; a slow night turns fast */
 	double p0[2];          /* the state of the last night it was fitted to */
 	double slow;           /* the slow nights it counts (their posterior sum) */
+	double runs, ends;     /* the runs of slow nights it counts: begun, ended */
 	double ll, ll1;        /* log-likelihood of the nights: the chain's, one normal's */
 };
 
@@ -79,7 +80,7 @@ fit_from(struct chain *c, const double *y, const double *x, size_t n, double q, 
 	}
 	c->mu[0] = ml, c->mu[1] = mh, c->sd = fmax(sqrt(w / (double)n), floor);
 	c->a01 = fmin(0.5, q / (3 * (1 - q))), c->a10 = 1.0 / 3;
-	c->slow = (double)(n - bk);
+	c->slow = (double)(n - bk), c->runs = c->ends = 0;
 	double prev = -INFINITY;
 	for (int it = 0; it < CHAIN_ITERS; it++) {
 		double st[2] = {c->a10 / (c->a01 + c->a10), c->a01 / (c->a01 + c->a10)};
@@ -119,12 +120,13 @@ fit_from(struct chain *c, const double *y, const double *x, size_t n, double q, 
 		}
 		c->sd = fmax(sqrt(ss / (double)n), floor);
 		c->a01 = (xi01 + 1) / (gt[0] + 2), c->a10 = (xi10 + 1) / (gt[1] + 2);
-		c->slow = g[1];
+		c->slow = g[1], c->runs = xi01, c->ends = xi10;
 	}
 	if (c->mu[1] < c->mu[0]) {
 		double t = c->mu[0];
 		c->mu[0] = c->mu[1], c->mu[1] = t;
 		t = c->a01, c->a01 = c->a10, c->a10 = t;
+		t = c->runs, c->runs = c->ends, c->ends = t;
 		c->slow = (double)n - c->slow;
 	}
 	double st[2] = {c->a10 / (c->a01 + c->a10), c->a01 / (c->a01 + c->a10)};
@@ -157,22 +159,48 @@ fit(struct chain *c, const double *y, size_t n, double floor)
 	free(x), free(al), free(be), free(sc);
 }
 
+/* The nights before night first that the chain learns from, in their
+ * order, into y (room for cap): those the modes are learned from, or
+ * (every) all eligible ones of the segment. */
+static size_t
+chain_nights(struct vengine *j, size_t first, int every, double *y, size_t cap)
+{
+	size_t n = 0;
+	if (every) {
+		int from = seg_day(j, first);
+		for (size_t k = first; k-- > 0 && n < cap;) {
+			const struct vnight *v = &j->c->nights[k];
+			if (v->day < from)
+				break;
+			if (eligible(v))
+				y[n++] = v->mean;
+		}
+	} else {
+		struct base b;
+		collect_modes(j, first, &b, (int)cap);
+		n = b.n;
+		memcpy(y, b.m, n * sizeof *y);
+	}
+	/* in their order: both gather the latest first */
+	for (size_t a = 0, z = n; a + 1 < z; a++, z--) {
+		double t = y[a];
+		y[a] = y[z - 1], y[z - 1] = t;
+	}
+	return n;
+}
+
 int
-chain_explains(struct vengine *j, size_t first, size_t i)
+chain_explains(struct vengine *j, size_t first, size_t i, int every)
 {
 	const struct policy *p = j->p;
 	if (!(p->chain_llr > 0))
 		return 0;
-	struct base b;
-	collect_modes(j, first, &b, p->chain_window);
-	size_t n = b.n, ne = 0;
-	double *y = xmalloc((n + i - first + 2) * sizeof *y);
+	size_t cap = (size_t)p->chain_window, ne = 0;
+	double *y = xmalloc((cap + i - first + 2) * sizeof *y);
+	size_t n = chain_nights(j, first, every, y, cap);
 	int ok = 0;
 	if (n < 30)
 		goto out;
-	/* in their order: collect gives the latest first */
-	for (size_t k = 0; k < n; k++)
-		y[k] = b.m[n - 1 - k];
 	double *s = xmalloc(n * sizeof *s);
 	memcpy(s, y, n * sizeof *s);
 	double level = stats_median(s, n);
@@ -189,7 +217,7 @@ chain_explains(struct vengine *j, size_t first, size_t i)
 	/* a slow mode the nights show: a chain that explains them better
 	 * than one normal by more than its three more parameters cost
 	 * (BIC), and two slow nights or more */
-	if (!(c.slow >= 2) || !(c.mu[1] > c.mu[0]) || c.ll - c.ll1 < 1.5 * log((double)n))
+	if (!(c.slow >= 2) || !(c.mu[1] > c.mu[0]) || c.ll - c.ll1 < 1.5 * log((double)n) || (every && !(c.runs >= 2 && c.ends >= 2)))
 		goto out;
 	/* the episode: one new level (at the deviation within a mode) over
 	 * the chain */

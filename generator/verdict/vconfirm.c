@@ -6,6 +6,7 @@
 #include "base/stats.h"
 #include "base/util.h"
 #include "verdict/changepoint.h"
+#include "verdict/vchain.h"
 #include "verdict/vepisode.h"
 
 #include "verdict/vconfirm.h"
@@ -181,6 +182,24 @@ noise_scale(const struct policy *p, const struct vnight *w)
 	return rel > p->noise_ref ? (p->noise_ref / rel) * (p->noise_ref / rel) : 1;
 }
 
+/* The least effect a window of L nights confirms against baseline w:
+ * min_effect, and short_effect under short_nights on a baseline no
+ * noisier than noise_ref (test_sd), once the baseline is whole (a
+ * young one's deviation is low by chance too often). A run of a slow mode 3% up is 2 to 4 nights
+ * of a level that a lasting 2% rise reaches only over 5; a 5% rise
+ * stands above 3% on its second night at such noise. On a noisier
+ * baseline the tests' own levels ask more than short_effect already, and
+ * the rows there have no room. */
+static double
+least_effect(struct vengine *j, size_t k, int L)
+{
+	const struct policy *p = j->p;
+	if (L >= p->short_nights || !(p->short_effect > p->min_effect))
+		return p->min_effect;
+	const struct vnight *w = &j->c->nights[k];
+	return (int)w->base_n >= p->window && test_sd(j, k) <= p->noise_ref * w->base_mean ? p->short_effect : p->min_effect;
+}
+
 /* A shift seen in the last few nights together: the mean of the last L
  * eligible nights (L = 2 .. tail_max, night i the last) against the
  * baseline of the first of them, which none of them is in. Each night
@@ -256,7 +275,7 @@ tail_confirms(struct vengine *j, size_t i, int ongoing, size_t *first, double *t
 			m = mu + (x[0] > mu ? 1 : -1) * (dn + df) / 2;
 		}
 		e = (m - mu) / mu;
-		if ((e > 0) != (dir == VB_SLOWER) || fabs(e) < p->min_effect)
+		if ((e > 0) != (dir == VB_SLOWER) || fabs(e) < least_effect(j, k, (int)n))
 			continue;
 		/* Night i back at the old level by 2.5 deviations ends the
 		 * tail (a regression that was fixed), and a level within a
@@ -296,7 +315,7 @@ tail_confirms(struct vengine *j, size_t i, int ongoing, size_t *first, double *t
 		}
 		/* the level the ramp reaches at night i */
 		double level = mu + sxw / sw2 * (double)L, e = (level - mu) / mu;
-		if ((e > 0) != (dir == VB_SLOWER) || fabs(e) < p->min_effect)
+		if ((e > 0) != (dir == VB_SLOWER) || fabs(e) < least_effect(j, kw, (int)L))
 			continue;
 		double t = sxw / (now_sd(j, kw, x, L) * sqrt(sw2 + sw * sw / (double)w->base_n));
 		*tmax = fmax(*tmax, fabs(t));
@@ -402,7 +421,9 @@ resumed_confirms(struct vengine *j, size_t i, size_t *first)
 	double alpha = (n == 2 ? p->tail_alpha_pair : p->tail_alpha) * noise_scale(p, w);
 	if (!(stats_t_sf(t, (double)w->base_n - 1) < alpha) || !beyond_modes(j, f, m, (double)n, (double)n, VB_SLOWER, alpha, 0))
 		return VB_NONE;
-	if (far_episode(j, mu, w->base_sd) && latest_ended(j, i) && !beyond_modes(j, i, m, (double)n, (double)n, VB_SLOWER, alpha, 0))
+	if (far_episode(j, mu, w->base_sd) &&
+	    ((latest_ended(j, i) && !beyond_modes(j, i, m, (double)n, (double)n, VB_SLOWER, alpha, 0)) ||
+	     chain_explains(j, (size_t)j->watch + 1, i, 1)))
 		return VB_NONE;
 	*first = f;
 	return VB_SLOWER;

@@ -246,8 +246,8 @@ verdict_night(struct vengine *j, size_t i, int last)
 			c->nights[cps[a]].cp = 1, c->nights[cps[a]].cp_p = ps[a];
 	}
 	/* a run of a slow mode the history has shown, as such runs come */
-	if (dir == VB_SLOWER && !ongoing && chain_explains(j, first, i))
-		dir = VB_NONE;
+	if (dir == VB_SLOWER && !ongoing && v->rule != VR_RESUMED && chain_explains(j, first, i, 0))
+		dir = VB_NONE, v->rule = VR_NONE, v->rule_nights = 0;
 	if (!dir)
 		return;
 	settle(j, first, i, dir);
