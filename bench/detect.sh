@@ -83,6 +83,14 @@ if [ -z "${DETECT_SPEED_ONLY:-}" ]; then
 		series "$r" young5 "$EV" 25 shift:16:1.05
 		series "$r" young2 "$EV" 25 shift:16:1.02
 	done
+	# rises after 150 quiet nights: what a gate learns from a long history
+	# (its modes, the two-mode chain of up to 180 nights) must not cost it
+	# there what the rows above ask after 30
+	for r in $NOISES; do
+		series "$r" late5 "$EV" 160 shift:151:1.05
+		series "$r" late2 "$EV" 165 shift:151:1.02
+		series "$r" latedrift "$EV" 165 drift:151:0.003
+	done
 	for b in $BINS; do
 		pol=$POLICY
 		[ "${b%%=*}" = also ] && pol="$POLICY $DETECT_ALSO"

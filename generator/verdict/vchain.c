@@ -1,5 +1,4 @@
 #include <math.h>
-#include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
