@@ -448,6 +448,16 @@ t_ok "chainrun: with it, that run is no alarm" test "$(episodes chainrun)" = non
 mk shortrun -w 0.01 -a 0.6 -s 34 -r 0.005 -n 300 -S 10000020 bimodal:0.1:1.03:3:1
 t_ok "shortrun: with short_effect at min_effect, two pairs of the slow mode are confirmed" test "$(episodes shortrun --short-effect=0.015)" = "75 156"
 t_ok "shortrun: a pair 3% up is under short_effect: nothing" test "$(episodes shortrun)" = none
+# Half the nights 5% slower in runs from the first night, 2% noise (a seed
+# of the shapes' draw): a run confirmed by the ramp on night 21 ends, and
+# each later run of the same mode stood above the baseline before that
+# episode, which holds no slow mode: a regression declared over that goes
+# on, eight times. The episode lay MODE_SEP deviations up, so the nights
+# since it ended are also asked against a chain of every night before
+# them, the episode's too, whose slow mode came and went: nothing more.
+mk resumedchain -w 0.01 -a 0.6 -s 34 -r 0.02 -n 300 -S 10007582 bimodal:0.5:1.05:3:1
+t_ok "resumedchain: without the chain, the slow mode confirmed again as a regression going on" test "$(episodes resumedchain --chain-llr=0)" = "20 65 73 85 108 152 188 254 296"
+t_ok "resumedchain: with it, the runs after the first episode are its mode" test "$(episodes resumedchain)" = 20
 # A 5% regression at 1% noise (bench seed), fixed on night 36, and an 8%
 # one from night 39, confirmed on night 40. Its first bad night is its
 # own, not the change point of the regression that ended (night 31). (A
