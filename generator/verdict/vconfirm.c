@@ -182,22 +182,24 @@ noise_scale(const struct policy *p, const struct vnight *w)
 	return rel > p->noise_ref ? (p->noise_ref / rel) * (p->noise_ref / rel) : 1;
 }
 
-/* The least effect a window of L nights confirms against baseline w:
- * min_effect, and short_effect under short_nights on a baseline no
- * noisier than noise_ref (test_sd), once the baseline is whole (a
- * young one's deviation is low by chance too often). A run of a slow mode 3% up is 2 to 4 nights
- * of a level that a lasting 2% rise reaches only over 5; a 5% rise
- * stands above 3% on its second night at such noise. On a noisier
- * baseline the tests' own levels ask more than short_effect already, and
- * the rows there have no room. */
-static double
-least_effect(struct vengine *j, size_t k, int L)
+/* Is effect e of a window of L nights against night k's baseline under
+ * the least a shift needs: min_effect, and short_effect under
+ * short_nights on a whole baseline (window nights) no noisier than
+ * noise_ref (test_sd; a young baseline's own deviation is low by chance
+ * too often)? A run of a slow mode 3% up is 2 to 4 nights of a level that
+ * a lasting 2% rise reaches only over 5; a 5% rise stands above 3.3% on
+ * its second night at such noise. On a noisier baseline the tests' own
+ * levels ask more than short_effect already, and the rows there have no
+ * room. */
+static int
+too_small(struct vengine *j, size_t k, int L, double e)
 {
 	const struct policy *p = j->p;
-	if (L >= p->short_nights || !(p->short_effect > p->min_effect))
-		return p->min_effect;
 	const struct vnight *w = &j->c->nights[k];
-	return (int)w->base_n >= p->window && test_sd(j, k) <= p->noise_ref * w->base_mean ? p->short_effect : p->min_effect;
+	if (fabs(e) < p->min_effect)
+		return 1;
+	return L < p->short_nights && fabs(e) < p->short_effect && (int)w->base_n >= p->window &&
+	       test_sd(j, k) <= p->noise_ref * w->base_mean;
 }
 
 /* A shift seen in the last few nights together: the mean of the last L
@@ -275,7 +277,7 @@ tail_confirms(struct vengine *j, size_t i, int ongoing, size_t *first, double *t
 			m = mu + (x[0] > mu ? 1 : -1) * (dn + df) / 2;
 		}
 		e = (m - mu) / mu;
-		if ((e > 0) != (dir == VB_SLOWER) || fabs(e) < least_effect(j, k, (int)n))
+		if ((e > 0) != (dir == VB_SLOWER) || too_small(j, k, (int)n, e))
 			continue;
 		/* Night i back at the old level by 2.5 deviations ends the
 		 * tail (a regression that was fixed), and a level within a
@@ -315,7 +317,7 @@ tail_confirms(struct vengine *j, size_t i, int ongoing, size_t *first, double *t
 		}
 		/* the level the ramp reaches at night i */
 		double level = mu + sxw / sw2 * (double)L, e = (level - mu) / mu;
-		if ((e > 0) != (dir == VB_SLOWER) || fabs(e) < least_effect(j, kw, (int)L))
+		if ((e > 0) != (dir == VB_SLOWER) || too_small(j, kw, (int)L, e))
 			continue;
 		double t = sxw / (now_sd(j, kw, x, L) * sqrt(sw2 + sw * sw / (double)w->base_n));
 		*tmax = fmax(*tmax, fabs(t));
