@@ -319,11 +319,12 @@ t_ok "fixed at 2% noise: one confirmed episode, not two" test "$(episodes fixed2
 # stalled steps, and a next night 1.2 deviations slow: no shift.
 mk stall2 -w 0.01 -a 0.6 -s 34 -r 0.02 -n 40 -S 2948 stall:31:5:3
 t_ok "stall night at 2% noise and a slightly slow night: not confirmed" test "$(episodes stall2)" = none
-# A 2% rise at 1% noise (bench seed): its nights accumulate, and the last
-# three together confirm it on its third night, first bad night exact
-# (the previous detector needed six nights).
+# A 2% rise at 1% noise (bench seed): its nights accumulate, and a ramp
+# over the last four nights (the night before the rise among them)
+# confirms it on its third night, first bad night exact (the previous
+# detector needed six nights).
 mk small1 -w 0.01 -a 0.6 -s 34 -r 0.01 -n 40 -S 1364 shift:31:1.02
-t_ok "2% rise at 1% noise: confirmed by three nights together, first bad night 31" test "$(episodes small1)" = 32
+t_ok "2% rise at 1% noise: confirmed on its third night, first bad night 31" test "$(episodes small1)" = 32
 json small1 small1 --night 2026-02-02
 expect_state small1 "CONFIRMED 2026-01-31 first night of the shifted tail"
 # A drift of 0.3% a night at 1% noise: the ramp test (a steady rise, the
