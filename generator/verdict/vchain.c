@@ -8,10 +8,6 @@
 
 #include "verdict/vchain.h"
 
-/* The nights the chain learns from, at most this many before the episode:
- * a rare mode in runs (a tenth of the nights, runs of 3) comes every 30
- * nights, and the 90-night regime window saw it twice or three times. */
-#define CHAIN_NIGHTS 180
 #define CHAIN_ITERS 60
 
 struct chain {
@@ -30,17 +26,25 @@ npdf(double x, double mu, double sd)
 	return exp(-0.5 * z * z) / (sd * 2.5066282746310002);
 }
 
-/* Forward pass over y[0..n): the log-likelihood, and the state
- * distribution after the last night in end (if not NULL). start is the
- * first night's state distribution, or with after the night before's;
- * alpha[t*2+s] the scaled forward variables and scale[t] their sums when
- * given (Baum-Welch). */
+/* Each night's density under the fast and the slow mode: b[2t], b[2t+1]. */
+static void
+emit(const struct chain *c, const double *y, size_t n, double *b)
+{
+	for (size_t t = 0; t < n; t++)
+		b[2 * t] = npdf(y[t], c->mu[0], c->sd), b[2 * t + 1] = npdf(y[t], c->mu[1], c->sd);
+}
+
+/* Forward pass over n nights of densities b (emit): the log-likelihood,
+ * and the state distribution after the last night in end (if not NULL).
+ * start is the first night's state distribution, or with after the night
+ * before's; alpha[t*2+s] the scaled forward variables and scale[t] their
+ * sums when given (Baum-Welch). */
 static double
-forward(const struct chain *c, const double *y, size_t n, const double *start, int after, double *end, double *alpha, double *scale)
+forward(const struct chain *c, const double *b, size_t n, const double *start, int after, double *end, double *alpha, double *scale)
 {
 	double a[2] = {start[0], start[1]}, ll = 0;
 	for (size_t t = 0; t < n; t++) {
-		double b0 = npdf(y[t], c->mu[0], c->sd), b1 = npdf(y[t], c->mu[1], c->sd);
+		double b0 = b[2 * t], b1 = b[2 * t + 1];
 		double f0, f1;
 		if (t == 0 && !after)
 			f0 = a[0] * b0, f1 = a[1] * b1;
@@ -62,9 +66,9 @@ forward(const struct chain *c, const double *y, size_t n, const double *start, i
 /* Baum-Welch on y[0..n) (relative levels) from a start: the slow mode
  * the top share q of the nights; sd never below floor. Transitions carry
  * one pseudo-count each way, so that a mode seen in two runs is not taken
- * as one that never ends. x: the nights sorted; scratch al, be, sc. */
+ * as one that never ends. x: the nights sorted; scratch al, be, sc, em. */
 static void
-fit_from(struct chain *c, const double *y, const double *x, size_t n, double q, double floor, double *al, double *be, double *sc)
+fit_from(struct chain *c, const double *y, const double *x, size_t n, double q, double floor, double *al, double *be, double *sc, double *em)
 {
 	size_t bk = n - (size_t)fmax(2, round(q * (double)n));
 	double ml = 0, mh = 0, w = 0;
@@ -83,15 +87,15 @@ fit_from(struct chain *c, const double *y, const double *x, size_t n, double q, 
 	double prev = -INFINITY;
 	for (int it = 0; it < CHAIN_ITERS; it++) {
 		double st[2] = {c->a10 / (c->a01 + c->a10), c->a01 / (c->a01 + c->a10)};
-		c->ll = forward(c, y, n, st, 0, NULL, al, sc);
+		emit(c, y, n, em);
+		c->ll = forward(c, em, n, st, 0, NULL, al, sc);
 		if (c->ll - prev < 1e-7)
 			break;
 		prev = c->ll;
 		/* backward, scaled by the forward sums */
 		be[2 * (n - 1)] = be[2 * (n - 1) + 1] = 1;
 		for (size_t t = n - 1; t-- > 0;) {
-			double b0 = npdf(y[t + 1], c->mu[0], c->sd), b1 = npdf(y[t + 1], c->mu[1], c->sd);
-			double n0 = b0 * be[2 * (t + 1)], n1 = b1 * be[2 * (t + 1) + 1];
+			double n0 = em[2 * (t + 1)] * be[2 * (t + 1)], n1 = em[2 * (t + 1) + 1] * be[2 * (t + 1) + 1];
 			be[2 * t] = ((1 - c->a01) * n0 + c->a01 * n1) / sc[t + 1];
 			be[2 * t + 1] = (c->a10 * n0 + (1 - c->a10) * n1) / sc[t + 1];
 		}
@@ -104,9 +108,8 @@ fit_from(struct chain *c, const double *y, const double *x, size_t n, double q, 
 			g[0] += g0, g[1] += g1, s0 += g0 * y[t], s1 += g1 * y[t];
 			if (t + 1 < n) {
 				gt[0] += g0, gt[1] += g1;
-				double b0 = npdf(y[t + 1], c->mu[0], c->sd), b1 = npdf(y[t + 1], c->mu[1], c->sd);
-				xi01 += al[2 * t] * c->a01 * b1 * be[2 * (t + 1) + 1] / sc[t + 1];
-				xi10 += al[2 * t + 1] * c->a10 * b0 * be[2 * (t + 1)] / sc[t + 1];
+				xi01 += al[2 * t] * c->a01 * em[2 * (t + 1) + 1] * be[2 * (t + 1) + 1] / sc[t + 1];
+				xi10 += al[2 * t + 1] * c->a10 * em[2 * (t + 1)] * be[2 * (t + 1)] / sc[t + 1];
 			}
 		}
 		if (!(g[0] > 1e-9) || !(g[1] > 1e-9))
@@ -129,7 +132,8 @@ fit_from(struct chain *c, const double *y, const double *x, size_t n, double q, 
 		c->slow = (double)n - c->slow;
 	}
 	double st[2] = {c->a10 / (c->a01 + c->a10), c->a01 / (c->a01 + c->a10)};
-	c->ll = forward(c, y, n, st, 0, c->p0, NULL, NULL);
+	emit(c, y, n, em);
+	c->ll = forward(c, em, n, st, 0, c->p0, NULL, NULL);
 }
 
 /* The best of a few starts (EM finds the nearest optimum: from the upper
@@ -140,7 +144,7 @@ fit(struct chain *c, const double *y, size_t n, double floor)
 {
 	static const double starts[] = {0.05, 0.1, 0.2, 0.35, 0.5};
 	double *x = xmalloc(n * sizeof *x), *al = xmalloc(2 * n * sizeof *al), *be = xmalloc(2 * n * sizeof *be);
-	double *sc = xmalloc(n * sizeof *sc);
+	double *sc = xmalloc(n * sizeof *sc), *em = xmalloc(2 * n * sizeof *em);
 	memcpy(x, y, n * sizeof *x);
 	stats_sort(x, n);
 	double m1 = stats_mean(y, n), v1 = 0;
@@ -150,17 +154,19 @@ fit(struct chain *c, const double *y, size_t n, double floor)
 	c->ll = -INFINITY;
 	for (size_t s = 0; s < sizeof starts / sizeof *starts; s++) {
 		struct chain t;
-		fit_from(&t, y, x, n, starts[s], floor, al, be, sc);
+		fit_from(&t, y, x, n, starts[s], floor, al, be, sc, em);
 		if (t.ll > c->ll)
 			*c = t;
 	}
 	c->ll1 = -0.5 * (double)n * (log(6.283185307179586 * v1) + 1);
-	free(x), free(al), free(be), free(sc);
+	free(x), free(al), free(be), free(sc), free(em);
 }
 
 /* The nights before night first that the chain learns from, in their
- * order, into y (room for cap): those the modes are learned from, or
- * (every) all eligible ones of the segment. */
+ * order, into y (room for cap, chain_window: a rare mode in runs, a tenth
+ * of the nights in runs of 3, comes every 30 nights, and the 90-night
+ * regime window saw it twice or three times): those the modes are
+ * learned from, or (every) all eligible ones of the segment. */
 static size_t
 chain_nights(struct vengine *j, size_t first, int every, double *y, size_t cap)
 {
@@ -200,10 +206,7 @@ chain_explains(struct vengine *j, size_t first, size_t i, int every)
 	int ok = 0;
 	if (n < 30)
 		goto out;
-	double *s = xmalloc(n * sizeof *s);
-	memcpy(s, y, n * sizeof *s);
-	double level = stats_median(s, n);
-	free(s);
+	double level = stats_median(y, n);
 	for (size_t k = 0; k < n; k++)
 		y[k] = y[k] / level - 1;
 	for (size_t k = first; k <= i; k++)
@@ -220,7 +223,10 @@ chain_explains(struct vengine *j, size_t first, size_t i, int every)
 		goto out;
 	/* the episode: one new level (at the deviation within a mode) over
 	 * the chain */
-	double ll0 = forward(&c, y + n, ne, c.p0, 1, NULL, NULL, NULL), m = stats_mean(y + n, ne), ll1 = 0;
+	double *em = xmalloc(2 * ne * sizeof *em);
+	emit(&c, y + n, ne, em);
+	double ll0 = forward(&c, em, ne, c.p0, 1, NULL, NULL, NULL), m = stats_mean(y + n, ne), ll1 = 0;
+	free(em);
 	for (size_t k = 0; k < ne; k++)
 		ll1 += log(npdf(y[n + k], m, c.sd));
 	ok = ll1 - ll0 < p->chain_llr;
