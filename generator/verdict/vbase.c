@@ -139,25 +139,36 @@ released(const struct vengine *j, const struct vnight *v, int later)
  * no longer CONFIRMED on their tenth night). */
 #define AFTER_MAX 30
 
-static int
-episode_ended(const struct vengine *j, size_t k, const double *after, size_t c)
+/* The level of the confirmed episode whose last night is night k: the
+ * median of its eligible confirmed nights (the last 64 at most), its
+ * first night in *first; NAN when night k is none. */
+double
+episode_median(const struct vengine *j, size_t k, size_t *first)
 {
-	double e[64], a[AFTER_MAX];
-	size_t n = 0, first = k;
-	if (c < 2)
-		return 0;
+	double e[64];
+	size_t n = 0;
+	*first = k;
 	for (size_t q = k + 1; q-- > 0 && n < 64;) {
 		const struct vnight *v = &j->c->nights[q];
 		if (!eligible(v))
 			continue;
 		if (!v->confirmed)
 			break;
-		e[n++] = v->mean, first = q;
+		e[n++] = v->mean, *first = q;
 	}
-	double old = j->c->nights[first].base_mean;
-	if (isnan(old) || !n)
+	return n ? stats_median(e, n) : NAN;
+}
+
+static int
+episode_ended(const struct vengine *j, size_t k, const double *after, size_t c)
+{
+	double a[AFTER_MAX];
+	size_t first;
+	if (c < 2)
 		return 0;
-	double level = stats_median(e, n);
+	double level = episode_median(j, k, &first), old = j->c->nights[first].base_mean;
+	if (isnan(old) || isnan(level))
+		return 0;
 	c -= c >= 5 ? 2 : level - old >= MODE_SEP * j->c->nights[first].base_sd ? 0 : 1;
 	for (size_t q = 0; q < c; q++)
 		a[q] = after[q];

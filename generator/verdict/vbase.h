@@ -46,6 +46,7 @@ void collect_base(struct vengine *j, size_t i, struct base *b, int window);
 void collect_modes(struct vengine *j, size_t i, struct base *b, int window);
 const struct vnight *regime_of(struct vengine *j, size_t k);
 int latest_ended(struct vengine *j, size_t i);
+double episode_median(const struct vengine *j, size_t k, size_t *first);
 double base_mixture_sf(struct vengine *j, size_t k, double level, double L, int dir, int ramp);
 int beyond_modes(struct vengine *j, size_t k, double level, double nl, double nmix, int dir, double alpha, int ramp);
 double test_sd(struct vengine *j, size_t k);

@@ -355,17 +355,9 @@ const char resumed_how[] = "a regression declared over whose nights since stand 
 static int
 far_episode(const struct vengine *j, double mu, double sd)
 {
-	double e[64];
-	size_t ne = 0;
-	for (size_t q = (size_t)j->watch + 1; q-- > 0 && ne < 64;) {
-		const struct vnight *v = &j->c->nights[q];
-		if (!eligible(v))
-			continue;
-		if (!v->confirmed)
-			break;
-		e[ne++] = v->mean;
-	}
-	return ne && stats_median(e, ne) - mu >= MODE_SEP * sd;
+	size_t first;
+	double level = episode_median(j, (size_t)j->watch, &first);
+	return !isnan(level) && level - mu >= MODE_SEP * sd;
 }
 
 /* A regression declared over whose nights since then, together, still
