@@ -368,25 +368,30 @@ text_changed(struct sb *o, const json_t *ch)
 }
 
 /* Why the gate alarmed: "  confirmed on NIGHT by the RULE rule: what it
- * weighed" (docs/history.md, "The verdicts" 4). */
+ * weighed" (docs/history.md, "The verdicts" 4); %d is the rule's nights. */
+static const struct {
+	const char *rule, *weighed;
+} rule_texts[] = {
+	{"streak", "M of the last K nights different the same way, on a young baseline"},
+	{"pair", "the last %d nights together"},
+	{"tail", "the last %d nights together"},
+	{"ramp", "the last %d nights against a steady rise"},
+	{"change-point", "a new level since a change point"},
+	{"resumed", "the nights since it was declared over, together at its level"},
+};
+
 static void
 text_confirmed_by(struct sb *o, const json_t *cb)
 {
 	if (!cb)
 		return;
 	const char *rule = jget(cb, "rule");
-	int n = (int)json_integer_value(json_object_get(cb, "nights"));
+	size_t r = 0, last = sizeof rule_texts / sizeof *rule_texts - 1;
+	while (r < last && strcmp(rule, rule_texts[r].rule))
+		r++;
 	sb_addf(o, "  confirmed on %s by the %s rule: ", jget(cb, "night"), rule);
-	if (!strcmp(rule, "streak"))
-		sb_add(o, "M of the last K nights different the same way, on a young baseline\n");
-	else if (!strcmp(rule, "pair") || !strcmp(rule, "tail"))
-		sb_addf(o, "the last %d nights together\n", n);
-	else if (!strcmp(rule, "ramp"))
-		sb_addf(o, "the last %d nights against a steady rise\n", n);
-	else if (!strcmp(rule, "change-point"))
-		sb_add(o, "a new level since a change point\n");
-	else
-		sb_add(o, "the nights since it was declared over, together at its level\n");
+	sb_addf(o, rule_texts[r].weighed, (int)json_integer_value(json_object_get(cb, "nights")));
+	sb_add(o, "\n");
 }
 
 static void
