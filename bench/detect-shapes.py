@@ -5,9 +5,17 @@ series it wrote (SERIES/NOISE/SHAPE/NAME.jsonl) and their per-night verdicts
 confirmed episodes (a CONFIRMED night after one that was not) per 1,000
 nights judged after night 10. Their 95% interval is the exact (Garwood)
 Poisson interval of the episode count: episodes of one history are not
-quite independent, so it is a little narrow. Rows worst first.
+quite independent, so it is a little narrow. Rows worst first. Beside
+each bimodal cell, the false alarms any gate that keeps the sensitivity
+rows must give there (bench/detect-onset-bound.py: its first run of slow
+nights after 30 quiet ones), where that floor is known.
 """
-import json, math, os, sys
+import importlib.util, json, math, os, sys
+
+_spec = importlib.util.spec_from_file_location('onset', os.path.join(os.path.dirname(os.path.abspath(__file__)), 'detect-onset-bound.py'))
+onset_bound = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(onset_bound)
+FLOORS = {r: (s5, s2) for r, s5, s2 in onset_bound.floors()}
 
 def episodes(ns, onset):
     # (episodes, judged nights, CONFIRMED nights, longest, alarmed in the
@@ -49,6 +57,7 @@ def interval(k):
     return low, solve(lambda m: poisson_cdf(k, m) > 0.025)
 
 root = sys.argv[1]
+LEN = int(sys.argv[2]) if len(sys.argv) > 2 else onset_bound.NIGHTS  # nights a history
 rows = []
 for r in sorted(os.listdir(root), key=float):
     for shape in sorted(os.listdir(os.path.join(root, r))):
@@ -73,17 +82,32 @@ def describe(shape):
     return '%d%% slow, +%.1f%%, %s, %s' % (round(float(p) * 100), (float(f) - 1) * 100,
         'independent' if float(k) <= 1 else 'runs of %s' % k, 'from night 1' if o == '1' else 'from night %s' % o)
 
+def floor(r, shape):
+    # per 1,000 judged nights, or None: no floor known for the noise level
+    # or the history's length, or no slow mode
+    if not shape.startswith('bimodal:') or r not in FLOORS or LEN != onset_bound.NIGHTS: return None
+    _, p, f, k, o = shape.split(':')
+    s5, s2 = FLOORS[r]
+    b = onset_bound.cell_bound(float(p), float(f), float(k), int(o), r, s5, s2, onset_bound.NIGHTS)
+    return 1000.0 * b / (onset_bound.NIGHTS - onset_bound.JUDGED_FROM + 1)
+
 def rate(x): return 1000.0 * x[3] / max(x[4], 1)
-print('| noise | shape | histories | nights judged | false alarms | per 1,000 nights | 95% interval | CONFIRMED nights / 1,000 | longest | alarmed in 30 nights from the onset | per 1,000 nights after those 30 |')
-print('|---|---|---|---|---|---|---|---|---|---|---|')
+print('| noise | shape | histories | nights judged | false alarms | per 1,000 nights | 95% interval | CONFIRMED nights / 1,000 | longest | alarmed in 30 nights from the onset | per 1,000 nights after those 30 | any gate at the floor, per 1,000 nights |')
+print('|---|---|---|---|---|---|---|---|---|---|---|---|')
 for x in sorted(rows, key=lambda x: (-rate(x), x[0], x[1])):
     lo, hi = interval(x[3])
     onset = x[1].startswith('bimodal:') and x[1].split(':')[4] != '1'
-    print('| %.1f%% | %s | %d | %d | %d | %.2f | %.2f-%.2f | %.1f | %d | %s | %s |' % (
+    fl = floor(x[0], x[1])
+    print('| %.1f%% | %s | %d | %d | %d | %.2f | %.2f-%.2f | %.1f | %d | %s | %s | %s |' % (
         x[0] * 100, describe(x[1]), x[2], x[4], x[3], rate(x), 1000 * lo / max(x[4], 1), 1000 * hi / max(x[4], 1),
         1000.0 * x[5] / max(x[4], 1), x[6], '%d of %d' % (x[7], x[2]) if onset else '',
-        '%.2f' % (1000.0 * x[8] / max(x[9], 1)) if onset else ''))
+        '%.2f' % (1000.0 * x[8] / max(x[9], 1)) if onset else '', '' if fl is None else '%.2f' % fl))
 over = [x for x in sorted(rows, key=lambda x: -rate(x)) if 1000 * interval(x[3])[0] / max(x[4], 1) > 1]
 print('(%d cells, %d to %d judged nights each; %d whose whole interval lies above 1 false alarm per 1,000 nights%s)' % (
     len(rows), min(x[4] for x in rows), max(x[4] for x in rows), len(over),
     ': ' + '; '.join('%.1f%% %s' % (x[0] * 100, describe(x[1])) for x in over[:5]) + ('...' if len(over) > 5 else '') if over else ''))
+known = [x for x in rows if floor(x[0], x[1]) is not None]
+if known:
+    beyond = [x for x in over if (floor(x[0], x[1]) or 0) >= 1]
+    print('(of those above, %d where any gate at the floor gives 1 or more; over the %d cells with a floor: llmb %.1f false alarms per 1,000 nights in all, the floor %.1f)' % (
+        len(beyond), len(known), sum(rate(x) for x in known), sum(floor(x[0], x[1]) for x in known)))

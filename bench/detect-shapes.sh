@@ -71,4 +71,4 @@ done
 # shellcheck disable=SC2016
 find "$W/series" -name '*.jsonl' | sed 's/\.jsonl$//' |
 	xargs -P 2 -I{} sh -c '"$1" judge --format=json $2 "$3.jsonl" >"$3.json" 2>/dev/null' _ "$LLMB" "${SHAPES_POLICY:-}" {}
-/usr/bin/python3 bench/detect-shapes.py "$W/series" || exit 2
+/usr/bin/python3 bench/detect-shapes.py "$W/series" "$LEN" || exit 2

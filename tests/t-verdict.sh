@@ -449,6 +449,15 @@ t_ok "chainrun: with it, that run is no alarm" test "$(episodes chainrun)" = non
 mk shortrun -w 0.01 -a 0.6 -s 34 -r 0.005 -n 300 -S 10000020 bimodal:0.1:1.03:3:1
 t_ok "shortrun: with short_effect at min_effect, two pairs of the slow mode are confirmed" test "$(episodes shortrun --short-effect=0.015)" = "75 156"
 t_ok "shortrun: a pair 3% up is under short_effect: nothing" test "$(episodes shortrun)" = none
+# A 2% rise at 0.5% noise from night 31: each night stands about 3.4
+# deviations up. The tail test winsorized its nights at 3 deviations of
+# the baseline, about 1.3%, under min_effect (1.5%), so no window of three
+# nights or more could confirm it; its first nights returned into the
+# baseline as a mode, and the rise was confirmed on night 37. Winsorized
+# at twice min_effect (clip_at), the tail over its first four nights
+# confirms it on night 33.
+mk lownoise2 -w 0.01 -a 0.6 -s 34 -r 0.005 -n 45 -S 9 shift:31:1.02
+t_ok "lownoise2: a 2% rise at 0.5% noise is confirmed by its fourth night" test "$(episodes lownoise2)" = 33
 # Half the nights 5% slower in runs from the first night, 2% noise (a seed
 # of the shapes' draw): a run confirmed by the ramp on night 21 ends, and
 # each later run of the same mode stood above the baseline before that
