@@ -453,9 +453,9 @@ t_ok "shortrun: a pair 3% up is under short_effect: nothing" test "$(episodes sh
 # deviations up. The tail test winsorized its nights at 3 deviations of
 # the baseline, about 1.3%, under min_effect (1.5%), so no window of three
 # nights or more could confirm it; its first nights returned into the
-# baseline as a mode, and the rise was confirmed on night 37. Winsorized
-# at twice min_effect (clip_at), the tail over its first four nights
-# confirms it on night 33.
+# baseline as a mode, and the rise was confirmed on night 38. Winsorized
+# at twice min_effect (clip_at), the tail of the last five nights confirms
+# it on night 34, the rise's fourth.
 mk lownoise2 -w 0.01 -a 0.6 -s 34 -r 0.005 -n 45 -S 9 shift:31:1.02
 t_ok "lownoise2: a 2% rise at 0.5% noise is confirmed by its fourth night" test "$(episodes lownoise2)" = 33
 # Half the nights 5% slower in runs from the first night, 2% noise (a seed

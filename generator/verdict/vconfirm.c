@@ -222,9 +222,9 @@ too_small(struct vengine *j, size_t k, int L, double e)
  * eligible nights (L = 2 .. tail_max, night i the last) against the
  * baseline of the first of them, which none of them is in. Each night
  * enters winsorized to 3 deviations of that baseline (clip_at), so that
- * one spike counts as one unusual night and never carries the mean; with L = 2 the
- * two nights enter as they are but must agree on the size of the change
- * (confirm_ratio): a spike has no partner.
+ * one spike counts as one unusual night and never carries the mean; with
+ * L = 2 the two nights enter as they are but must agree on the size of
+ * the change (confirm_ratio): a spike has no partner.
  * Confirms when the most significant L has p < tail_alpha (tail_alpha_pair
  * for two nights: strict levels, since this is asked every night and for
  * several L) and an effect of min_effect, and the level is unlikely under
