@@ -368,16 +368,16 @@ text_changed(struct sb *o, const json_t *ch)
 }
 
 /* Why the gate alarmed: "  confirmed on NIGHT by the RULE rule: what it
- * weighed" (docs/history.md, "The verdicts" 4); %d is the rule's nights. */
-static const struct {
-	const char *rule, *weighed;
-} rule_texts[] = {
-	{"streak", "M of the last K nights different the same way, on a young baseline"},
-	{"pair", "the last %d nights together"},
-	{"tail", "the last %d nights together"},
-	{"ramp", "the last %d nights against a steady rise"},
-	{"change-point", "a new level since a change point"},
-	{"resumed", "the nights since it was declared over, together at its level"},
+ * weighed" (docs/history.md, "The verdicts" 4), by enum vrule as
+ * rule_names names the rules; %d is the rule's nights. */
+static const char *const rule_weighed[] = {
+	[VR_NONE] = "",
+	[VR_STREAK] = "M of the last K nights different the same way, on a young baseline",
+	[VR_PAIR] = "the last %d nights together",
+	[VR_TAIL] = "the last %d nights together",
+	[VR_RAMP] = "the last %d nights against a steady rise",
+	[VR_CP] = "a new level since a change point",
+	[VR_RESUMED] = "the nights since it was declared over, together at its level",
 };
 
 static void
@@ -386,11 +386,12 @@ text_confirmed_by(struct sb *o, const json_t *cb)
 	if (!cb)
 		return;
 	const char *rule = jget(cb, "rule");
-	size_t r = 0, last = sizeof rule_texts / sizeof *rule_texts - 1;
-	while (r < last && strcmp(rule, rule_texts[r].rule))
-		r++;
+	size_t r = VR_RESUMED;
+	for (size_t k = VR_STREAK; k < VR_RESUMED; k++)
+		if (!strcmp(rule, rule_names[k]))
+			r = k;
 	sb_addf(o, "  confirmed on %s by the %s rule: ", jget(cb, "night"), rule);
-	sb_addf(o, rule_texts[r].weighed, (int)json_integer_value(json_object_get(cb, "nights")));
+	sb_addf(o, rule_weighed[r], (int)json_integer_value(json_object_get(cb, "nights")));
 	sb_add(o, "\n");
 }
 
