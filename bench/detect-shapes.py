@@ -92,12 +92,13 @@ def floor(r, shape):
     return 1000.0 * b / (onset_bound.NIGHTS - onset_bound.JUDGED_FROM + 1)
 
 def rate(x): return 1000.0 * x[3] / max(x[4], 1)
+FLOOR = {(x[0], x[1]): floor(x[0], x[1]) for x in rows}  # each cell's, computed once
 print('| noise | shape | histories | nights judged | false alarms | per 1,000 nights | 95% interval | CONFIRMED nights / 1,000 | longest | alarmed in 30 nights from the onset | per 1,000 nights after those 30 | any gate at the floor, per 1,000 nights |')
 print('|---|---|---|---|---|---|---|---|---|---|---|---|')
 for x in sorted(rows, key=lambda x: (-rate(x), x[0], x[1])):
     lo, hi = interval(x[3])
     onset = x[1].startswith('bimodal:') and x[1].split(':')[4] != '1'
-    fl = floor(x[0], x[1])
+    fl = FLOOR[x[0], x[1]]
     print('| %.1f%% | %s | %d | %d | %d | %.2f | %.2f-%.2f | %.1f | %d | %s | %s | %s |' % (
         x[0] * 100, describe(x[1]), x[2], x[4], x[3], rate(x), 1000 * lo / max(x[4], 1), 1000 * hi / max(x[4], 1),
         1000.0 * x[5] / max(x[4], 1), x[6], '%d of %d' % (x[7], x[2]) if onset else '',
@@ -106,8 +107,8 @@ over = [x for x in sorted(rows, key=lambda x: -rate(x)) if 1000 * interval(x[3])
 print('(%d cells, %d to %d judged nights each; %d whose whole interval lies above 1 false alarm per 1,000 nights%s)' % (
     len(rows), min(x[4] for x in rows), max(x[4] for x in rows), len(over),
     ': ' + '; '.join('%.1f%% %s' % (x[0] * 100, describe(x[1])) for x in over[:5]) + ('...' if len(over) > 5 else '') if over else ''))
-known = [x for x in rows if floor(x[0], x[1]) is not None]
+known = [x for x in rows if FLOOR[x[0], x[1]] is not None]
 if known:
-    beyond = [x for x in over if (floor(x[0], x[1]) or 0) >= 1]
+    beyond = [x for x in over if (FLOOR[x[0], x[1]] or 0) >= 1]
     print('(of those above, %d where any gate at the floor gives 1 or more; over the %d cells with a floor: llmb %.1f false alarms per 1,000 nights in all, the floor %.1f)' % (
-        len(beyond), len(known), sum(rate(x) for x in known), sum(floor(x[0], x[1]) for x in known)))
+        len(beyond), len(known), sum(rate(x) for x in known), sum(FLOOR[x[0], x[1]] for x in known)))
