@@ -449,6 +449,23 @@ t_ok "chainrun: with it, that run is no alarm" test "$(episodes chainrun)" = non
 mk shortrun -w 0.01 -a 0.6 -s 34 -r 0.005 -n 300 -S 10000020 bimodal:0.1:1.03:3:1
 t_ok "shortrun: with short_effect at min_effect, two pairs of the slow mode are confirmed" test "$(episodes shortrun --short-effect=0.015)" = "75 156"
 t_ok "shortrun: a pair 3% up is under short_effect: nothing" test "$(episodes shortrun)" = none
+# A rare slow mode 3% up in runs from the first night at 0.5% noise (a
+# seed of the shapes' draw): two nights of it, 52 and 53, came and went
+# unconfirmed, too few for the modes; the pair at nights 75 and 76 was
+# confirmed. Those nights lie more than seen_sd (4.5) deviations up, at
+# the pair's level: a mode seen before, and nothing is confirmed.
+mk seenrun -w 0.01 -a 0.6 -s 34 -r 0.005 -n 80 -S 10000484 bimodal:0.1:1.03:3:1
+t_ok "seenrun: without seen_sd, a pair of the rare slow mode is confirmed" test "$(episodes seenrun --seen-sd=0)" = 76
+t_ok "seenrun: at the level of two far nights seen before, it is no alarm" test "$(episodes seenrun)" = none
+# What it costs: a 5% rise at 0.5% noise from night 60, one night 5% up
+# 40 nights before it. Alone, the rise is confirmed on its second night;
+# after the far night, on its fifth (a run of more than 4 nights at the
+# level is no mode seen once), named from its first.
+mk seenrise -w 0.01 -a 0.6 -s 34 -r 0.005 -n 80 -S 9 spike:20:1.05 shift:60:1.05
+t_ok "seenrise: without seen_sd, a 5% rise after a far night is confirmed on its second night" test "$(episodes seenrise --seen-sd=0)" = 60
+t_ok "seenrise: with it, on its fifth" test "$(episodes seenrise)" = 63
+json seenrise seenrise
+expect_state seenrise "CONFIRMED 2026-03-01 change point"
 # A 2% rise at 0.5% noise from night 31: each night stands about 3.4
 # deviations up. The tail test winsorized its nights at 3 deviations of
 # the baseline, about 1.3%, under min_effect (1.5%), so no window of three
