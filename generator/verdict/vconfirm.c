@@ -189,8 +189,9 @@ cp_confirms(struct vengine *j, size_t i, const size_t *cps, size_t ncp, size_t *
  * baseline's level and within 2 standard errors of the window's, with
  * SEEN_BACK nights under the middle between them? Such a night is a mode
  * that came and went: a normal night lies that far up once in 300,000,
- * while a slow mode 3% or 5% up at 0.5% or 1% noise puts most of its
- * nights there, and the mixture asks for 2 of them. The bimodal false
+ * while a slow mode 3% up at 0.5% noise, or 5% up at 0.5% or 1%, puts
+ * most of its nights there as long as the window holds few of them (they
+ * widen the deviation), and the mixture asks for 2 of them. The bimodal false
  * alarms of bench/detect-shapes.sh fell 3% (the sum over its 108 cells
  * 228.0 to 221.0, and 227.6 to 221.1 on a draw it was not tuned on), and
  * no row of four draws of bench/detect.sh moved. At 4 deviations and
