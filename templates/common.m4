@@ -11,6 +11,11 @@ m4_changequote()m4_changequote([[, ]])m4_changecom()
 # to parse a trap that fires while one runs ("unexpected EOF while
 # looking for matching `)'"), so a cancel would lose its SIGTERM line and
 # let the script run on; printf's %(...)T and $HOSTNAME need no child.
+# A SIGTERM or SIGINT that comes while the exit trap runs (the step ended
+# first, and set -e began the exit; then the time limit's or a cancel's
+# signal) only sets the status: the other traps' exit stopped this one
+# before its record was written, and the job left none (seen in the test
+# suite: a job at its time limit whose srun ended before the signal).
 m4_define([[LLMB_PRELUDE]], [[#!/bin/bash
 # llmb job script for stage LLMB_ID (LLMB_LABEL), from templates/LLMB_TEMPLATE.m4.
 # Generated, do not edit. Secrets are passed by name, never written here.
@@ -21,10 +26,13 @@ export LLMB_JOB_ID="${SLURM_JOB_ID:-${LLMB_JOB_ID:-unknown}}"
 llmb_state=LLMB_STATE_DIR
 llmb_exit_record() {
 	local rc=$? tmp now
+	trap 'rc=143; echo "llmb: job $LLMB_JOB_ID got SIGTERM" >&2' TERM
+	trap 'rc=130; echo "llmb: job $LLMB_JOB_ID got SIGINT" >&2' INT
 	tmp="$llmb_state/LLMB_NAME_EXIT.$LLMB_JOB_ID.tmp.$$"
 	printf -v now '%(%s)T' -1
 	printf 'status=%s\nend=%s\njob=%s\n' "$rc" "$now" "$LLMB_JOB_ID" >"$tmp" &&
 		mv -f "$tmp" "$llmb_state/LLMB_NAME_EXIT.$LLMB_JOB_ID"
+	exit "$rc"
 }
 trap llmb_exit_record EXIT
 trap 'echo "llmb: job $LLMB_JOB_ID got SIGTERM" >&2; exit 143' TERM

@@ -77,6 +77,26 @@ for id in $(sed -n 's/^\t@$(LLMB_RUN) [0-9]*\/[0-9]* //p' "$TRASH/gen/rules.mk")
 	sed "s|$TOP|@TOP@|g" "$TRASH/$id.sh" >"$TRASH/$id.norm"
 	t_cmp "$id: job script" "$G/scripts/$id.sh" "$TRASH/$id.norm"
 done
+# A SIGTERM that lands while the exit trap runs (the step ended first and
+# set -e began the exit; then the time limit's signal): the record is
+# still written, with the signal's status. The signal is sent from inside
+# the trap, at its first printf -v, so the order is the same every time;
+# the script's own prelude, with its traps, runs it.
+id=train.tinygpt.cpu.tiny.fp32.1
+R=$TRASH/race
+mkdir -p "$R"
+{
+	sed -n '1,/^trap .* INT$/p' "$TRASH/$id.sh"
+	printf "llmb_state='%s'\n" "$R"
+	# shellcheck disable=SC2016
+	printf '%s\n' 'printf() { [ "$1" != -v ] || [ -n "${llmb_sent:-}" ] || { llmb_sent=1; kill -TERM $$; }; builtin printf "$@"; }' false
+} >"$TRASH/race.sh"
+rc=0
+env -u SLURM_JOB_ID LLMB_JOB_ID=77 bash "$TRASH/race.sh" 2>"$TRASH/race.err" || rc=$?
+t_ok "SIGTERM during the exit trap: the job's status is 143" test "$rc" = 143
+t_grep "...its exit record written, with that status" "^status=143$" "$R/exit.77"
+t_grep "...whole" "^job=77$" "$R/exit.77"
+t_grep "...and the signal said" "^llmb: job 77 got SIGTERM$" "$TRASH/race.err"
 # A bisection's pins: KEY a recipe's name as the schema has it (dots
 # too), every word understood or the plan refused (a word left out made
 # both sides run the recipe's pin).

@@ -10,10 +10,13 @@ export LLMB_JOB_ID="${SLURM_JOB_ID:-${LLMB_JOB_ID:-unknown}}"
 llmb_state='TRASH/mbinst/state/jobs/train.gpt-oss.gb300.120b.bf16.72'
 llmb_exit_record() {
 	local rc=$? tmp now
+	trap 'rc=143; echo "llmb: job $LLMB_JOB_ID got SIGTERM" >&2' TERM
+	trap 'rc=130; echo "llmb: job $LLMB_JOB_ID got SIGINT" >&2' INT
 	tmp="$llmb_state/exit.$LLMB_JOB_ID.tmp.$$"
 	printf -v now '%(%s)T' -1
 	printf 'status=%s\nend=%s\njob=%s\n' "$rc" "$now" "$LLMB_JOB_ID" >"$tmp" &&
 		mv -f "$tmp" "$llmb_state/exit.$LLMB_JOB_ID"
+	exit "$rc"
 }
 trap llmb_exit_record EXIT
 trap 'echo "llmb: job $LLMB_JOB_ID got SIGTERM" >&2; exit 143' TERM
