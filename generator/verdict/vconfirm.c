@@ -11,8 +11,6 @@
 
 #include "verdict/vconfirm.h"
 
-static int seen_before(struct vengine *j, size_t k, size_t i, double level, size_t n);
-
 /* M of the last K eligible nights of the segment (night i included) went
  * the same way as night i, and M of them, night i one of them, agree on
  * the size of the change within confirm_ratio: a sustained shift keeps its
@@ -118,6 +116,65 @@ level_significant(struct vengine *j, size_t c, const double *m, size_t n)
 	return stats_t_sf(fabs(t), (double)w->base_n - 1) < j->p->cp_level_alpha;
 }
 
+/* Nights under the middle between a far night and a window's level that
+ * must lie between them: the far night came back by itself. */
+#define SEEN_BACK 3
+/* Nights at the level, to the night judged, that a mode seen once may
+ * explain: a slow mode's runs are 1 to 4 nights most of the time, and a
+ * regression at such a level is confirmed by its fifth night. */
+#define SEEN_RUN 4
+
+/* Has a slowdown of n nights (at most tail_max) at level, against night
+ * k's whole baseline (window nights), been seen before: an unconfirmed
+ * night of the regime window, seen_sd deviations (test_sd) above that
+ * baseline's level and within 2 standard errors of the window's, with
+ * SEEN_BACK nights under the middle between them? Such a night is a mode
+ * that came and went: a normal night lies that far up once in 300,000,
+ * while a slow mode 3% up at 0.5% noise, or 5% up at 0.5% or 1%, puts
+ * most of its nights there as long as the window holds few of them (they
+ * widen the deviation), and the mixture asks for 2 of them. The bimodal
+ * false alarms of bench/detect-shapes.sh fell 3% (the sum over its 108
+ * cells 228.0 to 221.0, and 227.6 to 221.1 on a draw it was not tuned
+ * on), and no row of four draws of bench/detect.sh moved. At 4 deviations and
+ * under, it is the trade of the other rules (docs/history.md); on a young
+ * baseline, whose deviation is known worse, it cost rises after 15 quiet
+ * nights. */
+static int
+seen_before(struct vengine *j, size_t k, size_t i, double level, size_t n)
+{
+	const struct policy *p = j->p;
+	const struct vnight *w = &j->c->nights[k];
+	if (!(p->seen_sd > 0) || (int)n > p->tail_max || (int)w->base_n < p->window)
+		return 0;
+	double mu = w->base_mean, sd = test_sd(j, k);
+	if (!(sd > 0) || !(level > mu))
+		return 0;
+	double mid = (mu + level) / 2, tol = 2 * sd * sqrt(1 + 1.0 / (double)n);
+	int from = seg_day(j, k), below = 0, seen = 0, run = 0;
+	for (size_t q = i + 1; q-- > 0 && run <= SEEN_RUN;) {
+		const struct vnight *v = &j->c->nights[q];
+		if (v->day < from || (eligible(v) && v->mean < mid))
+			break;
+		run += eligible(v);
+	}
+	if (run > SEEN_RUN)
+		return 0;
+	for (size_t q = k; q-- > 0 && seen < p->regime_window;) {
+		const struct vnight *v = &j->c->nights[q];
+		if (v->day < from)
+			break;
+		if (!eligible(v))
+			continue;
+		seen++;
+		if (v->confirmed)
+			continue;
+		if (below >= SEEN_BACK && v->mean - mu >= p->seen_sd * sd && fabs(v->mean - level) <= tol)
+			return 1;
+		below += v->mean < mid;
+	}
+	return 0;
+}
+
 /* A change point confirms a shift at night i when it is the latest one,
  * its baseline has min_nights nights, enough nights lie at and after it,
  * the level after it differs from the level before it by min_effect and
@@ -173,65 +230,6 @@ cp_confirms(struct vengine *j, size_t i, const size_t *cps, size_t ncp, size_t *
 		return VB_NONE;
 	*at = c;
 	return e > 0 ? VB_SLOWER : VB_FASTER;
-}
-
-/* Nights under the middle between a far night and a window's level that
- * must lie between them: the far night came back by itself. */
-#define SEEN_BACK 3
-/* Nights at the level, to the night judged, that a mode seen once may
- * explain: a slow mode's runs are 1 to 4 nights most of the time, and a
- * regression at such a level is confirmed by its fifth night. */
-#define SEEN_RUN 4
-
-/* Has a slowdown of n nights (at most tail_max) at level, against night
- * k's whole baseline (window nights), been seen before: an unconfirmed
- * night of the regime window, seen_sd deviations (test_sd) above that
- * baseline's level and within 2 standard errors of the window's, with
- * SEEN_BACK nights under the middle between them? Such a night is a mode
- * that came and went: a normal night lies that far up once in 300,000,
- * while a slow mode 3% up at 0.5% noise, or 5% up at 0.5% or 1%, puts
- * most of its nights there as long as the window holds few of them (they
- * widen the deviation), and the mixture asks for 2 of them. The bimodal false
- * alarms of bench/detect-shapes.sh fell 3% (the sum over its 108 cells
- * 228.0 to 221.0, and 227.6 to 221.1 on a draw it was not tuned on), and
- * no row of four draws of bench/detect.sh moved. At 4 deviations and
- * under, it is the trade of the other rules (docs/history.md); on a young
- * baseline, whose deviation is known worse, it cost rises after 15 quiet
- * nights. */
-static int
-seen_before(struct vengine *j, size_t k, size_t i, double level, size_t n)
-{
-	const struct policy *p = j->p;
-	const struct vnight *w = &j->c->nights[k];
-	if (!(p->seen_sd > 0) || (int)n > p->tail_max || (int)w->base_n < p->window)
-		return 0;
-	double mu = w->base_mean, sd = test_sd(j, k);
-	if (!(sd > 0) || !(level > mu))
-		return 0;
-	double mid = (mu + level) / 2, tol = 2 * sd * sqrt(1 + 1.0 / (double)n);
-	int from = seg_day(j, k), below = 0, seen = 0, run = 0;
-	for (size_t q = i + 1; q-- > 0 && run <= SEEN_RUN;) {
-		const struct vnight *v = &j->c->nights[q];
-		if (v->day < from || (eligible(v) && v->mean < mid))
-			break;
-		run += eligible(v);
-	}
-	if (run > SEEN_RUN)
-		return 0;
-	for (size_t q = k; q-- > 0 && seen < p->regime_window;) {
-		const struct vnight *v = &j->c->nights[q];
-		if (v->day < from)
-			break;
-		if (!eligible(v))
-			continue;
-		seen++;
-		if (v->confirmed)
-			continue;
-		if (below >= SEEN_BACK && v->mean - mu >= p->seen_sd * sd && fabs(v->mean - level) <= tol)
-			return 1;
-		below += v->mean < mid;
-	}
-	return 0;
 }
 
 /* Tail and ramp levels times (noise_ref / deviation)^2 on a noisier
