@@ -155,6 +155,20 @@ if [ -n "$kept" ] && [ -d "$kept/series" ]; then
 		NR > 2 && NF > 8 { n++; if ($4 != $5 || $6 != $7 || $8 != $9) bad++ }
 		END { exit !(n > 20 && !bad) }' "$TRASH/rejudge.tab"
 	t_rc "bench/detect-rejudge.sh: a NAME it refuses: exit 2" 2 bash bench/detect-rejudge.sh "$kept" Bad "$LLMB"
+	# A knob at its default judges as none does; a knob that decides
+	# gives other verdicts; a flag that is no knob is refused.
+	t_rc "bench/detect-rejudge.sh: a knob at its default: exit 0" 0 bash bench/detect-rejudge.sh "$kept" dflt "$LLMB" --ramp-alpha=0.0009 --seen-sd=4.5
+	t_rc "bench/detect-rejudge.sh: a knob that decides: exit 0" 0 bash bench/detect-rejudge.sh "$kept" strict "$LLMB" --tail-alpha-pair=0 --tail-alpha=0 --ramp-alpha=0
+	/usr/bin/python3 bench/detect-table.py "$kept/series" "0.005 0.01 0.02" "again=x dflt=x strict=x" >"$TRASH/knob.tab" 2>&1
+	# shellcheck disable=SC2016
+	t_ok "bench/detect-rejudge.sh: a knob at its default, the same table; tail and ramp off, fewer confirmed" awk -F'|' '
+		NR > 2 && NF > 10 { n++; if ($4 != $5 || $7 != $8 || $10 != $11) bad++ }
+		/^\| 5% rise confirmed within 2 nights/ { if ($4 != $6 || $7 != $9 || $10 != $12) moved++ }
+		END { exit !(n > 20 && !bad && moved) }' "$TRASH/knob.tab"
+	for a in --format=text --night=2026-01-02 --ramp-alpha --ramp-alpha=x '--ramp-alpha=1;true' ramp-alpha=1; do
+		t_rc "bench/detect-rejudge.sh: $a refused: exit 2" 2 bash bench/detect-rejudge.sh "$kept" bad "$LLMB" "$a"
+	done
+	t_ok "bench/detect-rejudge.sh: nothing written for a refused flag" test -z "$(find "$kept/series" -name '*.bad.json*')"
 	rm -rf "$kept"
 else
 	t_fail "bench/detect.sh with DETECT_KEEP=1 says where it kept the series"
