@@ -30,8 +30,10 @@ import hashlib
 import json
 import math
 import os
+import shutil
 import signal
 import sys
+import tempfile
 import time
 
 PREFIX = "llmb-tinygpt"
@@ -73,6 +75,10 @@ def parse_args(argv):
     ap.add_argument("--dtype", choices=("fp32", "bf16"), default="fp32",
                     help="fp32, or bf16: autocast to bfloat16 over fp32 weights")
     ap.add_argument("--compile", action="store_true", help="torch.compile the model (PyTorch >= 2.0)")
+    ap.add_argument("--compile-cache", choices=("fresh", "shared"), default="fresh",
+                    help="with --compile: fresh, torch.compile's caches in a directory of this run's own "
+                         "(every run compiles, as the first one on a node does), or shared, the machine's "
+                         "(the default of PyTorch)")
     ap.add_argument("--extra-work", type=int, default=0,
                     help="extra forward passes of each micro-batch per step, without gradients: "
                          "real work that makes every step slower (regression tests)")
@@ -106,6 +112,24 @@ def dist_env():
     if not (0 <= rank < world):
         raise ValueError("rank %d out of range for world size %d" % (rank, world))
     return rank, world, addr, port, max(1, local), local_rank
+
+
+def fresh_compile_cache(args, env, mkdtemp=tempfile.mkdtemp):
+    """With --compile and --compile-cache fresh, point torch.compile's
+    caches (Inductor's, and Triton's inside it) at a new directory and
+    return it; None where the caller named Inductor's cache or asked for
+    the machine's. On one H200 a run that compiled from nothing stepped
+    4% faster than the runs that found its kernels cached (three of each,
+    alternated, at the same clocks and temperatures:
+    bench/results/tinygpt-h200.md): a node whose cache is warm some nights
+    and cold others makes two modes of one configuration. Fresh every run
+    is the state every node can reproduce. Set before torch is imported."""
+    if not args.compile or args.compile_cache != "fresh" or "TORCHINDUCTOR_CACHE_DIR" in env:
+        return None
+    d = mkdtemp(prefix="llmb-tinygpt-compile-")
+    env["TORCHINDUCTOR_CACHE_DIR"] = d
+    env.setdefault("TRITON_CACHE_DIR", os.path.join(d, "triton"))
+    return d
 
 
 class DeviceError(RuntimeError):
@@ -447,9 +471,13 @@ def main(argv=None):
     signal.signal(signal.SIGTERM, on_sigterm)
     args = parse_args(sys.argv[1:] if argv is None else argv)
     rank = None
+    cache = None
     try:
         rank, world, addr, port, local_world, local_rank = dist_env()
         validate(args, world)
+        cache = fresh_compile_cache(args, os.environ)
+        if cache and rank == 0:
+            print("%s: torch.compile caches: a fresh directory of this run's own" % PREFIX, flush=True)
         train(args, rank, world, addr, port, local_world, local_rank)
     except KeyboardInterrupt:
         log_err("interrupted", rank)
@@ -457,6 +485,9 @@ def main(argv=None):
     except Exception as e:  # any failure must surface as a non-zero exit
         log_err("%s: %s" % (type(e).__name__, e), rank)
         return 1
+    finally:
+        if cache:
+            shutil.rmtree(cache, ignore_errors=True)
     return 0
 
 
