@@ -116,6 +116,25 @@ for argv, env in ((base, {}), (base + ["--compile", "--compile-cache", "shared"]
     assert t.fresh_compile_cache(t.parse_args(argv), env, made) is None and env == before, (argv, env)
 '
 t_rc "--compile-cache with an unknown value: exit 2" 2 "$PY" "$W/train.py" "${ARGS[@]}" --compile-cache warm
+# A run killed at its time limit (SIGTERM, once the fresh cache is made)
+# removes that cache too: exit 143, nothing left in its TMPDIR.
+sigterm_cache() {
+	local tmp=$TRASH/cache-tmp pid i
+	rm -rf "$tmp" && mkdir -p "$tmp"
+	TMPDIR=$tmp "$PY" "$W/train.py" "${ARGS[@]}" --compile >"$TRASH/term.log" 2>&1 &
+	pid=$!
+	for i in $(seq 300); do
+		grep -q 'torch.compile caches: a fresh directory' "$TRASH/term.log" && break
+		sleep 0.1
+	done
+	ls -d "$tmp"/llmb-tinygpt-compile-* >/dev/null || { kill "$pid"; return 1; }
+	kill -TERM "$pid"
+	wait "$pid"
+	i=$?
+	cat "$TRASH/term.log"
+	[ "$i" = 143 ] && [ -z "$(ls -A "$tmp")" ]
+}
+t_ok "--compile: the fresh cache is made, and removed on SIGTERM (exit 143)" sigterm_cache
 # The local rank picks the GPU: LOCAL_RANK from llmb's launcher, SLURM_LOCALID under srun.
 t_ok "dist_env: local rank from LOCAL_RANK and from SLURM_LOCALID" env PYTHONPATH="$W" "$PY" -c '
 import os, train as t

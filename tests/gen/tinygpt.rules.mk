@@ -6,9 +6,9 @@ LLMB_NSTAGES := 7
 llmb-setup:
 llmb-setup: $(LLMB_INSTALL)/state/stamped/venv.597beddc2aa1/6d3554604341
 llmb-setup: $(LLMB_INSTALL)/state/stamped/data.tinygpt.tokens/dea80463ad76
-llmb-train: $(LLMB_INSTALL)/state/stamped/train.tinygpt.cpu.tiny.fp32.1/2287b4dd0e2f $(LLMB_INSTALL)/state/stamped/train.tinygpt.cpu.tiny.fp32.2/f081746b292a
-llmb-parse: $(LLMB_INSTALL)/state/stamped/parse.tinygpt.cpu.tiny.fp32.1/455fd05383a2 $(LLMB_INSTALL)/state/stamped/parse.tinygpt.cpu.tiny.fp32.2/710731d7aa17
-llmb-report: $(LLMB_INSTALL)/state/stamped/report.tinygpt.cpu.tiny.fp32/c7b0c80d0575
+llmb-train: $(LLMB_INSTALL)/state/stamped/train.tinygpt.cpu.tiny.fp32.1/a9a9b874a950 $(LLMB_INSTALL)/state/stamped/train.tinygpt.cpu.tiny.fp32.2/6091dcb01382
+llmb-parse: $(LLMB_INSTALL)/state/stamped/parse.tinygpt.cpu.tiny.fp32.1/240faa6f9e64 $(LLMB_INSTALL)/state/stamped/parse.tinygpt.cpu.tiny.fp32.2/c0624bce7a16
+llmb-report: $(LLMB_INSTALL)/state/stamped/report.tinygpt.cpu.tiny.fp32/4fc5c827f0e2
 LLMB_REPORT_IDS := report.tinygpt.cpu.tiny.fp32
 
 -include $(LLMB_GEN)/valid.mk
@@ -21,18 +21,18 @@ $(LLMB_INSTALL)/state/stamped/venv.597beddc2aa1/6d3554604341: $(if $(filter 1,$(
 $(LLMB_INSTALL)/state/stamped/data.tinygpt.tokens/dea80463ad76: $(LLMB_INSTALL)/state/stamped/venv.597beddc2aa1/6d3554604341 $(if $(filter 2,$(words $(filter-out $(LLMB_INVALID),$(wildcard $(LLMB_INSTALL)/workloads/tinygpt/data/tokens.bin $(LLMB_INSTALL)/workloads/tinygpt/data/tokens.bin.json)))),,FORCE)
 	@: '[2/7] data tinygpt tokens: task tokens on the CPU partition, needs 0.01 GB'
 	@$(LLMB_RUN) 2/7 data.tinygpt.tokens
-$(LLMB_INSTALL)/state/stamped/train.tinygpt.cpu.tiny.fp32.1/2287b4dd0e2f: $(LLMB_INSTALL)/state/stamped/venv.597beddc2aa1/6d3554604341 $(LLMB_INSTALL)/state/stamped/data.tinygpt.tokens/dea80463ad76 $(if $(filter 1,$(words $(filter-out $(LLMB_INVALID),$(wildcard $(LLMB_INSTALL)/workloads/tinygpt/experiments/cpu_tiny_fp32_1/train.done)))),,FORCE)
+$(LLMB_INSTALL)/state/stamped/train.tinygpt.cpu.tiny.fp32.1/a9a9b874a950: $(LLMB_INSTALL)/state/stamped/venv.597beddc2aa1/6d3554604341 $(LLMB_INSTALL)/state/stamped/data.tinygpt.tokens/dea80463ad76 $(if $(filter 1,$(words $(filter-out $(LLMB_INVALID),$(wildcard $(LLMB_INSTALL)/workloads/tinygpt/experiments/cpu_tiny_fp32_1/train.done)))),,FORCE)
 	@: '[3/7] train tinygpt cpu tiny fp32 x1: nodes=1 gpus/node=2 tasks/node=1 seq=128 mbs=4 gbs=8 tp=1 pp=1 dp=1 steps=50 time=00:10:00 image=none'
 	@$(LLMB_RUN) 3/7 train.tinygpt.cpu.tiny.fp32.1
-$(LLMB_INSTALL)/state/stamped/train.tinygpt.cpu.tiny.fp32.2/f081746b292a: $(LLMB_INSTALL)/state/stamped/venv.597beddc2aa1/6d3554604341 $(LLMB_INSTALL)/state/stamped/data.tinygpt.tokens/dea80463ad76 $(if $(filter 1,$(words $(filter-out $(LLMB_INVALID),$(wildcard $(LLMB_INSTALL)/workloads/tinygpt/experiments/cpu_tiny_fp32_2/train.done)))),,FORCE)
+$(LLMB_INSTALL)/state/stamped/train.tinygpt.cpu.tiny.fp32.2/6091dcb01382: $(LLMB_INSTALL)/state/stamped/venv.597beddc2aa1/6d3554604341 $(LLMB_INSTALL)/state/stamped/data.tinygpt.tokens/dea80463ad76 $(if $(filter 1,$(words $(filter-out $(LLMB_INVALID),$(wildcard $(LLMB_INSTALL)/workloads/tinygpt/experiments/cpu_tiny_fp32_2/train.done)))),,FORCE)
 	@: '[4/7] train tinygpt cpu tiny fp32 x2: nodes=1 gpus/node=2 tasks/node=2 seq=128 mbs=4 gbs=8 tp=1 pp=1 dp=2 steps=50 time=00:10:00 image=none'
 	@$(LLMB_RUN) 4/7 train.tinygpt.cpu.tiny.fp32.2
-$(LLMB_INSTALL)/state/stamped/parse.tinygpt.cpu.tiny.fp32.1/455fd05383a2: $(LLMB_INSTALL)/state/stamped/train.tinygpt.cpu.tiny.fp32.1/2287b4dd0e2f $(if $(filter 1,$(words $(filter-out $(LLMB_INVALID),$(wildcard $(LLMB_INSTALL)/workloads/tinygpt/experiments/cpu_tiny_fp32_1/result.json)))),,FORCE)
+$(LLMB_INSTALL)/state/stamped/parse.tinygpt.cpu.tiny.fp32.1/240faa6f9e64: $(LLMB_INSTALL)/state/stamped/train.tinygpt.cpu.tiny.fp32.1/a9a9b874a950 $(if $(filter 1,$(words $(filter-out $(LLMB_INVALID),$(wildcard $(LLMB_INSTALL)/workloads/tinygpt/experiments/cpu_tiny_fp32_1/result.json)))),,FORCE)
 	@: '[5/7] parse tinygpt cpu tiny fp32 x1: parse nemo2 log, window 11-44 (zero-based)'
 	@$(LLMB_RUN) 5/7 parse.tinygpt.cpu.tiny.fp32.1
-$(LLMB_INSTALL)/state/stamped/parse.tinygpt.cpu.tiny.fp32.2/710731d7aa17: $(LLMB_INSTALL)/state/stamped/train.tinygpt.cpu.tiny.fp32.2/f081746b292a $(if $(filter 1,$(words $(filter-out $(LLMB_INVALID),$(wildcard $(LLMB_INSTALL)/workloads/tinygpt/experiments/cpu_tiny_fp32_2/result.json)))),,FORCE)
+$(LLMB_INSTALL)/state/stamped/parse.tinygpt.cpu.tiny.fp32.2/c0624bce7a16: $(LLMB_INSTALL)/state/stamped/train.tinygpt.cpu.tiny.fp32.2/6091dcb01382 $(if $(filter 1,$(words $(filter-out $(LLMB_INVALID),$(wildcard $(LLMB_INSTALL)/workloads/tinygpt/experiments/cpu_tiny_fp32_2/result.json)))),,FORCE)
 	@: '[6/7] parse tinygpt cpu tiny fp32 x2: parse nemo2 log, window 11-44 (zero-based)'
 	@$(LLMB_RUN) 6/7 parse.tinygpt.cpu.tiny.fp32.2
-$(LLMB_INSTALL)/state/stamped/report.tinygpt.cpu.tiny.fp32/c7b0c80d0575: $(LLMB_INSTALL)/state/stamped/parse.tinygpt.cpu.tiny.fp32.1/455fd05383a2 $(LLMB_INSTALL)/state/stamped/parse.tinygpt.cpu.tiny.fp32.2/710731d7aa17 $(if $(filter 1,$(words $(filter-out $(LLMB_INVALID),$(wildcard $(LLMB_INSTALL)/workloads/tinygpt/reports/cpu_tiny_fp32.json)))),,FORCE)
+$(LLMB_INSTALL)/state/stamped/report.tinygpt.cpu.tiny.fp32/4fc5c827f0e2: $(LLMB_INSTALL)/state/stamped/parse.tinygpt.cpu.tiny.fp32.1/240faa6f9e64 $(LLMB_INSTALL)/state/stamped/parse.tinygpt.cpu.tiny.fp32.2/c0624bce7a16 $(if $(filter 1,$(words $(filter-out $(LLMB_INVALID),$(wildcard $(LLMB_INSTALL)/workloads/tinygpt/reports/cpu_tiny_fp32.json)))),,FORCE)
 	@: '[7/7] report tinygpt cpu tiny fp32: report of tinygpt cpu tiny fp32'
 	@$(LLMB_RUN) 7/7 report.tinygpt.cpu.tiny.fp32

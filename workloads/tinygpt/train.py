@@ -37,6 +37,9 @@ import tempfile
 import time
 
 PREFIX = "llmb-tinygpt"
+# The fresh compile cache of this run (fresh_compile_cache), removed at
+# exit, on SIGTERM too.
+_cache = None
 
 
 def log_err(msg, rank=None):
@@ -48,6 +51,8 @@ def on_sigterm(signum, frame):
     # Exit at once: a clean shutdown could block in a collective whose peer
     # has already been killed by the scheduler.
     print("%s: caught signal %d, exiting" % (PREFIX, signum), file=sys.stderr, flush=True)
+    if _cache:
+        shutil.rmtree(_cache, ignore_errors=True)
     os._exit(128 + signum)
 
 
@@ -470,13 +475,13 @@ def train(args, rank, world, addr, port, local_world, local_rank=0):
 def main(argv=None):
     signal.signal(signal.SIGTERM, on_sigterm)
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    global _cache
     rank = None
-    cache = None
     try:
         rank, world, addr, port, local_world, local_rank = dist_env()
         validate(args, world)
-        cache = fresh_compile_cache(args, os.environ)
-        if cache and rank == 0:
+        _cache = fresh_compile_cache(args, os.environ)
+        if _cache and rank == 0:
             print("%s: torch.compile caches: a fresh directory of this run's own" % PREFIX, flush=True)
         train(args, rank, world, addr, port, local_world, local_rank)
     except KeyboardInterrupt:
@@ -486,8 +491,8 @@ def main(argv=None):
         log_err("%s: %s" % (type(e).__name__, e), rank)
         return 1
     finally:
-        if cache:
-            shutil.rmtree(cache, ignore_errors=True)
+        if _cache:
+            shutil.rmtree(_cache, ignore_errors=True)
     return 0
 
 
