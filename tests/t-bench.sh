@@ -15,9 +15,10 @@ unset SBATCH_ACCOUNT SBATCH_PARTITION ADDITIONAL_SLURM_PARAMS TIME_LIMIT ASYNC E
 if command -v shellcheck >/dev/null; then
 	# bench/detect.sh is left to its own rewrite
 	t_ok "bench scripts: shellcheck" shellcheck -x bench/gen.sh bench/plan.sh bench/parse.sh bench/run.sh bench/slurm-poll.sh bench/detect-rejudge.sh bench/judge-nodes.sh bench/detect-shapes.sh \
-		bench/slurm-pipeline.sh bench/slurm-scale.sh bench/tinygpt-gpu.sh tests/slurm-pipeline/many-sizes.sh tests/t-bench.sh
+		bench/slurm-pipeline.sh bench/slurm-scale.sh bench/tinygpt-gpu.sh bench/tinygpt-gpu-cache.sh tests/slurm-pipeline/many-sizes.sh tests/t-bench.sh
 fi
 
+t_rc "bench/tinygpt-gpu-cache.sh: a PAIRS that is no count: exit 2" 2 bash bench/tinygpt-gpu-cache.sh 0
 # bench/tinygpt-gpu.sh runs only on a GPU node (bench/results/ keeps what it
 # measured there); anywhere else it must refuse at once, saying why.
 if PATH=/usr/bin:/bin command -v nvidia-smi >/dev/null; then
@@ -28,6 +29,11 @@ else
 	cp "$TRASH/.out" "$TRASH/gpu.out"
 	t_grep "bench/tinygpt-gpu.sh without a GPU: says so" "no GPU here" "$TRASH/gpu.out"
 	t_ok "bench/tinygpt-gpu.sh without a GPU: nothing installed" test ! -e "$TRASH/gpu"
+	mkdir -p "$TRASH/gpu-cache-tmp"
+	t_rc "bench/tinygpt-gpu-cache.sh without a GPU: exit 2" 2 \
+		env PATH=/usr/bin:/bin TMPDIR="$TRASH/gpu-cache-tmp" bash bench/tinygpt-gpu-cache.sh
+	t_grep "bench/tinygpt-gpu-cache.sh without a GPU: says so" "no GPU here" "$TRASH/.out"
+	t_ok "bench/tinygpt-gpu-cache.sh without a GPU: nothing left behind" test -z "$(ls -A "$TRASH/gpu-cache-tmp")"
 fi
 
 # skip WHAT WHY: not run here, counted as skipped
