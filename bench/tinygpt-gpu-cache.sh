@@ -35,6 +35,9 @@ for i in $(seq "$pairs"); do
 		echo "$r start $(date -u +%FT%T.%N)" >>"$W/runs.log"
 		python3 workloads/tinygpt/train.py "${args[@]}" --compile-cache shared >"$W/$r.out" 2>&1 || { rc=1; echo "$r: train.py failed" >&2; }
 		echo "$r end $(date -u +%FT%T.%N)" >>"$W/runs.log"
+		# Step times read here, not by llmb parse: its means keep three
+		# decimals, as upstream's parser does, and the runs of one state
+		# differ in the fourth.
 		sed -n 's/.*iteration \([0-9]*\)\/.*train_step_timing in s: \([0-9.]*\).*/\1 \2/p' "$W/$r.out" |
 			awk -v r="$r" -v s="$state" '$1 == 0 { f = $2 } $1 >= 11 && $1 <= 44 { t += $2; n++ }
 				END { if (n) printf "%s %s %.4f %.2f\n", r, s, t / n, f }' >>"$W/steps"
