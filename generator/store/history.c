@@ -427,17 +427,25 @@ load_run(struct line *l, const struct jnode *o, struct hrun *r)
 	return 0;
 }
 
+static const char *const action_names[ANN_NACTIONS] = {
+	[ANN_ACCEPT] = "accept-baseline", [ANN_ACK] = "ack-false-alarm", [ANN_MODE] = "accept-mode",
+};
+
+const char *
+history_action_name(int action)
+{
+	return action >= 0 && action < ANN_NACTIONS ? action_names[action] : NULL;
+}
+
 static int
 load_ann(struct line *l, const struct jnode *o, struct hann *a)
 {
 	if (check_fields(l, o, ann_fields))
 		return 1;
 	const struct jnode *an = l->f[A_ACTION];
-	if (!strcmp(an->str, "accept-baseline"))
-		a->action = ANN_ACCEPT;
-	else if (!strcmp(an->str, "ack-false-alarm"))
-		a->action = ANN_ACK;
-	else {
+	for (a->action = 0; a->action < ANN_NACTIONS && strcmp(an->str, action_names[a->action]); a->action++)
+		;
+	if (a->action == ANN_NACTIONS) {
 		diag_error(l->file, l->no, keycol(l, an), "unknown annotation action '%s'", an->str);
 		return 1;
 	}

@@ -32,11 +32,13 @@ struct hrun {
 	char *run_dir;          /* the run directory, relative to the install tree */
 };
 
-enum { ANN_ACCEPT, ANN_ACK };
+/* What a human (or llmb nightly) said of a night: a new baseline from it,
+ * a false alarm to leave out, or a normal mode of the configuration. */
+enum { ANN_ACCEPT, ANN_ACK, ANN_MODE, ANN_NACTIONS };
 
 struct hann {
 	int line;
-	int action;             /* ANN_ACCEPT or ANN_ACK */
+	int action;             /* ANN_ACCEPT, ANN_ACK or ANN_MODE */
 	int day;
 	char night[11];
 	char *reason;
@@ -89,6 +91,8 @@ int history_append_line(const char *lockpath, const char *path, const char *line
 /* Many whole lines (len bytes) in one write, each checked first (a batch
  * of imports: one lock, one append). */
 int history_append_batch_locked(const char *path, const char *lines, size_t len);
+/* The record's name of an annotation action ("accept-baseline", ...). */
+const char *history_action_name(int action);
 /* An annotation record (action, night, reason) made now by `by` ("user"
  * for llmb annotate, "llmb nightly"): one newline-terminated line, or NULL
  * when a text is not UTF-8. */

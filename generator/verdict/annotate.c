@@ -1,5 +1,6 @@
 /* annotate: `llmb annotate`, an annotation appended to one configuration's
- * history (an accepted baseline or an acknowledged false alarm) under the
+ * history (an accepted baseline, an acknowledged false alarm or an accepted
+ * mode) under the
  * history lock, through the reader's own checks (history.c). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -14,10 +15,12 @@
 #include "store/layout.h"
 
 static const char annotate_usage[] =
-	"usage: llmb annotate --install DIR FINGERPRINT (--accept-baseline NIGHT | --ack NIGHT) --reason TEXT\n"
-	"                     [--wait SECONDS]\n"
+	"usage: llmb annotate --install DIR FINGERPRINT (--accept-baseline NIGHT | --ack NIGHT | --accept-mode NIGHT)\n"
+	"                     --reason TEXT [--wait SECONDS]\n"
 	"  --accept-baseline NIGHT  a new baseline segment starts at NIGHT (an intended change)\n"
 	"  --ack NIGHT              NIGHT was a false alarm: excluded from baselines, counted\n"
+	"  --accept-mode NIGHT      NIGHT's level is a normal mode of this configuration (two-mode clusters):\n"
+	"                           OK and kept in baselines; short runs at that level are no change, counted\n"
 	"Appended to DIR/history/FINGERPRINT.jsonl under DIR/history/.lock (--wait: give up after SECONDS).\n";
 
 static int
@@ -35,7 +38,8 @@ cmd_annotate(int argc, char **argv)
 	const char *install = NULL, *fp = NULL, *night = NULL, *action = NULL, *reason = NULL;
 	static const struct option longopts[] = {
 		{"install", required_argument, NULL, 'i'}, {"accept-baseline", required_argument, NULL, 'b'},
-		{"ack", required_argument, NULL, 'a'}, {"reason", required_argument, NULL, 'r'},
+		{"ack", required_argument, NULL, 'a'}, {"accept-mode", required_argument, NULL, 'm'},
+		{"reason", required_argument, NULL, 'r'},
 		{"wait", required_argument, NULL, 'w'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 	};
 	const char *text;
@@ -48,19 +52,20 @@ cmd_annotate(int argc, char **argv)
 			return 0;
 		} else if (c == 1 && optarg[0] != '-' && !fp) {
 			fp = optarg;
-		} else if ((c == 'b' || c == 'a') && action) {
-			fprintf(stderr, "%s: error: one action per annotation: --accept-baseline or --ack, once\n", progname);
+		} else if ((c == 'b' || c == 'a' || c == 'm') && action) {
+			fprintf(stderr, "%s: error: one action per annotation: --accept-baseline, --ack or --accept-mode, once\n",
+				progname);
 			return 2;
 		} else if (c == 'w') {
 			if (lock_wait_option(optarg) < 0)
 				return 2;
-		} else if (c == 'i' || c == 'b' || c == 'a' || c == 'r') {
+		} else if (c == 'i' || c == 'b' || c == 'a' || c == 'm' || c == 'r') {
 			if (c == 'i')
 				install = optarg;
 			else if (c == 'r')
 				reason = optarg;
 			else
-				action = c == 'b' ? "accept-baseline" : "ack-false-alarm", night = optarg;
+				action = history_action_name(c == 'b' ? ANN_ACCEPT : c == 'a' ? ANN_ACK : ANN_MODE), night = optarg;
 		} else {
 			fputs(annotate_usage, stderr);
 			return 2;
@@ -98,8 +103,9 @@ cmd_annotate(int argc, char **argv)
 	if (!file_exists(path))
 		fprintf(stderr, "%s: unknown fingerprint '%s': no %s\n", progname, fp, path);
 	else if (history_load(path, &h) == 0) {
-		if (!strcmp(action, "ack-false-alarm") && !has_night(&h, day))
-			fprintf(stderr, "%s: %s has no run on night %s to acknowledge\n", progname, fp, night);
+		if (strcmp(action, history_action_name(ANN_ACCEPT)) && !has_night(&h, day))
+			fprintf(stderr, "%s: %s has no run on night %s to %s\n", progname, fp, night,
+				strcmp(action, history_action_name(ANN_ACK)) ? "accept as a mode" : "acknowledge");
 		else {
 			char *line = history_annotation_line(fp, action, night, reason, "user");
 			char *lock = layout_history_lock(install);

@@ -178,6 +178,8 @@ night_json(const struct vnight *v)
 	json_object_set_new(o, "reference_verdict", json_string(vb_names[v->vref]));
 	if (v->acked)
 		json_object_set_new(o, "acked", json_true());
+	if (v->mode)
+		json_object_set_new(o, "mode", json_true());
 	if (v->cp)
 		json_object_set_new(o, "change_point", json_true());
 	if (v->confirmed)
@@ -216,7 +218,8 @@ config_json(const struct vconfig *c, int with_nights, const char *install)
 {
 	const struct history *h = c->h;
 	json_t *o = json_pack("{s:s, s:s, s:O, s:i, s:i}", "fingerprint", h->fingerprint, "file", h->file, "key",
-			      h->key ? h->key : json_null(), "acks", (int)c->acks, "accepts", (int)c->accepts);
+			      h->key ? h->key : json_null(), "acks", (int)c->count[ANN_ACK], "accepts", (int)c->count[ANN_ACCEPT]);
+	json_object_set_new(o, "modes", json_integer((json_int_t)c->count[ANN_MODE]));
 	json_t *nights = json_array(), *cps = json_array();
 	for (size_t i = 0; i < c->n && (long)i <= c->judged; i++) {
 		if (with_nights)
@@ -230,7 +233,7 @@ config_json(const struct vconfig *c, int with_nights, const char *install)
 	json_t *anns = json_array();
 	for (size_t i = 0; i < h->nanns; i++)
 		json_array_append_new(anns, json_pack("{s:s, s:s, s:s}", "night", h->anns[i].night, "action",
-						      h->anns[i].action == ANN_ACK ? "ack-false-alarm" : "accept-baseline",
+						      history_action_name(h->anns[i].action),
 						      "reason", h->anns[i].reason));
 	json_object_set_new(o, "annotations", anns);
 	if (c->judged < 0) {

@@ -201,6 +201,8 @@ night_table(struct sb *o, const json_t *nights)
 		sb_add_html(o, jget_str(n, "invalid"));
 		if (json_is_true(json_object_get(n, "acked")))
 			sb_add(o, "acknowledged false alarm ");
+		if (json_is_true(json_object_get(n, "mode")))
+			sb_add(o, "accepted mode ");
 		if (json_is_true(json_object_get(n, "change_point")))
 			sb_add(o, "change point ");
 		sb_add(o, "</td></tr>\n");

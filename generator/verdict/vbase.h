@@ -34,6 +34,7 @@ struct vengine {
 	const struct policy *p;
 	int auto_day;           /* a confirmed improvement starts a segment here */
 	long watch;             /* the last CONFIRMED night, while its episode is watched (resumed_confirms); -1: none */
+	long last_mode;         /* the latest night judged that was answered as a mode; -1: none */
 	double *buf;            /* scratch: night means */
 	size_t *idx;            /* scratch: night indices */
 };

@@ -175,6 +175,110 @@ seen_before(struct vengine *j, size_t k, size_t i, double level, size_t n)
 	return 0;
 }
 
+/* The level of the mode a human answered for at night m (llmb annotate
+ * --accept-mode), against baseline level mu: the mean of night m and of
+ * the eligible nights of the segment before night k (the window's first,
+ * regime_window of them at most) that lie nearer it than mu, *nk of them
+ * in all. */
+static double
+mode_level(struct vengine *j, size_t m, size_t k, double mu, int from, size_t *nk)
+{
+	double mark = j->c->nights[m].mean, sum = 0;
+	size_t c = 0;
+	int seen = 0;
+	for (size_t q = k; q-- > 0 && seen < j->p->regime_window;) {
+		const struct vnight *v = &j->c->nights[q];
+		if (v->day < from)
+			break;
+		if (!eligible(v))
+			continue;
+		seen++;
+		if (q != m && v->mean >= (mu + mark) / 2)
+			sum += v->mean, c++;
+	}
+	*nk = c + 1;
+	return (sum + mark) / (double)(c + 1);
+}
+
+/* The runs of eligible nights at or above mid in the segment, back from
+ * night i over chain_window nights at most, a single night under mid
+ * within one not ending it (a lasting
+ * regression's nights dip under the middle now and then): the latest (to
+ * night i; 0 when night i is under mid) and the longest before it. */
+static void
+runs_above(struct vengine *j, size_t i, double mid, int from, size_t *latest, size_t *longest)
+{
+	size_t cur = 0, under = 0, q = i + 1;
+	int first = 1, seen = 0;
+	*latest = *longest = 0;
+	while (q-- > 0 && seen < j->p->chain_window) {
+		const struct vnight *v = &j->c->nights[q];
+		if (v->day < from)
+			break;
+		if (!eligible(v))
+			continue;
+		seen++;
+		if (v->mean >= mid) {
+			cur += 1 + under, under = 0;
+			continue;
+		}
+		if (cur && !under++)
+			continue;
+		if (first)
+			*latest = cur, first = 0;
+		else if (cur > *longest)
+			*longest = cur;
+		cur = under = 0;
+	}
+	if (first)
+		*latest = cur;
+	else if (cur > *longest)
+		*longest = cur;
+}
+
+/* A slowdown at level over the n nights from night k to night i, at a
+ * mode a human answered for: a night of the segment before night i
+ * answered with --accept-mode, min_effect or more above night k's
+ * baseline, whose mode (mode_level) the level does not pass at the tail
+ * test's level. Unless the latest nights stay above the middle longer
+ * than tail_max and than any run before (runs_above): that is the
+ * share shifting, a change (a lasting regression at or under the mode's
+ * level too). */
+static int
+accepted_mode(struct vengine *j, size_t k, size_t i, double level, size_t n)
+{
+	const struct policy *p = j->p;
+	const struct vnight *w = &j->c->nights[k];
+	double mu = w->base_mean, sd = test_sd(j, k);
+	if (!(sd > 0) || !(level > mu))
+		return 0;
+	int from = seg_day(j, k), known = 0;
+	double z = stats_t_isf(p->tail_alpha, fmax(1, (double)w->base_n - 1));
+	for (long q = j->c->nights[i].prev_mode; q >= 0 && !known; q = j->c->nights[q].prev_mode) {
+		const struct vnight *v = &j->c->nights[q];
+		if (v->day < from)
+			break;
+		if (!v->valid || v->mean - mu < p->min_effect * mu)
+			continue;
+		size_t nk;
+		double at = mode_level(j, (size_t)q, k, mu, from, &nk);
+		known = level <= at + z * sd * sqrt(1.0 / (double)nk + 1.0 / (double)n);
+	}
+	if (!known)
+		return 0;
+	size_t run, longest;
+	runs_above(j, i, (mu + level) / 2, from, &run, &longest);
+	return run <= (size_t)p->tail_max || run <= longest;
+}
+
+/* A slowdown at a mode the history has shown: one a human answered for,
+ * or one far night that came back. */
+static int
+known_mode(struct vengine *j, size_t k, size_t i, double level, size_t n)
+{
+	return accepted_mode(j, k, i, level, n) || seen_before(j, k, i, level, n);
+}
+
 /* A change point confirms a shift at night i when it is the latest one,
  * its baseline has min_nights nights, enough nights lie at and after it,
  * the level after it differs from the level before it by min_effect and
@@ -226,7 +330,7 @@ cp_confirms(struct vengine *j, size_t i, const size_t *cps, size_t ncp, size_t *
 	int dir = e > 0 ? VB_SLOWER : VB_FASTER;
 	if (v->base_sd > 0 && (dir == VB_SLOWER ? after - v->mean : v->mean - after) > 2.5 * v->base_sd)
 		return VB_NONE;
-	if (!beyond_modes(j, c, after, (double)n, (double)n, dir, j->p->cp_alpha, 0) || seen_before(j, c, i, after, n))
+	if (!beyond_modes(j, c, after, (double)n, (double)n, dir, j->p->cp_alpha, 0) || known_mode(j, c, i, after, n))
 		return VB_NONE;
 	*at = c;
 	return e > 0 ? VB_SLOWER : VB_FASTER;
@@ -365,7 +469,7 @@ tail_confirms(struct vengine *j, size_t i, int ongoing, size_t *first, double *t
 		double alpha = (used == 2 ? p->tail_alpha_pair : p->tail_alpha) * noise_scale(p, w);
 		if (!(fabs(t) > best) || !(stats_t_sf(fabs(t), (double)w->base_n - 1) < alpha))
 			continue;
-		if (beyond_modes(j, k, m, (double)n, (double)used, dir, alpha, 0) && !seen_before(j, k, i, m, n))
+		if (beyond_modes(j, k, m, (double)n, (double)used, dir, alpha, 0) && !known_mode(j, k, i, m, n))
 			best = fabs(t), bestf = k, bestn = n, bestr = n == 2 ? VR_PAIR : VR_TAIL;
 	}
 	/* A drift: the nights against a ramp (weights 1..L, night i highest:
@@ -399,7 +503,7 @@ tail_confirms(struct vengine *j, size_t i, int ongoing, size_t *first, double *t
 		double alpha = p->ramp_alpha * noise_scale(p, w);
 		if (!(fabs(t) > best) || !(stats_t_sf(fabs(t), (double)w->base_n - 1) < alpha))
 			continue;
-		if (beyond_modes(j, kw, sxw / sw + mu, (double)L, (double)L, dir, alpha, 1) && !seen_before(j, kw, i, level, L))
+		if (beyond_modes(j, kw, sxw / sw + mu, (double)L, (double)L, dir, alpha, 1) && !known_mode(j, kw, i, level, L))
 			best = fabs(t), bestf = kw, kfirst = kw, bestn = L, bestr = VR_RAMP;
 	}
 	if (!(best > 0))

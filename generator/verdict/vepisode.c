@@ -22,13 +22,14 @@ last_good_before(const struct vengine *j, size_t first)
 }
 
 /* A confirmed shift from night first to night i: the bad nights stay out
- * of later baselines; an improvement is accepted as the new level. */
+ * of later baselines (but for a night answered as a mode); an
+ * improvement is accepted as the new level. */
 void
 settle(struct vengine *j, size_t first, size_t i, int dir)
 {
 	for (size_t k = first; k <= i; k++) {
 		struct vnight *v = &j->c->nights[k];
-		if (eligible(v))
+		if (eligible(v) && !v->mode)
 			v->quarantined = dir == VB_SLOWER, v->confirmed = 1, v->brief = 0;
 	}
 	if (dir == VB_FASTER)
@@ -340,7 +341,7 @@ unsettle(struct vengine *j, size_t first, size_t to)
 	for (size_t k = first; k < to; k++) {
 		struct vnight *v = &j->c->nights[k];
 		if (eligible(v))
-			v->quarantined = v->vb == VB_SLOWER || v->vb == VB_FASTER, v->confirmed = 0;
+			v->quarantined = !v->mode && (v->vb == VB_SLOWER || v->vb == VB_FASTER), v->confirmed = 0;
 	}
 }
 

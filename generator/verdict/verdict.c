@@ -149,10 +149,10 @@ verdict_vs_ref(struct vnight *v)
 /* ---- the night loop ----------------------------------------------------- */
 
 static int
-is_acked(const struct history *h, int day)
+annotated(const struct history *h, int day, int action)
 {
 	for (size_t i = 0; i < h->nanns; i++)
-		if (h->anns[i].action == ANN_ACK && h->anns[i].day == day)
+		if (h->anns[i].action == action && h->anns[i].day == day)
 			return 1;
 	return 0;
 }
@@ -167,7 +167,11 @@ verdict_night(struct vengine *j, size_t i, int last)
 	struct vconfig *c = j->c;
 	struct vnight *v = &c->nights[i];
 	const struct policy *p = j->p;
-	v->acked = is_acked(c->h, v->day);
+	v->acked = annotated(c->h, v->day, ANN_ACK);
+	v->mode = !v->acked && annotated(c->h, v->day, ANN_MODE);
+	v->prev_mode = j->last_mode;
+	if (v->mode)
+		j->last_mode = (long)i;
 	verdict_vs_ref(v);
 	if (!v->valid) {
 		v->state = v->failed ? ST_FAILED : ST_INVALID;
@@ -181,9 +185,10 @@ verdict_night(struct vengine *j, size_t i, int last)
 	if (v->vb == vdir && (int)b.n >= p->min_nights &&
 	    !beyond_regime(regime_of(j, i), v->mean, 1, vdir, fmax(0, v->se * v->se - b.se2), p->alpha))
 		v->vb = VB_SAME;
-	v->quarantined = v->vb == VB_SLOWER || v->vb == VB_FASTER;
+	/* a night answered as a mode is a normal night: never held out */
+	v->quarantined = !v->mode && (v->vb == VB_SLOWER || v->vb == VB_FASTER);
 	v->state = v->vb == VB_NONE ? ST_NEW : v->vb == VB_SLOWER ? ST_SUSPECT : v->vb == VB_UNKNOWN ? ST_INCONCLUSIVE : ST_OK;
-	if (v->acked) {
+	if (v->acked || v->mode) {
 		v->state = ST_OK;
 		return;
 	}
@@ -273,7 +278,7 @@ verdict_judge(const struct history *h, int day, const struct policy *p, struct v
 	c->nights = group_nights(h, &c->n);
 	c->judged = c->first_bad = c->last_good = -1;
 	for (size_t i = 0; i < h->nanns; i++)
-		h->anns[i].action == ANN_ACK ? c->acks++ : c->accepts++;
+		c->count[h->anns[i].action]++;
 	size_t upto = c->n;
 	if (day >= 0) {
 		upto = 0;
@@ -282,7 +287,7 @@ verdict_judge(const struct history *h, int day, const struct policy *p, struct v
 		if (!upto || c->nights[upto - 1].day != day)
 			upto = 0;
 	}
-	struct vengine j = {c, p, INT_MIN, -1, xmalloc((c->n + 1) * sizeof(double)), xmalloc((c->n + 1) * sizeof(size_t))};
+	struct vengine j = {c, p, INT_MIN, -1, -1, xmalloc((c->n + 1) * sizeof(double)), xmalloc((c->n + 1) * sizeof(size_t))};
 	for (size_t i = 0; i < upto; i++)
 		verdict_night(&j, i, i + 1 == upto);
 	if (upto) {

@@ -33,6 +33,8 @@ struct vnight {
 	size_t nruns, nvalid;
 	const struct hrun *rep;  /* last valid run of the night, else its last run */
 	int valid, failed, acked;
+	int mode;                /* answered as a normal mode (llmb annotate --accept-mode): OK, in every baseline */
+	long prev_mode;          /* the latest night before it answered so, -1: none */
 	double mean, se;         /* mean step time of the valid runs; its within-run standard error */
 	int vb;                  /* verdict vs baseline */
 	double effect;           /* relative effect */
@@ -83,7 +85,7 @@ struct vconfig {
 	long first_bad, last_good;
 	const char *first_bad_how;
 	double effect;           /* judged night vs the baseline before the first bad night */
-	size_t acks, accepts;
+	size_t count[ANN_NACTIONS]; /* annotations by action */
 };
 
 #endif
