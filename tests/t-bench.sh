@@ -14,7 +14,7 @@ unset SBATCH_ACCOUNT SBATCH_PARTITION ADDITIONAL_SLURM_PARAMS TIME_LIMIT ASYNC E
 
 if command -v shellcheck >/dev/null; then
 	# bench/detect.sh is left to its own rewrite
-	t_ok "bench scripts: shellcheck" shellcheck -x bench/gen.sh bench/plan.sh bench/parse.sh bench/run.sh bench/slurm-poll.sh bench/detect-rejudge.sh bench/judge-nodes.sh bench/detect-shapes.sh \
+	t_ok "bench scripts: shellcheck" shellcheck -x bench/gen.sh bench/plan.sh bench/parse.sh bench/run.sh bench/slurm-poll.sh bench/detect-rejudge.sh bench/judge-nodes.sh bench/detect-shapes.sh bench/detect-answers.sh \
 		bench/slurm-pipeline.sh bench/slurm-scale.sh bench/tinygpt-gpu.sh bench/tinygpt-gpu-cache.sh tests/slurm-pipeline/many-sizes.sh tests/t-bench.sh
 fi
 
@@ -129,6 +129,15 @@ t_ok "bench/detect-shapes.sh: 17 rows, worst first" awk -F'|' '
 	$3 ~ /slow|stationary/ { n++; if (n > 1 && $7 + 0 > last) bad++; last = $7 + 0 }
 	END { exit !(n == 17 && !bad) }' "$TRASH/detect-shapes.out"
 unset SHAPES_KEEP
+# a user's answers to two-mode false alarms (bench/detect-answers.sh): the
+# real llmb annotate and judge on the smoke's seeded histories; answered
+# as modes, the gate asks a quarter as often as answered with acks
+smoke detect-answers "^\| noise \| shape \| histories \| alarms, nobody answering \| answers, --ack \| answers, --accept-mode \| --ack / --accept-mode \|$" \
+	"^\| 1\.0% \| 50% slow, \+3\.0%, runs of 3, from night 101 \| 1 \| 2 \| 18 \| 3 \| 6\.00 \|$" \
+	"^\(bimodal cells: 6 alarms nobody answered; 44 answers with --ack, 11 with --accept-mode, 4\.00 times as many\)$" \
+	"^\| 1\.0% \| 10% slow, \+3\.0%, runs of 3, from the first night; \+6% from night 201 \| 1 \| 1 \| 1 / 1 \| 1 / 1 \|$"
+t_rc "bench/detect-answers.sh: an argument it does not know (exit 2)" 2 bash bench/detect-answers.sh --full
+t_rc "bench/detect-answers.sh: ANSWERS_HISTORIES that is no count (exit 2)" 2 env ANSWERS_HISTORIES=2x bash bench/detect-answers.sh --smoke
 # where the kept series' false alarms came from: a line per cell, and as
 # many classified as counted, and as many by the rule that confirmed them
 kept=$(sed -n 's/^series and verdicts in //p' "$TRASH/detect-shapes.out")

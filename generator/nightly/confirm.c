@@ -153,7 +153,7 @@ run_confirmation(const struct confirm_ctx *c, const json_t *key, const char *par
 static int
 acknowledge(const struct confirm_ctx *c, const char *fp, const char *reason)
 {
-	char *line = history_annotation_line(fp, "ack-false-alarm", c->night, reason, "llmb nightly");
+	char *line = history_annotation_line(fp, history_action_name(ANN_ACK), c->night, reason, "llmb nightly");
 	char *lock = layout_history_lock(c->install), *path = layout_history(c->install, fp);
 	int rc = line ? history_append_line(lock, path, line) : -2;
 	if (rc == -1)
