@@ -249,6 +249,8 @@ accepted_mode(struct vengine *j, size_t k, size_t i, double level, size_t n)
 {
 	const struct policy *p = j->p;
 	const struct vnight *w = &j->c->nights[k];
+	if (j->c->nights[i].prev_mode < 0)
+		return 0;
 	double mu = w->base_mean, sd = test_sd(j, k);
 	if (!(sd > 0) || !(level > mu))
 		return 0;
