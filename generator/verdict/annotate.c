@@ -1,7 +1,7 @@
 /* annotate: `llmb annotate`, an annotation appended to one configuration's
  * history (an accepted baseline, an acknowledged false alarm or an accepted
- * mode) under the
- * history lock, through the reader's own checks (history.c). */
+ * mode) under the history lock, through the reader's own checks
+ * (history.c). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdio.h>

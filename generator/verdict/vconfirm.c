@@ -202,9 +202,9 @@ mode_level(struct vengine *j, size_t m, size_t k, double mu, int from, size_t *n
 
 /* The runs of eligible nights at or above mid in the segment, back from
  * night i over chain_window nights at most, a single night under mid
- * within one not ending it (a lasting
- * regression's nights dip under the middle now and then): the latest (to
- * night i; 0 when night i is under mid) and the longest before it. */
+ * within one not ending it (a lasting regression's nights dip under the
+ * middle now and then): the latest (to night i; 0 when night i is under
+ * mid) and the longest before it. */
 static void
 runs_above(struct vengine *j, size_t i, double mid, int from, size_t *latest, size_t *longest)
 {
