@@ -662,7 +662,8 @@ sys.exit(not (n["state"] == "OK" and n.get("mode") is True and c["modes"] == 1 a
               and c["annotations"][-1]["action"] == "accept-mode"))' "$TRASH/modeans.json"
 # A regression after the answer: at the mode's level (+3% from night 231)
 # it is the share shifting, confirmed once its nights outlast the mode's
-# runs (night 251; 249 unanswered); above it (+6%) within 7 nights.
+# runs (night 252, 2026-09-09; night 250 unanswered); above it (+6%) on
+# its eighth night (2026-08-26; its third unanswered).
 for f in 1.03:2026-09-09 1.06:2026-08-26; do
 	mk "modereg${f%%:*}" -w 0.01 -a 0.6 -s 34 -r 0.01 -n 300 -S 10003109 bimodal:0.1:1.03:3:101 "shift:231:${f%%:*}"
 	"$LLMB" annotate --install "$TRASH/modereg${f%%:*}" "$FP" --accept-mode 2026-05-04 --reason x
