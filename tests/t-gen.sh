@@ -97,6 +97,32 @@ t_ok "SIGTERM during the exit trap: the job's status is 143" test "$rc" = 143
 t_grep "...its exit record written, with that status" "^status=143$" "$R/exit.77"
 t_grep "...whole" "^job=77$" "$R/exit.77"
 t_grep "...and the signal said" "^llmb: job 77 got SIGTERM$" "$TRASH/race.err"
+# srun exits 0 when its step was aborted with the job (a time limit, a
+# cancel), and the script's own SIGTERM may come after it went on and
+# exited 0: a step that returns while Slurm no longer has the job RUNNING
+# ends the script with 143, its record saying so. Stand-ins for srun (exit
+# 0) and squeue (the job's state from SQ_STATE) run the script's own
+# prelude and launcher.
+S=$TRASH/ending
+mkdir -p "$S/bin"
+printf '#!/bin/sh\nexit 0\n' >"$S/bin/srun"
+# shellcheck disable=SC2016
+printf '#!/bin/sh\n[ -z "$SQ_STATE" ] || echo "$SQ_STATE"\n' >"$S/bin/squeue"
+chmod +x "$S/bin/srun" "$S/bin/squeue"
+{
+	sed -n '1,/^trap .* INT$/p' "$TRASH/$id.sh"
+	printf "llmb_state='%s'\n" "$S"
+	sed -n '/^llmb_ntasks=/,/^}$/p' "$TRASH/$id.sh"
+	printf '%s\n' 'llmb_launch true' 'echo "llmb: training finished"'
+} >"$S/job.sh"
+for st in TIMEOUT:143 CANCELLED:143 RUNNING:0 :0; do
+	rc=0
+	env SLURM_JOB_ID=78 SQ_STATE="${st%:*}" PATH="$S/bin:$PATH" bash "$S/job.sh" >"$S/out" 2>"$S/err" || rc=$?
+	lab=${st%:*}
+	t_ok "a step that returns 0 with the job ${lab:-unknown to squeue}: exit ${st#*:}" test "$rc" = "${st#*:}"
+	t_grep "...and its exit record says so" "^status=${st#*:}$" "$S/exit.78"
+done
+t_grep "...saying why" "^llmb: job 78 is ending: its step was aborted, whatever srun's exit status said$" <(env SLURM_JOB_ID=78 SQ_STATE=TIMEOUT PATH="$S/bin:$PATH" bash "$S/job.sh" 2>&1)
 # A bisection's pins: KEY a recipe's name as the schema has it (dots
 # too), every word understood or the plan refused (a word left out made
 # both sides run the recipe's pin).

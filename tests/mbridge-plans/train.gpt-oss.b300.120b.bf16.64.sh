@@ -52,8 +52,18 @@ llmb_launch() {
 		# In the background: bash runs a trap only between commands, and
 		# the exit record must be written before Slurm's KillWait runs out.
 		srun --kill-on-bad-exit=1 '--mpi=pmix' "${c[@]}" "${w[@]}" "${@}" &
-		wait "$!"
-		return
+		wait "$!" || return
+		# srun exits 0 when its step was aborted with the job (a time
+		# limit, a cancel: "Job step aborted"), and this script's own
+		# SIGTERM may come only after it went on and exited 0 (seen in
+		# the test suite: a training at its time limit, recorded as
+		# status 0). A job Slurm no longer has RUNNING was cut short.
+		squeue -h -j "$SLURM_JOB_ID" -o %T 2>/dev/null | grep -qvx RUNNING &
+		if wait "$!"; then
+			echo "llmb: job $LLMB_JOB_ID is ending: its step was aborted, whatever srun's exit status said" >&2
+			return 143
+		fi
+		return 0
 	fi
 	if [ -n "$llmb_image" ]; then
 		echo "llmb: stage needs container image $llmb_image: run it with EXECUTOR=slurm on a cluster with pyxis" >&2
