@@ -52,12 +52,10 @@ def answer(inst, fp, how, night):
 
 def answered(src, how, upto=None):
     """A user who answers every CONFIRMED night (up to night index upto)
-    with how: (answers, the alarms they saw, the nights' states)."""
+    with how: (answers, the nights' states after the last)."""
     inst, fp = install(src, how.strip('-'))
-    c = judge(inst)
-    ns = c['nights']
+    ns = judge(inst)['nights']
     states = [n['state'] for n in ns]
-    seen = list(states)
     n_ans, at = 0, FIRST
     while True:
         i = next((k for k in range(at, len(states) if upto is None else min(upto, len(states)))
@@ -67,11 +65,9 @@ def answered(src, how, upto=None):
         answer(inst, fp, how, ns[i]['night'])
         n_ans += 1
         states = [n['state'] for n in judge(inst)['nights']]
-        seen[i:] = states[i:]
-        seen[i] = 'CONFIRMED'  # the user saw the alarm before answering it
         at = i + 1
     shutil.rmtree(inst)
-    return n_ans, len(episodes(seen)), states
+    return n_ans, states
 
 
 def cell_task(args):
@@ -79,8 +75,8 @@ def cell_task(args):
     inst, _ = install(src, 'none')
     states = [n['state'] for n in judge(inst)['nights']]
     shutil.rmtree(inst)
-    ack, _, _ = answered(src, '--ack')
-    mode, _, _ = answered(src, '--accept-mode')
+    ack, _ = answered(src, '--ack')
+    mode, _ = answered(src, '--accept-mode')
     return len(episodes(states)), ack, mode, sum(1 for s in states[FIRST:] if s == 'CONFIRMED')
 
 
@@ -98,7 +94,7 @@ def regress_task(args):
         # before is a false alarm the regression hides in)
         return next((k - (onset - 1) for k in episodes(st) if k >= onset - 1), None)
     # the answers are made on the nights before the onset only
-    n_ans, _, st = answered(src, '--accept-mode', upto=onset - 1)
+    n_ans, st = answered(src, '--accept-mode', upto=onset - 1)
     return delay(states), delay(st), n_ans
 
 

@@ -35,7 +35,8 @@ has_night(const struct history *h, int day)
 int
 cmd_annotate(int argc, char **argv)
 {
-	const char *install = NULL, *fp = NULL, *night = NULL, *action = NULL, *reason = NULL;
+	const char *install = NULL, *fp = NULL, *night = NULL, *reason = NULL;
+	int action = -1; /* ANN_* */
 	static const struct option longopts[] = {
 		{"install", required_argument, NULL, 'i'}, {"accept-baseline", required_argument, NULL, 'b'},
 		{"ack", required_argument, NULL, 'a'}, {"accept-mode", required_argument, NULL, 'm'},
@@ -52,7 +53,7 @@ cmd_annotate(int argc, char **argv)
 			return 0;
 		} else if (c == 1 && optarg[0] != '-' && !fp) {
 			fp = optarg;
-		} else if ((c == 'b' || c == 'a' || c == 'm') && action) {
+		} else if ((c == 'b' || c == 'a' || c == 'm') && action >= 0) {
 			fprintf(stderr, "%s: error: one action per annotation: --accept-baseline, --ack or --accept-mode, once\n",
 				progname);
 			return 2;
@@ -65,7 +66,7 @@ cmd_annotate(int argc, char **argv)
 			else if (c == 'r')
 				reason = optarg;
 			else
-				action = history_action_name(c == 'b' ? ANN_ACCEPT : c == 'a' ? ANN_ACK : ANN_MODE), night = optarg;
+				action = c == 'b' ? ANN_ACCEPT : c == 'a' ? ANN_ACK : ANN_MODE, night = optarg;
 		} else {
 			fputs(annotate_usage, stderr);
 			return 2;
@@ -75,7 +76,7 @@ cmd_annotate(int argc, char **argv)
 		fputs(annotate_usage, stderr);
 		return 2;
 	}
-	if (!install || !fp || !action || !reason) {
+	if (!install || !fp || action < 0 || !reason) {
 		fputs(annotate_usage, stderr);
 		return 2;
 	}
@@ -103,11 +104,11 @@ cmd_annotate(int argc, char **argv)
 	if (!file_exists(path))
 		fprintf(stderr, "%s: unknown fingerprint '%s': no %s\n", progname, fp, path);
 	else if (history_load(path, &h) == 0) {
-		if (strcmp(action, history_action_name(ANN_ACCEPT)) && !has_night(&h, day))
+		if (action != ANN_ACCEPT && !has_night(&h, day))
 			fprintf(stderr, "%s: %s has no run on night %s to %s\n", progname, fp, night,
-				strcmp(action, history_action_name(ANN_ACK)) ? "accept as a mode" : "acknowledge");
+				action == ANN_ACK ? "acknowledge" : "accept as a mode");
 		else {
-			char *line = history_annotation_line(fp, action, night, reason, "user");
+			char *line = history_annotation_line(fp, history_action_name(action), night, reason, "user");
 			char *lock = layout_history_lock(install);
 			int arc = line ? history_append_line(lock, path, line) : -2;
 			if (arc == 0)

@@ -217,9 +217,9 @@ static json_t *
 config_json(const struct vconfig *c, int with_nights, const char *install)
 {
 	const struct history *h = c->h;
-	json_t *o = json_pack("{s:s, s:s, s:O, s:i, s:i}", "fingerprint", h->fingerprint, "file", h->file, "key",
-			      h->key ? h->key : json_null(), "acks", (int)c->count[ANN_ACK], "accepts", (int)c->count[ANN_ACCEPT]);
-	json_object_set_new(o, "modes", json_integer((json_int_t)c->count[ANN_MODE]));
+	json_t *o = json_pack("{s:s, s:s, s:O, s:i, s:i, s:i}", "fingerprint", h->fingerprint, "file", h->file, "key",
+			      h->key ? h->key : json_null(), "acks", (int)c->count[ANN_ACK], "accepts",
+			      (int)c->count[ANN_ACCEPT], "modes", (int)c->count[ANN_MODE]);
 	json_t *nights = json_array(), *cps = json_array();
 	for (size_t i = 0; i < c->n && (long)i <= c->judged; i++) {
 		if (with_nights)
