@@ -18,7 +18,20 @@ at least as often as the best test of that kind does:
     Neyman-Pearson lemma (the 5% step the null, F the alternative), a
     threshold on the two nights' mean with the old level and the noise
     known:  A2(F) = Phi((ln F - ln 1.05) sqrt(2) / sigma + z(S5));
-  - by its fifth: A5(F) = Phi((ln F - ln 1.02) sqrt(5) / sigma + z(S2)).
+  - by its fifth, from the 2% row the same way while F is under 2%:
+    A5(F) = Phi((ln F - ln 1.02) sqrt(5) / sigma + z(S2)).
+
+A gap at or above the row's step is bounded by the row's own chance (S5,
+S2), for a gate that alarms on a larger step at least as often as on a
+smaller one, and by nothing more. The lemma's least test of the nights'
+mean would alarm on low nights, not high ones; and a gate may take the
+quiet nights before as its coin, alarming on every step after some of
+them (S of them) and on none after the rest. An earlier form gave such
+gaps Phi((ln F - ln 1.02) sqrt(5) / sigma + z(S2)), which holds only for
+a gate that is a threshold on the window's mean, fixed whatever came
+before: it put three cells at 2% noise (gaps of 5%) and three at 1%
+(gaps of 3%) at or above one false alarm per 1,000 nights that no rule
+is held to.
 
 A first run of 2 to 4 nights is alarmed at least A2(F) of the time, one
 of 5 or more at least max(A2, A5). At a gap of 5% A2 is S5 itself; under
@@ -31,8 +44,8 @@ Only the first run counts, and only one that comes after 30 quiet
 nights: from night 101 on when the mode appears then (ONSET 101), and
 from night 31 on, with every night before it fast, when the mode is there
 from the first night (at a share of 10% in runs of 3, 30% of histories
-start so). Later runs are no bound: by then the history has shown the
-mode, and a gate may know it.
+start so). Later runs are bench/detect-mode-bound.py's: what a gate may
+have learnt of the mode by then is what it measures.
 
 The sensitivity is the issue's floor: each row at least max(Otava's
 figure at the same false-alarm budget, 0.4 x the oracle bound of
@@ -98,11 +111,16 @@ def floors():
 
 def least(f, sigma, s, step, k):
     """The least chance of alarming on a step of f by its k-th night, for a
-    test that passes a step of `step` so with chance s."""
+    test that passes a step of `step` so with chance s. A step of f or more
+    is passed at least as often, and no more can be said: a test of the
+    nights' mean against `step` as its null would pass it least when low,
+    and a gate may use the quiet nights before as its coin."""
     if s >= 1:
         return 1.0
     if s <= 0:
         return 0.0
+    if f >= step:
+        return s
     return N.cdf((math.log(f) - math.log(step)) * math.sqrt(k) / sigma + N.inv_cdf(s))
 
 
