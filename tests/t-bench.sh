@@ -128,6 +128,13 @@ t_ok "bench/detect-mode-bound.py: a 5% gap in runs of 3 at 1% noise, 2.28 per 1,
 	grep -qx '| 10% slow, +5\.0%, runs of 3, from night 101 | 1\.0% | 2\.21 | 0\.07 | 2\.28 (0\.09) |' "$TRASH/mode-bound.out"
 t_ok "bench/detect-mode-bound.py: a 3% gap, 0.79" \
 	grep -qx '| 10% slow, +3\.0%, runs of 3, from night 101 | 1\.0% | 0\.64 | 0\.15 | 0\.79 (0\.05) |' "$TRASH/mode-bound.out"
+# one gate for several cells at once, each weighted alike: on the mean
+# over the cells no lower than their own oracles (seeded)
+/usr/bin/python3 bench/detect-mode-bound.py --family --smoke --runs 3 --share "0.1 0.5" --gap "1.03 1.05" --onset 101 --noise 0.02 >"$TRASH/mode-family.out" 2>&1
+t_ok "bench/detect-mode-bound.py --family: one gate for four cells at 2% noise, 0.434 per cell against their oracles' 0.388" \
+	grep -qx '| mean over the cells | 2\.0% | 0\.388 | 0\.434 |' "$TRASH/mode-family.out"
+t_ok "bench/detect-mode-bound.py --family: a row per cell" \
+	grep -qx '| 50% slow, +5\.0%, runs of 3, from night 101 | 2\.0% | 0\.64 (0\.04) | 0\.56 (0\.07) |' "$TRASH/mode-family.out"
 t_rc "bench/detect-mode-bound.py: an option it does not know (exit 2)" 2 /usr/bin/python3 bench/detect-mode-bound.py --smoke --shares 0.1
 t_rc "bench/detect-mode-bound.py: a noise level without a floor (exit 2)" 2 /usr/bin/python3 bench/detect-mode-bound.py --smoke --noise 0.03
 # bimodal shapes (bench/detect-shapes.sh): a row per cell, worst first
