@@ -105,6 +105,12 @@ seg_day(const struct vengine *j, size_t i)
 	return a > j->auto_day ? a : j->auto_day;
 }
 
+struct segwalk
+segwalk(const struct vengine *j, size_t seg, size_t to)
+{
+	return (struct segwalk){j->c->nights, to, seg_day(j, seg)};
+}
+
 /* A quarantined night that no rule confirmed while it could (confirm_k
  * nights), or one of a confirmed episode that fell back within confirm_k
  * nights (brief), returns into the baseline, unless it was off by
@@ -190,18 +196,14 @@ episode_ended(const struct vengine *j, size_t k, const double *after, size_t c)
 static void
 collect(struct vengine *j, size_t i, struct base *b, int window, int modes)
 {
-	int from = seg_day(j, i), later = 0, take = 0, in_ep = 0, seen = 0;
+	int later = 0, take = 0, in_ep = 0, seen = 0;
 	size_t since = 0; /* baseline nights after the latest episode seen */
 	b->m = j->buf, b->n = 0, b->se2 = 0, b->ended = 0;
-	for (size_t k = i; k-- > 0 && (int)b->n < window;) {
-		const struct vnight *v = &j->c->nights[k];
-		if (v->day < from)
-			break;
-		if (!eligible(v))
-			continue;
+	struct segwalk walk = segwalk(j, i, i);
+	for (const struct vnight *v; (int)b->n < window && (v = segwalk_prev(&walk));) {
 		if (modes && v->confirmed && !in_ep) {
 			size_t c = since < AFTER_MAX ? since : AFTER_MAX;
-			take = episode_ended(j, k, b->m + b->n - c, c);
+			take = episode_ended(j, walk.k, b->m + b->n - c, c);
 			if (!seen++)
 				b->ended = take;
 		}
@@ -377,13 +379,6 @@ last_confirmed(const struct vengine *j, size_t from, size_t to)
 const struct vnight *
 prev_night(const struct vengine *j, size_t i)
 {
-	int from = seg_day(j, i);
-	for (size_t k = i; k-- > 0;) {
-		const struct vnight *w = &j->c->nights[k];
-		if (w->day < from)
-			return NULL;
-		if (eligible(w))
-			return w;
-	}
-	return NULL;
+	struct segwalk walk = segwalk(j, i, i);
+	return segwalk_prev(&walk);
 }

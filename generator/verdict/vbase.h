@@ -39,8 +39,34 @@ struct vengine {
 	size_t *idx;            /* scratch: night indices */
 };
 
+/* A walk back over the eligible nights of one segment (since an accepted
+ * baseline or a confirmed improvement), the way most rules gather their
+ * nights: segwalk(j, seg, to) starts before night `to` in night seg's
+ * segment; segwalk_prev gives each eligible night back in turn (its index
+ * in k), and NULL at the segment's first night and after. */
+struct segwalk {
+	const struct vnight *nights;
+	size_t k;
+	int from;               /* the segment's first day */
+};
+
+static inline const struct vnight *
+segwalk_prev(struct segwalk *w)
+{
+	while (w->k > 0) {
+		const struct vnight *v = &w->nights[--w->k];
+		if (v->day < w->from)
+			break;
+		if (eligible(v))
+			return v;
+	}
+	w->k = 0;
+	return NULL;
+}
+
 int beyond_regime(const struct vnight *w, double level, double nl, int dir, double extra2, double alpha);
 int seg_day(const struct vengine *j, size_t i);
+struct segwalk segwalk(const struct vengine *j, size_t seg, size_t to);
 void collect_base(struct vengine *j, size_t i, struct base *b, int window);
 /* The same with the nights of a confirmed episode that ended (the nights
  * the modes are learned from: regime_of). */

@@ -172,14 +172,9 @@ chain_nights(struct vengine *j, size_t first, int every, double *y, size_t cap)
 {
 	size_t n = 0;
 	if (every) {
-		int from = seg_day(j, first);
-		for (size_t k = first; k-- > 0 && n < cap;) {
-			const struct vnight *v = &j->c->nights[k];
-			if (v->day < from)
-				break;
-			if (eligible(v))
-				y[n++] = v->mean;
-		}
+		struct segwalk walk = segwalk(j, first, first);
+		for (const struct vnight *v; n < cap && (v = segwalk_prev(&walk));)
+			y[n++] = v->mean;
 	} else {
 		struct base b;
 		collect_modes(j, first, &b, (int)cap);

@@ -18,14 +18,10 @@
 int
 m_of_k(const struct vengine *j, size_t i)
 {
-	int from = seg_day(j, i), seen = 0, same = 0, m = j->p->confirm_m;
+	int seen = 0, same = 0, m = j->p->confirm_m;
 	double e[100];
-	for (size_t k = i + 1; k-- > 0 && seen < j->p->confirm_k;) {
-		const struct vnight *v = &j->c->nights[k];
-		if (v->day < from)
-			break;
-		if (!eligible(v))
-			continue;
+	struct segwalk walk = segwalk(j, i, i + 1);
+	for (const struct vnight *v; seen < j->p->confirm_k && (v = segwalk_prev(&walk));) {
 		seen++;
 		if (v->vb == j->c->nights[i].vb)
 			e[same++] = fabs(v->effect);
@@ -43,19 +39,15 @@ m_of_k(const struct vengine *j, size_t i)
 size_t
 streak_first(const struct vengine *j, size_t i, int dir)
 {
-	int from = seg_day(j, i), gap = 0;
+	int gap = 0;
 	size_t first = i;
-	for (size_t k = i; k-- > 0;) {
-		const struct vnight *v = &j->c->nights[k];
-		if (v->day < from)
-			break;
-		if (!eligible(v))
-			continue;
+	struct segwalk walk = segwalk(j, i, i);
+	for (const struct vnight *v; (v = segwalk_prev(&walk));) {
 		/* A night of another size (a spike before a small shift) is
 		 * not the streak's first night. */
 		double a = fabs(v->effect), b = fabs(j->c->nights[i].effect);
 		if (v->vb == dir && fmin(a, b) >= j->p->confirm_ratio * fmax(a, b))
-			first = k, gap = 0;
+			first = walk.k, gap = 0;
 		else if (++gap > j->p->confirm_k - j->p->confirm_m)
 			break;
 	}
@@ -68,15 +60,10 @@ streak_first(const struct vengine *j, size_t i, int dir)
 size_t
 changepoints(struct vengine *j, size_t i, size_t to, size_t *cps, double *ps, size_t max)
 {
-	int from = seg_day(j, i);
 	size_t n = 0;
-	for (size_t k = to; k-- > 0 && (int)n < j->p->cp_window;) {
-		const struct vnight *v = &j->c->nights[k];
-		if (v->day < from)
-			break;
-		if (eligible(v))
-			j->idx[n++] = k;
-	}
+	struct segwalk walk = segwalk(j, i, to);
+	while ((int)n < j->p->cp_window && segwalk_prev(&walk))
+		j->idx[n++] = walk.k;
 	for (size_t a = 0; a < n / 2; a++) {
 		size_t t = j->idx[a];
 		j->idx[a] = j->idx[n - 1 - a], j->idx[n - 1 - a] = t;
@@ -150,21 +137,14 @@ seen_before(struct vengine *j, size_t k, size_t i, double level, size_t n)
 	if (!(sd > 0) || !(level > mu))
 		return 0;
 	double mid = (mu + level) / 2, tol = 2 * sd * sqrt(1 + 1.0 / (double)n);
-	int from = seg_day(j, k), below = 0, seen = 0, run = 0;
-	for (size_t q = i + 1; q-- > 0 && run <= SEEN_RUN;) {
-		const struct vnight *v = &j->c->nights[q];
-		if (v->day < from || (eligible(v) && v->mean < mid))
-			break;
-		run += eligible(v);
-	}
+	int below = 0, seen = 0, run = 0;
+	struct segwalk walk = segwalk(j, k, i + 1);
+	for (const struct vnight *v; run <= SEEN_RUN && (v = segwalk_prev(&walk)) && !(v->mean < mid);)
+		run++;
 	if (run > SEEN_RUN)
 		return 0;
-	for (size_t q = k; q-- > 0 && seen < p->regime_window;) {
-		const struct vnight *v = &j->c->nights[q];
-		if (v->day < from)
-			break;
-		if (!eligible(v))
-			continue;
+	walk = segwalk(j, k, k);
+	for (const struct vnight *v; seen < p->regime_window && (v = segwalk_prev(&walk));) {
 		seen++;
 		if (v->confirmed)
 			continue;
@@ -181,42 +161,34 @@ seen_before(struct vengine *j, size_t k, size_t i, double level, size_t n)
  * regime_window of them at most) that lie nearer it than mu, *nk of them
  * in all. */
 static double
-mode_level(struct vengine *j, size_t m, size_t k, double mu, int from, size_t *nk)
+mode_level(struct vengine *j, size_t m, size_t k, double mu, size_t *nk)
 {
 	double mark = j->c->nights[m].mean, sum = 0;
 	size_t c = 0;
 	int seen = 0;
-	for (size_t q = k; q-- > 0 && seen < j->p->regime_window;) {
-		const struct vnight *v = &j->c->nights[q];
-		if (v->day < from)
-			break;
-		if (!eligible(v))
-			continue;
+	struct segwalk walk = segwalk(j, k, k);
+	for (const struct vnight *v; seen < j->p->regime_window && (v = segwalk_prev(&walk));) {
 		seen++;
-		if (q != m && v->mean >= (mu + mark) / 2)
+		if (walk.k != m && v->mean >= (mu + mark) / 2)
 			sum += v->mean, c++;
 	}
 	*nk = c + 1;
 	return (sum + mark) / (double)(c + 1);
 }
 
-/* The runs of eligible nights at or above mid in the segment, back from
- * night i over chain_window nights at most, a single night under mid
- * within one not ending it (a lasting regression's nights dip under the
- * middle now and then): the latest (to night i; 0 when night i is under
- * mid) and the longest before it. */
+/* The runs of eligible nights at or above mid in night k's segment,
+ * back from night i over chain_window nights at most, a single night
+ * under mid within one not ending it (a lasting regression's nights dip
+ * under the middle now and then): the latest (to night i; 0 when night i
+ * is under mid) and the longest before it. */
 static void
-runs_above(struct vengine *j, size_t i, double mid, int from, size_t *latest, size_t *longest)
+runs_above(struct vengine *j, size_t k, size_t i, double mid, size_t *latest, size_t *longest)
 {
-	size_t cur = 0, under = 0, q = i + 1;
+	size_t cur = 0, under = 0;
 	int first = 1, seen = 0;
 	*latest = *longest = 0;
-	while (q-- > 0 && seen < j->p->chain_window) {
-		const struct vnight *v = &j->c->nights[q];
-		if (v->day < from)
-			break;
-		if (!eligible(v))
-			continue;
+	struct segwalk walk = segwalk(j, k, i + 1);
+	for (const struct vnight *v; seen < j->p->chain_window && (v = segwalk_prev(&walk));) {
 		seen++;
 		if (v->mean >= mid) {
 			cur += 1 + under, under = 0;
@@ -263,13 +235,13 @@ accepted_mode(struct vengine *j, size_t k, size_t i, double level, size_t n)
 		if (!v->valid || v->mean - mu < p->min_effect * mu)
 			continue;
 		size_t nk;
-		double at = mode_level(j, (size_t)q, k, mu, from, &nk);
+		double at = mode_level(j, (size_t)q, k, mu, &nk);
 		known = level <= at + z * sd * sqrt(1.0 / (double)nk + 1.0 / (double)n);
 	}
 	if (!known)
 		return 0;
 	size_t run, longest;
-	runs_above(j, i, (mu + level) / 2, from, &run, &longest);
+	runs_above(j, k, i, (mu + level) / 2, &run, &longest);
 	return run <= (size_t)p->tail_max || run <= longest;
 }
 
@@ -405,7 +377,7 @@ tail_confirms(struct vengine *j, size_t i, int ongoing, size_t *first, double *t
 {
 	const struct policy *p = j->p;
 	const struct vnight *v = &j->c->nights[i];
-	int from = seg_day(j, i), dir = v->effect > 0 ? VB_SLOWER : VB_FASTER;
+	int dir = v->effect > 0 ? VB_SLOWER : VB_FASTER;
 	double best = 0, x[1000];
 	size_t n = 0, bestf = 0, kfirst = i, bestn = 0;
 	int bestr = VR_NONE;
@@ -413,12 +385,9 @@ tail_confirms(struct vengine *j, size_t i, int ongoing, size_t *first, double *t
 	if (!(fabs(v->effect) >= p->min_effect / 2))
 		return VB_NONE;
 	int nmax = p->tail_max > p->ramp_max ? p->tail_max : p->ramp_max;
-	for (size_t k = i + 1; k-- > 0 && (int)n < nmax && n < 1000;) {
-		const struct vnight *w = &j->c->nights[k];
-		if (w->day < from)
-			break;
-		if (!eligible(w))
-			continue;
+	struct segwalk walk = segwalk(j, i, i + 1);
+	for (const struct vnight *w; (int)n < nmax && n < 1000 && (w = segwalk_prev(&walk));) {
+		size_t k = walk.k;
 		/* After a confirmed episode ended, its nights are no part of a
 		 * new one. */
 		if (k < i && w->confirmed && !ongoing)

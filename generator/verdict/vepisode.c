@@ -456,7 +456,6 @@ no_shift(const struct vengine *j, size_t first, size_t i, int up)
 {
 	if (!established(j, first, i))
 		return 0;
-	int from = seg_day(j, first);
 	double se = 0, see = 0, sp = 0, spp = 0, rs = 0, rss = 0;
 	size_t ne = 0, np = 0, rn = 0; /* rs, rss, rn: a run of confirmed nights */
 	for (size_t k = first; k <= i; k++) {
@@ -464,12 +463,8 @@ no_shift(const struct vengine *j, size_t first, size_t i, int up)
 		if (eligible(v))
 			se += v->mean, see += v->mean * v->mean, ne++;
 	}
-	for (size_t k = first; k-- > 0 && (int)(np + rn) < j->p->regime_window;) {
-		const struct vnight *v = &j->c->nights[k];
-		if (v->day < from)
-			break;
-		if (!eligible(v))
-			continue;
+	struct segwalk walk = segwalk(j, first, first);
+	for (const struct vnight *v; (int)(np + rn) < j->p->regime_window && (v = segwalk_prev(&walk));) {
 		if (v->confirmed && !v->brief) {
 			rs += v->mean, rss += v->mean * v->mean, rn++;
 			if ((int)rn > j->p->tail_max)
