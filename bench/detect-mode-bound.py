@@ -53,8 +53,13 @@ worst cell is what that gate gives there; beside each, the cell's own
 oracle by the same test. Only the 5% row is asked here (a lower bound
 still); 1,000 histories a cell and 2,000 quiet ones.
 
-    detect-mode-bound.py [--smoke] [--family] [--histories N] [--quiet N] [--runs "1 3"]
-                         [--share "0.1 0.3 0.5"] [--gap "1.015 1.03 1.05"]
+--broad (with --family) adds a gate that weighs 192 other cells instead
+(BROAD: shares, gaps, runs and onsets off the bench's grid but for the
+share 0.3 and the onset 1), judged on the grid's: no bound, a gate that
+knows less of the family, and so a measure of what knowing it is worth.
+
+    detect-mode-bound.py [--smoke] [--family [--broad]] [--histories N] [--quiet N]
+                         [--runs "1 3"] [--share "0.1 0.3 0.5"] [--gap "1.015 1.03 1.05"]
                          [--onset "101 1"] [--noise "0.005 0.01 0.02"]
 """
 import importlib.util
@@ -213,7 +218,14 @@ def cell(rng, quiet_z, nq, p, f, run, onset, r, s5, s2):
     return first[v].mean() * per, later[v].mean() * per, total[v].mean() * per, total[v].std(ddof=1) / math.sqrt(nq) * per
 
 
-def one_gate(rng, quiet_z, nq, cells, r, s5, k=4):
+# --broad: a gate that knows less of the family than its grid: shares,
+# gaps, runs and onsets none of which is the bench's but for the share
+# 0.3 and the onset 1, each weighted alike
+BROAD = [(p, f, run, onset) for p in (0.05, 0.15, 0.3, 0.5) for f in (1.01, 1.02, 1.04, 1.06)
+         for run in (1, 2, 4) for onset in (1, 61, 121, 181)]
+
+
+def one_gate(rng, quiet_z, nq, cells, r, s5, k=4, prior=None):
     """One gate for every cell of `cells` (share, gap, run, onset) at noise
     r: the Neyman-Pearson test of the 5% rise against the cells' runs
     together, each cell weighted alike. Of all gates that keep the 5% row,
@@ -223,13 +235,16 @@ def one_gate(rng, quiet_z, nq, cells, r, s5, k=4):
     still. The run's two nights enter by their sum y alone (their squares
     are alike in every term), and for a quiet history the threshold is set
     on k draws of y each. Returns the false alarms per 1,000 judged nights
-    of each cell, and their standard errors."""
+    of each cell, and their standard errors. With `prior`, the gate
+    weighs those cells' runs instead (alike), and is judged on `cells`:
+    no bound then, a gate that knows less."""
     sigma = bound.night_sigma(r)
-    gs = [math.log(f) for _, f, _, _ in cells]
+    models = prior or cells
+    gs = [math.log(f) for _, f, _, _ in models]
     lw = []
-    for p, f, run, onset in cells:
+    for p, f, run, onset in models:
         enter, stay = onset_bound.enter_stay(p, run)
-        lw.append(math.log(enter * stay) - math.log(len(cells)))
+        lw.append(math.log(enter * stay) - math.log(len(models)))
 
     def stat(x):
         return np.cumsum(-0.5 * (x / sigma) ** 2, axis=1)
@@ -237,11 +252,13 @@ def one_gate(rng, quiet_z, nq, cells, r, s5, k=4):
     def t_of(st, ff, y):
         # log dP/dQ at past length t (columns), y the run's two nights' sum
         num = st + (RISE * y - RISE * RISE) / sigma ** 2
-        terms = np.stack([ff[m] + lw[m] + (g * y - g * g) / sigma ** 2 for m, g in enumerate(gs)])
-        return num - np.logaddexp.reduce(terms, axis=0)
+        den = np.full(y.shape, -np.inf)
+        for m, g in enumerate(gs):
+            den = np.logaddexp(den, ff[m] + lw[m] + (g * y - g * g) / sigma ** 2)
+        return num - den
 
     x = quiet_z * sigma
-    st, ff = stat(x), [joint_ff(x, p, run, onset, sigma, math.log(f)) for p, f, run, onset in cells]
+    st, ff = stat(x), [joint_ff(x, p, run, onset, sigma, math.log(f)) for p, f, run, onset in models]
     ts = []
     for _ in range(k):
         y = rng.standard_normal(x.shape) * sigma * math.sqrt(2) + 2 * RISE
@@ -258,7 +275,7 @@ def one_gate(rng, quiet_z, nq, cells, r, s5, k=4):
     for p, f, run, onset in cells:
         s = modes(rng, nq, p, run, onset)
         x = rng.standard_normal((nq, NIGHTS)) * sigma + math.log(f) * s
-        st, ff = stat(x), [joint_ff(x, pp, rr, oo, sigma, math.log(gg)) for pp, gg, rr, oo in cells]
+        st, ff = stat(x), [joint_ff(x, pp, rr, oo, sigma, math.log(gg)) for pp, gg, rr, oo in models]
         y = np.zeros_like(x)
         y[:, :-2] = x[:, 1:-1] + x[:, 2:]
         tq = t_of(st, ff, y)
@@ -282,7 +299,7 @@ def shape(p, f, run, onset):
 def main():
     a = sys.argv[1:]
     known = {'--histories', '--quiet', '--runs', '--share', '--gap', '--onset', '--noise'}
-    flags = {'--smoke', '--family'}
+    flags = {'--smoke', '--family', '--broad'}
     i = 0
     while i < len(a):
         if a[i] in flags:
@@ -293,7 +310,10 @@ def main():
                 a[i], ', '.join(sorted(flags)), ', '.join(sorted(known))), file=sys.stderr)
             sys.exit(2)
         i += 2
-    smoke, family = '--smoke' in a, '--family' in a
+    smoke, family, broad = '--smoke' in a, '--family' in a, '--broad' in a
+    if broad and not family:
+        print('detect-mode-bound.py: --broad: with --family only', file=sys.stderr)
+        sys.exit(2)
     nq = int(arg(a, '--histories', '300' if smoke else '1000' if family else '2000')[0])
     npq = int(arg(a, '--quiet', '1000' if smoke else '2000' if family else '5000')[0])
     runs, shares, gaps = ([float(v) for v in arg(a, n, d)] for n, d in (('--runs', '1 3'), ('--share', '0.1 0.3 0.5'), ('--gap', '1.015 1.03 1.05')))
@@ -310,14 +330,24 @@ def main():
         print('The sensitivity asked: a 5%% rise within 2 nights, %s; %d histories a cell, %d quiet ones for the thresholds' % (
             '; '.join('%.1f%% at %.1f%% noise' % (100 * fl[r][0], 100 * r) for r in noises), nq, npq))
         print()
-        print('| shape | noise | the oracle of this cell | one gate for the %d cells, per 1,000 nights (se) |' % len(cells))
-        print('|---|---|---|---|')
+        head = '| shape | noise | the oracle of this cell | one gate for the %d cells, per 1,000 nights (se) |' % len(cells)
+        if broad:
+            head += ' one gate for %d other cells (se) |' % len(BROAD)
+        print(head)
+        print('|---|---|---|---|' + '---|' * broad)
         for r in noises:
             one = one_gate(rng, quiet_z, nq, cells, r, fl[r][0])
             alone = [one_gate(rng, quiet_z, nq, [c], r, fl[r][0])[0] for c in cells]
-            for c, (v, se), (w, wse) in zip(cells, one, alone):
-                print('| %s | %.1f%% | %.2f (%.2f) | %.2f (%.2f) |' % (shape(*c), 100 * r, w, wse, v, se))
-            print('| mean over the cells | %.1f%% | %.3f | %.3f |' % (100 * r, sum(w for w, _ in alone) / len(cells), sum(v for v, _ in one) / len(cells)))
+            wide = one_gate(rng, quiet_z, nq, cells, r, fl[r][0], prior=BROAD) if broad else []
+            for i, c in enumerate(cells):
+                row = '| %s | %.1f%% | %.2f (%.2f) | %.2f (%.2f) |' % (shape(*c), 100 * r, alone[i][0], alone[i][1], one[i][0], one[i][1])
+                if broad:
+                    row += ' %.2f (%.2f) |' % wide[i]
+                print(row)
+            mean = '| mean over the cells | %.1f%% | %.3f | %.3f |' % (100 * r, sum(w for w, _ in alone) / len(cells), sum(v for v, _ in one) / len(cells))
+            if broad:
+                mean += ' %.3f |' % (sum(v for v, _ in wide) / len(cells))
+            print(mean)
             sys.stdout.flush()
         return
     print('The sensitivity asked (5%% rise within 2 nights, 2%% within 5): %s; %d histories a cell, %d quiet ones for the thresholds' % (

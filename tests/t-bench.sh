@@ -135,6 +135,12 @@ t_ok "bench/detect-mode-bound.py --family: one gate for four cells at 2% noise, 
 	grep -qx '| mean over the cells | 2\.0% | 0\.388 | 0\.434 |' "$TRASH/mode-family.out"
 t_ok "bench/detect-mode-bound.py --family: a row per cell" \
 	grep -qx '| 50% slow, +5\.0%, runs of 3, from night 101 | 2\.0% | 0\.64 (0\.04) | 0\.56 (0\.07) |' "$TRASH/mode-family.out"
+# a gate that weighs 192 other cells (shares, gaps, runs and onsets off
+# the bench's grid) gives more than one that knows the grid
+/usr/bin/python3 bench/detect-mode-bound.py --family --broad --smoke --runs 3 --share "0.1 0.5" --gap "1.03 1.05" --onset 101 --noise 0.02 >"$TRASH/mode-broad.out" 2>&1
+t_ok "bench/detect-mode-bound.py --family --broad: 0.566 per cell against 0.434" \
+	grep -qx '| mean over the cells | 2\.0% | 0\.388 | 0\.434 | 0\.566 |' "$TRASH/mode-broad.out"
+t_rc "bench/detect-mode-bound.py: --broad without --family (exit 2)" 2 /usr/bin/python3 bench/detect-mode-bound.py --broad --smoke
 t_rc "bench/detect-mode-bound.py: an option it does not know (exit 2)" 2 /usr/bin/python3 bench/detect-mode-bound.py --smoke --shares 0.1
 t_rc "bench/detect-mode-bound.py: a noise level without a floor (exit 2)" 2 /usr/bin/python3 bench/detect-mode-bound.py --smoke --noise 0.03
 # bimodal shapes (bench/detect-shapes.sh): a row per cell, worst first
