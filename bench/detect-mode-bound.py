@@ -106,8 +106,7 @@ def evidence(x, p, run, onset, sigma, g):
     one = np.cumsum(fast, axis=1)
     e = np.empty_like(x)
     af, asl = np.zeros(n), np.full(n, -np.inf)
-    with np.errstate(divide='ignore'):
-        lp, lq, le, lne, ls, lns = (math.log(v) if v > 0 else -math.inf for v in (p, 1 - p, enter, 1 - enter, stay, 1 - stay))
+    lp, lq, le, lne, ls, lns = (math.log(v) if v > 0 else -math.inf for v in (p, 1 - p, enter, 1 - enter, stay, 1 - stay))
     for t in range(1, nights + 1):
         f, s = fast[:, t - 1], slow[:, t - 1]
         if t < onset:
@@ -180,6 +179,8 @@ def thresholds(ep, s, h, g, k, sigma):
 
 
 def cell(rng, quiet_z, nq, p, f, run, onset, r, s5, s2):
+    """One cell's bound, per 1,000 judged nights: the first run's part,
+    the later runs', their sum, and its Monte Carlo standard error."""
     sigma = bound.night_sigma(r)
     g = math.log(f)
     ep = evidence(quiet_z * sigma, p, run, onset, sigma, g)
