@@ -1,7 +1,8 @@
 /* vbase: the state of the verdict engine's night-by-night judge (struct
  * judge: one configuration's nights, the policy, scratch space) and what
  * each of its rules asks of it: the segment since an accepted baseline or
- * a confirmed improvement (which nights count: eligible, vnight.h), a
+ * a confirmed improvement (which nights count: eligible, vnight.h; the
+ * walk back over them: segwalk), a
  * night's baseline (collect_base), the modes that baseline has seen (regime_of,
  * beyond_regime, base_mixture_sf, beyond_modes), the deviation the tests divide by
  * (test_sd, now_sd), and counts and medians over a span of nights. Private
