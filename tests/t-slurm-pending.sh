@@ -37,6 +37,14 @@ t_ok "a 13-node cluster is up" slurm_test_up || { t_done; exit 1; }
 # use no CPU at all (GrpTRES), qj no CPU per job (MaxTRESPerJob), qb 4
 # CPUs, all held by a job that runs.
 A=$TRASH/slurm-acct
+# Its ports: never the slot the first cluster holds, even before that
+# cluster's daemons bind it (two tests starting side by side).
+# shellcheck disable=SC2016 # expanded by the inner bash
+t_ok "a port slot another shell holds is not claimed" \
+	bash -c '. "$1/testlib.sh" && ! slurm_claim_slot "$2"' - "$SLURM_SCRIPTS" "$SLURM_CI_CTLD_PORT"
+# shellcheck disable=SC2016 # expanded by the inner bash
+t_ok "a free slot is, and only once while held" \
+	bash -c '. "$1/testlib.sh" && slurm_claim_slot 25900 && ! bash -c ". \"\$0/testlib.sh\" && slurm_claim_slot 25900" "$1"' - "$SLURM_SCRIPTS"
 mkdir -p "$A" && chmod 755 "$A"
 setpriv --reuid=munge --regid=munge --clear-groups test -x "$A" 2>/dev/null || A=$(mktemp -d /tmp/llmb-slurm.XXXXXX)
 chmod 755 "$A"

@@ -41,6 +41,19 @@ slurm_need_packages() {
 # slurm_port_free PORT
 slurm_port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
+# slurm_claim_slot BASE: a lock on the port slot at BASE, held through an
+# fd that this shell and the daemons it starts inherit, so as long as the
+# cluster lives. Two tests that start side by side could otherwise both
+# find a slot's ports free (nothing binds them until the daemons start,
+# seconds later) and both take it: one cluster's slurmdbd then fails with
+# "Address already in use". 0 if claimed, 1 if another test holds it.
+slurm_claim_slot() {
+	exec {SLURM_SLOT_FD}>>"/tmp/llmb-slurm-slot.$1.lock" || return 1
+	flock -n "$SLURM_SLOT_FD" && return 0
+	exec {SLURM_SLOT_FD}>&-
+	return 1
+}
+
 # slurm_pick_ports N: sets SLURM_CI_{CTLD,DBD,SLURMD}_PORT to N+2 free ports.
 slurm_pick_ports() {
 	local n=$1 base try p ok lo slots
@@ -55,10 +68,12 @@ slurm_pick_ports() {
 	[ "$slots" -ge 1 ] || slots=60
 	for ((try = 0; try < 10; try++)); do
 		base=$((26000 + (RANDOM % slots) * 100))
+		slurm_claim_slot "$base" || continue
 		ok=1
 		for ((p = base; p < base + n + 2; p++)); do
 			slurm_port_free "$p" || { ok=0; break; }
 		done
+		[ "$ok" = 1 ] || exec {SLURM_SLOT_FD}>&-
 		if [ "$ok" = 1 ]; then
 			export SLURM_CI_CTLD_PORT=$base SLURM_CI_DBD_PORT=$((base + 1)) SLURM_CI_SLURMD_PORT=$((base + 2))
 			export SLURM_CI_FIRST_JOB_ID=$((1 + (base - 26000) * 4 / 5))
