@@ -2,9 +2,9 @@
  * judge: one configuration's nights, the policy, scratch space) and what
  * each of its rules asks of it: the segment since an accepted baseline or
  * a confirmed improvement (which nights count: eligible, vnight.h; the
- * walk back over them: segwalk), a
- * night's baseline (collect_base), the modes that baseline has seen (regime_of,
- * beyond_regime, base_mixture_sf, beyond_modes), the deviation the tests divide by
+ * walk back over them: segwalk), a night's baseline (collect_base), the
+ * modes that baseline has seen (regime_of, beyond_regime,
+ * base_mixture_sf, beyond_modes), the deviation the tests divide by
  * (test_sd, now_sd), and counts and medians over a span of nights. Private
  * to the engine: verdict.c and its rules (vconfirm, vepisode). */
 #ifndef LLMB_VBASE_H

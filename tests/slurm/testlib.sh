@@ -73,12 +73,12 @@ slurm_pick_ports() {
 		for ((p = base; p < base + n + 2; p++)); do
 			slurm_port_free "$p" || { ok=0; break; }
 		done
-		[ "$ok" = 1 ] || exec {SLURM_SLOT_FD}>&-
 		if [ "$ok" = 1 ]; then
 			export SLURM_CI_CTLD_PORT=$base SLURM_CI_DBD_PORT=$((base + 1)) SLURM_CI_SLURMD_PORT=$((base + 2))
 			export SLURM_CI_FIRST_JOB_ID=$((1 + (base - 26000) * 4 / 5))
 			return 0
 		fi
+		exec {SLURM_SLOT_FD}>&-
 	done
 	return 1
 }
