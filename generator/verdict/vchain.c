@@ -189,6 +189,68 @@ chain_nights(struct vengine *j, size_t first, int every, double *y, size_t cap)
 	return n;
 }
 
+/* The shapes a slow mode may take, a grid the episode is weighed over
+ * (every point alike a priori): the share of slow nights, the gap in
+ * deviations of a mode, and the mean run of slow nights (0: each night
+ * drawn on its own). They span the shapes of bench/detect-shapes.sh and
+ * beyond: shares 5% to 50%, gaps of 1.5 deviations (1.5% at 1% noise) to
+ * 13 (5% at 0.4%), mean runs up to 5 nights. */
+static const double grid_share[] = {0.05, 0.1, 0.2, 0.3, 0.4, 0.5};
+static const double grid_gap[] = {1.5, 2, 2.5, 3, 4, 5, 6.5, 8, 10, 13};
+static const double grid_run[] = {0, 2, 3, 5};
+
+/* The longest episode the grid is asked of. Its longest mean run is 5
+ * nights, and it explains a slow mode that came to stay (every night
+ * slow: a share that shifted, a change) as a long run of it for weeks;
+ * a longer episode is left to the fitted chain. */
+#define GRID_NIGHTS 20
+#define NELEM(a) (sizeof(a) / sizeof *(a))
+
+static double
+logaddexp(double a, double b)
+{
+	if (a == -INFINITY)
+		return b;
+	return a > b ? a + log1p(exp(b - a)) : b + log1p(exp(a - b));
+}
+
+/* The episode's nights e[0..ne) after the nights y[0..n): the
+ * log-likelihood ratio of one new level over a slow mode's run, where
+ * the slow mode is no single fitted chain but every chain of the grid,
+ * each weighed by how well it explains the nights before (against one
+ * normal, c->ll1), and two modes are e^-odds as likely a priori as one.
+ * A mode the nights before never showed is then worth little, and one
+ * they showed in a shape the fit's BIC did not pass still counts. The
+ * fast level and the deviation are the fitted chain's. */
+static double
+grid_llr(const struct chain *c, const double *y, size_t n, const double *e, size_t ne, double odds)
+{
+	double *b = xmalloc(2 * (n + ne) * sizeof *b), lk = log((double)(NELEM(grid_share) * NELEM(grid_gap) * NELEM(grid_run)));
+	double before = -INFINITY, with = -INFINITY;
+	struct chain t = *c;
+	for (size_t g = 0; g < NELEM(grid_gap); g++) {
+		t.mu[1] = c->mu[0] + grid_gap[g] * c->sd;
+		emit(&t, y, n, b);
+		emit(&t, e, ne, b + 2 * n);
+		for (size_t s = 0; s < NELEM(grid_share); s++)
+			for (size_t r = 0; r < NELEM(grid_run); r++) {
+				double q = grid_share[s], st[2] = {1 - q, q}, end[2];
+				t.a10 = grid_run[r] > 0 ? 1 / grid_run[r] : 1 - q;
+				t.a01 = q / (1 - q) * t.a10;
+				double lb = forward(&t, b, n, st, 0, end, NULL, NULL) - c->ll1 - lk;
+				before = logaddexp(before, lb);
+				with = logaddexp(with, lb + forward(&t, b + 2 * n, ne, end, 1, NULL, NULL, NULL));
+			}
+	}
+	free(b);
+	double m = stats_mean(e, ne), ll1 = 0;
+	for (size_t k = 0; k < ne; k++)
+		ll1 += log(npdf(e[k], m, c->sd));
+	/* one new level over the weighed null: two modes (with) or one,
+	 * whose likelihood of a new slowdown's nights is left out (nil) */
+	return ll1 + logaddexp(odds, before) - with;
+}
+
 int
 chain_explains(struct vengine *j, size_t first, size_t i, int every)
 {
@@ -211,6 +273,14 @@ chain_explains(struct vengine *j, size_t first, size_t i, int every)
 		goto out;
 	struct chain c;
 	fit(&c, y, n, p->noise_floor);
+	/* a slow mode of some shape, weighed by what the nights show of it;
+	 * not on nights noisier than noise_ref, where a drift's and a 2%
+	 * rise's first nights are a chain's as well, and those rows have no
+	 * room to give */
+	if (!every && p->chain_odds < 1000 && c.sd <= p->noise_ref && ne <= GRID_NIGHTS && grid_llr(&c, y, n, y + n, ne, p->chain_odds) < p->chain_llr) {
+		ok = 1;
+		goto out;
+	}
 	/* a slow mode the nights show: a chain that explains them better
 	 * than one normal by more than its three more parameters cost
 	 * (BIC), and two slow nights or more */

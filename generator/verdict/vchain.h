@@ -2,9 +2,11 @@
  * normals (a fast and a slow mode whose nights come in runs, one
  * deviation), fitted by Baum-Welch over a long window that keeps the
  * nights of earlier episodes, and whether that chain explains the
- * episode's nights nearly as well as one new level does. The last word
- * before a new slowdown is confirmed: a run of a slow mode the history has
- * shown, as long as such runs come, is no change. */
+ * episode's nights nearly as well as one new level does; and the same
+ * against a grid of chains of every shape, each weighed by how well it
+ * explains the nights before. The last word before a new slowdown is
+ * confirmed: a run of a slow mode the history has shown, as long as such
+ * runs come, is no change. */
 #ifndef LLMB_VCHAIN_H
 #define LLMB_VCHAIN_H
 
@@ -14,9 +16,10 @@
 
 /* Nonzero when the chain of the nights before night first explains the
  * nights first..i: the log-likelihood ratio of one new level over the
- * chain is under the policy's chain_llr. The chain learns from the
- * nights the modes are learned from, or (every) from all of them, a
- * confirmed episode's too, when its slow mode came and went twice. */
+ * chain, or over the grid (chain_odds), is under the policy's chain_llr.
+ * The chain learns from the nights the modes are learned from, or
+ * (every, and then no grid) from all of them, a confirmed episode's too,
+ * when its slow mode came and went twice. */
 int chain_explains(struct vengine *j, size_t first, size_t i, int every);
 
 #endif
