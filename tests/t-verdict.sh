@@ -444,7 +444,7 @@ t_ok "chainrun: with it, that run is no alarm" test "$(episodes chainrun)" = non
 # three runs in the first 32 nights, none for a hundred, then the run of
 # nights 134 to 137, confirmed on night 137. The chain fitted to the 133
 # nights before explains them better than one normal by 6.5, under its
-# BIC (7.3), so it is not asked. Chains of every shape of the grid
+# BIC (7.3), so that chain is not believed. Chains of every shape of the grid
 # (vchain.c), each weighed by what it explains of those nights, favour two
 # modes; with two modes e^-chain_odds (e^-7) as likely a priori as one,
 # one new level explains the run better than they do by 9.4, under
