@@ -206,6 +206,17 @@ static const double grid_run[] = {0, 2, 3, 5};
 #define GRID_NIGHTS 20
 #define NELEM(a) (sizeof(a) / sizeof *(a))
 
+/* The log-likelihood of nights e[0..ne) as one new level (their mean)
+ * at deviation sd: what a chain's run is weighed against. */
+static double
+one_level(const double *e, size_t ne, double sd)
+{
+	double m = stats_mean(e, ne), ll = 0;
+	for (size_t k = 0; k < ne; k++)
+		ll += log(npdf(e[k], m, sd));
+	return ll;
+}
+
 static double
 logaddexp(double a, double b)
 {
@@ -243,12 +254,9 @@ grid_llr(const struct chain *c, const double *y, size_t n, const double *e, size
 			}
 	}
 	free(b);
-	double m = stats_mean(e, ne), ll1 = 0;
-	for (size_t k = 0; k < ne; k++)
-		ll1 += log(npdf(e[k], m, c->sd));
 	/* one new level over the weighed null: two modes (with) or one,
 	 * whose likelihood of a new slowdown's nights is left out (nil) */
-	return ll1 + logaddexp(odds, before) - with;
+	return one_level(e, ne, c->sd) + logaddexp(odds, before) - with;
 }
 
 int
@@ -290,11 +298,9 @@ chain_explains(struct vengine *j, size_t first, size_t i, int every)
 	 * the chain */
 	double *em = xmalloc(2 * ne * sizeof *em);
 	emit(&c, y + n, ne, em);
-	double ll0 = forward(&c, em, ne, c.p0, 1, NULL, NULL, NULL), m = stats_mean(y + n, ne), ll1 = 0;
+	double ll0 = forward(&c, em, ne, c.p0, 1, NULL, NULL, NULL);
 	free(em);
-	for (size_t k = 0; k < ne; k++)
-		ll1 += log(npdf(y[n + k], m, c.sd));
-	ok = ll1 - ll0 < p->chain_llr;
+	ok = one_level(y + n, ne, c.sd) - ll0 < p->chain_llr;
 out:
 	free(y);
 	return ok;
