@@ -493,6 +493,32 @@ t_ok "seenrise: without seen_sd, a 5% rise after a far night is confirmed on its
 t_ok "seenrise: with it, on its fifth" test "$(episodes seenrise)" = 63
 json seenrise seenrise
 expect_state seenrise "CONFIRMED 2026-03-01 change point"
+# When a suspect night returns into the baseline: once two later nights
+# were quarantined too (released in vbase.c), so the two latest stay out
+# however old. Three nights 5% up at 1% noise, nights 41, 51 and 61: the
+# baseline of night 67 is its 30 nights before, 41 among them, 51 and 61
+# not. Counted by the nights between instead (confirm_k - 1 of any kind,
+# as the docs once said), all three would return, and a lasting rise that
+# no rule confirms within 3 nights returns night by night: seenrise's was
+# then never confirmed (docs/history.md, "A suspect night's return").
+mk release -w 0.01 -a 0.6 -s 34 -r 0.01 -n 70 -S 7 spike:41:1.05 spike:51:1.05 spike:61:1.05
+json release release
+t_ok "release: the 5% nights are SUSPECT, and no night is confirmed" test "$(/usr/bin/python3 -c '
+import json, sys
+ns = json.load(open(sys.argv[1]))["configurations"][0]["nights"]
+print(" ".join(str(i + 1) for i, n in enumerate(ns) if n["state"] in ("SUSPECT", "CONFIRMED") and i + 1 in (41, 51, 61)), "CONFIRMED" in [n["state"] for n in ns])' "$TRASH/release.json")" = "41 51 61 False"
+t_ok "release: night 67's baseline holds night 41 and leaves out 51 and 61" /usr/bin/python3 -c '
+import json, sys
+ns = json.load(open(sys.argv[1]))["configurations"][0]["nights"]
+def base(i, out):
+    xs, k = [], i - 1
+    while len(xs) < 30:
+        if k + 1 not in out:
+            xs.append(ns[k]["mean"])
+        k -= 1
+    return sum(xs) / len(xs)
+b = ns[66]["baseline"]
+sys.exit(not (ns[66]["baseline_n"] == 30 and abs(b - base(66, (51, 61))) < 5e-6 and abs(b - base(66, ())) > 5e-5 and abs(b - base(66, (41, 51, 61))) > 5e-5))' "$TRASH/release.json"
 # A 2% rise at 0.5% noise from night 31: each night stands about 3.4
 # deviations up. The tail test winsorized its nights at 3 deviations of
 # the baseline, about 1.3%, under min_effect (1.5%), so no window of three
