@@ -121,7 +121,7 @@ segwalk(const struct vengine *j, size_t seg, size_t to)
  * Released after confirm_k nights of any kind instead, a lasting rise
  * that no rule confirms in that time returns into its own baseline night
  * by night and may never be confirmed (seenrise in tests/t-verdict.sh
- * was not, in its 20 nights), and the tests at 2% noise, set on this
+ * was not, in its 21 nights), and the tests at 2% noise, set on this
  * trimmed deviation, lose a third of their 5% rises within 2 nights
  * (docs/history.md, "A suspect night's return"). */
 static int
