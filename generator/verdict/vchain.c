@@ -19,19 +19,27 @@ struct chain {
 	double ll, ll1;        /* log-likelihood of the nights: the chain's, one normal's */
 };
 
+/* log of the normal density: a night tens of deviations from a level
+ * (a broken night at 0.5% noise, 50% slow) has a density under the
+ * smallest double, and its log is what is weighed */
 static double
-npdf(double x, double mu, double sd)
+lnpdf(double x, double mu, double sd)
 {
 	double z = (x - mu) / sd;
-	return exp(-0.5 * z * z) / (sd * 2.5066282746310002);
+	return -0.5 * z * z - log(sd * 2.5066282746310002);
 }
 
-/* Each night's density under the fast and the slow mode: b[2t], b[2t+1]. */
+/* Each night's density under the fast and the slow mode, scaled by the
+ * larger of the two so that neither underflows: b[3t], b[3t+1], and the
+ * scale's log in b[3t+2], which forward adds back. The posteriors of
+ * Baum-Welch are the same under a scale a night. */
 static void
 emit(const struct chain *c, const double *y, size_t n, double *b)
 {
-	for (size_t t = 0; t < n; t++)
-		b[2 * t] = npdf(y[t], c->mu[0], c->sd), b[2 * t + 1] = npdf(y[t], c->mu[1], c->sd);
+	for (size_t t = 0; t < n; t++) {
+		double l0 = lnpdf(y[t], c->mu[0], c->sd), l1 = lnpdf(y[t], c->mu[1], c->sd), m = fmax(l0, l1);
+		b[3 * t] = exp(l0 - m), b[3 * t + 1] = exp(l1 - m), b[3 * t + 2] = m;
+	}
 }
 
 /* Forward pass over n nights of densities b (emit): the log-likelihood,
@@ -44,7 +52,7 @@ forward(const struct chain *c, const double *b, size_t n, const double *start, i
 {
 	double a[2] = {start[0], start[1]}, ll = 0;
 	for (size_t t = 0; t < n; t++) {
-		double b0 = b[2 * t], b1 = b[2 * t + 1];
+		double b0 = b[3 * t], b1 = b[3 * t + 1];
 		double f0, f1;
 		if (t == 0 && !after)
 			f0 = a[0] * b0, f1 = a[1] * b1;
@@ -54,7 +62,7 @@ forward(const struct chain *c, const double *b, size_t n, const double *start, i
 		if (!(s > 0))
 			s = 1e-300;
 		a[0] = f0 / s, a[1] = f1 / s;
-		ll += log(s);
+		ll += log(s) + b[3 * t + 2];
 		if (alpha)
 			alpha[2 * t] = a[0], alpha[2 * t + 1] = a[1], scale[t] = s;
 	}
@@ -95,7 +103,7 @@ fit_from(struct chain *c, const double *y, const double *x, size_t n, double q, 
 		/* backward, scaled by the forward sums */
 		be[2 * (n - 1)] = be[2 * (n - 1) + 1] = 1;
 		for (size_t t = n - 1; t-- > 0;) {
-			double n0 = em[2 * (t + 1)] * be[2 * (t + 1)], n1 = em[2 * (t + 1) + 1] * be[2 * (t + 1) + 1];
+			double n0 = em[3 * (t + 1)] * be[2 * (t + 1)], n1 = em[3 * (t + 1) + 1] * be[2 * (t + 1) + 1];
 			be[2 * t] = ((1 - c->a01) * n0 + c->a01 * n1) / sc[t + 1];
 			be[2 * t + 1] = (c->a10 * n0 + (1 - c->a10) * n1) / sc[t + 1];
 		}
@@ -108,8 +116,8 @@ fit_from(struct chain *c, const double *y, const double *x, size_t n, double q, 
 			g[0] += g0, g[1] += g1, s0 += g0 * y[t], s1 += g1 * y[t];
 			if (t + 1 < n) {
 				gt[0] += g0, gt[1] += g1;
-				xi01 += al[2 * t] * c->a01 * em[2 * (t + 1) + 1] * be[2 * (t + 1) + 1] / sc[t + 1];
-				xi10 += al[2 * t + 1] * c->a10 * em[2 * (t + 1)] * be[2 * (t + 1)] / sc[t + 1];
+				xi01 += al[2 * t] * c->a01 * em[3 * (t + 1) + 1] * be[2 * (t + 1) + 1] / sc[t + 1];
+				xi10 += al[2 * t + 1] * c->a10 * em[3 * (t + 1)] * be[2 * (t + 1)] / sc[t + 1];
 			}
 		}
 		if (!(g[0] > 1e-9) || !(g[1] > 1e-9))
@@ -144,7 +152,7 @@ fit(struct chain *c, const double *y, size_t n, double floor)
 {
 	static const double starts[] = {0.05, 0.1, 0.2, 0.35, 0.5};
 	double *x = xmalloc(n * sizeof *x), *al = xmalloc(2 * n * sizeof *al), *be = xmalloc(2 * n * sizeof *be);
-	double *sc = xmalloc(n * sizeof *sc), *em = xmalloc(2 * n * sizeof *em);
+	double *sc = xmalloc(n * sizeof *sc), *em = xmalloc(3 * n * sizeof *em);
 	memcpy(x, y, n * sizeof *x);
 	stats_sort(x, n);
 	double m1 = stats_mean(y, n), v1 = 0;
@@ -213,7 +221,7 @@ one_level(const double *e, size_t ne, double sd)
 {
 	double m = stats_mean(e, ne), ll = 0;
 	for (size_t k = 0; k < ne; k++)
-		ll += log(npdf(e[k], m, sd));
+		ll += lnpdf(e[k], m, sd);
 	return ll;
 }
 
@@ -236,13 +244,13 @@ logaddexp(double a, double b)
 static double
 grid_llr(const struct chain *c, const double *y, size_t n, const double *e, size_t ne, double odds)
 {
-	double *b = xmalloc(2 * (n + ne) * sizeof *b), lk = log((double)(NELEM(grid_share) * NELEM(grid_gap) * NELEM(grid_run)));
+	double *b = xmalloc(3 * (n + ne) * sizeof *b), lk = log((double)(NELEM(grid_share) * NELEM(grid_gap) * NELEM(grid_run)));
 	double before = -INFINITY, with = -INFINITY;
 	struct chain t = *c;
 	for (size_t g = 0; g < NELEM(grid_gap); g++) {
 		t.mu[1] = c->mu[0] + grid_gap[g] * c->sd;
 		emit(&t, y, n, b);
-		emit(&t, e, ne, b + 2 * n);
+		emit(&t, e, ne, b + 3 * n);
 		for (size_t s = 0; s < NELEM(grid_share); s++)
 			for (size_t r = 0; r < NELEM(grid_run); r++) {
 				double q = grid_share[s], st[2] = {1 - q, q}, end[2];
@@ -250,7 +258,7 @@ grid_llr(const struct chain *c, const double *y, size_t n, const double *e, size
 				t.a01 = q / (1 - q) * t.a10;
 				double lb = forward(&t, b, n, st, 0, end, NULL, NULL) - c->ll1 - lk;
 				before = logaddexp(before, lb);
-				with = logaddexp(with, lb + forward(&t, b + 2 * n, ne, end, 1, NULL, NULL, NULL));
+				with = logaddexp(with, lb + forward(&t, b + 3 * n, ne, end, 1, NULL, NULL, NULL));
 			}
 	}
 	free(b);
@@ -296,7 +304,7 @@ chain_explains(struct vengine *j, size_t first, size_t i, int every)
 		goto out;
 	/* the episode: one new level (at the deviation within a mode) over
 	 * the chain */
-	double *em = xmalloc(2 * ne * sizeof *em);
+	double *em = xmalloc(3 * ne * sizeof *em);
 	emit(&c, y + n, ne, em);
 	double ll0 = forward(&c, em, ne, c.p0, 1, NULL, NULL, NULL);
 	free(em);
