@@ -91,6 +91,15 @@ if [ -z "${DETECT_SPEED_ONLY:-}" ]; then
 		series "$r" late2 "$EV" 165 shift:151:1.02
 		series "$r" latedrift "$EV" 165 drift:151:0.003
 	done
+	# a 5% rise with its second night 50% slow (a node that failed, a
+	# stalled file system), and a 5% rise 40 nights after one night at its
+	# level, or after two (40 and 20 nights before it): what a gate does
+	# with far nights must not hide a rise (last, for the same reason)
+	for r in $NOISES; do
+		series "$r" broken5 "$EV" 45 shift:31:1.05 spike:32:1.5
+		series "$r" seen5 "$EV" 100 spike:31:1.05 shift:71:1.05
+		series "$r" twice5 "$EV" 100 spike:31:1.05 spike:51:1.05 shift:71:1.05
+	done
 	for b in $BINS; do
 		pol=$POLICY
 		[ "${b%%=*}" = also ] && pol="$POLICY $DETECT_ALSO"

@@ -533,6 +533,20 @@ mk broken3 -w 0.01 -a 0.6 -s 34 -r 0.005 -n 115 -S 3 bimodal:0.3:1.03 shift:101:
 t_ok "broken3: a 5% rise with its third night 50% slow is confirmed on its fifth night" test "$(episodes broken3)" = 104
 mk brokenonly -w 0.01 -a 0.6 -s 34 -r 0.005 -n 115 -S 1 bimodal:0.3:1.03 spike:102:1.5
 t_ok "brokenonly: the 50% night alone is not confirmed" test "$(episodes brokenonly)" = none
+# A rise at the level of two far nights: 0.5% noise, nights 41 and 71 5%
+# up, a lasting 5% rise from night 101. The two nights are a slow mode
+# (find_regime: two nights a group), and the rise's nights were that
+# mode's, night after night: OK, or a run of it to the grid of chains
+# (a mean run of 5 nights, for 20 nights), until they returned into
+# the baseline; 6 of 10 seeds never confirmed it (to night 200). Now a
+# mode explains a run no longer than twice its nights before it and two
+# more: in the grid (twice3: never before, the rise's fifth night now)
+# and in the modes that call a night no change (twice4: with the grid's
+# bound alone, not in its 30 nights; its ninth night now).
+mk twice3 -w 0.01 -a 0.6 -s 34 -r 0.005 -n 130 -S 3 spike:41:1.05 spike:71:1.05 shift:101:1.05
+t_ok "twice3: a 5% rise at the level of two far nights is confirmed on its fifth night" test "$(episodes twice3)" = 104
+mk twice4 -w 0.01 -a 0.6 -s 34 -r 0.005 -n 130 -S 4 spike:41:1.05 spike:71:1.05 shift:101:1.05
+t_ok "twice4: the same on another seed, on its ninth night" test "$(episodes twice4)" = 108
 # A 2% rise at 0.5% noise from night 31: each night stands about 3.4
 # deviations up. The tail test winsorized its nights at 3 deviations of
 # the baseline, about 1.3%, under min_effect (1.5%), so no window of three

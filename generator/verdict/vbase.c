@@ -70,13 +70,27 @@ find_regime(struct vnight *v, const struct base *b, const struct policy *p, int 
 		return;
 	v->reg_lo = ml, v->reg_hi = mh;
 	v->reg_sd = sp, v->reg_nlo = k, v->reg_nhi = h;
+	/* each mode's nights in the baseline, without its latest run: a run
+	 * that goes on is what is weighed, not evidence */
+	double mid = (x[k - 1] + x[k]) / 2;
+	size_t a = 0;
+	v->reg_rlo = v->reg_rhi = 0;
+	while (a < n && (b->m[a] > mid) == (b->m[0] > mid))
+		a++;
+	for (; a < n; a++)
+		*(b->m[a] > mid ? &v->reg_rhi : &v->reg_rlo) += 1;
 }
 
 /* Is a level (the mean of nl nights, NAN-free) beyond the mode of night
- * w's baseline that lies its way (dir), by a t-test at level alpha? Always
- * when that baseline has no modes: then the plain tests decide. */
+ * w's baseline that lies its way (dir), by a t-test at level alpha, or
+ * the run of nights it ends (run: nights in a row on that mode's side)
+ * longer than twice the mode's nights before that run, and two more?
+ * Always when that baseline has no modes: then the plain tests decide.
+ * A mode of two far nights, each alone, took a lasting rise at its level
+ * for itself night after night, and the rise returned into its own
+ * baseline. */
 int
-beyond_regime(const struct vnight *w, double level, double nl, int dir, double extra2, double alpha)
+beyond_regime(const struct vnight *w, double level, double nl, double run, int dir, double extra2, double alpha)
 {
 	double ref = dir == VB_SLOWER ? w->reg_hi : w->reg_lo;
 	if (isnan(ref))
@@ -85,6 +99,8 @@ beyond_regime(const struct vnight *w, double level, double nl, int dir, double e
 	double t = (level - ref) / sqrt(w->reg_sd * w->reg_sd * (1 / nl + 1 / nr) + extra2);
 	if (dir == VB_FASTER)
 		t = -t;
+	if (run > (double)(2 * (dir == VB_SLOWER ? w->reg_rhi : w->reg_rlo) + 2))
+		return 1;
 	return stats_t_sf(t, (double)(w->reg_nlo + w->reg_nhi) - 2) < alpha;
 }
 
@@ -286,7 +302,7 @@ base_mixture_sf(struct vengine *j, size_t k, double level, double L, int dir, in
 int
 beyond_modes(struct vengine *j, size_t k, double level, double nl, double nmix, int dir, double alpha, int ramp)
 {
-	return beyond_regime(regime_of(j, k), level, nl, dir, 0, alpha) && base_mixture_sf(j, k, level, nmix, dir, ramp) < alpha;
+	return beyond_regime(regime_of(j, k), level, nl, nl, dir, 0, alpha) && base_mixture_sf(j, k, level, nmix, dir, ramp) < alpha;
 }
 
 /* The deviation the tail and ramp tests divide by: the baseline's, or

@@ -65,7 +65,7 @@ segwalk_prev(struct segwalk *w)
 	return NULL;
 }
 
-int beyond_regime(const struct vnight *w, double level, double nl, int dir, double extra2, double alpha);
+int beyond_regime(const struct vnight *w, double level, double nl, double run, int dir, double extra2, double alpha);
 int seg_day(const struct vengine *j, size_t i);
 struct segwalk segwalk(const struct vengine *j, size_t seg, size_t to);
 void collect_base(struct vengine *j, size_t i, struct base *b, int window);

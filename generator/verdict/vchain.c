@@ -267,6 +267,23 @@ grid_llr(const struct chain *c, const double *y, size_t n, const double *e, size
 	return one_level(e, ne, c->sd) + logaddexp(odds, before) - with;
 }
 
+/* The longest episode the grid may explain after the nights y[0..n):
+ * twice the nights they show at the episode's level (e[0..ne): nearer
+ * its mean than the fast level), and two more, at most GRID_NIGHTS. A
+ * mode seen on two nights was, to the grid, a run of five nights' mean,
+ * and a lasting rise at its level was explained for 20 nights, long
+ * enough for its nights to return into the baseline: never confirmed. */
+static size_t
+grid_nights(const struct chain *c, const double *y, size_t n, const double *e, size_t ne)
+{
+	double m = stats_mean(e, ne);
+	size_t seen = 0;
+	for (size_t k = 0; k < n; k++)
+		seen += fabs(y[k] - m) < fabs(y[k] - c->mu[0]);
+	size_t cap = 2 * seen + 2;
+	return cap > GRID_NIGHTS ? GRID_NIGHTS : cap;
+}
+
 int
 chain_explains(struct vengine *j, size_t first, size_t i, int every)
 {
@@ -293,7 +310,7 @@ chain_explains(struct vengine *j, size_t first, size_t i, int every)
 	 * not on nights noisier than noise_ref, where a drift's and a 2%
 	 * rise's first nights are a chain's as well, and those rows have no
 	 * room to give */
-	if (!every && p->chain_odds < 1000 && c.sd <= p->noise_ref && ne <= GRID_NIGHTS && grid_llr(&c, y, n, y + n, ne, p->chain_odds) < p->chain_llr) {
+	if (!every && p->chain_odds < 1000 && c.sd <= p->noise_ref && ne <= grid_nights(&c, y, n, y + n, ne) && grid_llr(&c, y, n, y + n, ne, p->chain_odds) < p->chain_llr) {
 		ok = 1;
 		goto out;
 	}

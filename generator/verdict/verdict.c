@@ -157,6 +157,28 @@ annotated(const struct history *h, int day, int action)
 	return 0;
 }
 
+/* The nights in a row, night i and the eligible ones before it, on the
+ * side of night i's modes that dir names (nearer that mode than the
+ * other), counted to 64 (a run no mode of a baseline keeps); night i is. */
+static double
+mode_run(struct vengine *j, size_t i, int dir)
+{
+	const struct vnight *w = regime_of(j, i);
+	if (isnan(w->reg_hi))
+		return 1;
+	double mid = (w->reg_lo + w->reg_hi) / 2;
+	size_t run = 1;
+	for (size_t k = i; k-- > 0 && run < 64;) {
+		const struct vnight *v = &j->c->nights[k];
+		if (!eligible(v))
+			continue;
+		if ((v->mean > mid) != (dir == VB_SLOWER))
+			break;
+		run++;
+	}
+	return (double)run;
+}
+
 /* Judge night i as if it were the latest (last: it is the night judged,
  * whose change points are marked): its own verdict, then whether a rule
  * confirms a shift or an ongoing one goes on or ended, and its first bad
@@ -183,7 +205,7 @@ verdict_night(struct vengine *j, size_t i, int last)
 	/* A night within a mode seen in the baseline is no change. */
 	int vdir = v->effect > 0 ? VB_SLOWER : VB_FASTER;
 	if (v->vb == vdir && (int)b.n >= p->min_nights &&
-	    !beyond_regime(regime_of(j, i), v->mean, 1, vdir, fmax(0, v->se * v->se - b.se2), p->alpha))
+	    !beyond_regime(regime_of(j, i), v->mean, 1, mode_run(j, i, vdir), vdir, fmax(0, v->se * v->se - b.se2), p->alpha))
 		v->vb = VB_SAME;
 	/* a night answered as a mode is a normal night: never held out */
 	v->quarantined = !v->mode && (v->vb == VB_SLOWER || v->vb == VB_FASTER);

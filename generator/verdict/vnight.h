@@ -45,6 +45,7 @@ struct vnight {
 	double reg_lo, reg_hi;   /* a fast and a slow mode in the baseline (their means), NAN when it has none */
 	double reg_sd;           /* the deviation within the modes */
 	size_t reg_nlo, reg_nhi;
+	size_t reg_rlo, reg_rhi;  /* each mode's nights in that baseline, without its latest run */
 	struct mixture mix;      /* the baseline as two normals (mix.lo NAN: none) */
 	int mix_done;            /* mix is set (fitted when first needed) */
 	int reg_done;            /* reg_* are set (computed when first needed) */
