@@ -10,9 +10,8 @@
 # printed whole when it ends, so files never interleave.
 #
 # tests/durations lists, per file, the seconds it took on 2 cores and
-# optionally its groups (a comma between two): the longest files start
-# first, so the run ends close to its longest file, and two files that
-# share a group never run at once.
+# optionally a group: the longest files start first, so the run ends close
+# to its longest file, and two files of one group never run at once.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 jobs=${T_JOBS:-1}
@@ -96,18 +95,9 @@ stop_all() {
 	exit 130
 }
 trap stop_all INT TERM
-# groups FILE: its groups, a line each
-groups() {
-	[ -z "${group_of[$1]:-}" ] || tr , '\n' <<<"${group_of[$1]}"
-}
-# free FILE: true when none of its groups is running
-free() {
-	local g
-	while read -r g; do [ -z "${busy[$g]:-}" ] || return 1; done < <(groups "$1")
-}
 # finish PID RC: report the file that process ran
 finish() {
-	local pid=$1 rc=$2 f=${name_of[$1]} g
+	local pid=$1 rc=$2 f=${name_of[$1]}
 	if [ "$jobs" -gt 1 ]; then
 		echo "=== $f"
 		cat "${log_of[$pid]}"
@@ -115,7 +105,7 @@ finish() {
 	[ "$rc" = 0 ] || bad+=("$f")
 	echo "=== $f: $(($(date +%s) - start_of[$pid])) s$(cpu_of "$(basename "$f" .sh)")"
 	unset "name_of[$pid]"
-	while read -r g; do unset "busy[$g]"; done < <(groups "$f")
+	[ -z "${group_of[$f]:-}" ] || unset "busy[${group_of[$f]}]"
 }
 # reap: wait for one running file to end
 reap() {
@@ -126,7 +116,7 @@ reap() {
 }
 # start FILE: in the background, output to its log
 start() {
-	local f=$1 log g
+	local f=$1 log
 	log=$LOGS/$(basename "$f").log
 	# A script's background job starts with SIGINT and SIGQUIT ignored (and
 	# so does everything run.sh starts when run.sh itself was started in the
@@ -139,7 +129,7 @@ start() {
 	pid=$!
 	set +m
 	name_of[$pid]=$f start_of[$pid]=$(date +%s) log_of[$pid]=$log
-	while read -r g; do busy[$g]=1; done < <(groups "$f")
+	[ -z "${group_of[$f]:-}" ] || busy[${group_of[$f]}]=1
 }
 if [ "$jobs" = 1 ]; then
 	for f in "${files[@]}"; do
@@ -154,10 +144,11 @@ else
 	todo=("${files[@]}")
 	while [ ${#todo[@]} -gt 0 ]; do
 		while [ "${#name_of[@]}" -ge "$jobs" ]; do reap; done
-		# the first file in order none of whose groups is running
+		# the first file in order whose group is not running
 		pick=-1
 		for i in "${!todo[@]}"; do
-			if free "${todo[$i]}"; then pick=$i; break; fi
+			g=${group_of[${todo[$i]}]:-}
+			if [ -z "$g" ] || [ -z "${busy[$g]:-}" ]; then pick=$i; break; fi
 		done
 		if [ "$pick" -lt 0 ]; then
 			reap
