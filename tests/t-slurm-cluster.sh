@@ -93,10 +93,12 @@ if [ "$acct" = 1 ]; then
 	f=$(sbatch --parsable -o /dev/null --wrap 'exit 3')
 	wait_state "$f" FAILED >/dev/null
 	# slurmctld sends a job's end to slurmdbd on its own time: until it
-	# lands, sacct still says PENDING. Wait for it (60 s at most).
+	# lands, sacct still says PENDING, and for a while it may say FAILED
+	# with the exit code not yet recorded (0:0). Wait for both (60 s at
+	# most).
 	for ((i = 0; i < 300; i++)); do
 		sacct -n -X -P -j "$j,$f" -o JobID,State,ExitCode >"$TRASH/sacct" 2>&1
-		grep -q "^$f|FAILED|" "$TRASH/sacct" && break
+		grep -q "^$f|FAILED|3:0" "$TRASH/sacct" && break
 		sleep 0.2
 	done
 	t_grep "sacct through slurmdbd knows the GPU job" "^$j\|COMPLETED\|0:0" "$TRASH/sacct"

@@ -54,7 +54,7 @@ mkdir -p "$SB/bin" "$SB/w"
 printf '#!/bin/sh\n[ "$1" = --help ] && exit 0\necho x >>"%s/sbatch.calls"\necho "sbatch: error: Batch job submission failed: Socket timed out on send/recv operation" >&2\nexit 1\n' \
 	"$SB" >"$SB/bin/sbatch"
 printf '#!/bin/sh\n[ -z "$SQ_ELAPSED" ] && exit 0\nfor e in $SQ_ELAPSED; do echo "${e%%%%=*}|COMPLETED|0|${e#*=}|0|N/A|None"; done\n' >"$SB/bin/squeue"
-printf '#!/bin/sh\nexit 0\n' >"$SB/bin/sacct"
+printf '#!/bin/sh\n[ -n "$SA_ROWS" ] && printf "%%s\\n" $SA_ROWS\nexit 0\n' >"$SB/bin/sacct"
 printf '#!/bin/sh\nexit 1\n' >"$SB/bin/scontrol"
 chmod +x "$SB"/bin/*
 rc=0
@@ -73,6 +73,13 @@ for j in 71 72 73; do
 	t_grep "an elapsed time no job can have is unknown ($j)" "^$j COMPLETED .*elapsed=-1 " "$TRASH/elapsed.out"
 done
 t_grep "...a day, 2 h 3 min 4 s is one" "^74 COMPLETED .*elapsed=93784 " "$TRASH/elapsed.out"
+# Accounting may hold a job's FAILED state before its exit code (seen as
+# FAILED|0:0 from a job that exited 3): that exit code is unknown, not 0.
+PATH=$SB/bin:$PATH SQ_ELAPSED= SA_ROWS="81|FAILED|0:0|00:00:05 82|FAILED|3:0|00:00:05 83|COMPLETED|0:0|00:00:05" \
+	"$DRV" wait "$SB/cache2" 81 82 83 >"$TRASH/sacct-exit.out" 2>&1
+t_grep "sacct's FAILED with 0:0: exit code unknown" "^81 FAILED exit=-1 " "$TRASH/sacct-exit.out"
+t_grep "...FAILED with 3:0: exit code 3" "^82 FAILED exit=3 " "$TRASH/sacct-exit.out"
+t_grep "...COMPLETED with 0:0: exit code 0" "^83 COMPLETED exit=0 " "$TRASH/sacct-exit.out"
 
 if ! slurm_need_packages; then
 	echo "# skipping the cluster part: $SLURM_SKIP_REASON"
