@@ -566,6 +566,18 @@ t_ok "lownoise2: a 2% rise at 0.5% noise is confirmed by its fourth night" test 
 mk resumedchain -w 0.01 -a 0.6 -s 34 -r 0.02 -n 300 -S 10007582 bimodal:0.5:1.05:3:1
 t_ok "resumedchain: without the chain, the slow mode confirmed again as a regression going on" test "$(episodes resumedchain --chain-llr=0)" = "20 65 73 85 108 152 188 254 296"
 t_ok "resumedchain: with it, the runs after the first episode are its mode" test "$(episodes resumedchain)" = 20
+# Half the nights 5% slower in runs of 3 from night 101, 1% noise (seeds
+# of the shapes' draw): the mode's first run is confirmed (night 102), one
+# fast night ends it, and the next run comes before a second fast night.
+# The episode stayed out of the modes until two nights after it were
+# back, so that run was a new regression: confirmed again on night 105
+# (flap1), on nights 107 and 111 (flap2). An episode of at most tail_max
+# nights far above its baseline now ends with one night back, and its
+# nights are the mode the next run belongs to.
+mk flap1 -w 0.01 -a 0.6 -s 34 -r 0.01 -n 130 -S 10005043 bimodal:0.5:1.05:3:101
+t_ok "flap1: a slow mode's run that one fast night ended is its mode's, not a new regression" test "$(episodes flap1)" = 101
+mk flap2 -w 0.01 -a 0.6 -s 34 -r 0.01 -n 130 -S 10005090 bimodal:0.5:1.05:3:101
+t_ok "flap2: the same on another seed (two more runs)" test "$(episodes flap2)" = 101
 # A 5% regression at 1% noise (bench seed), fixed on night 36, and an 8%
 # one from night 39, confirmed on night 40. Its first bad night is its
 # own, not the change point of the regression that ended (night 31). (A
