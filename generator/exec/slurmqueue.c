@@ -193,10 +193,10 @@ parse_sacct(char *text, struct table *reg, struct table *got)
 		if (n >= 5)
 			set_reason(e, f[4]);
 		set_state(e, f[1]);
+		enum jstate st = jstate_parse(e->state);
 		/* slurmdbd may hold a job's end state before its exit code: a
 		 * FAILED job reading 0:0 has an exit code not yet recorded. */
-		if (jstate_terminal(jstate_parse(e->state)) && strchr(f[2], ':') &&
-		    !(jstate_parse(e->state) == J_FAILED && !strcmp(f[2], "0:0"))) {
+		if (jstate_terminal(st) && strchr(f[2], ':') && !(st == J_FAILED && !strcmp(f[2], "0:0"))) {
 			e->exit_code = atoi(f[2]);
 			e->signal = atoi(strchr(f[2], ':') + 1);
 		}
