@@ -345,7 +345,7 @@ t_ok "bimodal at 1% noise: a run of slow-mode nights is not confirmed" test "$(e
 # Confirmed on night 26 as a shift, the false alarm lasted 88 nights.
 mk bimodal3 -w 0.01 -a 0.6 -s 34 -r 0.01 -n 300 -S 2399 bimodal:0.3:1.03
 t_ok "bimodal at 1% noise: a change point whose later nights are not off the baseline by a t-test confirms nothing" test "$(episodes bimodal3)" = none
-t_ok "bimodal at 1% noise: without that t-test, nights 26 and 121" test "$(episodes bimodal3 --cp-level-alpha=0.5)" = "25 120"
+t_ok "bimodal at 1% noise: without that t-test, nights 26 and 121" test "$(episodes bimodal3 --cp-level-alpha=0.5 --alt-llr=0)" = "25 120"
 # Bimodal nights at 1% noise (a bench seed) whose first four nights were
 # fast ones: a change point at night 5, on a baseline of those four (fewer
 # than min_nights), confirmed the bimodal nights after as a +2% regression
@@ -564,8 +564,10 @@ t_ok "lownoise2: a 2% rise at 0.5% noise is confirmed by its fourth night" test 
 # since it ended are also asked against a chain of every night before
 # them, the episode's too, whose slow mode came and went: nothing more.
 mk resumedchain -w 0.01 -a 0.6 -s 34 -r 0.02 -n 300 -S 10007582 bimodal:0.5:1.05:3:1
-t_ok "resumedchain: without the chain, the slow mode confirmed again as a regression going on" test "$(episodes resumedchain --chain-llr=0)" = "20 65 73 85 108 152 188 254 296"
+t_ok "resumedchain: without the chain, the slow mode confirmed again as a regression going on" test "$(episodes resumedchain --chain-llr=0 --alt-llr=0)" = "20 65 73 85 108 152 188 254 296"
 t_ok "resumedchain: with it, the runs after the first episode are its mode" test "$(episodes resumedchain)" = 20
+t_ok "resumedchain: without the chain, the nights since come and go between the old level and the mode's (alt_llr): the same" \
+	test "$(episodes resumedchain --chain-llr=0)" = 20
 # Half the nights 5% slower in runs of 3 from night 101, 1% noise (seeds
 # of the shapes' draw): the mode's first run is confirmed (night 102), one
 # fast night ends it, and the next run comes before a second fast night.
@@ -578,6 +580,18 @@ mk flap1 -w 0.01 -a 0.6 -s 34 -r 0.01 -n 130 -S 10005043 bimodal:0.5:1.05:3:101
 t_ok "flap1: a slow mode's run that one fast night ended is its mode's, not a new regression" test "$(episodes flap1)" = 101
 mk flap2 -w 0.01 -a 0.6 -s 34 -r 0.01 -n 130 -S 10005090 bimodal:0.5:1.05:3:101
 t_ok "flap2: the same on another seed (two more runs)" test "$(episodes flap2)" = 101
+# A slow mode that appeared (half the nights 3% or 5% slower, in runs of
+# 3, from night 101; seeds of the shapes' draw, 1% and 2% noise): its
+# first run is confirmed, as any gate that keeps the 5% row must. Later,
+# the change point or the regression going on names night 101 again, and
+# the nights since come and go between the old level and the mode's,
+# which no step explains: episode_alternates (alt_llr) calls them the mode.
+mk appear1 -w 0.01 -a 0.6 -s 34 -r 0.01 -n 300 -S 10004778 bimodal:0.5:1.03:3:101
+t_ok "appear1: a mode that appeared, after its first run: nothing more" test "$(episodes appear1)" = 108
+t_ok "appear1: without alt_llr, confirmed three times more" test "$(episodes appear1 --alt-llr=0)" = "108 150 160 233"
+mk appear2 -w 0.01 -a 0.6 -s 34 -r 0.02 -n 300 -S 10007636 bimodal:0.5:1.05:3:101
+t_ok "appear2: the same at 2% noise, 5% slower" test "$(episodes appear2)" = 101
+t_ok "appear2: without alt_llr, confirmed three times more" test "$(episodes appear2 --alt-llr=0)" = "101 162 255 268"
 # A 5% regression at 1% noise (bench seed), fixed on night 36, and an 8%
 # one from night 39, confirmed on night 40. Its first bad night is its
 # own, not the change point of the regression that ended (night 31). (A

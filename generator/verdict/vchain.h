@@ -22,4 +22,13 @@
  * when its slow mode came and went twice. */
 int chain_explains(struct vengine *j, size_t first, size_t i, int every);
 
+/* Nonzero when the nights first..i of an episode come and go between the
+ * level before it (night first's baseline) and one higher level: the best
+ * two-mode chain of the grid, its fast level that one, explains them
+ * better than the best step (that level until some night, one new level
+ * from it on) by more than the policy's alt_llr. A slow mode that
+ * appeared, after its first runs: the nights since hold its runs and
+ * fast nights between them, where a regression's are all at its level. */
+int episode_alternates(struct vengine *j, size_t first, size_t i);
+
 #endif

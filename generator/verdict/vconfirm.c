@@ -569,6 +569,8 @@ resumed_confirms(struct vengine *j, size_t i, size_t *first)
 	    ((latest_ended(j, i) && !beyond_modes(j, i, m, (double)n, (double)n, VB_SLOWER, alpha, 0)) ||
 	     chain_explains(j, (size_t)j->watch + 1, i, 1)))
 		return VB_NONE;
+	if (episode_alternates(j, f, i))
+		return VB_NONE;
 	*first = f;
 	return VB_SLOWER;
 }

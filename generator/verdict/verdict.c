@@ -272,8 +272,9 @@ verdict_night(struct vengine *j, size_t i, int last)
 		for (size_t a = 0; a < ncp; a++)
 			c->nights[cps[a]].cp = 1, c->nights[cps[a]].cp_p = ps[a];
 	}
-	/* a run of a slow mode the history has shown, as such runs come */
-	if (dir == VB_SLOWER && !ongoing && v->rule != VR_RESUMED && chain_explains(j, first, i, 0))
+	/* a run of a slow mode the history has shown, as such runs come; or
+	 * an episode that came and went between the old level and the mode's */
+	if (dir == VB_SLOWER && !ongoing && v->rule != VR_RESUMED && (chain_explains(j, first, i, 0) || episode_alternates(j, first, i)))
 		dir = VB_NONE, v->rule = VR_NONE, v->rule_nights = 0;
 	if (!dir)
 		return;
