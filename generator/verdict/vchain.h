@@ -6,7 +6,9 @@
  * against a grid of chains of every shape, each weighed by how well it
  * explains the nights before. The last word before a new slowdown is
  * confirmed: a run of a slow mode the history has shown, as long as such
- * runs come, is no change. */
+ * runs come, is no change. And an episode's own nights against the grid's
+ * chains that start from the level before it, beside a step: a slow mode
+ * that appeared comes and goes, where a regression stays. */
 #ifndef LLMB_VCHAIN_H
 #define LLMB_VCHAIN_H
 
@@ -24,7 +26,8 @@ int chain_explains(struct vengine *j, size_t first, size_t i, int every);
 
 /* Nonzero when the nights first..i of an episode come and go between the
  * level before it (night first's baseline) and one higher level: the best
- * two-mode chain of the grid, its fast level that one, explains them
+ * two-mode chain of the grid, its fast level that one and its deviation
+ * the tests' (test_sd), explains them
  * better than the best step (that level until some night, one new level
  * from it on) by more than the policy's alt_llr. A slow mode that
  * appeared, after its first runs: the nights since hold its runs and
