@@ -225,6 +225,17 @@ one_level(const double *e, size_t ne, double sd)
 	return ll;
 }
 
+/* Shape (s, r) of the grid on chain t: its transitions, and the state
+ * distribution it starts from (the share) in st. */
+static void
+grid_shape(struct chain *t, size_t s, size_t r, double st[2])
+{
+	double q = grid_share[s];
+	st[0] = 1 - q, st[1] = q;
+	t->a10 = grid_run[r] > 0 ? 1 / grid_run[r] : 1 - q;
+	t->a01 = q / (1 - q) * t->a10;
+}
+
 static double
 logaddexp(double a, double b)
 {
@@ -253,9 +264,8 @@ grid_llr(const struct chain *c, const double *y, size_t n, const double *e, size
 		emit(&t, e, ne, b + 3 * n);
 		for (size_t s = 0; s < NELEM(grid_share); s++)
 			for (size_t r = 0; r < NELEM(grid_run); r++) {
-				double q = grid_share[s], st[2] = {1 - q, q}, end[2];
-				t.a10 = grid_run[r] > 0 ? 1 / grid_run[r] : 1 - q;
-				t.a01 = q / (1 - q) * t.a10;
+				double st[2], end[2];
+				grid_shape(&t, s, r, st);
 				double lb = forward(&t, b, n, st, 0, end, NULL, NULL) - c->ll1 - lk;
 				before = logaddexp(before, lb);
 				with = logaddexp(with, lb + forward(&t, b + 3 * n, ne, end, 1, NULL, NULL, NULL));
@@ -387,9 +397,8 @@ episode_alternates(struct vengine *j, size_t first, size_t i)
 		emit(&t, x, n, b);
 		for (size_t s = 0; s < NELEM(grid_share); s++)
 			for (size_t r = 0; r < NELEM(grid_run); r++) {
-				double q = grid_share[s], st[2] = {1 - q, q};
-				t.a10 = grid_run[r] > 0 ? 1 / grid_run[r] : 1 - q;
-				t.a01 = q / (1 - q) * t.a10;
+				double st[2];
+				grid_shape(&t, s, r, st);
 				chain = fmax(chain, forward(&t, b, n, st, 0, NULL, NULL, NULL));
 			}
 	}
