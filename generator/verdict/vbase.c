@@ -232,7 +232,7 @@ collect(struct vengine *j, size_t i, struct base *b, int window, int modes)
 {
 	int later = 0, take = 0, in_ep = 0, seen = 0;
 	size_t since = 0; /* baseline nights after the latest episode seen */
-	b->m = j->buf, b->n = 0, b->se2 = 0, b->ended = 0;
+	b->m = j->buf, b->k = j->idx, b->n = 0, b->se2 = 0, b->ended = 0;
 	struct segwalk walk = segwalk(j, i, i);
 	for (const struct vnight *v; (int)b->n < window && (v = segwalk_prev(&walk));) {
 		if (modes && v->confirmed && !in_ep) {
@@ -244,6 +244,7 @@ collect(struct vengine *j, size_t i, struct base *b, int window, int modes)
 		in_ep = v->confirmed;
 		if (v->quarantined && !released(j, v, later++) && !(modes && take && v->confirmed && fabs(v->effect) < j->p->large_effect))
 			continue;
+		b->k[b->n] = walk.k;
 		b->m[b->n++] = v->mean;
 		b->se2 += v->se * v->se;
 		since = v->confirmed ? 0 : since + 1;

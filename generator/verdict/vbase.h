@@ -22,7 +22,8 @@
 
 /* A night's baseline: the nights collect_base gathered. */
 struct base {
-	double *m;              /* night means */
+	double *m;              /* night means, the latest first */
+	size_t *k;              /* their nights' indices */
 	double se2;             /* mean squared within-run error */
 	size_t n;
 	int ended;              /* with modes: the latest confirmed episode before it ended (episode_ended) */

@@ -19,7 +19,8 @@
 /* Nonzero when the chain of the nights before night first explains the
  * nights first..i: the log-likelihood ratio of one new level over the
  * chain, or over the grid (chain_odds), is under the policy's chain_llr.
- * The chain learns from the nights the modes are learned from, or
+ * The chain learns from the nights the modes are learned from and those
+ * left out that they vouch for (chain_seen), or
  * (every, and then no grid) from all of them, a confirmed episode's too,
  * when its slow mode came and went twice. */
 int chain_explains(struct vengine *j, size_t first, size_t i, int every);
