@@ -583,25 +583,25 @@ mk flap1 -w 0.01 -a 0.6 -s 34 -r 0.01 -n 130 -S 10005043 bimodal:0.5:1.05:3:101
 t_ok "flap1: a slow mode's run that one fast night ended is its mode's, not a new regression" test "$(episodes flap1)" = 101
 mk flap2 -w 0.01 -a 0.6 -s 34 -r 0.01 -n 130 -S 10005090 bimodal:0.5:1.05:3:101
 t_ok "flap2: the same on another seed (two more runs)" test "$(episodes flap2)" = 101
-# A slow mode that appeared (half the nights 3% or 5% slower, in runs of
-# 3, from night 101; seeds of the shapes' draw, 1% and 2% noise): its
-# first run is confirmed, as any gate that keeps the 5% row must. Later,
-# the change point or the regression going on names night 101 again, and
-# the nights since come and go between the old level and the mode's,
-# which no step explains: episode_alternates (alt_llr) calls them the mode.
 # A slow mode from the first night, 30% of nights 3% slower at 0.5% noise
 # and 5% slower at 2% noise, in runs of 3 (seeds of the shapes' draw): the
 # baseline keeps a slow night out until two more were quarantined, so the
 # two-mode chain, learning from its nights alone, had seen too few of the
-# mode's and took the next run for a step (night 34; night 43). It learns now from a
-# night left out when two of its nights that no rule confirmed lie nearer
-# that night than their median (chain_seen).
+# mode's and took the next run for a step (night 34; night 43). It learns
+# now from a night left out when two of its nights that no rule confirmed
+# lie nearer that night than their median (chain_seen).
 mk seen1 -w 0.01 -a 0.6 -s 34 -r 0.005 -n 40 -S 10001337 bimodal:0.3:1.03:3:1
 t_ok "seen1: a run of a slow mode whose last run the baseline left out: no alarm" test "$(episodes seen1)" = none
 t_ok "seen1: without chain_seen, confirmed" test "$(episodes seen1 --chain-seen=0)" = 34
 mk seen2 -w 0.01 -a 0.6 -s 34 -r 0.02 -n 50 -S 10006742 bimodal:0.3:1.05:3:1
 t_ok "seen2: the same at 2% noise, 5% slower" test "$(episodes seen2)" = none
 t_ok "seen2: without chain_seen, confirmed" test "$(episodes seen2 --chain-seen=0)" = 43
+# A slow mode that appeared (half the nights 3% or 5% slower, in runs of
+# 3, from night 101; seeds of the shapes' draw, 1% and 2% noise): its
+# first run is confirmed, as any gate that keeps the 5% row must. Later,
+# the change point or the regression going on names night 101 again, and
+# the nights since come and go between the old level and the mode's,
+# which no step explains: episode_alternates (alt_llr) calls them the mode.
 mk appear1 -w 0.01 -a 0.6 -s 34 -r 0.01 -n 300 -S 10004778 bimodal:0.5:1.03:3:101
 t_ok "appear1: a mode that appeared, after its first run: nothing more" test "$(episodes appear1)" = 108
 t_ok "appear1: without alt_llr, confirmed three times more" test "$(episodes appear1 --alt-llr=0)" = "108 150 172 234"
