@@ -172,9 +172,9 @@ fit(struct chain *c, const double *y, size_t n, double floor)
 
 /* Do the nights b the modes are learned from vouch for a night at x
  * they left out (a quarantined night not yet returned, or one of an
- * episode that has not ended)? When k of b's nights that no rule confirmed lie nearer x
- * than their median lv, x is at a level the history has shown as often,
- * its own nights: a slow mode's latest run. A far night the baseline
+ * episode that has not ended)? When k of b's nights that no rule
+ * confirmed lie nearer x than their median lv, x is at a level the
+ * history has shown as often, its own nights: a slow mode's latest run. A far night the baseline
  * never showed (a lone broken night, a rise at a level seen once) stays
  * out, as do the nights of a confirmed regression: its level is no
  * mode's. */

@@ -20,19 +20,19 @@
  * nights first..i: the log-likelihood ratio of one new level over the
  * chain, or over the grid (chain_odds), is under the policy's chain_llr.
  * The chain learns from the nights the modes are learned from and those
- * left out that they vouch for (chain_seen), or
- * (every, and then no grid) from all of them, a confirmed episode's too,
- * when its slow mode came and went twice. */
+ * left out that they vouch for (chain_seen), or (every, and then no
+ * grid) from all of them, a confirmed episode's too, when its slow mode
+ * came and went twice. */
 int chain_explains(struct vengine *j, size_t first, size_t i, int every);
 
 /* Nonzero when the nights first..i of an episode come and go between the
  * level before it (night first's baseline) and one higher level: the best
  * two-mode chain of the grid, its fast level that one and its deviation
- * the tests' (test_sd), explains them
- * better than the best step (that level until some night, one new level
- * from it on) by more than the policy's alt_llr. A slow mode that
- * appeared, after its first runs: the nights since hold its runs and
- * fast nights between them, where a regression's are all at its level. */
+ * the tests' (test_sd), explains them better than the best step (that
+ * level until some night, one new level from it on) by more than the
+ * policy's alt_llr. A slow mode that appeared, after its first runs: the
+ * nights since hold its runs and fast nights between them, where a
+ * regression's are all at its level. */
 int episode_alternates(struct vengine *j, size_t first, size_t i);
 
 #endif
