@@ -134,6 +134,12 @@ def fixed_named(ns):
     if j is None: return None
     return j <= 36 and not any(
         confirmed(n) and (n.get('first_bad_index') is None or n['first_bad_index'] <= j) for n in ns[j:])
+def gained(k, at=30):
+    # an improvement from night at (0-based) taken as the new level (a
+    # night with a first bad night at most two before it that is not
+    # CONFIRMED) by its k-th night
+    return lambda ns: any(n.get('first_bad_index') is not None and n['first_bad_index'] >= at - 2 and not confirmed(n)
+                          for n in ns[at:at + k])
 def share_of(r, kind, b, f):
     # the share of f's True among the series it judges (not None)
     v = [x for x in (f(ns) for ns in nights(r, kind, b)) if x is not None]
@@ -184,6 +190,10 @@ rows = [
     ('  a confirmation in the next 10 nights', '', lambda r, b: share(r, 'stall', b, any_conf), '%.1f%%'),
     ('5% faster confirmed as a regression', '<= 1%', lambda r, b: share(r, 'faster', b, event_conf), '%.1f%%'),
     ('  a confirmation in the next 10 nights', '', lambda r, b: share(r, 'faster', b, any_conf), '%.1f%%'),
+    ('5% improvement taken as the new level within 10 nights', '', lambda r, b: share(r, 'gained30', b, gained(10)), '%.1f%%'),
+    ('  within 15 nights', '', lambda r, b: share(r, 'gained30', b, gained(15)), '%.1f%%'),
+    ('5% rise 15 nights after a 5% improvement confirmed within 2 nights', '', lambda r, b: share(r, 'gained15', b, within(2, 45)), '%.1f%%'),
+    ('5% rise 30 nights after a 5% improvement confirmed within 2 nights', '', lambda r, b: share(r, 'gained30', b, within(2, 60)), '%.1f%%'),
     ('fixed 5% regression recognised within 2 nights', '100%', lambda r, b: share_of(r, 'fixed', b, fixed), '%.1f%%'),
     ('  a later alarm with a first bad night of its own apart', '', lambda r, b: share_of(r, 'fixed', b, fixed_named), '%.1f%%'),
     ('5% rise for 120 nights: declared over / 1,000 of its nights', '', lambda r, b: false_ends(r, 'lasting5', b), '%.2f'),

@@ -100,6 +100,13 @@ if [ -z "${DETECT_SPEED_ONLY:-}" ]; then
 		series "$r" seen5 "$EV" 100 spike:31:1.05 shift:71:1.05
 		series "$r" twice5 "$EV" 100 spike:31:1.05 spike:51:1.05 shift:71:1.05
 	done
+	# a 5% improvement, then a 5% rise 15 or 30 nights after it (back to
+	# the old level): a gate that waits before it takes an improvement as
+	# the new level must still see the next regression (last, as above)
+	for r in $NOISES; do
+		series "$r" gained15 "$EV" 60 shift:31:0.95 shift:46:1.0526316
+		series "$r" gained30 "$EV" 75 shift:31:0.95 shift:61:1.0526316
+	done
 	for b in $BINS; do
 		pol=$POLICY
 		[ "${b%%=*}" = also ] && pol="$POLICY $DETECT_ALSO"

@@ -102,7 +102,9 @@ smoke detect "$DHEAD" "$DFA" \
 	"^\| 2% rise for 120 nights: declared over / 1,000 of its nights \|  \| $N \|" \
 	"^\| noise doubles at night 151: false alarms / 1,000 nights \|  \| $N \|" \
 	"^\|   series alarmed in the 30 nights from it \|  \| $N% \|" \
-	"^\| 5% rise after 15 quiet nights confirmed within 2 nights \|  \| $N% \|"
+	"^\| 5% rise after 15 quiet nights confirmed within 2 nights \|  \| $N% \|" \
+	"^\| 5% improvement taken as the new level within 10 nights \|  \| $N% \|" \
+	"^\| 5% rise 30 nights after a 5% improvement confirmed within 2 nights \|  \| $N% \|"
 unset DETECT_KEEP
 # the false alarms a slow mode's first run costs any gate that keeps the
 # sensitivity rows (exact: the same numbers every run). By the

@@ -596,6 +596,34 @@ t_ok "seen1: without chain_seen, confirmed" test "$(episodes seen1 --chain-seen=
 mk seen2 -w 0.01 -a 0.6 -s 34 -r 0.02 -n 50 -S 10006742 bimodal:0.3:1.05:3:1
 t_ok "seen2: the same at 2% noise, 5% slower" test "$(episodes seen2)" = none
 t_ok "seen2: without chain_seen, confirmed" test "$(episodes seen2 --chain-seen=0)" = 43
+# Half the nights 5% slower, in runs of 3, at 1% noise (a seed of the
+# shapes' draw): a long run of slow nights filled the baseline, and five
+# fast ones after it were confirmed as an improvement (night 112), which
+# started a new segment of fast nights alone; the next slow pair was
+# confirmed against them (night 121). An improvement is taken now only
+# when it has held gain_nights nights and the two-mode chain does not
+# explain it: either alone keeps this alarm out (without the chain, the
+# run is never taken: the mean of its nights does not stand under a
+# baseline that holds both modes at tail_alpha).
+mk gain1 -w 0.01 -a 0.6 -s 34 -r 0.01 -n 125 -S 10005010 bimodal:0.5:1.05:3:1
+gains() {
+	"$LLMB" judge --format=json "$@" >"$TRASH/gains.json" 2>&1
+	/usr/bin/python3 -c 'import json,sys; ns=json.load(open(sys.argv[1]))["configurations"][0]["nights"]
+print(" ".join(str(i) for i,n in enumerate(ns) if n.get("first_bad_index") is not None and n["state"]!="CONFIRMED") or "none")' "$TRASH/gains.json"
+}
+t_ok "gain1: a run of the fast mode after a long slow one: no alarm" test "$(episodes gain1)" = none
+t_ok "gain1: at once and without the chain, the fast run is an improvement" test "$(gains --gain-nights=1 --chain-llr=0 "$TRASH/gain1/history/$FP.jsonl")" = "21 112"
+t_ok "gain1: ... and the slow pair after it is confirmed" test "$(episodes gain1 --gain-nights=1 --chain-llr=0)" = 121
+t_ok "gain1: the chain alone keeps it out" test "$(episodes gain1 --gain-nights=1)" = none
+t_ok "gain1: waiting gain_nights alone, the run is never taken" test "$(gains --chain-llr=0 "$TRASH/gain1/history/$FP.jsonl")" = 21
+t_ok "gain1: ... and no alarm" test "$(episodes gain1 --chain-llr=0)" = none
+# A 5% improvement at night 31 (1% noise): the new level from its tenth
+# night (gain_nights), and a rise back to the old level 15 nights after
+# it confirmed on its second night against the new level.
+mk gain2 -w 0.01 -a 0.6 -s 34 -r 0.01 -n 50 -S 4242 shift:31:0.95 shift:46:1.0526316
+t_ok "gain2: a real improvement is the new level on its tenth night" test "$(gains "$TRASH/gain2/history/$FP.jsonl")" = 39
+t_ok "gain2: ... on its fifth night with gain_nights 1" test "$(gains --gain-nights=1 "$TRASH/gain2/history/$FP.jsonl")" = 34
+t_ok "gain2: the rise back 15 nights after it is confirmed on its second night" test "$(episodes gain2)" = 46
 # A slow mode that appeared (half the nights 3% or 5% slower, in runs of
 # 3, from night 101; seeds of the shapes' draw, 1% and 2% noise): its
 # first run is confirmed, as any gate that keeps the 5% row must. Later,

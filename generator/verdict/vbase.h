@@ -37,6 +37,8 @@ struct vengine {
 	int auto_day;           /* a confirmed improvement starts a segment here */
 	long watch;             /* the last CONFIRMED night, while its episode is watched (resumed_confirms); -1: none */
 	long last_mode;         /* the latest night judged that was answered as a mode; -1: none */
+	long gain_first;        /* an improvement a rule confirmed from this night, not yet held gain_nights nights; -1: none */
+	int gain_rule;          /* ... the rule that confirmed it */
 	double *buf;            /* scratch: night means */
 	size_t *idx;            /* scratch: night indices */
 };
