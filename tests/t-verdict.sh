@@ -606,23 +606,26 @@ t_ok "seen2: without chain_seen, confirmed" test "$(episodes seen2 --chain-seen=
 # run is never taken: the mean of its nights does not stand under a
 # baseline that holds both modes at tail_alpha).
 mk gain1 -w 0.01 -a 0.6 -s 34 -r 0.01 -n 125 -S 10005010 bimodal:0.5:1.05:3:1
+# gains NAME [JUDGE-ARGS...]: the nights an improvement was taken on (a
+# first bad night on a night not CONFIRMED), as episodes lists alarms
 gains() {
-	"$LLMB" judge --format=json "$@" >"$TRASH/gains.json" 2>&1
+	local n=$1; shift
+	"$LLMB" judge --format=json "$@" "$TRASH/$n/history/$FP.jsonl" >"$TRASH/$n.gains.json" 2>&1
 	/usr/bin/python3 -c 'import json,sys; ns=json.load(open(sys.argv[1]))["configurations"][0]["nights"]
-print(" ".join(str(i) for i,n in enumerate(ns) if n.get("first_bad_index") is not None and n["state"]!="CONFIRMED") or "none")' "$TRASH/gains.json"
+print(" ".join(str(i) for i,n in enumerate(ns) if n.get("first_bad_index") is not None and n["state"]!="CONFIRMED") or "none")' "$TRASH/$n.gains.json"
 }
 t_ok "gain1: a run of the fast mode after a long slow one: no alarm" test "$(episodes gain1)" = none
-t_ok "gain1: at once and without the chain, the fast run is an improvement" test "$(gains --gain-nights=1 --chain-llr=0 "$TRASH/gain1/history/$FP.jsonl")" = "21 112"
+t_ok "gain1: at once and without the chain, the fast run is an improvement" test "$(gains gain1 --gain-nights=1 --chain-llr=0)" = "21 112"
 t_ok "gain1: ... and the slow pair after it is confirmed" test "$(episodes gain1 --gain-nights=1 --chain-llr=0)" = 121
 t_ok "gain1: the chain alone keeps it out" test "$(episodes gain1 --gain-nights=1)" = none
-t_ok "gain1: waiting gain_nights alone, the run is never taken" test "$(gains --chain-llr=0 "$TRASH/gain1/history/$FP.jsonl")" = 21
+t_ok "gain1: waiting gain_nights alone, the run is never taken" test "$(gains gain1 --chain-llr=0)" = 21
 t_ok "gain1: ... and no alarm" test "$(episodes gain1 --chain-llr=0)" = none
 # A 5% improvement at night 31 (1% noise): the new level from its tenth
 # night (gain_nights), and a rise back to the old level 15 nights after
 # it confirmed on its second night against the new level.
 mk gain2 -w 0.01 -a 0.6 -s 34 -r 0.01 -n 50 -S 4242 shift:31:0.95 shift:46:1.0526316
-t_ok "gain2: a real improvement is the new level on its tenth night" test "$(gains "$TRASH/gain2/history/$FP.jsonl")" = 39
-t_ok "gain2: ... on its fifth night with gain_nights 1" test "$(gains --gain-nights=1 "$TRASH/gain2/history/$FP.jsonl")" = 34
+t_ok "gain2: a real improvement is the new level on its tenth night" test "$(gains gain2)" = 39
+t_ok "gain2: ... on its fifth night with gain_nights 1" test "$(gains gain2 --gain-nights=1)" = 34
 t_ok "gain2: the rise back 15 nights after it is confirmed on its second night" test "$(episodes gain2)" = 46
 # A slow mode that appeared (half the nights 3% or 5% slower, in runs of
 # 3, from night 101; seeds of the shapes' draw, 1% and 2% noise): its

@@ -190,15 +190,14 @@ static int
 gain_holds(struct vengine *j, size_t f, size_t i)
 {
 	const struct vnight *w = &j->c->nights[f];
-	double mu = w->base_mean, sd = test_sd(j, f), sum = 0, *m = xmalloc((i - f + 1) * sizeof *m);
+	double mu = w->base_mean, sd = test_sd(j, f), sum = 0, last = NAN, before = NAN;
 	size_t n = 0;
-	for (size_t k = f; k <= i; k++)
-		if (eligible(&j->c->nights[k]))
-			sum += m[n++] = j->c->nights[k].mean;
-	/* the last two, before the median sorts them */
-	double last = n ? m[n - 1] : NAN, before = n >= 2 ? m[n - 2] : NAN;
-	double med = n ? stats_median(m, n) : NAN;
-	free(m);
+	for (size_t k = f; k <= i; k++) {
+		const struct vnight *v = &j->c->nights[k];
+		if (eligible(v))
+			sum += v->mean, n++, before = last, last = v->mean;
+	}
+	double med = median_between(j, f, i + 1);
 	if (!(med <= mu * (1 - j->p->min_effect)) || !(sd > 0) || w->base_n < 2)
 		return 0;
 	double t = (mu - sum / (double)n) / (sd * sqrt(1 / (double)n + 1 / (double)w->base_n));
