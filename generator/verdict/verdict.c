@@ -157,9 +157,13 @@ annotated(const struct history *h, int day, int action)
 	return 0;
 }
 
-/* The nights in a row, night i and the eligible ones before it, on the
- * side of night i's modes that dir names (nearer that mode than the
- * other), counted to 64 (a run no mode of a baseline keeps); night i is. */
+/* The nights in a row, night i and the eligible ones of its segment
+ * before it, on the side of night i's modes that dir names (nearer that
+ * mode than the other), counted to 64 (a run no mode of a baseline
+ * keeps); night i is. The nights before the segment lie at another
+ * level: after an improvement accepted or taken, the old level's nights
+ * all lie on the slow side of the new modes, and the first slow night
+ * after it was a run of 64. */
 static double
 mode_run(struct vengine *j, size_t i, int dir)
 {
@@ -168,14 +172,9 @@ mode_run(struct vengine *j, size_t i, int dir)
 		return 1;
 	double mid = (w->reg_lo + w->reg_hi) / 2;
 	size_t run = 1;
-	for (size_t k = i; k-- > 0 && run < 64;) {
-		const struct vnight *v = &j->c->nights[k];
-		if (!eligible(v))
-			continue;
-		if ((v->mean > mid) != (dir == VB_SLOWER))
-			break;
+	struct segwalk walk = segwalk(j, i, i);
+	for (const struct vnight *v; run < 64 && (v = segwalk_prev(&walk)) && (v->mean > mid) == (dir == VB_SLOWER);)
 		run++;
-	}
 	return (double)run;
 }
 
