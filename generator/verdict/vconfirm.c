@@ -355,6 +355,44 @@ too_small(struct vengine *j, size_t k, int L, double e)
 	       test_sd(j, k) <= p->noise_ref * w->base_mean;
 }
 
+/* Is the ramp over x[0..L) (night kw's baseline at mu; latest first, as
+ * tail_confirms gathers them) a short step in disguise: do the latest s
+ * nights at one level, the rest at mu, fit them better than the ramp, with
+ * s under short_nights and that level under short_effect, where too_small
+ * holds such windows to short_effect? The ramp's weights score a run at
+ * the window's end as high as a drift, so a slow mode's run of 2 to 4
+ * nights 1.5% or 3% up, which no tail window of its length confirms,
+ * was confirmed as a ramp of 5 nights or more. */
+static int
+short_step(struct vengine *j, size_t kw, const double *x, size_t L, double mu)
+{
+	const struct policy *p = j->p;
+	const struct vnight *w = &j->c->nights[kw];
+	if ((int)w->base_n < p->window || test_sd(j, kw) > p->noise_ref * w->base_mean || L > 1000)
+		return 0;
+	double lim = 3 * w->base_sd, d[1000], sw2 = 0, sxw = 0, ramp = 0, sum = 0, sq = 0;
+	for (size_t a = 0; a < L; a++) {
+		d[a] = fmin(fmax(x[a], mu - lim), mu + lim) - mu;
+		sw2 += (double)((L - a) * (L - a)), sxw += (double)(L - a) * d[a];
+		sq += d[a] * d[a];
+	}
+	for (size_t a = 0; a < L; a++) {
+		double r = d[a] - sxw / sw2 * (double)(L - a);
+		ramp += r * r;
+	}
+	/* the step of the latest s nights at their mean m leaves
+	 * sq - s m^2 unexplained */
+	double best = INFINITY, level = 0;
+	size_t at = 0;
+	for (size_t s = 1; s <= L; s++) {
+		sum += d[s - 1];
+		double m = sum / (double)s, ss = sq - (double)s * m * m;
+		if (ss < best)
+			best = ss, at = s, level = m;
+	}
+	return (int)at < p->short_nights && level < p->short_effect * mu && best < ramp;
+}
+
 /* A shift seen in the last few nights together: the mean of the last L
  * eligible nights (L = 2 .. tail_max, night i the last) against the
  * baseline of the first of them, which none of them is in. Each night
@@ -472,7 +510,7 @@ tail_confirms(struct vengine *j, size_t i, int ongoing, size_t *first, double *t
 		double t = sxw / (now_sd(j, kw, x, L) * sqrt(sw2 + sw * sw / (double)w->base_n));
 		*tmax = fmax(*tmax, fabs(t));
 		double alpha = p->ramp_alpha * noise_scale(p, w);
-		if (!(fabs(t) > best) || !(stats_t_sf(fabs(t), (double)w->base_n - 1) < alpha))
+		if (!(fabs(t) > best) || !(stats_t_sf(fabs(t), (double)w->base_n - 1) < alpha) || short_step(j, kw, x, L, mu))
 			continue;
 		if (beyond_modes(j, kw, sxw / sw + mu, (double)L, (double)L, dir, alpha, 1) && !known_mode(j, kw, i, level, L))
 			best = fabs(t), bestf = kw, kfirst = kw, bestn = L, bestr = VR_RAMP;
