@@ -631,7 +631,7 @@ t_ok "gain2: ... on its fifth night with gain_nights 1" test "$(gains gain2 --ga
 t_ok "gain2: the rise back 15 nights after it is confirmed on its second night" test "$(episodes gain2)" = 46
 # A tenth of the nights 1.5% slower in runs of 3 at 0.5% noise (a seed of
 # the shapes' draw): three nights at the level, then two of a slow run
-# (+2.2%) scored as a ramp of 5 nights, which a step of 2 nights under
+# (+1.9% and +2.2%) scored as a ramp of 5 nights, which a step of 2 nights under
 # short_effect fits better: no tail window of 2 nights confirms that
 # (too_small), and no ramp now does (short_step). A drift from night 200
 # is still the ramp's; a 2% step there is the tail's on its fifth night.

@@ -161,9 +161,10 @@ annotated(const struct history *h, int day, int action)
  * before it, on the side of night i's modes that dir names (nearer that
  * mode than the other), counted to 64 (a run no mode of a baseline
  * keeps); night i is. The nights before the segment lie at another
- * level: after an improvement accepted or taken, the old level's nights
- * all lie on the slow side of the new modes, and the first slow night
- * after it was a run of 64. */
+ * level (after an improvement, all on the slow side of the new modes),
+ * and are no run of its modes. That walk crossed into them, as no other
+ * walk does; no verdict of the draws depended on it, since the modes
+ * need nights of both within the segment. */
 static double
 mode_run(struct vengine *j, size_t i, int dir)
 {
