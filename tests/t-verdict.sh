@@ -452,7 +452,13 @@ t_ok "chainrun: with it, that run is no alarm" test "$(episodes chainrun)" = non
 mk gridrun -w 0.01 -a 0.6 -s 34 -r 0.01 -n 300 -S 10003038 bimodal:0.1:1.03:3:1
 t_ok "gridrun: without the grid (chain_odds 1000), the rare mode's run is confirmed" test "$(episodes gridrun --chain-odds=1000)" = 136
 t_ok "gridrun: weighed over the grid, that run is no alarm" test "$(episodes gridrun)" = none
-t_ok "gridrun: not asked on nights noisier than noise_ref" test "$(episodes gridrun --noise-ref=0.008)" = 136
+t_ok "gridrun: asked on nights noisier than noise_ref too" test "$(episodes gridrun --noise-ref=0.008)" = none
+# The grid at 2% noise (30% of nights 3% slower in runs of 3, a seed of
+# the shapes' draw): a run at night 41 that one new level explained better
+# than one normal, and that the grid explains as the mode's.
+mk gridrun2 -w 0.01 -a 0.6 -s 34 -r 0.02 -n 50 -S 10006452 bimodal:0.3:1.03:3:1
+t_ok "gridrun2: at 2% noise, without the grid, the run is confirmed" test "$(episodes gridrun2 --chain-odds=1000)" = 41
+t_ok "gridrun2: weighed over the grid, no alarm" test "$(episodes gridrun2)" = none
 # A 2% rise from night 151 after 150 quiet nights at 1% noise (a series
 # of bench/detect.sh's late rows) is confirmed on its fifth night, by the
 # tail (on its third, by a ramp of 5 nights that a shorter step under
@@ -597,7 +603,7 @@ t_ok "seen1: a run of a slow mode whose last run the baseline left out: no alarm
 t_ok "seen1: without chain_seen, confirmed" test "$(episodes seen1 --chain-seen=0)" = 34
 mk seen2 -w 0.01 -a 0.6 -s 34 -r 0.02 -n 50 -S 10006742 bimodal:0.3:1.05:3:1
 t_ok "seen2: the same at 2% noise, 5% slower" test "$(episodes seen2)" = none
-t_ok "seen2: without chain_seen, confirmed" test "$(episodes seen2 --chain-seen=0)" = 43
+t_ok "seen2: without chain_seen and the grid, confirmed" test "$(episodes seen2 --chain-seen=0 --chain-odds=1000)" = 43
 # Half the nights 5% slower, in runs of 3, at 1% noise (a seed of the
 # shapes' draw): a long run of slow nights filled the baseline, and five
 # fast ones after it were confirmed as an improvement (night 112), which
@@ -645,6 +651,11 @@ mk rstep2 -w 0.01 -a 0.6 -s 34 -r 0.005 -n 300 -S 10000222 bimodal:0.1:1.015:3:1
 t_ok "rstep2: a drift from night 200 on the same nights: the ramp's, night 206" test "$(rampof rstep2)" = 206:ramp
 mk rstep3 -w 0.01 -a 0.6 -s 34 -r 0.005 -n 300 -S 10000222 bimodal:0.1:1.015:3:1 shift:200:1.02
 t_ok "rstep3: a 2% step from night 200: the tail's, on its fifth night" test "$(rampof rstep3)" = 203:tail
+# A drift of 0.3% a night from night 31 at 2% noise (a seed drawn for
+# this test): the ramp's on night 40. With the ramp's level shrunk by the
+# square of noise_ref over the deviation, as the tail's is, night 43.
+mk rdrift2 -w 0.01 -a 0.6 -s 34 -r 0.02 -n 45 -S 10007017 drift:31:0.003
+t_ok "rdrift2: a drift at 2% noise: the ramp's, night 40" test "$(rampof rdrift2)" = 40:ramp
 # A slow mode that appeared (half the nights 3% or 5% slower, in runs of
 # 3, from night 101; seeds of the shapes' draw, 1% and 2% noise): its
 # first run is confirmed, as any gate that keeps the 5% row must. Later,

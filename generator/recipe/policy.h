@@ -37,7 +37,7 @@ struct policy {
 	double tail_alpha_pair; /* the same for the last two nights alone */
 	int tail_max;
 	double ramp_alpha;      /* a drift: the last ramp_min .. ramp_max nights against a steady rise */
-	double noise_ref;       /* noisier baselines (relative deviation): tail and ramp levels shrink with its square */
+	double noise_ref;       /* noisier baselines (relative deviation): tail levels shrink with its square, the ramp's with its 1.75th power */
 	int ramp_min, ramp_max;
 	uint64_t seed;
 };

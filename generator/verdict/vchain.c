@@ -355,11 +355,11 @@ chain_explains(struct vengine *j, size_t first, size_t i, int every)
 		goto out;
 	struct chain c;
 	fit(&c, y, n, p->noise_floor);
-	/* a slow mode of some shape, weighed by what the nights show of it;
-	 * not on nights noisier than noise_ref, where a drift's and a 2%
-	 * rise's first nights are a chain's as well, and those rows have no
-	 * room to give */
-	if (!every && p->chain_odds < 1000 && c.sd <= p->noise_ref && ne <= grid_nights(&c, y, n, y + n, ne) && grid_llr(&c, y, n, y + n, ne, p->chain_odds) < p->chain_llr) {
+	/* a slow mode of some shape, weighed by what the nights show of it,
+	 * at every noise: on nights noisier than noise_ref a drift's and a
+	 * 2% rise's first nights are a chain's as well, and the ramp's level
+	 * gives those rows back (vconfirm.c, noise_scale) */
+	if (!every && p->chain_odds < 1000 && ne <= grid_nights(&c, y, n, y + n, ne) && grid_llr(&c, y, n, y + n, ne, p->chain_odds) < p->chain_llr) {
 		ok = 1;
 		goto out;
 	}
