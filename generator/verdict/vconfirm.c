@@ -316,6 +316,9 @@ cp_confirms(struct vengine *j, size_t i, const size_t *cps, size_t ncp, size_t *
  * noise (vchain.c), a slow mode's runs no longer reach the ramp as often,
  * and at 2% noise the ramp's square had kept drifts under their floor
  * (docs/history.md, "The grid of chains at every noise"). */
+enum { TAIL_POWER = 2 };
+#define RAMP_POWER 1.75
+
 static double
 noise_scale(const struct policy *p, const struct vnight *w, double power)
 {
@@ -479,7 +482,7 @@ tail_confirms(struct vengine *j, size_t i, int ongoing, size_t *first, double *t
 		double t = (m - mu) / (now_sd(j, k, x, n) * sqrt(1.0 / (double)used + 1.0 / (double)w->base_n));
 		*tmax = fmax(*tmax, fabs(t));
 		/* two nights, or two left beside a spike: the pair's level */
-		double alpha = (used == 2 ? p->tail_alpha_pair : p->tail_alpha) * noise_scale(p, w, 2);
+		double alpha = (used == 2 ? p->tail_alpha_pair : p->tail_alpha) * noise_scale(p, w, TAIL_POWER);
 		if (!(fabs(t) > best) || !(stats_t_sf(fabs(t), (double)w->base_n - 1) < alpha))
 			continue;
 		if (beyond_modes(j, k, m, (double)n, (double)used, dir, alpha, 0) && !known_mode(j, k, i, m, n))
@@ -513,7 +516,7 @@ tail_confirms(struct vengine *j, size_t i, int ongoing, size_t *first, double *t
 			continue;
 		double t = sxw / (now_sd(j, kw, x, L) * sqrt(sw2 + sw * sw / (double)w->base_n));
 		*tmax = fmax(*tmax, fabs(t));
-		double alpha = p->ramp_alpha * noise_scale(p, w, 1.75);
+		double alpha = p->ramp_alpha * noise_scale(p, w, RAMP_POWER);
 		if (!(fabs(t) > best) || !(stats_t_sf(fabs(t), (double)w->base_n - 1) < alpha) || short_step(j, kw, x, L, mu))
 			continue;
 		if (beyond_modes(j, kw, sxw / sw + mu, (double)L, (double)L, dir, alpha, 1) && !known_mode(j, kw, i, level, L))
@@ -604,7 +607,7 @@ resumed_confirms(struct vengine *j, size_t i, size_t *first)
 	if ((m - mu) / mu < p->min_effect || m - v->mean > 2.5 * w->base_sd)
 		return VB_NONE;
 	double t = (m - mu) / (now_sd(j, f, x, n) * sqrt(1.0 / (double)n + 1.0 / (double)w->base_n));
-	double alpha = (n == 2 ? p->tail_alpha_pair : p->tail_alpha) * noise_scale(p, w, 2);
+	double alpha = (n == 2 ? p->tail_alpha_pair : p->tail_alpha) * noise_scale(p, w, TAIL_POWER);
 	if (!(stats_t_sf(t, (double)w->base_n - 1) < alpha) || !beyond_modes(j, f, m, (double)n, (double)n, VB_SLOWER, alpha, 0))
 		return VB_NONE;
 	if (far_episode(j, mu, w->base_sd) &&
