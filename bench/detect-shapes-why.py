@@ -9,10 +9,81 @@ its run of slow nights, the regime window's length: absent (under two),
 present but under two outside confirmed episodes (their CONFIRMED nights
 and the SUSPECT nights just before), or two or more outside them; and
 by the rule that confirmed it (the night's confirmed_by).
+
+detect-shapes-why.py DIR --all: the same false alarms over every bimodal
+cell, a line per noise level, each in one class by when it came: in the
+30 nights from a later onset, on the slow mode's first run since, on a
+later run or on a fast night; with a mode from the first night, in the
+history's first 60 nights; later, on a slow night with a run of the mode
+seen in the 90 nights before (2 nights or more, their mean measured 60%
+of the way to the mode's level or beyond, confirmed or not), on one
+without, or on a fast night.
 """
 import collections, json, os, subprocess, sys
 
 root = sys.argv[1]
+
+
+def modes(shape, seed, n):
+    """histgen's mode stream: each night's level with no noise"""
+    out = subprocess.run([os.path.join(root, 'histgen'), '-r', '0', '-w', '0', '-s', '2', '-n', str(n), '-S', seed, shape],
+                         capture_output=True, text=True, check=True).stdout
+    return [json.loads(l)['summary']['mean'] for l in out.splitlines()]
+
+
+WHEN = ['onset, first run', 'onset, later run', 'onset, fast night', 'first 60 nights',
+        'run seen before', 'no run seen before', 'fast night']
+
+
+def when_all():
+    print('| noise | false alarms | ' + ' | '.join(WHEN) + ' |')
+    print('|---|---|' + '---|' * len(WHEN))
+    for noise in sorted(os.listdir(os.path.join(root, 'series')), key=float):
+        cnt = collections.Counter()
+        for shape in sorted(os.listdir(os.path.join(root, 'series', noise))):
+            if not shape.startswith('bimodal:'):
+                continue
+            onset = int(shape.split(':')[4])
+            d = os.path.join(root, 'series', noise, shape)
+            for line in open(os.path.join(d, 'seeds')):
+                name, seed = line.split()
+                ns = json.load(open(os.path.join(d, name + '.json')))['configurations'][0]['nights']
+                lv = modes(shape, seed, len(ns))
+                fast, top = min(lv), max(lv)
+                slow = [x > fast for x in lv]
+                runs, i = [], 0
+                while i < len(ns):
+                    if not slow[i]:
+                        i += 1
+                        continue
+                    s = i
+                    while i < len(ns) and slow[i]:
+                        i += 1
+                    runs.append((s, i))
+                seen = [e for s, e in runs if e - s >= 2 and
+                        sum(n['mean'] for n in ns[s:e]) / (e - s) >= fast + 0.6 * (top - fast)]
+                for i in range(10, len(ns)):
+                    if ns[i]['state'] != 'CONFIRMED' or ns[i - 1]['state'] == 'CONFIRMED':
+                        continue
+                    cnt['all'] += 1
+                    if onset > 1 and onset - 1 <= i < onset + 29:
+                        first = not any(s >= onset - 1 and e <= i for s, e in runs)
+                        cnt[WHEN[2] if not slow[i] else WHEN[0] if first else WHEN[1]] += 1
+                    elif onset == 1 and i < 60:
+                        cnt[WHEN[3]] += 1
+                    elif not slow[i]:
+                        cnt[WHEN[6]] += 1
+                    else:
+                        k = i
+                        while k > 0 and slow[k - 1]:
+                            k -= 1
+                        cnt[WHEN[4] if any(k - 90 <= e <= k for e in seen) else WHEN[5]] += 1
+        print('| %s%% | %d | %s |' % (float(noise) * 100, cnt['all'], ' | '.join(str(cnt[w]) for w in WHEN)))
+
+
+if sys.argv[2:] == ['--all']:
+    when_all()
+    sys.exit(0)
 for cell in sys.argv[2:]:
     shape = cell.split('/', 1)[1]
     onset = int(shape.split(':')[4])

@@ -24,7 +24,8 @@
 #   SHAPES_POLICY="--knob=v ..."   judge flags
 #   SHAPES_KEEP=1       keep the series, their verdicts and seeds (then
 #                       bench/detect-shapes-why.py DIR NOISE/SHAPE... says
-#                       where each false alarm's slow nights were)
+#                       where each false alarm's slow nights were, and
+#                       DIR --all when each came, over every cell)
 #   --smoke             one history per cell, 1% noise, two shapes a factor
 set -u
 SMOKE=

@@ -184,6 +184,15 @@ if [ -n "$kept" ] && [ -f "$kept/series/0.01/bimodal:0.1:1.05:3:1/seeds" ]; then
 		/^ +[0-9]+ +[0-9]+% (a slow night|on a fast night)/ { sum += $1; next }
 		{ bad++ }
 		END { done(); exit !(c == 2 && !bad) }' "$TRASH/why.out"
+	# --all: a row per noise level, each false alarm in one class of when
+	/usr/bin/python3 bench/detect-shapes-why.py "$kept" --all >"$TRASH/when.out" 2>&1
+	# shellcheck disable=SC2016
+	t_ok "bench/detect-shapes-why.py --all: every false alarm in one class of when it came" awk -F' [|] ' '
+		NR == 1 { ok = /^\| noise \| false alarms \| onset, first run \|/; next }
+		NR == 2 { next }
+		/^\| [0-9.]+% \| / { s = 0; for (k = 3; k <= 9; k++) s += $k; rows++; if (s != $2 || NF != 9) bad++; next }
+		{ bad++ }
+		END { exit !(ok && rows == 1 && !bad) }' "$TRASH/when.out"
 	rm -rf "$kept"
 else
 	t_fail "bench/detect-shapes.sh with SHAPES_KEEP=1 says where it kept the series and their seeds"
