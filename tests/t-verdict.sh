@@ -186,12 +186,17 @@ state_on chancerun 2026-09-09 "OK - -"
 # lay under short_effect (3.3% under 5 nights, noise_nights 0 and
 # short_effect at min_effect are as before); with short_effect alone a
 # later pair, 5.3% up, is the alarm; with the deviation of the nights now
-# alone, nothing is.
+# alone, nothing is. (At chain_odds 7: the pair's alarm is 2026-02-09. At
+# the default, two modes e^-5 as likely a priori as one on a baseline no
+# noisier than noise_ref, the grid of chains takes that pair for a slow
+# mode's run, and the later pair is the alarm.)
 mk noisier $NOISE1 -n 60 -S 90034 noisier:31:2
 json noisier noisier
 alarms noisier
-json noisier noisier-before --noise-nights=0 --short-effect=0.015
+json noisier noisier-before --noise-nights=0 --short-effect=0.015 --chain-odds=7
 alarms noisier-before 2026-02-09
+json noisier noisier-before5 --noise-nights=0 --short-effect=0.015
+alarms noisier-before5 2026-02-14
 json noisier noisier-short --noise-nights=0
 alarms noisier-short 2026-02-14
 json noisier noisier-short2 --short-effect=0.015
@@ -457,7 +462,7 @@ t_ok "gridrun: asked on nights noisier than noise_ref too" test "$(episodes grid
 # the shapes' draw): a run at night 41 that one new level explained better
 # than one normal, and that the grid explains as the mode's.
 mk gridrun2 -w 0.01 -a 0.6 -s 34 -r 0.02 -n 50 -S 10006452 bimodal:0.3:1.03:3:1
-t_ok "gridrun2: at 2% noise, without the grid, the run is confirmed" test "$(episodes gridrun2 --chain-odds=1000)" = 41
+t_ok "gridrun2: at 2% noise, without the grid, the run is confirmed" test "$(episodes gridrun2 --chain-odds-noisy=1000)" = 41
 t_ok "gridrun2: weighed over the grid, no alarm" test "$(episodes gridrun2)" = none
 # A 2% rise from night 151 after 150 quiet nights at 1% noise (a series
 # of bench/detect.sh's late rows) is confirmed on its fifth night, by the
@@ -603,7 +608,7 @@ t_ok "seen1: a run of a slow mode whose last run the baseline left out: no alarm
 t_ok "seen1: without chain_seen, confirmed" test "$(episodes seen1 --chain-seen=0)" = 34
 mk seen2 -w 0.01 -a 0.6 -s 34 -r 0.02 -n 50 -S 10006742 bimodal:0.3:1.05:3:1
 t_ok "seen2: the same at 2% noise, 5% slower" test "$(episodes seen2)" = none
-t_ok "seen2: without chain_seen and the grid, confirmed" test "$(episodes seen2 --chain-seen=0 --chain-odds=1000)" = 43
+t_ok "seen2: without chain_seen and the grid, confirmed" test "$(episodes seen2 --chain-seen=0 --chain-odds-noisy=1000)" = 43
 # Half the nights 5% slower, in runs of 3, at 1% noise (a seed of the
 # shapes' draw): a long run of slow nights filled the baseline, and five
 # fast ones after it were confirmed as an improvement (night 112), which
@@ -640,15 +645,20 @@ t_ok "gain2: the rise back 15 nights after it is confirmed on its second night" 
 # (+1.9% and +2.2%) scored as a ramp of 5 nights, which a step of 2 nights under
 # short_effect fits better: no tail window of 2 nights confirms that
 # (too_small), and no ramp now does (short_step). A drift from night 200
-# is still the ramp's; a 2% step there is the tail's on its fifth night.
+# is still the ramp's, on night 207 (206 at chain_odds 7: on a baseline
+# no noisier than noise_ref two modes are now e^-5 as likely a priori as
+# one, and the grid holds the drift's first nights a night longer); a 2%
+# step there is the tail's on its fifth night.
 rampof() {
-	"$LLMB" judge --format=json "$TRASH/$1/history/$FP.jsonl" 2>&1 | /usr/bin/python3 -c 'import json,sys; ns=json.load(sys.stdin)["configurations"][0]["nights"]
+	local d=$1; shift
+	"$LLMB" judge --format=json "$@" "$TRASH/$d/history/$FP.jsonl" 2>&1 | /usr/bin/python3 -c 'import json,sys; ns=json.load(sys.stdin)["configurations"][0]["nights"]
 print(" ".join("%d:%s" % (i, n["confirmed_by"]["rule"]) for i,n in enumerate(ns) if n["state"]=="CONFIRMED" and (i==0 or ns[i-1]["state"]!="CONFIRMED")) or "none")'
 }
 mk rstep1 -w 0.01 -a 0.6 -s 34 -r 0.005 -n 300 -S 10000222 bimodal:0.1:1.015:3:1
 t_ok "rstep1: a slow mode's 2-night run as a ramp's end: nothing confirmed" test "$(rampof rstep1)" = none
 mk rstep2 -w 0.01 -a 0.6 -s 34 -r 0.005 -n 300 -S 10000222 bimodal:0.1:1.015:3:1 drift:200:0.003
-t_ok "rstep2: a drift from night 200 on the same nights: the ramp's, night 206" test "$(rampof rstep2)" = 206:ramp
+t_ok "rstep2: a drift from night 200 on the same nights: the ramp's, night 207" test "$(rampof rstep2)" = 207:ramp
+t_ok "rstep2: at the odds of a noisy baseline, night 206" test "$(rampof rstep2 --chain-odds=7)" = 206:ramp
 mk rstep3 -w 0.01 -a 0.6 -s 34 -r 0.005 -n 300 -S 10000222 bimodal:0.1:1.015:3:1 shift:200:1.02
 t_ok "rstep3: a 2% step from night 200: the tail's, on its fifth night" test "$(rampof rstep3)" = 203:tail
 # A drift of 0.3% a night from night 31 at 2% noise (a seed drawn for
@@ -825,17 +835,22 @@ t_rc "annotate: judge still reads the history" 0 "$LLMB" judge --install "$TRASH
 # An ack leaves the answered night out of every baseline, so the mode is
 # learned later: its next run is confirmed on 2026-06-06. --accept-mode
 # keeps it in, and runs at its level are no change: nothing more is
-# confirmed.
+# confirmed. These alarms are those of two modes e^-7 as likely a priori
+# as one (chain_odds 7); at the default odds (e^-5 on a baseline no
+# noisier than noise_ref) the grid of chains takes the runs for a mode:
+# no alarm to answer.
 mk modeans -w 0.01 -a 0.6 -s 34 -r 0.01 -n 300 -S 10003109 bimodal:0.1:1.03:3:101
-json modeans modeans
+json modeans modeans5
+alarms modeans5
+json modeans modeans --chain-odds=7
 alarms modeans 2026-05-28
 cp -r "$TRASH/modeans" "$TRASH/modeack"
 t_ok "annotate: ack on a two-mode cluster" "$LLMB" annotate --install "$TRASH/modeack" "$FP" --ack 2026-05-28 --reason "slow rack"
-json modeack modeack
+json modeack modeack --chain-odds=7
 alarms modeack 2026-06-06
 t_ok "annotate: accept-mode" "$LLMB" annotate --install "$TRASH/modeans" "$FP" --accept-mode 2026-05-28 --reason "slow rack, a second mode"
 t_grep "accept-mode: the annotation is one whole line" '^\{"action":"accept-mode","by":"user","fingerprint":"'"$FP"'","night":"2026-05-28","reason":"slow rack, a second mode","recorded_at":"[0-9T:Z-]+","type":"annotation","v":1\}$' "$TRASH/modeans/history/$FP.jsonl"
-json modeans modeans
+json modeans modeans --chain-odds=7
 alarms modeans
 t_ok "accept-mode: the answered night is OK, marked, counted" /usr/bin/python3 -c '
 import json, sys
@@ -857,7 +872,7 @@ done
 # (it would hide every small regression): the alarms stay.
 mk modelow -w 0.01 -a 0.6 -s 34 -r 0.01 -n 300 -S 10003109 bimodal:0.1:1.03:3:101
 "$LLMB" annotate --install "$TRASH/modelow" "$FP" --accept-mode 2026-04-01 --reason x
-json modelow modelow
+json modelow modelow --chain-odds=7
 alarms modelow 2026-05-28
 t_rc "annotate: accept-mode of a night without a run" 2 "$LLMB" annotate --install "$TRASH/modelow" "$FP" --accept-mode 2027-03-01 --reason x
 t_grep "annotate: says what it would not do" 'no run on night 2027-03-01 to accept as a mode' "$TRASH/.out"

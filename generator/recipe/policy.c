@@ -48,7 +48,8 @@ static const struct knob {
 	{"short_effect", K_REAL, offsetof(struct policy, short_effect), 0.033, 0, 1}, /* ... is confirmed from this effect on */
 	{"chain_window", K_INT, offsetof(struct policy, chain_window), 180, 30, 1024}, /* a new slowdown against the nights before as a Markov chain of two modes */
 	{"chain_llr", K_REAL, offsetof(struct policy, chain_llr), 12, 0, 1000}, /* ... confirmed when one new level explains it better by this log-likelihood; 0: not asked */
-	{"chain_odds", K_REAL, offsetof(struct policy, chain_odds), 7, 0, 1000}, /* ... or when chains of every shape, weighed by the nights before, two modes e^-this as likely a priori as one, explain it nearly as well; 1000: not asked */
+	{"chain_odds", K_REAL, offsetof(struct policy, chain_odds), 5, 0, 1000}, /* ... or when chains of every shape, weighed by the nights before, two modes e^-this as likely a priori as one, explain it nearly as well; 1000: not asked */
+	{"chain_odds_noisy", K_REAL, offsetof(struct policy, chain_odds_noisy), 7, 0, 1000}, /* ... the same where the nights before are noisier than noise_ref */
 	{"chain_seen", K_INT, offsetof(struct policy, chain_seen), 2, 0, 1000}, /* ... the chain also learns from a night the baseline left out when this many of the nights it learns from that no rule confirmed lie nearer that night than their median; 0: never */
 	{"seen_sd", K_REAL, offsetof(struct policy, seen_sd), 4.5, 0, 100}, /* a short window at the level of one earlier night this many deviations up is a mode; 0: not asked */
 	{"alt_llr", K_REAL, offsetof(struct policy, alt_llr), 6, 0, 1000}, /* an episode of 6 nights or more that comes and goes between the level before it and one higher level (a chain) better than any step by this log-likelihood ratio is a mode that appeared; 0: not asked */

@@ -22,6 +22,7 @@ struct policy {
 	int chain_window;       /* a new slowdown: the nights before it as a two-mode Markov chain, at most this many */
 	double chain_llr;       /* ... is confirmed when one new level explains its nights better by this log-likelihood ratio (0: not asked) */
 	double chain_odds;      /* ... or when a grid of two-mode chains, weighed by the nights before and e^-chain_odds as likely a priori as one mode, explains it nearly as well (1000: not asked) */
+	double chain_odds_noisy; /* ... chain_odds where the nights before are noisier than noise_ref */
 	int chain_seen;         /* ... and learns from a night the baseline left out that this many of its nights no rule confirmed lie nearer than their median (0: never) */
 	double seen_sd;         /* a short window at the level of one earlier night this many deviations up is a mode (0: not asked) */
 	double alt_llr;         /* an episode whose nights come and go between the level before it and one higher level, by this log-likelihood ratio over a step, is a mode (0: not asked) */

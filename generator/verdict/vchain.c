@@ -17,6 +17,7 @@ struct chain {
 	double slow;           /* the slow nights it counts (their posterior sum) */
 	double runs, ends;     /* the runs of slow nights it counts: begun, ended */
 	double ll, ll1;        /* log-likelihood of the nights: the chain's, one normal's */
+	double sd1;            /* one normal's deviation */
 };
 
 /* log of the normal density: a night tens of deviations from a level
@@ -167,6 +168,7 @@ fit(struct chain *c, const double *y, size_t n, double floor)
 			*c = t;
 	}
 	c->ll1 = -0.5 * (double)n * (log(6.283185307179586 * v1) + 1);
+	c->sd1 = sqrt(v1);
 	free(x), free(al), free(be), free(sc), free(em);
 }
 
@@ -333,6 +335,14 @@ grid_nights(const struct chain *c, const double *y, size_t n, const double *e, s
 	return cap > GRID_NIGHTS ? GRID_NIGHTS : cap;
 }
 
+/* Does the chain, fitted to n nights, explain them better than one
+ * normal by more than its three more parameters cost (BIC)? */
+static int
+believed(const struct chain *c, size_t n)
+{
+	return c->ll - c->ll1 >= 1.5 * log((double)n);
+}
+
 int
 chain_explains(struct vengine *j, size_t first, size_t i, int every)
 {
@@ -358,15 +368,22 @@ chain_explains(struct vengine *j, size_t first, size_t i, int every)
 	/* a slow mode of some shape, weighed by what the nights show of it,
 	 * at every noise: on nights noisier than noise_ref a drift's and a
 	 * 2% rise's first nights are a chain's as well, and the ramp's level
-	 * gives those rows back (vconfirm.c, noise_scale) */
-	if (!every && p->chain_odds < 1000 && ne <= grid_nights(&c, y, n, y + n, ne) && grid_llr(&c, y, n, y + n, ne, p->chain_odds) < p->chain_llr) {
+	 * gives those rows back (vconfirm.c, noise_scale). Where the nights
+	 * are no noisier than noise_ref (within a mode where the chain is
+	 * believed, as one normal where not) the sensitivity rows have room
+	 * and two modes are likelier a priori (chain_odds); on noisier ones,
+	 * where those rows have none, they are not (chain_odds_noisy). A
+	 * chain fitted to one normal's nights splits them in two, each mode
+	 * narrower: its deviation alone took a 5% rise at 2% noise for a mode. */
+	double odds = (believed(&c, n) ? c.sd : c.sd1) > p->noise_ref ? p->chain_odds_noisy : p->chain_odds;
+	if (!every && odds < 1000 && ne <= grid_nights(&c, y, n, y + n, ne) && grid_llr(&c, y, n, y + n, ne, odds) < p->chain_llr) {
 		ok = 1;
 		goto out;
 	}
 	/* a slow mode the nights show: a chain that explains them better
 	 * than one normal by more than its three more parameters cost
 	 * (BIC), and two slow nights or more */
-	if (!(c.slow >= 2) || !(c.mu[1] > c.mu[0]) || c.ll - c.ll1 < 1.5 * log((double)n) || (every && !(c.runs >= 2 && c.ends >= 2)))
+	if (!(c.slow >= 2) || !(c.mu[1] > c.mu[0]) || !believed(&c, n) || (every && !(c.runs >= 2 && c.ends >= 2)))
 		goto out;
 	/* the episode: one new level (at the deviation within a mode) over
 	 * the chain */
