@@ -5,7 +5,11 @@
 # lists, each a number), each night as if it were the latest, into
 # NAME.json files beside them;
 #   bench/detect-table.py DIR/series "0.005 0.01 0.02" "after=x NAME=x"
-# then sets its table beside the run's own. It takes seconds where the
+# then sets its table beside the run's own. The series a
+# bench/detect-shapes.sh run kept (SHAPES_KEEP=1) are judged the same way;
+#   bench/detect-shapes.py DIR/series --verdicts=NAME
+#   bench/detect-shapes-why.py --verdicts=NAME DIR --all
+# read those verdicts in place of the run's own. It takes seconds where the
 # bench takes minutes (Otava is not run again): the way to measure a
 # change of the verdict, or of a policy, on a whole draw.
 set -euo pipefail

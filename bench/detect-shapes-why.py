@@ -18,9 +18,15 @@ history's first 60 nights; later, on a slow night with a run of the mode
 seen in the 90 nights before (2 nights or more, their mean measured 60%
 of the way to the mode's level or beyond, confirmed or not), on one
 without, or on a fast night.
+
+With --verdicts=V (before DIR), each series' NAME.V.json verdicts are read
+(bench/detect-rejudge.sh DIR V BIN --KNOB=VALUE...) instead of NAME.json.
 """
 import collections, json, os, subprocess, sys
 
+TAG = ''
+if sys.argv[1:2] and sys.argv[1].startswith('--verdicts='):
+    TAG = '.' + sys.argv.pop(1).split('=', 1)[1]
 root = sys.argv[1]
 
 
@@ -47,7 +53,7 @@ def when_all():
             d = os.path.join(root, 'series', noise, shape)
             for line in open(os.path.join(d, 'seeds')):
                 name, seed = line.split()
-                ns = json.load(open(os.path.join(d, name + '.json')))['configurations'][0]['nights']
+                ns = json.load(open(os.path.join(d, name + TAG + '.json')))['configurations'][0]['nights']
                 lv = modes(shape, seed, len(ns))
                 fast, top = min(lv), max(lv)
                 slow = [x > fast for x in lv]
@@ -91,7 +97,7 @@ for cell in sys.argv[2:]:
     cls, rules, tot, second = collections.Counter(), collections.Counter(), 0, 0
     for line in open(os.path.join(d, 'seeds')):
         name, seed = line.split()
-        ns = json.load(open(os.path.join(d, name + '.json')))['configurations'][0]['nights']
+        ns = json.load(open(os.path.join(d, name + TAG + '.json')))['configurations'][0]['nights']
         slow = [x > 0.5005 for x in modes(shape, seed, len(ns))]
         conf = [n['state'] == 'CONFIRMED' for n in ns]
         inep = conf[:]

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""detect-shapes.py SERIES: the table of bench/detect-shapes.sh from the
-series it wrote (SERIES/NOISE/SHAPE/NAME.jsonl) and their per-night verdicts
-(NAME.json). False alarms are counted as bench/detect-table.py counts them:
+"""detect-shapes.py SERIES [NIGHTS] [--verdicts=V]: the table of
+bench/detect-shapes.sh from the series it wrote (SERIES/NOISE/SHAPE/NAME.jsonl)
+and their per-night verdicts (NAME.json; with --verdicts=V, NAME.V.json,
+which `bench/detect-rejudge.sh DIR V BIN --KNOB=VALUE...` writes). False alarms are counted as bench/detect-table.py counts them:
 confirmed episodes (a CONFIRMED night after one that was not) per 1,000
 nights judged after night 10. Their 95% interval is the exact (Garwood)
 Poisson interval of the episode count: episodes of one history are not
@@ -56,8 +57,10 @@ def interval(k):
     low = 0.0 if k == 0 else solve(lambda m: 1 - poisson_cdf(k - 1, m) < 0.025)
     return low, solve(lambda m: poisson_cdf(k, m) > 0.025)
 
-root = sys.argv[1]
-LEN = int(sys.argv[2]) if len(sys.argv) > 2 else onset_bound.NIGHTS  # nights a history
+args = [a for a in sys.argv[1:] if not a.startswith('--verdicts=')]
+tag = ''.join('.' + a.split('=', 1)[1] for a in sys.argv[1:] if a.startswith('--verdicts='))
+root = args[0]
+LEN = int(args[1]) if len(args) > 1 else onset_bound.NIGHTS  # nights a history
 rows = []
 for r in sorted(os.listdir(root), key=float):
     for shape in sorted(os.listdir(os.path.join(root, r))):
@@ -65,10 +68,11 @@ for r in sorted(os.listdir(root), key=float):
         onset = int(shape.split(':')[4]) if shape.startswith('bimodal:') else 1
         tot = [0, 0, 0, 0, 0, 0, 0]; hist = 0
         for f in sorted(os.listdir(d)):
-            if not f.endswith('.json'): continue
+            if not f.endswith('.jsonl'): continue
+            f = f[:-len('.jsonl')] + tag + '.json'
             try:
                 ns = json.load(open(os.path.join(d, f)))['configurations'][0]['nights']
-            except (ValueError, KeyError, IndexError):
+            except (OSError, ValueError, KeyError, IndexError):
                 sys.exit('detect-shapes.py: %s: no verdicts (llmb judge failed on it)' % os.path.join(d, f))
             e = episodes(ns, onset)
             hist += 1

@@ -25,7 +25,8 @@
 #   SHAPES_KEEP=1       keep the series, their verdicts and seeds (then
 #                       bench/detect-shapes-why.py DIR NOISE/SHAPE... says
 #                       where each false alarm's slow nights were, and
-#                       DIR --all when each came, over every cell)
+#                       DIR --all when each came, over every cell;
+#                       bench/detect-rejudge.sh judges them again)
 #   --smoke             one history per cell, 1% noise, two shapes a factor
 set -u
 SMOKE=

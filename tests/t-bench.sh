@@ -193,6 +193,22 @@ if [ -n "$kept" ] && [ -f "$kept/series/0.01/bimodal:0.1:1.05:3:1/seeds" ]; then
 		/^\| [0-9.]+% \| / { s = 0; for (k = 3; k <= 9; k++) s += $k; rows++; if (s != $2 || NF != 9) bad++; next }
 		{ bad++ }
 		END { exit !(ok && rows == 1 && !bad) }' "$TRASH/when.out"
+	# judged again (bench/detect-rejudge.sh) and read with --verdicts: the
+	# same llmb gives the run's own table and classes, and the run's own
+	# verdicts are still what is read without it; tail, pair and ramp off
+	# give another table
+	t_rc "bench/detect-rejudge.sh: the shapes' kept series judged again: exit 0" 0 bash bench/detect-rejudge.sh "$kept" again "$LLMB"
+	t_rc "bench/detect-rejudge.sh: ...and with tail, pair and ramp off: exit 0" 0 bash bench/detect-rejudge.sh "$kept" strict "$LLMB" --tail-alpha-pair=0 --tail-alpha=0 --ramp-alpha=0
+	/usr/bin/python3 bench/detect-shapes.py "$kept/series" >"$TRASH/shapes.own" 2>&1
+	for v in again strict; do
+		/usr/bin/python3 bench/detect-shapes.py "$kept/series" "--verdicts=$v" >"$TRASH/shapes.$v" 2>&1
+	done
+	t_ok "bench/detect-shapes.py --verdicts: the same llmb, the same table" cmp "$TRASH/shapes.own" "$TRASH/shapes.again"
+	t_grep "bench/detect-shapes.py --verdicts: a table of tail, pair and ramp off" '^\| 1\.0% \| ' "$TRASH/shapes.strict"
+	# shellcheck disable=SC2016
+	t_ok "bench/detect-shapes.py --verdicts: ...another than the run's own" sh -c '! cmp -s "$1" "$2"' _ "$TRASH/shapes.own" "$TRASH/shapes.strict"
+	/usr/bin/python3 bench/detect-shapes-why.py --verdicts=again "$kept" --all >"$TRASH/when.again" 2>&1
+	t_ok "bench/detect-shapes-why.py --verdicts: the same classes" cmp "$TRASH/when.out" "$TRASH/when.again"
 	rm -rf "$kept"
 else
 	t_fail "bench/detect-shapes.sh with SHAPES_KEEP=1 says where it kept the series and their seeds"
