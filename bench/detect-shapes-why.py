@@ -22,11 +22,16 @@ without, or on a fast night.
 With --verdicts=V (before DIR), each series' NAME.V.json verdicts are read
 (bench/detect-rejudge.sh DIR V BIN --KNOB=VALUE...) instead of NAME.json.
 """
-import collections, json, os, subprocess, sys
+import collections, json, os, re, subprocess, sys
 
+# --verdicts=V, V as bench/detect-rejudge.sh names them (it becomes part
+# of a file name); any other flag but a lone --all after DIR is refused
 TAG = ''
-if sys.argv[1:2] and sys.argv[1].startswith('--verdicts='):
-    TAG = '.' + sys.argv.pop(1).split('=', 1)[1]
+if sys.argv[1:2] and sys.argv[1].startswith('--verdicts=') and re.fullmatch(r'[a-z][a-z0-9_]*', sys.argv[1][len('--verdicts='):]):
+    TAG = '.' + sys.argv.pop(1)[len('--verdicts='):]
+if len(sys.argv) < 3 or sys.argv[1].startswith('-') or (sys.argv[2:] != ['--all'] and any(a.startswith('-') for a in sys.argv[2:])):
+    sys.stderr.write('usage: detect-shapes-why.py [--verdicts=NAME] DIR (NOISE/SHAPE... | --all)\n')
+    sys.exit(2)
 root = sys.argv[1]
 
 

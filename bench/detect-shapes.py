@@ -11,7 +11,7 @@ each bimodal cell, the false alarms any gate that keeps the sensitivity
 rows must give there (bench/detect-onset-bound.py: its first run of slow
 nights after 30 quiet ones), where that floor is known.
 """
-import importlib.util, json, math, os, sys
+import importlib.util, json, math, os, re, sys
 
 _spec = importlib.util.spec_from_file_location('onset', os.path.join(os.path.dirname(os.path.abspath(__file__)), 'detect-onset-bound.py'))
 onset_bound = importlib.util.module_from_spec(_spec)
@@ -57,8 +57,20 @@ def interval(k):
     low = 0.0 if k == 0 else solve(lambda m: 1 - poisson_cdf(k - 1, m) < 0.025)
     return low, solve(lambda m: poisson_cdf(k, m) > 0.025)
 
-args = [a for a in sys.argv[1:] if not a.startswith('--verdicts=')]
-tag = ''.join('.' + a.split('=', 1)[1] for a in sys.argv[1:] if a.startswith('--verdicts='))
+# --verdicts=V once, V as bench/detect-rejudge.sh names them (it becomes
+# part of a file name); any other flag is refused
+args, tag = [], ''
+for a in sys.argv[1:]:
+    if a.startswith('--verdicts=') and not tag and re.fullmatch(r'[a-z][a-z0-9_]*', a[len('--verdicts='):]):
+        tag = '.' + a[len('--verdicts='):]
+    elif a.startswith('-'):
+        sys.stderr.write('detect-shapes.py: %s: not --verdicts=NAME (once; a lower-case letter, then letters, digits or _)\n' % a)
+        sys.exit(2)
+    else:
+        args.append(a)
+if not 1 <= len(args) <= 2:
+    sys.stderr.write('usage: detect-shapes.py SERIES [NIGHTS] [--verdicts=NAME]\n')
+    sys.exit(2)
 root = args[0]
 LEN = int(args[1]) if len(args) > 1 else onset_bound.NIGHTS  # nights a history
 rows = []

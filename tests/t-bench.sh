@@ -209,6 +209,11 @@ if [ -n "$kept" ] && [ -f "$kept/series/0.01/bimodal:0.1:1.05:3:1/seeds" ]; then
 	t_ok "bench/detect-shapes.py --verdicts: ...another than the run's own" sh -c '! cmp -s "$1" "$2"' _ "$TRASH/shapes.own" "$TRASH/shapes.strict"
 	/usr/bin/python3 bench/detect-shapes-why.py --verdicts=again "$kept" --all >"$TRASH/when.again" 2>&1
 	t_ok "bench/detect-shapes-why.py --verdicts: the same classes" cmp "$TRASH/when.out" "$TRASH/when.again"
+	# the name becomes part of a file name: one that leaves the folder, or
+	# a flag neither knows, is refused before anything is read
+	t_rc "bench/detect-shapes.py: --verdicts=../again refused (exit 2)" 2 /usr/bin/python3 bench/detect-shapes.py "$kept/series" --verdicts=../again
+	t_rc "bench/detect-shapes.py: an unknown flag refused (exit 2)" 2 /usr/bin/python3 bench/detect-shapes.py "$kept/series" --tag=again
+	t_rc "bench/detect-shapes-why.py: --verdicts=../again refused (exit 2)" 2 /usr/bin/python3 bench/detect-shapes-why.py --verdicts=../again "$kept" --all
 	rm -rf "$kept"
 else
 	t_fail "bench/detect-shapes.sh with SHAPES_KEEP=1 says where it kept the series and their seeds"
