@@ -193,9 +193,9 @@ state_on chancerun 2026-09-09 "OK - -"
 mk noisier $NOISE1 -n 60 -S 90034 noisier:31:2
 json noisier noisier
 alarms noisier
-json noisier noisier-before --noise-nights=0 --short-effect=0.015 --chain-odds=7
+json noisier noisier-before --noise-nights=0 --short-effect=0.015 --short-rise=0 --chain-odds=7
 alarms noisier-before 2026-02-09
-json noisier noisier-before5 --noise-nights=0 --short-effect=0.015
+json noisier noisier-before5 --noise-nights=0 --short-effect=0.015 --short-rise=0
 alarms noisier-before5 2026-02-14
 json noisier noisier-short --noise-nights=0
 alarms noisier-short 2026-02-14
@@ -485,10 +485,33 @@ t_ok "gridrise: at chain_odds 3: its 9th night" test "$(episodes gridrise --chai
 mk shortrun -w 0.01 -a 0.6 -s 34 -r 0.005 -n 300 -S 10000020 bimodal:0.1:1.03:3:1
 # (The grid of chains, asked alone, leaves the first pair: the nights
 # before it hold too few of the mode.)
-t_ok "shortrun: with short_effect at min_effect, no grid and no chain_seen, two pairs of the slow mode are confirmed" test "$(episodes shortrun --short-effect=0.015 --chain-odds=1000 --chain-seen=0)" = "75 156"
-t_ok "shortrun: with short_effect at min_effect and no grid, the chain that learns from the first pair (chain_seen) explains the second" test "$(episodes shortrun --short-effect=0.015 --chain-odds=1000)" = 75
-t_ok "shortrun: with short_effect at min_effect, the grid explains the second pair" test "$(episodes shortrun --short-effect=0.015)" = 75
+t_ok "shortrun: with short_effect at min_effect, no grid and no chain_seen, two pairs of the slow mode are confirmed" test "$(episodes shortrun --short-effect=0.015 --short-rise=0 --chain-odds=1000 --chain-seen=0)" = "75 156"
+t_ok "shortrun: with short_effect at min_effect and no grid, the chain that learns from the first pair (chain_seen) explains the second" test "$(episodes shortrun --short-effect=0.015 --short-rise=0 --chain-odds=1000)" = 75
+t_ok "shortrun: with short_effect at min_effect, the grid explains the second pair" test "$(episodes shortrun --short-effect=0.015 --short-rise=0)" = 75
 t_ok "shortrun: a pair 3% up is under short_effect: nothing" test "$(episodes shortrun)" = none
+# A slow mode 3% up from night 101 at 0.5% noise, a tenth of the nights
+# (seeds of the shapes' draw). At such noise the 5% row lets a short
+# window ask more than short_effect: 5% less 3 deviations of its mean
+# (short_rise; about 3.8% for a pair). A pair of the mode near 3.5% was
+# confirmed on night 109.
+mk shortrise -w 0.01 -a 0.6 -s 34 -r 0.005 -n 300 -S 10000423 bimodal:0.1:1.03:1:101
+t_ok "shortrise: a pair of a slow mode 3% up at 0.5% noise, under 5% less 3 of its deviations: nothing" test "$(episodes shortrise)" = none
+t_ok "shortrise: held to short_effect alone, the pair is confirmed" test "$(episodes shortrise --short-rise=0)" = 109
+# The same shape in runs of 3: two fast nights and a run of 3 nights 3%
+# up reach about 1.8% over five, and the tail of 5 nights confirmed them on
+# night 114. The run alone fits those nights better than one level (or a
+# ramp) by more than short_llr (2): a short step, held to short_effect.
+mk shortllr -w 0.01 -a 0.6 -s 34 -r 0.005 -n 300 -S 10000590 bimodal:0.1:1.03:3:101
+t_ok "shortllr: a run of 3 nights 3% up inside a tail of 5: nothing" test "$(episodes shortllr)" = none
+t_ok "shortllr: without short_llr, the tail of 5 nights confirms it" test "$(episodes shortllr --short-llr=0)" = 114
+# A drift of 0.3% a night from night 31 at 0.5% noise (a seed of
+# bench/detect.sh): its latest nights fit a short step better than one
+# level, but not better than a ramp, and a drift is a ramp: its tail of 5
+# nights confirms it on night 37, as without short_llr (on night 40 when
+# the step was weighed against one level alone).
+mk shortdrift -w 0.01 -a 0.6 -s 34 -r 0.005 -n 45 -S 504 drift:31:0.003
+t_ok "shortdrift: a drift at 0.5% noise, confirmed on night 37" test "$(episodes shortdrift)" = 37
+t_ok "shortdrift: the same without short_llr" test "$(episodes shortdrift --short-llr=0)" = 37
 # A rare slow mode 3% up in runs from the first night at 0.5% noise (a
 # seed of the shapes' draw): two nights of it, 53 and 54, came and went
 # unconfirmed, too few for the modes; the pair of nights 76 and 77 was
@@ -496,7 +519,8 @@ t_ok "shortrun: a pair 3% up is under short_effect: nothing" test "$(episodes sh
 # deviations up, at the pair's level: a mode seen before, and nothing is
 # confirmed.
 mk seenrun -w 0.01 -a 0.6 -s 34 -r 0.005 -n 80 -S 10000484 bimodal:0.1:1.03:3:1
-t_ok "seenrun: without seen_sd, a pair of the rare slow mode is confirmed" test "$(episodes seenrun --seen-sd=0)" = 76
+t_ok "seenrun: without seen_sd or short_rise, a pair of the rare slow mode is confirmed" test "$(episodes seenrun --seen-sd=0 --short-rise=0)" = 76
+t_ok "seenrun: without seen_sd, the pair is under short_rise: nothing" test "$(episodes seenrun --seen-sd=0)" = none
 t_ok "seenrun: at the level of two far nights seen before, it is no alarm" test "$(episodes seenrun)" = none
 # What it costs: a 5% rise at 0.5% noise from night 60, one night 5% up
 # 40 nights before it. Alone, the rise is confirmed on its second night;
