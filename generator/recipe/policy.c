@@ -46,7 +46,7 @@ static const struct knob {
 	{"noise_alpha", K_REAL, offsetof(struct policy, noise_alpha), 0.05, 0, 0.5},
 	{"short_nights", K_INT, offsetof(struct policy, short_nights), 5, 2, 1000}, /* a shift seen in fewer nights than this ... */
 	{"short_effect", K_REAL, offsetof(struct policy, short_effect), 0.033, 0, 1}, /* ... is confirmed from this effect on */
-	{"short_rise", K_REAL, offsetof(struct policy, short_rise), 0.05, 0, 1}, /* ... or from this rise less 3 deviations of the window's mean, if more; 0: not asked */
+	{"short_rise", K_REAL, offsetof(struct policy, short_rise), 0.05, 0, 1}, /* ... or from this rise less 3.5 deviations of the window's mean, if more; 0: not asked */
 	{"short_llr", K_REAL, offsetof(struct policy, short_llr), 2, 0, 1000}, /* ... and so is a longer tail window whose latest nights under short_nights fit a step under short_effect better by this log-likelihood ratio; 0: not asked */
 	{"chain_window", K_INT, offsetof(struct policy, chain_window), 180, 30, 1024}, /* a new slowdown against the nights before as a Markov chain of two modes */
 	{"chain_llr", K_REAL, offsetof(struct policy, chain_llr), 12, 0, 1000}, /* ... confirmed when one new level explains it better by this log-likelihood; 0: not asked */

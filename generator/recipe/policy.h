@@ -19,7 +19,7 @@ struct policy {
 	double noise_alpha;     /* ... by an F-test at this level */
 	int short_nights;       /* the tail and ramp tests over fewer nights than this ... */
 	double short_effect;    /* ... confirm from this effect on (min_effect over more) */
-	double short_rise;      /* ... or from this rise less 3 deviations of their mean, if more (0: not asked) */
+	double short_rise;      /* ... or from this rise less 3.5 deviations of their mean, if more (0: not asked) */
 	double short_llr;       /* ... and so does a longer tail window whose latest nights under short_nights fit such a step better by this log-likelihood ratio (0: not asked) */
 	int chain_window;       /* a new slowdown: the nights before it as a two-mode Markov chain, at most this many */
 	double chain_llr;       /* ... is confirmed when one new level explains its nights better by this log-likelihood ratio (0: not asked) */

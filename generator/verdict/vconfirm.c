@@ -353,10 +353,11 @@ short_held(struct vengine *j, size_t k)
 
 /* A short window's level must also reach short_rise less SHORT_Z
  * deviations of its mean, where that is more than short_effect: the 5%
- * row asks a rise's first nights no less (a 5% rise's pair falls under
- * it once in 700), and at 0.5% noise a slow mode's pair 3% up passed
- * 3.3% one time in five (about 3.8% now). */
-#define SHORT_Z 3
+ * row asks a rise's first nights no less, and at 0.5% noise a slow
+ * mode's pair 3% up passed 3.3% one time in five (about 3.65% now). At
+ * 3 deviations (3.8%) 2 of 450 5% rises after 150 quiet nights at 0.5%
+ * noise were confirmed a night later, their first night 1.5% low. */
+#define SHORT_Z 3.5
 
 /* Is effect e of a window of L nights against night k's baseline under
  * the least a shift needs: min_effect, and short_effect under
