@@ -402,6 +402,21 @@ latest_step(const double *d, size_t L, size_t *at, double *level)
 	return best;
 }
 
+/* What a ramp through the old level leaves unexplained of deviations
+ * d[0..L) (latest first, weights L..1): its residual sum of squares. */
+static double
+ramp_rss(const double *d, size_t L)
+{
+	double sw2 = 0, sxw = 0, rss = 0;
+	for (size_t a = 0; a < L; a++)
+		sw2 += (double)((L - a) * (L - a)), sxw += (double)(L - a) * d[a];
+	for (size_t a = 0; a < L; a++) {
+		double r = d[a] - sxw / sw2 * (double)(L - a);
+		rss += r * r;
+	}
+	return rss;
+}
+
 /* Is the ramp over x[0..L) (night kw's baseline at mu; latest first, as
  * tail_confirms gathers them) a short step in disguise: do the latest s
  * nights at one level, the rest at mu, fit them better than the ramp, with
@@ -417,18 +432,12 @@ short_step(struct vengine *j, size_t kw, const double *x, size_t L, double mu)
 	const struct vnight *w = &j->c->nights[kw];
 	if (!short_held(j, kw) || L > 1000)
 		return 0;
-	double lim = 3 * w->base_sd, d[1000], sw2 = 0, sxw = 0, ramp = 0, level;
-	for (size_t a = 0; a < L; a++) {
+	double lim = 3 * w->base_sd, d[1000], level;
+	for (size_t a = 0; a < L; a++)
 		d[a] = fmin(fmax(x[a], mu - lim), mu + lim) - mu;
-		sw2 += (double)((L - a) * (L - a)), sxw += (double)(L - a) * d[a];
-	}
-	for (size_t a = 0; a < L; a++) {
-		double r = d[a] - sxw / sw2 * (double)(L - a);
-		ramp += r * r;
-	}
 	size_t at;
 	double best = latest_step(d, L, &at, &level);
-	return (int)at < p->short_nights && level < p->short_effect * mu && best < ramp;
+	return (int)at < p->short_nights && level < p->short_effect * mu && best < ramp_rss(d, L);
 }
 
 /* Is a tail window of short_nights or more (deviations d[0..n) from
@@ -450,15 +459,11 @@ short_run(struct vengine *j, size_t k, const double *d, size_t n, double mu)
 	if (!(p->short_llr > 0) || (int)n < p->short_nights || !short_held(j, k))
 		return 0;
 	size_t at;
-	double level, m = stats_mean(d, n), flat = 0, ramp = 0, sw2 = 0, sxw = 0, sd = test_sd(j, k);
+	double level, m = stats_mean(d, n), flat = 0, sd = test_sd(j, k);
 	for (size_t a = 0; a < n; a++)
-		sw2 += (double)((n - a) * (n - a)), sxw += (double)(n - a) * d[a];
-	for (size_t a = 0; a < n; a++) {
-		double r = d[a] - sxw / sw2 * (double)(n - a);
-		flat += (d[a] - m) * (d[a] - m), ramp += r * r;
-	}
+		flat += (d[a] - m) * (d[a] - m);
 	double best = latest_step(d, n, &at, &level);
-	return (int)at < p->short_nights && at + 2 <= n && level < p->short_effect * mu && (fmin(flat, ramp) - best) / (2 * sd * sd) > p->short_llr;
+	return (int)at < p->short_nights && at + 2 <= n && level < p->short_effect * mu && (fmin(flat, ramp_rss(d, n)) - best) / (2 * sd * sd) > p->short_llr;
 }
 
 /* A shift seen in the last few nights together: the mean of the last L
@@ -509,9 +514,8 @@ tail_confirms(struct vengine *j, size_t i, int ongoing, size_t *first, double *t
 		for (size_t a = 0; a < n; a++) {
 			if (n > 2 && fabs(x[a] - mu) > lim * 5 / 3)
 				continue;
-			d[used] = (n == 2 ? x[a] : fmin(fmax(x[a], mu - lim), mu + lim)) - mu;
-			sum += d[used] + mu;
-			used++;
+			double xa = n == 2 ? x[a] : fmin(fmax(x[a], mu - lim), mu + lim);
+			sum += xa, d[used++] = xa - mu;
 		}
 		if (used < 2)
 			continue;
