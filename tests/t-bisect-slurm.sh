@@ -74,10 +74,19 @@ night() { # night DAY PIN [VAR=VALUE...]
 }
 make -C "$TOP" all >/dev/null 2>&1
 N=$I/nightly
+# judged DAY: the night ran, was judged, and its run is in the history (a
+# night whose job failed leaves the next night a shorter baseline: its
+# status and its output's end are printed, so that a failure says which)
+judged() {
+	t_ok "night $1 ran and was judged, its valid run in the history" sh -c \
+		"test -e '$N/2026-01-$1/status' && cat '$I'/history/*.jsonl | grep -F '\"night\":\"2026-01-$1\"' | grep -qF '\"valid\":true'" && return
+	sed 's/^/# status: /' "$N/2026-01-$1/status" 2>/dev/null
+	tail -n 20 "$TRASH/night$1.out" | sed 's/^/# /'
+}
 for spec in "01 ${C[0]}" "02 ${C[0]}" "03 ${C[12]} NCCL_DEBUG=WARN"; do
 	# shellcheck disable=SC2086
 	night $spec >"$TRASH/night${spec%% *}.out" 2>&1
-	t_ok "night ${spec%% *} ran and was judged" test -e "$N/2026-01-${spec%% *}/status"
+	judged "${spec%% *}"
 done
 mean() { python3 -c '
 import glob, json, sys
@@ -88,7 +97,13 @@ for f in glob.glob(sys.argv[1] + "/history/*.jsonl"):
             print(r["summary"]["mean"])' "$I" "2026-01-$1"; }
 t_ok "the nightly shows the regression after the pin moved: night 03 at least 1.5x night 01's step time" \
 	python3 -c "import sys; a, b = map(float, sys.argv[1:]); assert b > 1.5 * a, (a, b)" "$(mean 01)" "$(mean 03)"
-t_ok "night 03: a confirmed regression" grep -qx '1 regression' "$N/2026-01-03/status"
+t_ok "night 03: a confirmed regression" grep -qx '1 regression' "$N/2026-01-03/status" ||
+	python3 -c '
+import glob, json, sys
+for f in glob.glob(sys.argv[1] + "/history/*.jsonl"):
+    for l in open(f):
+        r = json.loads(l)
+        print("# history:", r.get("type"), r.get("night"), r.get("valid"), r.get("summary", {}).get("mean"), r.get("invalid"))' "$I"
 t_grep "night 03: bisected (bisect_on_regression), the culprit in the night's summary" \
 	"^CULPRIT: repository steplib commit ${C[7]:0:12} \"step: check every batch twice\"$" "$N/2026-01-03/summary.txt"
 t_grep "night 03: the summary says which nights and where the bisection lies" \
@@ -99,7 +114,7 @@ sed -i '/^bisect_on_regression/d' "$T/pipelines/nightly.yaml"
 for spec in "04 ${C[0]} EXTRA_WORK=1" "05 $S1"; do
 	# shellcheck disable=SC2086
 	night $spec >"$TRASH/night${spec%% *}.out" 2>&1
-	t_ok "night ${spec%% *} ran and was judged" test -e "$N/2026-01-${spec%% *}/status"
+	judged "${spec%% *}"
 done
 RUNS=$I/workloads/bs/experiments/cpu_tiny_fp32_2
 rc=0
