@@ -193,6 +193,17 @@ if [ -n "$kept" ] && [ -f "$kept/series/0.01/bimodal:0.1:1.05:3:1/seeds" ]; then
 		/^\| [0-9.]+% \| / { s = 0; for (k = 3; k <= 9; k++) s += $k; rows++; if (s != $2 || NF != 9) bad++; next }
 		{ bad++ }
 		END { exit !(ok && rows == 1 && !bad) }' "$TRASH/when.out"
+	# by rule (bench/detect-rules.py): every rule's alarms add up to the
+	# noise level's, as many as --all counts
+	/usr/bin/python3 bench/detect-rules.py --shapes="$kept/series" >"$TRASH/rules.shapes" 2>&1
+	# shellcheck disable=SC2016
+	t_ok "bench/detect-rules.py --shapes: the rules' false alarms add up to those bench/detect-shapes-why.py --all counts" awk -F' [|] ' '
+		FNR == NR { if (/^\| [0-9.]+% \| [0-9]+ \|/) want[$1] = $2; next }
+		FNR == 1 { ok = /^\| noise \| rule \| bimodal false alarms \| their rates summed over the cells \|$/; next }
+		/^\| [0-9.]+% \| all \| / { rows++; if ($3 != sum[$1] || $3 != want[$1]) bad++; next }
+		/^\| [0-9.]+% \| (pair|tail|ramp|change-point|resumed|streak) \| / { sum[$1] += $3; next }
+		FNR > 2 { bad++ }
+		END { exit !(ok && rows == 1 && !bad) }' "$TRASH/when.out" "$TRASH/rules.shapes"
 	# judged again (bench/detect-rejudge.sh) and read with --verdicts: the
 	# same llmb gives the run's own table and classes, and the run's own
 	# verdicts are still what is read without it; tail, pair and ramp off
@@ -229,6 +240,20 @@ if [ -n "$kept" ] && [ -d "$kept/series" ]; then
 		NR > 2 && NF > 8 { n++; if ($4 != $5 || $6 != $7 || $8 != $9) bad++ }
 		END { exit !(n > 20 && !bad) }' "$TRASH/rejudge.tab"
 	t_rc "bench/detect-rejudge.sh: a NAME it refuses: exit 2" 2 bash bench/detect-rejudge.sh "$kept" Bad "$LLMB"
+	# by rule (bench/detect-rules.py): every rule's share adds up (to
+	# their rounding) to the row bench/detect-table.py gives
+	/usr/bin/python3 bench/detect-rules.py --detect="$kept/series=after" >"$TRASH/rules.detect" 2>&1
+	# shellcheck disable=SC2016
+	t_ok "bench/detect-rules.py --detect: the rules' 5% rises within 2 nights add up to bench/detect-table.py's row" awk -F' [|] ' '
+		FNR == NR { if (/^\| 5% rise confirmed within 2 nights \|/) for (k = 1; k <= 3; k++) want[k] = $(2 * k + 1); next }
+		FNR == 1 { ok = /^\| noise \| rule \| 5% rises within 2 \| 2% rises within 5 \| drifts within 10 \| stationary false alarms/; next }
+		/^\| [0-9.]+% \| all \| / { rows++; d = sum[rows] - $3; if (d < 0) d = -d; if (d > 0.05 * n[rows] + 1e-9 || $3 != want[rows]) bad++; next }
+		/^\| [0-9.]+% \| [a-z-]+ \| / { sum[rows + 1] += $3 + 0; n[rows + 1]++; next }
+		FNR > 2 { bad++ }
+		END { exit !(ok && rows == 3 && !bad) }' "$TRASH/rejudge.tab" "$TRASH/rules.detect"
+	t_rc "bench/detect-rules.py: --detect without a verdicts name refused (exit 2)" 2 /usr/bin/python3 bench/detect-rules.py --detect="$kept/series"
+	t_rc "bench/detect-rules.py: nothing to read refused (exit 2)" 2 /usr/bin/python3 bench/detect-rules.py
+	t_rc "bench/detect-rules.py: an option it does not know refused (exit 2)" 2 /usr/bin/python3 bench/detect-rules.py --detect="$kept/series=after" --format=json
 	# A knob at its default judges as none does; a knob that decides
 	# gives other verdicts; a flag that is no knob is refused.
 	t_rc "bench/detect-rejudge.sh: a knob at its default: exit 0" 0 bash bench/detect-rejudge.sh "$kept" dflt "$LLMB" --ramp-alpha=0.0009 --seen-sd=4.5
