@@ -100,7 +100,7 @@ if shapes:
 print('| ' + ' | '.join(head) + ' |')
 print('|' + '---|' * len(head))
 for noise in sorted(noises, key=float):
-    cols = collections.defaultdict(list)
+    cols = {}
     if detect:
         roots, tag = detect
         for kind, k in ROWS:
