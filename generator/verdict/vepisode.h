@@ -20,7 +20,7 @@ size_t renamed_first(const struct vengine *j, size_t conf, size_t i);
 extern const char moved_how[];
 size_t moved_on(const struct vengine *j, size_t first, size_t i);
 void unsettle(struct vengine *j, size_t first, size_t to);
-int fell_back(const struct vengine *j, size_t i, size_t first);
+int fell_back(struct vengine *j, size_t i, size_t first);
 void brief_episode(struct vengine *j, size_t first, size_t i, int whole);
 
 #endif
