@@ -16,6 +16,21 @@ stats_mean(const double *x, size_t n)
 }
 
 double
+stats_clipped_mean(const double *x, size_t n, double lo, double hi)
+{
+	double s = 0;
+	for (size_t i = 0; i < n; i++)
+		s += fmin(fmax(x[i], lo), hi);
+	return n ? s / (double)n : NAN;
+}
+
+double
+stats_shift_t(double m, double n, double mu, double base_n, double sd)
+{
+	return (m - mu) / (sd * sqrt(1.0 / n + 1.0 / base_n));
+}
+
+double
 stats_std(const double *x, size_t n)
 {
 	if (n < 2)

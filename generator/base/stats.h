@@ -14,6 +14,12 @@ struct summary {
 };
 
 double stats_mean(const double *x, size_t n);
+/* The mean of x[0..n) with each value clipped to [lo, hi]: a far night
+ * counts, but no farther than the tests' 3 deviations. */
+double stats_clipped_mean(const double *x, size_t n, double lo, double hi);
+/* The t of a shift: a mean m of n values against a baseline mean mu of
+ * base_n values, one deviation sd for both (the tests' pooled form). */
+double stats_shift_t(double m, double n, double mu, double base_n, double sd);
 /* Sample standard deviation (n-1); 0 when n < 2. */
 double stats_std(const double *x, size_t n);
 /* Median of x (x is left unchanged). */

@@ -96,10 +96,8 @@ level_significant(struct vengine *j, size_t c, const double *m, size_t n)
 	const struct vnight *w = &j->c->nights[c];
 	if (n < 2 || !(w->base_sd > 0))
 		return 1;
-	double lim = 3 * w->base_sd, sum = 0;
-	for (size_t a = 0; a < n; a++)
-		sum += fmin(fmax(m[a], w->base_mean - lim), w->base_mean + lim);
-	double t = (sum / (double)n - w->base_mean) / (test_sd(j, c) * sqrt(1.0 / (double)n + 1.0 / (double)w->base_n));
+	double lim = 3 * w->base_sd, level = stats_clipped_mean(m, n, w->base_mean - lim, w->base_mean + lim);
+	double t = stats_shift_t(level, (double)n, w->base_mean, (double)w->base_n, test_sd(j, c));
 	return stats_t_sf(fabs(t), (double)w->base_n - 1) < j->p->cp_level_alpha;
 }
 
@@ -545,7 +543,7 @@ tail_confirms(struct vengine *j, size_t i, int ongoing, size_t *first, double *t
 		 * slow mode the baseline has seen is none. */
 		if (dir == VB_SLOWER ? m - v->mean > 2.5 * w->base_sd : v->mean - m > 2.5 * w->base_sd)
 			continue;
-		double t = (m - mu) / (now_sd(j, k, x, n) * sqrt(1.0 / (double)used + 1.0 / (double)w->base_n));
+		double t = stats_shift_t(m, (double)used, mu, (double)w->base_n, now_sd(j, k, x, n));
 		*tmax = fmax(*tmax, fabs(t));
 		/* two nights, or two left beside a spike: the pair's level */
 		double alpha = (used == 2 ? p->tail_alpha_pair : p->tail_alpha) * noise_scale(p, w, TAIL_POWER);
@@ -666,13 +664,10 @@ resumed_confirms(struct vengine *j, size_t i, size_t *first)
 	const struct vnight *w = &j->c->nights[f];
 	if ((int)w->base_n < p->min_nights || !(w->base_sd > 0))
 		return VB_NONE;
-	double mu = w->base_mean, lim = 3 * w->base_sd, sum = 0;
-	for (size_t a = 0; a < n; a++)
-		sum += fmin(fmax(x[a], mu - lim), mu + lim);
-	double m = sum / (double)n;
+	double mu = w->base_mean, lim = 3 * w->base_sd, m = stats_clipped_mean(x, n, mu - lim, mu + lim);
 	if ((m - mu) / mu < p->min_effect || m - v->mean > 2.5 * w->base_sd)
 		return VB_NONE;
-	double t = (m - mu) / (now_sd(j, f, x, n) * sqrt(1.0 / (double)n + 1.0 / (double)w->base_n));
+	double t = stats_shift_t(m, (double)n, mu, (double)w->base_n, now_sd(j, f, x, n));
 	double alpha = (n == 2 ? p->tail_alpha_pair : p->tail_alpha) * noise_scale(p, w, TAIL_POWER);
 	if (!(stats_t_sf(t, (double)w->base_n - 1) < alpha) || !beyond_modes(j, f, m, (double)n, (double)n, VB_SLOWER, alpha, 0))
 		return VB_NONE;

@@ -519,7 +519,7 @@ small_stands(struct vengine *j, size_t first, size_t i, double mu, double level,
 	}
 	if (n < 2)
 		return 0;
-	double t = (sum / (double)n - mu) / (sd * sqrt(1.0 / (double)n + 1.0 / (double)f->base_n));
+	double t = stats_shift_t(sum / (double)n, (double)n, mu, (double)f->base_n, sd);
 	return stats_t_sf(up ? t : -t, (double)f->base_n - 1) < j->p->hold_alpha && !episode_alternates(j, first, i);
 }
 

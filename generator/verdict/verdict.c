@@ -200,7 +200,7 @@ gain_holds(struct vengine *j, size_t f, size_t i)
 	double med = median_between(j, f, i + 1);
 	if (!(med <= mu * (1 - j->p->min_effect)) || !(sd > 0) || w->base_n < 2)
 		return 0;
-	double t = (mu - sum / (double)n) / (sd * sqrt(1 / (double)n + 1 / (double)w->base_n));
+	double t = -stats_shift_t(sum / (double)n, (double)n, mu, (double)w->base_n, sd);
 	if (!(stats_t_sf(t, (double)w->base_n - 1) < j->p->tail_alpha))
 		return 0;
 	double mid = (mu + med) / 2;
