@@ -576,6 +576,20 @@ t_ok "seenrise: without seen_sd, a 5% rise after a far night is confirmed on its
 t_ok "seenrise: with it, on its fifth" test "$(episodes seenrise)" = 63
 json seenrise seenrise
 expect_state seenrise "CONFIRMED 2026-03-01 change point"
+# Half the nights 5% slower from night 101, each on its own, at 0.5%
+# noise (a seed of the shapes' draw): night 101 slow, 102 fast, 103 and
+# 104 slow. Three nights back under the middle were asked before the far
+# night counted as a mode seen once, so the pair was confirmed on night
+# 104. Night 102 alone lies 10 deviations under the far night's level:
+# odds past e^seen_llr that it is at the old level, and the far night
+# came back by itself. What it costs: a 5% rise two nights after a night
+# at its level is confirmed a night later (seenback2).
+mk seenback -w 0.01 -a 0.6 -s 34 -r 0.005 -n 115 -S 10002347 bimodal:0.5:1.05:1:101
+t_ok "seenback: a pair of the slow mode one fast night after its first night: no alarm" test "$(episodes seenback)" = none
+t_ok "seenback: with 3 nights back asked always (--seen-llr=0), confirmed on night 104" test "$(episodes seenback --seen-llr=0)" = 103
+mk seenback2 -w 0.01 -a 0.6 -s 34 -r 0.005 -n 80 -S 9 spike:58:1.05 shift:60:1.05
+t_ok "seenback2: a 5% rise two nights after a far night at its level, on its third night" test "$(episodes seenback2)" = 61
+t_ok "seenback2: with --seen-llr=0, on its second" test "$(episodes seenback2 --seen-llr=0)" = 60
 # When a suspect night returns into the baseline: once two later nights
 # were quarantined too (released in vbase.c), so the two latest stay out
 # however old. Three nights 5% up at 1% noise, nights 41, 51 and 61: the

@@ -54,6 +54,7 @@ static const struct knob {
 	{"chain_odds_noisy", K_REAL, offsetof(struct policy, chain_odds_noisy), 7, 0, 1000}, /* ... the same where the nights before are noisier than noise_ref */
 	{"chain_seen", K_INT, offsetof(struct policy, chain_seen), 2, 0, 1000}, /* ... the chain also learns from a night the baseline left out when this many of the nights it learns from that no rule confirmed lie nearer that night than their median; 0: never */
 	{"seen_sd", K_REAL, offsetof(struct policy, seen_sd), 4.5, 0, 100}, /* a short window at the level of one earlier night this many deviations up is a mode; 0: not asked */
+	{"seen_llr", K_REAL, offsetof(struct policy, seen_llr), 7, 0, 1000}, /* ... that came back by itself: 3 nights under the middle, or nights between at the old level by odds of e^this against the far night's; 0: 3 nights always */
 	{"alt_llr", K_REAL, offsetof(struct policy, alt_llr), 6, 0, 1000}, /* an episode of 6 nights or more that comes and goes between the level before it and one higher level (a chain) better than any step by this log-likelihood ratio is a mode that appeared; 0: not asked */
 	{"hold_alpha", K_REAL, offsetof(struct policy, hold_alpha), 0.01, 0, 0.5}, /* an established regression under 1.5 deviations up whose nights, together, still stand off the old level by a t-test at this ends only on odds of e^7, as a larger one does; 0: not asked */
 	{"gain_nights", K_INT, offsetof(struct policy, gain_nights), 10, 1, 1000}, /* an improvement is the new level once this many nights from its first hold it; 1: at once */
