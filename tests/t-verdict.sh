@@ -580,7 +580,7 @@ expect_state seenrise "CONFIRMED 2026-03-01 change point"
 # noise (a seed of the shapes' draw): night 101 slow, 102 fast, 103 and
 # 104 slow. Three nights back under the middle were asked before the far
 # night counted as a mode seen once, so the pair was confirmed on night
-# 104. Night 102 alone lies 10 deviations under the far night's level:
+# 104. Night 102 alone lies 7 deviations under the far night's level:
 # odds past e^seen_llr that it is at the old level, and the far night
 # came back by itself. What it costs: a 5% rise two nights after a night
 # at its level is confirmed a night later (seenback2).

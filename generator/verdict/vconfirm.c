@@ -124,7 +124,7 @@ level_significant(struct vengine *j, size_t c, const double *m, size_t n)
  * on), and no row of four draws of bench/detect.sh moved. At 4 deviations and
  * under, it is the trade of the other rules (docs/history.md); on a young
  * baseline, whose deviation is known worse, it cost rises after 15 quiet
- * nights. One night 10 deviations under the far night's level (5% at
+ * nights. One night 7 deviations under the far night's level (5% at
  * 0.5% noise) says it came back as surely as three: asking three, a slow
  * mode's night, a fast one and a pair of slow ones was a regression (the
  * sum over the 108 cells 162.3 to 159.9, and 163.2 to 161.5 on a draw it
