@@ -128,3 +128,12 @@ if known:
     beyond = [x for x in over if (FLOOR[x[0], x[1]] or 0) >= 1]
     print('(of those above, %d where any gate at the floor gives 1 or more; over the %d cells with a floor: llmb %.1f false alarms per 1,000 nights in all, the floor %.1f)' % (
         len(beyond), len(known), sum(rate(x) for x in known), sum(FLOOR[x[0], x[1]] for x in known)))
+# The sums by noise level: what a change of the verdict moves, level by
+# level (the CONFIRMED nights of the bimodal cells alone; a stationary
+# row's are its own)
+by = sorted({x[0] for x in rows if x[1].startswith('bimodal:')})
+if by:
+    print('(by noise, over its bimodal cells: ' + '; '.join('%.1f%%: %.1f false alarms per 1,000 nights, %d cells above one, %.1f CONFIRMED nights per 1,000' % (
+        r * 100, sum(rate(x) for x in rows if x[0] == r and x[1].startswith('bimodal:')),
+        sum(1 for x in over if x[0] == r and x[1].startswith('bimodal:')),
+        sum(1000.0 * x[5] / max(x[4], 1) for x in rows if x[0] == r and x[1].startswith('bimodal:'))) for r in by) + ')')

@@ -215,6 +215,14 @@ if [ -n "$kept" ] && [ -f "$kept/series/0.01/bimodal:0.1:1.05:3:1/seeds" ]; then
 		/usr/bin/python3 bench/detect-shapes.py "$kept/series" "--verdicts=$v" >"$TRASH/shapes.$v" 2>&1
 	done
 	t_ok "bench/detect-shapes.py --verdicts: the same llmb, the same table" cmp "$TRASH/shapes.own" "$TRASH/shapes.again"
+	# the sums by noise level are the table's: its bimodal rows' false
+	# alarms per 1,000 nights at 1% noise, added up (each row is rounded
+	# to 0.01)
+	# shellcheck disable=SC2016
+	t_ok "bench/detect-shapes.py: the sum by noise is its rows' (1% noise, bimodal cells)" awk -F'|' '
+		$2 ~ /^ 1\.0% $/ && $3 ~ /slow/ { s += $7; n++ }
+		/^\(by noise/ { if (match($0, /1\.0%: [0-9.]+ false alarms/)) v = substr($0, RSTART + 6, RLENGTH - 19) + 0; seen = 1 }
+		END { d = s - v; exit !(seen && n > 0 && d < 0.25 && d > -0.25) }' "$TRASH/shapes.own"
 	t_grep "bench/detect-shapes.py --verdicts: a table of tail, pair and ramp off" '^\| 1\.0% \| ' "$TRASH/shapes.strict"
 	# shellcheck disable=SC2016
 	t_ok "bench/detect-shapes.py --verdicts: ...another than the run's own" sh -c '! cmp -s "$1" "$2"' _ "$TRASH/shapes.own" "$TRASH/shapes.strict"
