@@ -31,6 +31,12 @@ stats_shift_t(double m, double n, double mu, double base_n, double sd)
 }
 
 double
+stats_shift_llr(double r, double d, double sd)
+{
+	return (r * r - 2 * r * d) / (2 * sd * sd);
+}
+
+double
 stats_std(const double *x, size_t n)
 {
 	if (n < 2)

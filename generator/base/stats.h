@@ -20,6 +20,9 @@ double stats_clipped_mean(const double *x, size_t n, double lo, double hi);
 /* The t of a shift: a mean m of n values against a baseline mean mu of
  * base_n values, one deviation sd for both (the tests' pooled form). */
 double stats_shift_t(double m, double n, double mu, double base_n, double sd);
+/* One value's log likelihood ratio, no shift against a shift of r: the
+ * value d above the old level, one normal of deviation sd about either. */
+double stats_shift_llr(double r, double d, double sd);
 /* Sample standard deviation (n-1); 0 when n < 2. */
 double stats_std(const double *x, size_t n);
 /* Median of x (x is left unchanged). */

@@ -155,7 +155,7 @@ seen_before(struct vengine *j, size_t k, size_t i, double level, size_t n)
 		if ((below >= SEEN_BACK || (p->seen_llr > 0 && ev >= p->seen_llr)) && v->mean - mu >= p->seen_sd * sd && fabs(v->mean - level) <= tol)
 			return 1;
 		below += v->mean < mid;
-		ev += (level - mu) * (level + mu - 2 * v->mean) / (2 * sd * sd);
+		ev += stats_shift_llr(level - mu, v->mean - mu, sd);
 	}
 	return 0;
 }

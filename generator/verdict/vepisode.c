@@ -347,15 +347,6 @@ unsettle(struct vengine *j, size_t first, size_t to)
 	}
 }
 
-/* One night's log likelihood ratio, old level against regression: a
- * night d above the old level, a regression of r, one normal of deviation
- * sd about either. */
-static double
-back_llr(double r, double d, double sd)
-{
-	return (r * r - 2 * r * d) / (2 * sd * sd);
-}
-
 /* How strongly the last nights of an episode (first .. i) say the level
  * is back at mu rather than at the regression's: a CUSUM of each night's
  * log likelihood ratio, one normal of deviation sd about either level,
@@ -373,7 +364,7 @@ back_evidence(const struct vengine *j, size_t first, size_t i, double mu, double
 	for (; k <= i; k++)
 		if (eligible(&j->c->nights[k])) {
 			double d = j->c->nights[k].mean - mu;
-			s = fmax(0, s + back_llr(r, d, sd));
+			s = fmax(0, s + stats_shift_llr(r, d, sd));
 		}
 	return s;
 }
@@ -428,7 +419,7 @@ back_run(const struct vengine *j, size_t first, size_t i, double mu, double mid,
 	double r = level - mu;
 	for (; k <= i; k++)
 		if (eligible(&j->c->nights[k]))
-			s += back_llr(r, j->c->nights[k].mean - mu, sd);
+			s += stats_shift_llr(r, j->c->nights[k].mean - mu, sd);
 	return s;
 }
 
