@@ -11,7 +11,9 @@
 #   share P      of nights in the slow mode (SHAPES_SHARE, "0.1 0.3 0.5")
 #   gap F        the slow mode's factor (SHAPES_GAP, "1.015 1.03 1.05")
 #   runs RUN     1: each night drawn on its own; more: slow nights in runs
-#                of RUN on average (SHAPES_RUN, "1 3")
+#                of RUN on average (SHAPES_RUN, "1 3"; then SHAPES_MORE_RUN,
+#                "2 5": the runs of 2 to 5 nights, drawn after every
+#                other cell so that those keep the seeds of earlier draws)
 #   onset        1: the slow mode from the first night; N: from night N on, a
 #                second mode that appears and lasts (SHAPES_ONSET, "1 101")
 # plus a stationary row per noise level (no slow mode), with seeds of its own.
@@ -43,10 +45,11 @@ NOISES=${SHAPES_NOISE:-0.005 0.01 0.02}
 SHARES=${SHAPES_SHARE:-0.1 0.3 0.5}
 GAPS=${SHAPES_GAP:-1.015 1.03 1.05}
 RUNS=${SHAPES_RUN:-1 3}
+MORE=${SHAPES_MORE_RUN-2 5}
 ONSETS=${SHAPES_ONSET:-1 101}
 if [ -n "$SMOKE" ]; then
 	NIGHTS=1 NOISES=${SHAPES_NOISE:-0.01} SHARES=${SHAPES_SHARE:-0.1 0.5} GAPS=${SHAPES_GAP:-1.015 1.05}
-	RUNS=${SHAPES_RUN:-1 3} ONSETS=${SHAPES_ONSET:-1 101}
+	RUNS=${SHAPES_RUN:-1 3} MORE=${SHAPES_MORE_RUN:-} ONSETS=${SHAPES_ONSET:-1 101}
 fi
 LEN=300 # nights a history; 290 judged (after night 10)
 PER=$(((NIGHTS + LEN - 11) / (LEN - 10)))
@@ -68,6 +71,11 @@ for r in $NOISES; do
 	cell "$r" stationary
 	for p in $SHARES; do for f in $GAPS; do for k in $RUNS; do for o in $ONSETS; do
 		cell "$r" "bimodal:$p:$f:$k:$o" "bimodal:$p:$f:$k:$o"
+	done; done; done; done
+done
+for r in $NOISES; do
+	for p in $SHARES; do for f in $GAPS; do for k in $MORE; do for o in $ONSETS; do
+		[ -d "$W/series/$r/bimodal:$p:$f:$k:$o" ] || cell "$r" "bimodal:$p:$f:$k:$o" "bimodal:$p:$f:$k:$o"
 	done; done; done; done
 done
 # shellcheck disable=SC2016

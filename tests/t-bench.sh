@@ -223,6 +223,12 @@ if [ -n "$kept" ] && [ -f "$kept/series/0.01/bimodal:0.1:1.05:3:1/seeds" ]; then
 		$2 ~ /^ 1\.0% $/ && $3 ~ /slow/ { s += $7; n++ }
 		/^\(by noise/ { if (match($0, /1\.0%: [0-9.]+ false alarms/)) v = substr($0, RSTART + 6, RLENGTH - 19) + 0; seen = 1 }
 		END { d = s - v; exit !(seen && n > 0 && d < 0.25 && d > -0.25) }' "$TRASH/shapes.own"
+	# ...and so are the sums by run length: together, those by noise
+	# shellcheck disable=SC2016
+	t_ok "bench/detect-shapes.py: the sums by run length add up to those by noise" awk '
+		/^\(by noise/ { s = $0; while (match(s, /: [0-9.]+ false alarms/)) { a += substr(s, RSTART + 2, RLENGTH - 15); s = substr(s, RSTART + RLENGTH) } n++ }
+		/^\(by run length/ { s = $0; while (match(s, /: [0-9.]+ false alarms/)) { b += substr(s, RSTART + 2, RLENGTH - 15); k++; s = substr(s, RSTART + RLENGTH) } m++ }
+		END { d = a - b; exit !(n == 1 && m == 1 && k >= 2 && d < 0.25 && d > -0.25) }' "$TRASH/shapes.own"
 	t_grep "bench/detect-shapes.py --verdicts: a table of tail, pair and ramp off" '^\| 1\.0% \| ' "$TRASH/shapes.strict"
 	# shellcheck disable=SC2016
 	t_ok "bench/detect-shapes.py --verdicts: ...another than the run's own" sh -c '! cmp -s "$1" "$2"' _ "$TRASH/shapes.own" "$TRASH/shapes.strict"
