@@ -157,6 +157,27 @@ smoke detect-shapes "^\| noise \| shape \| histories \| nights judged \| false a
 t_ok "bench/detect-shapes.sh: 17 rows, worst first" awk -F'|' '
 	$3 ~ /slow|stationary/ { n++; if (n > 1 && $7 + 0 > last) bad++; last = $7 + 0 }
 	END { exit !(n == 17 && !bad) }' "$TRASH/detect-shapes.out"
+# runs drawn after the others (SHAPES_MORE_RUN): 8 cells more, and the
+# 17 of the draw without them the same histories, seed for seed
+first=$(sed -n 's/^series and verdicts in //p' "$TRASH/detect-shapes.out")
+SHAPES_MORE_RUN=2 bash bench/detect-shapes.sh --smoke >"$TRASH/detect-shapes-more.out" 2>&1
+more=$(sed -n 's/^series and verdicts in //p' "$TRASH/detect-shapes-more.out")
+# shellcheck disable=SC2016
+t_ok "bench/detect-shapes.sh: SHAPES_MORE_RUN=2 adds 8 rows of runs of 2" awk -F'|' '
+	$3 ~ /slow|stationary/ { n++; k += $3 ~ /runs of 2,/ }
+	END { exit !(n == 25 && k == 8) }' "$TRASH/detect-shapes-more.out"
+# shellcheck disable=SC2016
+t_ok "bench/detect-shapes.sh: ...the other cells' seeds unchanged, theirs after" sh -c '
+	[ -n "$1" ] && [ -n "$2" ] || exit 1
+	n=0
+	for f in "$1"/series/*/*/seeds; do
+		cmp -s "$f" "$2/series/${f#"$1"/series/}" || exit 1
+		n=$((n + 1))
+	done
+	top=$(cat "$1"/series/*/*/seeds | awk "{ print \$2 }" | sort -n | tail -n 1)
+	low=$(cat "$2"/series/*/bimodal:*:2:*/seeds | awk "{ print \$2 }" | sort -n | head -n 1)
+	[ "$n" = 17 ] && [ "$low" -gt "$top" ]' _ "$first" "$more"
+[ -n "$more" ] && rm -rf "$more"
 unset SHAPES_KEEP
 # a user's answers to two-mode false alarms (bench/detect-answers.sh): the
 # real llmb annotate and judge on the smoke's seeded histories; answered
