@@ -11,7 +11,7 @@ each bimodal cell, the false alarms any gate that keeps the sensitivity
 rows must give there (bench/detect-onset-bound.py: its first run of slow
 nights after 30 quiet ones), where that floor is known.
 """
-import importlib.util, json, math, os, re, sys
+import collections, importlib.util, json, math, os, re, sys
 
 _spec = importlib.util.spec_from_file_location('onset', os.path.join(os.path.dirname(os.path.abspath(__file__)), 'detect-onset-bound.py'))
 onset_bound = importlib.util.module_from_spec(_spec)
@@ -139,9 +139,11 @@ if by:
         sum(1000.0 * x[5] / max(x[4], 1) for x in rows if x[0] == r and x[1].startswith('bimodal:'))) for r in by) + ')')
 # The sums by run length: the issue asks every run of 1 to 5 nights, and
 # a rule tuned on some lengths is read on the others here
-bk = sorted({float(x[1].split(':')[3]) for x in rows if x[1].startswith('bimodal:')})
-if bk:
-    def by_run(k): return [x for x in rows if x[1].startswith('bimodal:') and float(x[1].split(':')[3]) == k]
+runs = collections.defaultdict(list)
+for x in rows:
+    if x[1].startswith('bimodal:'):
+        runs[float(x[1].split(':')[3])].append(x)
+if runs:
     print('(by run length, over its bimodal cells: ' + '; '.join('%s: %.1f false alarms per 1,000 nights, %d cells above one, the worst %.2f' % (
-        'independent' if k <= 1 else 'runs of %g' % k, sum(rate(x) for x in by_run(k)),
-        sum(1 for x in over if x in by_run(k)), max(rate(x) for x in by_run(k))) for k in bk) + ')')
+        'independent' if k <= 1 else 'runs of %g' % k, sum(rate(x) for x in runs[k]),
+        sum(1 for x in runs[k] if x in over), max(rate(x) for x in runs[k])) for k in sorted(runs)) + ')')

@@ -67,17 +67,19 @@ cell() {
 		echo "tinygpt_h$s $SEED" >>"$d/seeds"
 	done
 }
-for r in $NOISES; do
-	cell "$r" stationary
-	for p in $SHARES; do for f in $GAPS; do for k in $RUNS; do for o in $ONSETS; do
-		cell "$r" "bimodal:$p:$f:$k:$o" "bimodal:$p:$f:$k:$o"
-	done; done; done; done
-done
-for r in $NOISES; do
-	for p in $SHARES; do for f in $GAPS; do for k in $MORE; do for o in $ONSETS; do
+# bimodal NOISE RUNS: the grid's cells of those runs at that noise (a cell
+# drawn already keeps its histories)
+bimodal() {
+	local p f k o r=$1 runs=$2
+	for p in $SHARES; do for f in $GAPS; do for k in $runs; do for o in $ONSETS; do
 		[ -d "$W/series/$r/bimodal:$p:$f:$k:$o" ] || cell "$r" "bimodal:$p:$f:$k:$o" "bimodal:$p:$f:$k:$o"
 	done; done; done; done
+}
+for r in $NOISES; do
+	cell "$r" stationary
+	bimodal "$r" "$RUNS"
 done
+for r in $NOISES; do bimodal "$r" "$MORE"; done
 # shellcheck disable=SC2016
 find "$W/series" -name '*.jsonl' | sed 's/\.jsonl$//' |
 	xargs -P 2 -I{} sh -c '"$1" judge --format=json $2 "$3.jsonl" >"$3.json" 2>/dev/null' _ "$LLMB" "${SHAPES_POLICY:-}" {}

@@ -247,8 +247,10 @@ if [ -n "$kept" ] && [ -f "$kept/series/0.01/bimodal:0.1:1.05:3:1/seeds" ]; then
 	# ...and so are the sums by run length: together, those by noise
 	# shellcheck disable=SC2016
 	t_ok "bench/detect-shapes.py: the sums by run length add up to those by noise" awk '
-		/^\(by noise/ { s = $0; while (match(s, /: [0-9.]+ false alarms/)) { a += substr(s, RSTART + 2, RLENGTH - 15); s = substr(s, RSTART + RLENGTH) } n++ }
-		/^\(by run length/ { s = $0; while (match(s, /: [0-9.]+ false alarms/)) { b += substr(s, RSTART + 2, RLENGTH - 15); k++; s = substr(s, RSTART + RLENGTH) } m++ }
+		# the sum of the "N false alarms" of a line, their count in parts
+		function total(s, t) { parts = 0; while (match(s, /: [0-9.]+ false alarms/)) { t += substr(s, RSTART + 2, RLENGTH - 15); parts++; s = substr(s, RSTART + RLENGTH) } return t }
+		/^\(by noise/ { a = total($0); n++ }
+		/^\(by run length/ { b = total($0); k = parts; m++ }
 		END { d = a - b; exit !(n == 1 && m == 1 && k >= 2 && d < 0.25 && d > -0.25) }' "$TRASH/shapes.own"
 	t_grep "bench/detect-shapes.py --verdicts: a table of tail, pair and ramp off" '^\| 1\.0% \| ' "$TRASH/shapes.strict"
 	# shellcheck disable=SC2016
