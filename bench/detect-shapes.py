@@ -1,10 +1,11 @@
 #!/usr/bin/python3
-"""detect-shapes.py SERIES [NIGHTS] [--verdicts=V]: the table of
+"""detect-shapes.py SERIES [NIGHTS] [--verdicts=V] [--from=N]: the table of
 bench/detect-shapes.sh from the series it wrote (SERIES/NOISE/SHAPE/NAME.jsonl)
 and their per-night verdicts (NAME.json; with --verdicts=V, NAME.V.json,
 which `bench/detect-rejudge.sh DIR V BIN --KNOB=VALUE...` writes). False alarms are counted as bench/detect-table.py counts them:
 confirmed episodes (a CONFIRMED night after one that was not) per 1,000
-nights judged after night 10. Their 95% interval is the exact (Garwood)
+nights judged after night 10 (with --from=N, from night N on: the nights
+of a history past its first weeks). Their 95% interval is the exact (Garwood)
 Poisson interval of the episode count: episodes of one history are not
 quite independent, so it is a little narrow. Rows worst first. Beside
 each bimodal cell, the false alarms any gate that keeps the sensitivity
@@ -24,7 +25,7 @@ def episodes(ns, onset):
     ep = judged = conf = longest = run = late = late_n = 0
     at_onset = False
     for i, n in enumerate(ns):
-        if i < 10: continue
+        if i < FROM - 1: continue
         judged += 1
         after = onset > 1 and i >= onset + 29
         late_n += after
@@ -59,17 +60,20 @@ def interval(k):
 
 # --verdicts=V once, V as bench/detect-rejudge.sh names them (it becomes
 # part of a file name); any other flag is refused
-args, tag = [], ''
+args, tag, FROM = [], '', None
 for a in sys.argv[1:]:
     if a.startswith('--verdicts=') and not tag and re.fullmatch(r'[a-z][a-z0-9_]*', a[len('--verdicts='):]):
         tag = '.' + a[len('--verdicts='):]
+    elif a.startswith('--from=') and FROM is None and re.fullmatch(r'[1-9][0-9]*', a[len('--from='):]):
+        FROM = int(a[len('--from='):])
     elif a.startswith('-'):
-        sys.stderr.write('detect-shapes.py: %s: not --verdicts=NAME (once; a lower-case letter, then letters, digits or _)\n' % a)
+        sys.stderr.write('detect-shapes.py: %s: not --verdicts=NAME (once; a lower-case letter, then letters, digits or _) nor --from=N (once; N from 1)\n' % a)
         sys.exit(2)
     else:
         args.append(a)
+FROM = FROM or 11
 if not 1 <= len(args) <= 2:
-    sys.stderr.write('usage: detect-shapes.py SERIES [NIGHTS] [--verdicts=NAME]\n')
+    sys.stderr.write('usage: detect-shapes.py SERIES [NIGHTS] [--verdicts=NAME] [--from=N]\n')
     sys.exit(2)
 root = args[0]
 LEN = int(args[1]) if len(args) > 1 else onset_bound.NIGHTS  # nights a history
@@ -101,7 +105,7 @@ def describe(shape):
 def floor(r, shape):
     # per 1,000 judged nights, or None: no floor known for the noise level
     # or the history's length, or no slow mode
-    if not shape.startswith('bimodal:') or r not in FLOORS or LEN != onset_bound.NIGHTS: return None
+    if not shape.startswith('bimodal:') or r not in FLOORS or LEN != onset_bound.NIGHTS or FROM != onset_bound.JUDGED_FROM: return None
     _, p, f, k, o = shape.split(':')
     s5, s2 = FLOORS[r]
     b = onset_bound.cell_bound(float(p), float(f), float(k), int(o), r, s5, s2, onset_bound.NIGHTS)

@@ -195,6 +195,42 @@ t_ok "bench/detect-shapes.sh: ...the other cells' seeds unchanged, theirs after"
 	[ "$n" = 17 ] && [ "$low" -gt "$top" ]' _ "$first" "$more"
 [ -n "$more" ] && rm -rf "$more"
 unset SHAPES_KEEP
+# --from=31: the same series, judged past their first month
+/usr/bin/python3 bench/detect-shapes.py "$first/series" --from=31 >"$TRASH/shapes-from.out" 2>&1
+t_grep "bench/detect-shapes.py --from=31: 270 nights judged a history, and no floor (it is per night from 11)" \
+	"^\| 1\.0% \| 10% slow, \+1\.5%, independent, from night 1 \| 1 \| 270 \| [0-9]+ \| $N \| $N-$N \| $N \| [0-9]+ \|  \|  \|  \|$" "$TRASH/shapes-from.out"
+for a in --from=0 --from=x "--from=31 --from=11"; do
+	# shellcheck disable=SC2086
+	t_rc "bench/detect-shapes.py $a (exit 2)" 2 /usr/bin/python3 bench/detect-shapes.py "$first/series" $a
+done
+# a history's first two months, on the bench's generator and on a second
+# one written from the bench's description (bench/histgen2.py)
+smoke detect-young "^histgen, 4 histories of 60 nights a case, judged from night 11:$" \
+	"^histgen2i, 4 histories of 60 nights a case, judged from night 31:$" \
+	"^\| 1\.0% \| stationary \| 4 \| 200 \| [0-9]+ \| $N \| $N-$N \| $N \|$" \
+	"^\| 1\.0% \| 30% slow, \+3\.0%, independent, from night 1 \| 4 \| 120 \| [0-9]+ \| $N \| $N-$N \| $N \|$"
+t_ok "bench/detect-young.sh: two rows a table, three generators, from nights 11 and 31" \
+	test "$(grep -c '^| 1\.0% |' "$TRASH/detect-young.out")" = 12
+t_rc "bench/detect-young.sh: YOUNG_NIGHTS under 31 (exit 2)" 2 env YOUNG_NIGHTS=30 bash bench/detect-young.sh --smoke
+# histgen2: seeded (the same bytes for the same arguments, others for
+# another seed), records llmb reads, and bad arguments refused
+hg2() { /usr/bin/python3 bench/histgen2.py --noise 0.01 --nights 40 --fingerprint tinygpt_a "$@"; }
+mkdir -p "$TRASH/hg2/a" "$TRASH/hg2/b" "$TRASH/hg2/c"
+hg2 --seed 3 --bimodal 0.3:1.03 >"$TRASH/hg2/a/tinygpt_a.jsonl"
+hg2 --seed 3 --bimodal 0.3:1.03 >"$TRASH/hg2/b/tinygpt_a.jsonl"
+hg2 --seed 4 --bimodal 0.3:1.03 >"$TRASH/hg2/c/tinygpt_a.jsonl"
+t_ok "bench/histgen2.py: the same seed, the same bytes" cmp -s "$TRASH/hg2/a/tinygpt_a.jsonl" "$TRASH/hg2/b/tinygpt_a.jsonl"
+# shellcheck disable=SC2016
+t_ok "bench/histgen2.py: another seed, another history" sh -c '! cmp -s "$1" "$2"' _ "$TRASH/hg2/a/tinygpt_a.jsonl" "$TRASH/hg2/c/tinygpt_a.jsonl"
+# shellcheck disable=SC2016
+t_ok "bench/histgen2.py: 40 records llmb judge reads" sh -c '
+	test "$(wc -l <"$2")" = 40 || exit 1
+	"$1" judge "$2" >/dev/null
+	test $? != 2' _ "$LLMB" "$TRASH/hg2/a/tinygpt_a.jsonl"
+for a in "--seed x" "--seed 1 --bimodal 0.3" "--seed 1 --count 2" "--seed 1 --ar 1" "--seed 1 --colour red" ""; do
+	# shellcheck disable=SC2086
+	t_rc "bench/histgen2.py ${a:-without --seed} (exit 2)" 2 /usr/bin/python3 bench/histgen2.py --noise 0.01 --nights 40 --fingerprint tinygpt_a $a
+done
 # a user's answers to two-mode false alarms (bench/detect-answers.sh): the
 # real llmb annotate and judge on the smoke's seeded histories; answered
 # as modes, the gate asks about a quarter as often as answered with acks
