@@ -28,6 +28,7 @@ struct policy {
 	int chain_seen;         /* ... and learns from a night the baseline left out that this many of its nights no rule confirmed lie nearer than their median (0: never) */
 	double seen_sd;         /* a short window at the level of one earlier night this many deviations up is a mode (0: not asked) */
 	double seen_llr;        /* ... which came back by itself: 3 nights under the middle, or nights at the old level by odds of e^this (0: 3 nights always) */
+	double young_sep;       /* a young baseline's modes (under window nights) also learn from a slow night this many deviations up that came back (0: not asked) */
 	double alt_llr;         /* an episode whose nights come and go between the level before it and one higher level, by this log-likelihood ratio over a step, is a mode (0: not asked) */
 	double hold_alpha;      /* an established regression under 1.5 deviations whose nights still stand off by a t-test at this ends only on odds of e^7 (0: not asked) */
 	int gain_nights;        /* an improvement starts a new segment once this many nights from its first hold it (1: at once) */
