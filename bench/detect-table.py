@@ -205,6 +205,8 @@ rows = [
     ('  not CONFIRMED on its last night', '', lambda r, b: share_of(r, 'lasting2', b, silent), '%.1f%%'),
     ('5% rise after 15 quiet nights confirmed within 2 nights', '', lambda r, b: share(r, 'young5', b, within(2, 15)), '%.1f%%'),
     ('2% rise after 15 quiet nights confirmed within 5 nights', '', lambda r, b: share(r, 'young2', b, within(5, 15)), '%.1f%%'),
+    ('5% rise after 15 quiet nights, one of them at its level, confirmed within 2 nights', '', lambda r, b: share(r, 'youngseen5', b, within(2, 15)), '%.1f%%'),
+    ('  within 5 nights', '', lambda r, b: share(r, 'youngseen5', b, within(5, 15)), '%.1f%%'),
     ('5% rise after 150 quiet nights confirmed within 2 nights', '', lambda r, b: share(r, 'late5', b, within(2, 150)), '%.1f%%'),
     ('  first bad night exact', '', lambda r, b: share(r, 'late5', b, lambda ns: (lambda i, fb: i is not None and i <= 159 and fb == 150)(*event_named(ns, 150))), '%.1f%%'),
     ('2% rise after 150 quiet nights confirmed within 5 nights', '', lambda r, b: share(r, 'late2', b, within(5, 150)), '%.1f%%'),

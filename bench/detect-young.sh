@@ -23,6 +23,10 @@
 #                       disjoint from the other benches' draws)
 #   YOUNG_NOISE="..."   run-to-run noise levels (default "0.005 0.01 0.02";
 #                       --smoke: 0.01)
+#   YOUNG_POLICY="--knob=v ..."   judge flags (each a knob of
+#                       `llmb judge --help` with a number; --young-sep=3
+#                       weighs the first month's alarms against a rise
+#                       after one far night)
 #   YOUNG_KEEP=1        keep the series and their verdicts
 set -u
 SMOKE=
@@ -35,6 +39,10 @@ NOISES=${YOUNG_NOISE:-0.005 0.01 0.02}
 [ -n "$SMOKE" ] && N=${YOUNG_N:-4} NOISES=${YOUNG_NOISE:-0.01}
 for v in "$N" "$NIGHTS" "$SEED"; do
 	case $v in '' | *[!0-9]*) echo "detect-young.sh: $v: not a number" >&2; exit 2 ;; esac
+done
+POLICY=${YOUNG_POLICY:-}
+for a in $POLICY; do
+	[[ $a =~ ^--[a-z-]+=[0-9]+(\.[0-9]+)?$ ]] || { echo "detect-young.sh: YOUNG_POLICY: '$a': not --KNOB=NUMBER" >&2; exit 2; }
 done
 if [ "$NIGHTS" -lt 31 ]; then echo "detect-young.sh: YOUNG_NIGHTS=$NIGHTS: 31 or more (nights from 31 are counted apart)" >&2; exit 2; fi
 W=$(mktemp -d "${TMPDIR:-/tmp}/llmb-young.XXXXXX")
@@ -69,9 +77,10 @@ done
 # input, and stops this
 # shellcheck disable=SC2016
 find "$W" -mindepth 2 -name '*.jsonl' -print0 | xargs -0 -r -P 2 -n 1 bash -c '
-	f=$1 rc=0
-	"$0" judge --format=json "$f" >"${f%.jsonl}.json" || rc=$?
-	case $rc in 0 | 1 | 3 | 4) ;; *) echo "$f: llmb judge exit $rc" >&2; exit 255 ;; esac' "$LLMB" || exit 1
+	f=$2 rc=0
+	# shellcheck disable=SC2086 # the flags, one word each
+	"$0" judge --format=json $1 "$f" >"${f%.jsonl}.json" || rc=$?
+	case $rc in 0 | 1 | 3 | 4) ;; *) echo "$f: llmb judge exit $rc" >&2; exit 255 ;; esac' "$LLMB" "$POLICY" || exit 1
 for gen in histgen histgen2 histgen2i; do
 	for from in 11 31; do
 		echo

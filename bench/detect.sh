@@ -107,6 +107,12 @@ if [ -z "${DETECT_SPEED_ONLY:-}" ]; then
 		series "$r" gained15 "$EV" 60 shift:31:0.95 shift:46:1.0526316
 		series "$r" gained30 "$EV" 75 shift:31:0.95 shift:61:1.0526316
 	done
+	# a 5% rise in a young history after one night at its level (night 8
+	# of its 15 quiet nights): what a gate learns from a young history's
+	# far nights (young_sep) is paid here (last, as above)
+	for r in $NOISES; do
+		series "$r" youngseen5 "$EV" 25 spike:8:1.05 shift:16:1.05
+	done
 	for b in $BINS; do
 		pol=$POLICY
 		[ "${b%%=*}" = also ] && pol="$POLICY $DETECT_ALSO"

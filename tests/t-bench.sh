@@ -105,7 +105,9 @@ smoke detect "$DHEAD" "$DFA" \
 	"^\|   series alarmed in the 30 nights from it \|  \| $N% \|" \
 	"^\| 5% rise after 15 quiet nights confirmed within 2 nights \|  \| $N% \|" \
 	"^\| 5% improvement taken as the new level within 10 nights \|  \| $N% \|" \
-	"^\| 5% rise 30 nights after a 5% improvement confirmed within 2 nights \|  \| $N% \|"
+	"^\| 5% rise 30 nights after a 5% improvement confirmed within 2 nights \|  \| $N% \|" \
+	"^\| 5% rise after 15 quiet nights, one of them at its level, confirmed within 2 nights \|  \| $N% \|" \
+	"^\|   within 5 nights \|  \| $N% \|"
 unset DETECT_KEEP
 # the false alarms a slow mode's first run costs any gate that keeps the
 # sensitivity rows (exact: the same numbers every run). By the
@@ -212,6 +214,13 @@ smoke detect-young "^histgen, 4 histories of 60 nights a case, judged from night
 t_ok "bench/detect-young.sh: two rows a table, three generators, from nights 11 and 31" \
 	test "$(grep -c '^| 1\.0% |' "$TRASH/detect-young.out")" = 12
 t_rc "bench/detect-young.sh: YOUNG_NIGHTS under 31 (exit 2)" 2 env YOUNG_NIGHTS=30 bash bench/detect-young.sh --smoke
+for a in --young-sep=x young-sep=3 "--young-sep=3;x" --Young-sep=3; do
+	t_rc "bench/detect-young.sh: YOUNG_POLICY='$a' (exit 2)" 2 env YOUNG_POLICY="$a" bash bench/detect-young.sh --smoke
+done
+t_rc "bench/detect-young.sh: a knob llmb judge does not know (exit 1)" 1 env YOUNG_POLICY=--no-such-knob=1 YOUNG_N=1 bash bench/detect-young.sh --smoke
+YOUNG_POLICY=--young-sep=3 bash bench/detect-young.sh --smoke >"$TRASH/detect-young-sep.out" 2>&1
+t_ok "bench/detect-young.sh: YOUNG_POLICY=--young-sep=3, the same tables" \
+	test "$(grep -c '^| 1\.0% |' "$TRASH/detect-young-sep.out")" = 12
 # histgen2: seeded (the same bytes for the same arguments, others for
 # another seed), records llmb reads, and bad arguments refused
 hg2() { /usr/bin/python3 bench/histgen2.py --noise 0.01 --nights 40 --fingerprint tinygpt_a "$@"; }

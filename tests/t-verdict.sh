@@ -601,7 +601,8 @@ t_ok "youngmode: with --young-sep=3, nothing confirmed" test "$(episodes youngmo
 # What it costs: a 5% rise at night 16 after one night at its level
 # (night 8) is confirmed on its second night; with young_sep 3 the far
 # night is a mode and the rise waits for its seventh. The data cannot
-# tell the two apart (docs/history.md, "A young baseline's slow mode").
+# tell the two apart (docs/history.md, "A young baseline's slow mode
+# seen once").
 mk youngrise -w 0.01 -a 0.6 -s 34 -r 0.005 -n 25 -S 1 spike:8:1.05 shift:16:1.05
 t_ok "youngrise: a 5% rise after one far night, confirmed on its second night" test "$(episodes youngrise)" = 16
 t_ok "youngrise: with --young-sep=3, on its seventh" test "$(episodes youngrise --young-sep=3)" = 21

@@ -226,15 +226,16 @@ episode_ended(const struct vengine *j, size_t k, const double *after, size_t c)
  * history with 30% of its nights 3% slower shows its modes two to five
  * slow nights, and the next pair of slow nights is a step: about two
  * false alarms per 1,000 nights in a history's first two months at 0.5%
- * and 1% noise, on every generator (bench/detect-young.sh). At 3, 0.6 to
- * 1.0 at 0.5% noise. But those alarms come when the history has shown
+ * and 1% noise, on every generator (bench/detect-young.sh). At 3, 0.8 to
+ * 1.3 at 0.5% noise. But those alarms come when the history has shown
  * the slow level once or twice, and so does a rise after one far night:
  * a 5% rise at night 16 after one night at its level (night 8) was then
- * confirmed within 2 nights in 20% of histories at 0.5% noise, not 100%
- * (docs/history.md, "A young baseline's slow mode"). Not for an older
- * baseline either way: two single nights at a rise's level 20 and 40
- * nights before it then made the rise a mode. Not for a fast night: a
- * far fast night in a quiet first month took rises for its mode. */
+ * confirmed within 2 nights in 18% of histories at 0.5% noise, not 100%
+ * (docs/history.md, "A young baseline's slow mode seen once"). Not for
+ * an older baseline either way: two single nights at a rise's level 20
+ * and 40 nights before it then made the rise a mode. Not for a fast
+ * night: a far fast night of a quiet first month entered the mixture and
+ * held a rise back a night. */
 
 static int
 young_base(const struct vengine *j, size_t i)
