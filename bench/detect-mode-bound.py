@@ -258,6 +258,32 @@ BROAD = [(p, f, run, onset) for p in (0.05, 0.15, 0.3, 0.5) for f in (1.01, 1.02
          for run in (1, 2, 4) for onset in (1, 61, 121, 181)]
 
 
+def gate_threshold(ts, s5):
+    """Per past length (columns of ts, the statistic on quiet histories
+    with the rise's nights), the c, the tie's width and the gamma that
+    alarm S5 of them. Before a cell's onset the nights show nothing: T is
+    the same for every quiet history, and the test alarms there at random
+    (gamma)."""
+    c = np.quantile(ts, 1 - s5, axis=0, method='lower')
+    tie = 1e-9 * np.maximum(1, np.abs(c))
+    above, at = (ts > c + tie).mean(axis=0), (np.abs(ts - c) <= tie).mean(axis=0)
+    gamma = np.where(at > 0, np.clip((s5 - above) / np.where(at > 0, at, 1), 0, 1), 0)
+    return c, tie, gamma
+
+
+def run_alarms(s, tq, c, tie, gamma):
+    """The false alarms per 1,000 judged nights that the test (statistic
+    tq, per history and past length) starts at the runs of the modes s,
+    and their standard error."""
+    alarmed = (tq > c + tie) + gamma * (np.abs(tq - c) <= tie)
+    count = np.zeros(s.shape[0])
+    for t in range(max(QUIET, 2), NIGHTS - 1):
+        starts = ~s[:, t - 2] & ~s[:, t - 1] & s[:, t] & s[:, t + 1]
+        count += starts * alarmed[:, t - 1]
+    per = 1000 / (NIGHTS - JUDGED_FROM + 1)
+    return count.mean() * per, count.std(ddof=1) / math.sqrt(s.shape[0]) * per
+
+
 def one_gate(rng, quiet_z, nq, cells, r, s5, k=4, prior=None):
     """One gate for every cell of `cells` (share, gap, run, onset) at noise
     r: the Neyman-Pearson test of the 5% rise against the cells' runs
@@ -296,14 +322,7 @@ def one_gate(rng, quiet_z, nq, cells, r, s5, k=4, prior=None):
     for _ in range(k):
         y = rng.standard_normal(x.shape) * sigma * math.sqrt(2) + 2 * RISE
         ts.append(t_of(st, ff, y))
-    ts = np.concatenate(ts)
-    c = np.quantile(ts, 1 - s5, axis=0, method='lower')
-    # before a cell's onset the nights show nothing: T is the same for
-    # every quiet history, and the test alarms there at random (gamma)
-    tie = 1e-9 * np.maximum(1, np.abs(c))
-    above, at = (ts > c + tie).mean(axis=0), (np.abs(ts - c) <= tie).mean(axis=0)
-    gamma = np.where(at > 0, np.clip((s5 - above) / np.where(at > 0, at, 1), 0, 1), 0)
-    per = 1000 / (NIGHTS - JUDGED_FROM + 1)
+    c, tie, gamma = gate_threshold(np.concatenate(ts), s5)
     out = []
     for p, f, run, onset in cells:
         s = modes(rng, nq, p, run, onset)
@@ -311,13 +330,7 @@ def one_gate(rng, quiet_z, nq, cells, r, s5, k=4, prior=None):
         st, ff = stat(x), [joint_ff(x, pp, rr, oo, sigma, math.log(gg)) for pp, gg, rr, oo in models]
         y = np.zeros_like(x)
         y[:, :-2] = x[:, 1:-1] + x[:, 2:]
-        tq = t_of(st, ff, y)
-        alarmed = (tq > c + tie) + gamma * (np.abs(tq - c) <= tie)
-        count = np.zeros(nq)
-        for t in range(max(QUIET, 2), NIGHTS - 1):
-            starts = ~s[:, t - 2] & ~s[:, t - 1] & s[:, t] & s[:, t + 1]
-            count += starts * alarmed[:, t - 1]
-        out.append((count.mean() * per, count.std(ddof=1) / math.sqrt(nq) * per))
+        out.append(run_alarms(s, t_of(st, ff, y), c, tie, gamma))
     return out
 
 
@@ -364,12 +377,7 @@ def one_gate_band(rng, nq, npq, cells, r, s5, band, ks=5, k=4, prior=None):
     x = rng.standard_normal((npq, NIGHTS)) * sq
     a1 = rng.standard_normal((k, npq, NIGHTS)) * sq + RISE
     a2 = rng.standard_normal((k, npq, NIGHTS)) * sq + RISE
-    ts = stat_t(x, a1 + a2, a1 * a1 + a2 * a2).reshape(k * npq, NIGHTS)
-    c = np.quantile(ts, 1 - s5, axis=0, method='lower')
-    tie = 1e-9 * np.maximum(1, np.abs(c))
-    above, at = (ts > c + tie).mean(axis=0), (np.abs(ts - c) <= tie).mean(axis=0)
-    gamma = np.where(at > 0, np.clip((s5 - above) / np.where(at > 0, at, 1), 0, 1), 0)
-    per = 1000 / (NIGHTS - JUDGED_FROM + 1)
+    c, tie, gamma = gate_threshold(stat_t(x, a1 + a2, a1 * a1 + a2 * a2).reshape(k * npq, NIGHTS), s5)
     out = []
     for p, f, run, onset in cells:
         s = modes(rng, nq, p, run, onset)
@@ -377,13 +385,7 @@ def one_gate_band(rng, nq, npq, cells, r, s5, band, ks=5, k=4, prior=None):
         y, q = np.zeros_like(x), np.zeros_like(x)
         y[:, :-2] = x[:, 1:-1] + x[:, 2:]
         q[:, :-2] = x[:, 1:-1] ** 2 + x[:, 2:] ** 2
-        tq = stat_t(x, y[None], q[None])[0]
-        alarmed = (tq > c + tie) + gamma * (np.abs(tq - c) <= tie)
-        count = np.zeros(nq)
-        for t in range(max(QUIET, 2), NIGHTS - 1):
-            starts = ~s[:, t - 2] & ~s[:, t - 1] & s[:, t] & s[:, t + 1]
-            count += starts * alarmed[:, t - 1]
-        out.append((count.mean() * per, count.std(ddof=1) / math.sqrt(nq) * per))
+        out.append(run_alarms(s, stat_t(x, y[None], q[None])[0], c, tie, gamma))
     return out
 
 
