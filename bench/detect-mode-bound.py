@@ -456,14 +456,14 @@ def main():
         print('The sensitivity asked: a 5%% rise within 2 nights, %s; %d histories a cell, %d quiet ones for the thresholds' % (
             '; '.join('%.1f%% at %.1f%% noise' % (100 * fl[r][0], 100 * r) for r in noises), nq, npq))
         print()
+        if band:
+            print('Each history\'s noise within a factor %g of the cell\'s, unknown to the gates' % (1 + band))
+            print()
         head = '| shape | noise | the oracle of this cell | one gate for the %d cells, per 1,000 nights (se) |' % len(cells)
         if broad:
             head += ' one gate for %d other cells (se) |' % len(BROAD)
         print(head)
         print('|---|---|---|---|' + '---|' * broad)
-        if band:
-            print('Each history\'s noise within a factor %g of the cell\'s, unknown to the gates' % (1 + band))
-            print()
         for r in noises:
             if band:
                 one = one_gate_band(rng, nq, npq, cells, r, fl[r][0], band)
