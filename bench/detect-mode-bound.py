@@ -258,6 +258,16 @@ BROAD = [(p, f, run, onset) for p in (0.05, 0.15, 0.3, 0.5) for f in (1.01, 1.02
          for run in (1, 2, 4) for onset in (1, 61, 121, 181)]
 
 
+def run_weights(models):
+    """Each model's log weight at a run's start (its two slow nights after
+    a fast one), every model alike a priori."""
+    out = []
+    for p, f, run, onset in models:
+        enter, stay = onset_bound.enter_stay(p, run)
+        out.append(math.log(enter * stay) - math.log(len(models)))
+    return out
+
+
 def gate_threshold(ts, s5):
     """Per past length (columns of ts, the statistic on quiet histories
     with the rise's nights), the c, the tie's width and the gamma that
@@ -300,10 +310,7 @@ def one_gate(rng, quiet_z, nq, cells, r, s5, k=4, prior=None):
     sigma = bound.night_sigma(r)
     models = prior or cells
     gs = [math.log(f) for _, f, _, _ in models]
-    lw = []
-    for p, f, run, onset in models:
-        enter, stay = onset_bound.enter_stay(p, run)
-        lw.append(math.log(enter * stay) - math.log(len(models)))
+    lw = run_weights(models)
 
     def stat(x):
         return np.cumsum(-0.5 * (x / sigma) ** 2, axis=1)
@@ -345,10 +352,7 @@ def one_gate_band(rng, nq, npq, cells, r, s5, band, ks=5, k=4, prior=None):
     ks 1: one_gate's test, drawn afresh. With `prior`, as one_gate."""
     sigma0 = bound.night_sigma(r)
     models = prior or cells
-    lw = []
-    for p, f, run, onset in models:
-        enter, stay = onset_bound.enter_stay(p, run)
-        lw.append(math.log(enter * stay) - math.log(len(models)))
+    lw = run_weights(models)
     lo, hi = math.log(sigma0 / (1 + band)), math.log(sigma0 * (1 + band))
     grid = [math.exp(lo + (hi - lo) * (i + 0.5) / ks) for i in range(ks)] if band > 0 else [sigma0]
     lwk = -math.log(len(grid))
@@ -465,14 +469,14 @@ def main():
         print(head)
         print('|---|---|---|---|' + '---|' * broad)
         for r in noises:
-            if band:
-                one = one_gate_band(rng, nq, npq, cells, r, fl[r][0], band)
-                alone = [one_gate_band(rng, nq, npq, [c], r, fl[r][0], band)[0] for c in cells]
-                wide = one_gate_band(rng, nq, npq, cells, r, fl[r][0], band, prior=BROAD) if broad else []
-            else:
-                one = one_gate(rng, quiet_z, nq, cells, r, fl[r][0])
-                alone = [one_gate(rng, quiet_z, nq, [c], r, fl[r][0])[0] for c in cells]
-                wide = one_gate(rng, quiet_z, nq, cells, r, fl[r][0], prior=BROAD) if broad else []
+            def gate(cs, prior=None):
+                if band:
+                    return one_gate_band(rng, nq, npq, cs, r, fl[r][0], band, prior=prior)
+                return one_gate(rng, quiet_z, nq, cs, r, fl[r][0], prior=prior)
+
+            one = gate(cells)
+            alone = [gate([c])[0] for c in cells]
+            wide = gate(cells, BROAD) if broad else []
             for i, c in enumerate(cells):
                 row = '| %s | %.1f%% | %.2f (%.2f) | %.2f (%.2f) |' % (shape(*c), 100 * r, alone[i][0], alone[i][1], one[i][0], one[i][1])
                 if broad:
