@@ -35,6 +35,7 @@ CONFIRMED, the night it first appears.
 import json
 import math
 import os
+import re
 import sys
 
 import numpy as np
@@ -262,19 +263,41 @@ def self_test():
     return 1 if bad else 0
 
 
+def usage(why):
+    """A flag or value it does not understand: nothing is read or written."""
+    print('edivisive.py: %s\nusage: edivisive.py [--p P] [--window W] [--tag TAG] FILE.jsonl... | --self-test' % why,
+          file=sys.stderr)
+    return 2
+
+
 def main(argv):
     if argv == ['--self-test']:
         return self_test()
     pmax, window, tag, files = 0.001, 50, 'otava', []
     it = iter(argv)
     for a in it:
-        if a == '--p':
-            pmax = float(next(it))
-        elif a == '--window':
-            window = int(next(it))
-        elif a == '--tag':
-            tag = next(it)
-        else:
+        v = next(it, None) if a in ('--p', '--window', '--tag') else a
+        if v is None:
+            return usage('%s: a value must follow' % a)
+        try:
+            if a == '--p':
+                pmax = float(v)
+                if not 0 < pmax < 1:
+                    raise ValueError
+            elif a == '--window':
+                window = int(v)
+                if window < 4:
+                    raise ValueError
+        except ValueError:
+            return usage('%s %s: not a %s' % (a, v, 'p in (0, 1)' if a == '--p' else 'window of 4 points or more'))
+        if a == '--tag':
+            # part of each output's name: no other folder, no odd characters
+            if not re.fullmatch(r'[A-Za-z0-9][A-Za-z0-9_.@-]*', v):
+                return usage('--tag %s: letters, digits, _ . @ - only' % v)
+            tag = v
+        elif a not in ('--p', '--window'):
+            if a.startswith('-') or not a.endswith('.jsonl'):
+                return usage('%s: neither a flag it knows nor a FILE.jsonl' % a)
             files.append(a)
     for f in files:
         means = []

@@ -78,6 +78,11 @@ smoke judge-nodes "^llmb judge, 10 nights of 2000 nodes: text $N s wall, $N s CP
 # (each noise level: llmb, then Otava's analysis; without numpy, llmb alone)
 if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
 	t_ok "bench/edivisive.py --self-test" /usr/bin/python3 bench/edivisive.py --self-test
+	# an argument it does not understand: exit 2, nothing read or written
+	for a in "--p x" "--p 1" "--p 0" "--window 2" "--tag ../x" "--tag" "--format=json" "$TRASH/none.txt"; do
+		# shellcheck disable=SC2086
+		t_rc "bench/edivisive.py $a refused: exit 2" 2 /usr/bin/python3 bench/edivisive.py $a "$TRASH/none.jsonl"
+	done
 	# where the verdict's separation of two modes comes from: 8 lengths
 	/usr/bin/python3 bench/regime-split.py 100 >"$TRASH/regime-split.out" 2>&1
 	t_ok "bench/regime-split.py: a row per length, the rule at 30 nights 3.49" \
@@ -347,6 +352,22 @@ if [ -n "$kept" ] && [ -d "$kept/series" ]; then
 		NR > 2 && NF > 8 { n++; if ($4 != $5 || $6 != $7 || $8 != $9) bad++ }
 		END { exit !(n > 20 && !bad) }' "$TRASH/rejudge.tab"
 	t_rc "bench/detect-rejudge.sh: a NAME it refuses: exit 2" 2 bash bench/detect-rejudge.sh "$kept" Bad "$LLMB"
+	# Otava at a p of its own on the same series (the issue's floors are
+	# its figures at p 0.0001): at its default p, the run's own column
+	if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+		t_rc "bench/detect-rejudge.sh: the kept series through Otava at p 0.001: exit 0" 0 bash bench/detect-rejudge.sh "$kept" ot otava@0.001
+		/usr/bin/python3 bench/detect-table.py "$kept/series" "0.005 0.01 0.02" "otava=x ot=x" >"$TRASH/rejudge-otava.tab" 2>&1
+		# shellcheck disable=SC2016
+		t_ok "bench/detect-rejudge.sh otava@0.001: the run's own Otava column" awk -F'|' '
+			NR > 2 && NF > 8 { n++; if ($4 != $5 || $6 != $7 || $8 != $9) bad++ }
+			END { exit !(n > 20 && !bad) }' "$TRASH/rejudge-otava.tab"
+		t_rc "bench/detect-rejudge.sh: Otava at p 0.0001: exit 0" 0 bash bench/detect-rejudge.sh "$kept" ot4 otava@0.0001
+		t_ok "bench/detect-rejudge.sh: Otava at p 0.0001 wrote its verdicts" test -n "$(find "$kept/series" -name '*.ot4.json' | head -1)"
+	fi
+	for a in otava@ otava@x otava@1 otava@1.5 'otava@0.001;true' otava@-0.1; do
+		t_rc "bench/detect-rejudge.sh: $a refused: exit 2" 2 bash bench/detect-rejudge.sh "$kept" bad "$a"
+	done
+	t_rc "bench/detect-rejudge.sh: a knob for Otava refused: exit 2" 2 bash bench/detect-rejudge.sh "$kept" bad otava@0.001 --ramp-alpha=0
 	# by rule (bench/detect-rules.py): every rule's share adds up (to
 	# their rounding) to the row bench/detect-table.py gives
 	/usr/bin/python3 bench/detect-rules.py --detect="$kept/series=after" >"$TRASH/rules.detect" 2>&1
